@@ -1,0 +1,187 @@
+// buildApp(options) -> a ready Fastify instance. It never listens and never reads the environment:
+// everything it needs arrives as options (STYLE.md, app/server split).
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
+import { allAssumptions } from './assumptions.js';
+import { bookkeepingPlugin } from './bookkeeping/index.js';
+import { PREFIX as BOOKKEEPING } from './bookkeeping/operations.js';
+import { assumptionText } from './http/assumptions.js';
+import { SandboxError, standardBody } from './http/errors.js';
+import { toSandboxError } from './http/interface-plugin.js';
+import { type LogSettings, loggerOptions } from './http/logging.js';
+import { validatorCompiler } from './http/validation.js';
+import { loanbondPlugin } from './loanbond/index.js';
+import { PREFIX as LOANBOND } from './loanbond/operations.js';
+import { receivablesPlugin } from './receivables/index.js';
+import { PREFIX as RECEIVABLES } from './receivables/operations.js';
+import { registryPlugin } from './registry/index.js';
+import { PREFIX as REGISTRY } from './registry/operations.js';
+import { SandboxClock } from './sandbox/clock.js';
+import { type FixtureDocument, loadFixtures, readFixtureFile } from './sandbox/fixtures.js';
+import { SandboxIds } from './sandbox/ids.js';
+import { sandboxPlugin } from './sandbox/index.js';
+import { openDatabase } from './store/db.js';
+import { Store } from './store/index.js';
+
+export const VERSION = '0.1.0';
+export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
+
+export interface AppOptions {
+  /** Database file, or ':memory:' (the default). */
+  db?: string;
+  /**
+   * Fixtures loaded when the database is new, and by reset with "default": a file path or a fixture
+   * document. Default none.
+   */
+  fixtures?: string | FixtureDocument | null;
+  /** false: no logging (the default for tests). */
+  logger?: LogSettings | false;
+  /** Largest request body in bytes (default 100 MiB). */
+  bodyLimit?: number;
+  /** When set, /_sandbox calls need the Sandbox-Admin-Token header. */
+  adminToken?: string;
+  /** Domain checks refuse instead of warning. */
+  strict?: boolean;
+  /** Seed for reproducible generated keys. */
+  seed?: string;
+  /** Inject a clock (tests pin time); default: a SandboxClock on real time. */
+  clock?: SandboxClock;
+  /** Inject the key generator; default: random, or seeded by `seed`. */
+  ids?: SandboxIds;
+}
+
+export interface Settings {
+  bodyLimit: number;
+  adminToken: string | undefined;
+  strict: boolean;
+  seed: string | undefined;
+  fixtures: string | FixtureDocument | null;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    store: Store;
+    clock: SandboxClock;
+    ids: SandboxIds;
+    settings: Settings;
+  }
+}
+
+export async function buildApp(options: AppOptions = {}): Promise<FastifyInstance> {
+  const settings: Settings = {
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    adminToken: options.adminToken || undefined,
+    strict: options.strict ?? false,
+    seed: options.seed,
+    fixtures: options.fixtures ?? null,
+  };
+  const { db, isNew } = openDatabase(options.db ?? ':memory:');
+  const store = new Store(db);
+  const clock = options.clock ?? new SandboxClock();
+  const ids = options.ids ?? new SandboxIds(settings.seed);
+
+  try {
+    if (isNew && settings.fixtures) {
+      const doc =
+        typeof settings.fixtures === 'string' ? readFixtureFile(settings.fixtures) : settings.fixtures;
+      loadFixtures(doc, { store, clock });
+    }
+  } catch (err) {
+    store.close();
+    if (err instanceof SandboxError) {
+      const where = err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n');
+      throw new Error(`the fixtures could not be loaded: ${err.message}${where ? `\n${where}` : ''}`);
+    }
+    throw err;
+  }
+
+  const app = Fastify({
+    logger: options.logger ? loggerOptions(options.logger) : false,
+    bodyLimit: settings.bodyLimit,
+    // Our own onResponse line replaces Fastify's two lines per request.
+    logController: new LogController({ disableRequestLogging: true }),
+    // Bodies are validated as sent; see http/validation.ts.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+
+  app.decorate('store', store);
+  app.decorate('clock', clock);
+  app.decorate('ids', ids);
+  app.decorate('settings', settings);
+  app.addHook('onClose', async () => store.close());
+
+  // One log line per request, with the operation it reached; no headers, no bodies.
+  app.addHook('onResponse', async (request, reply) => {
+    const config = request.routeOptions.config;
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url.split('?')[0],
+        statusCode: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+        interface: config.interface,
+        operation: config.operation,
+      },
+      'request',
+    );
+  });
+
+  // x-sandbox-assumptions: every decision in one list (an extension the InfoObject type does not name).
+  const info = {
+    title: 'tradebill-sandbox',
+    version: VERSION,
+    description:
+      'A stateful sandbox of four interfaces of a Brazilian receivables platform. Behaviour the specification ' +
+      'leaves open is marked x-sandbox-assumption; the full list is in info.x-sandbox-assumptions and the README.',
+    'x-sandbox-assumptions': allAssumptions.map((a) => ({
+      id: a.id,
+      interface: a.interface,
+      text: assumptionText(a),
+    })),
+  };
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info,
+      tags: [
+        { name: 'bookkeeping', description: 'trade-bill bookkeeping (duplicatas escriturais)' },
+        { name: 'registry', description: 'trade-bill registry' },
+        { name: 'receivables', description: 'receivables management: CNAB operation files' },
+        { name: 'loanbond', description: 'loan-bond (CCB) registration' },
+        { name: 'sandbox control plane', description: 'the sandbox itself, under /_sandbox' },
+      ],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  // Fixed order: store (above), control plane, then the four interfaces at their real prefixes.
+  await app.register(sandboxPlugin, { prefix: '/_sandbox' });
+  await app.register(bookkeepingPlugin, { prefix: BOOKKEEPING });
+  await app.register(registryPlugin, { prefix: REGISTRY });
+  await app.register(receivablesPlugin, { prefix: RECEIVABLES });
+  await app.register(loanbondPlugin, { prefix: LOANBOND });
+
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const e = toSandboxError(err, request);
+    if (e.status >= 500) request.log.error({ err }, 'unexpected error');
+    return reply.code(e.status).send(standardBody(e.status, e.message, e.details));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .send(
+        standardBody(
+          404,
+          `${request.method} ${request.url.split('?')[0]} is outside every emulated interface (see GET /_sandbox/operations)`,
+        ),
+      ),
+  );
+
+  await app.ready();
+  return app;
+}

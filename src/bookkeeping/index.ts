@@ -1,0 +1,10 @@
+// Emulates the trade-bill bookkeeping interface (duplicatas escriturais): extract list and payment.
+// Differs from the real service where the README's assumptions table says (interface "bookkeeping").
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { setupInterface } from '../http/interface-plugin.js';
+import { operations } from './operations.js';
+
+export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
+  setupInterface(app, { id: 'bookkeeping', shape: 'standard', operations, statuses: [400, 401, 403, 500] });
+  // The documented routes land with the bookkeeping issue; until then they answer 501.
+};

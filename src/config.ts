@@ -1,0 +1,114 @@
+// Environment and command-line flags -> one typed Config, parsed once (SANDBOX.md, "Running").
+import { parseArgs } from 'node:util';
+
+export interface Config {
+  host: string;
+  port: number;
+  /** Database file, or ':memory:'. */
+  db: string;
+  /** Fixture file loaded when the database is new; null for an empty start. */
+  fixtures: string | null;
+  logLevel: string;
+  /** Largest request body, in bytes. */
+  bodyLimit: number;
+  adminToken: string | undefined;
+  /** Registry and receivables domain checks refuse (400) instead of warning. */
+  strict: boolean;
+  /** Seed for reproducible generated keys. */
+  seed: string | undefined;
+}
+
+export const HELP = `tradebill-sandbox: a stateful sandbox of the trade-bill bookkeeping, registry,
+receivables (CNAB) and loan-bond (CCB) interfaces.
+
+Usage: node dist/server.js [options]        (or: npm start -- [options])
+
+  --host <addr>         listen address            env HOST                default 127.0.0.1
+  --port <n>            listen port               env PORT                default 3000
+  --db <path>           database file or :memory: env SANDBOX_DB          default data/sandbox.db
+  --fixtures <path>     fixtures for a new db     env SANDBOX_FIXTURES    default fixtures/demo.json
+                        ('none' for an empty start)
+  --log-level <level>   fatal|error|warn|info|debug|trace|silent
+                                                  env LOG_LEVEL           default info
+  --body-limit <size>   largest request body, e.g. 100mb, 512kb, 1048576 (kb/mb/gb are 1024-based)
+                                                  env SANDBOX_BODY_LIMIT  default 100mb
+  --strict              domain checks refuse instead of warning
+                                                  env SANDBOX_STRICT=true default off
+  --seed <text>         reproducible generated keys
+                                                  env SANDBOX_SEED        default random keys
+  -h, --help            this text
+  env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token.
+`;
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** '100mb' -> 104857600. Units b, kb, mb, gb, 1024-based as Fastify and most Node tools read them. */
+export function parseSize(text: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(text);
+  if (!m) throw new ConfigError(`cannot read the size "${text}": write e.g. 100mb, 512kb or 1048576`);
+  const unit = (m[2] ?? 'b').toLowerCase();
+  const factor = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[unit] ?? 1;
+  const bytes = Math.floor(Number(m[1]) * factor);
+  if (bytes < 1024) throw new ConfigError(`the body limit ${text} is below 1kb`);
+  return bytes;
+}
+
+function parseBool(name: string, text: string | undefined): boolean {
+  if (text === undefined || text === '') return false;
+  if (/^(true|1|yes|on)$/i.test(text)) return true;
+  if (/^(false|0|no|off)$/i.test(text)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${text}"`);
+}
+
+/** Parses flags (which win) and environment; returns 'help' when --help was asked. */
+export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config | 'help' {
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    values = parse(argv).values;
+  } catch (err) {
+    throw new ConfigError(`${(err as Error).message}\n\n${HELP}`);
+  }
+  if (values.help) return 'help';
+  const portText = values.port ?? env.PORT ?? '3000';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`invalid port "${portText}"`);
+  const logLevel = (values['log-level'] ?? env.LOG_LEVEL ?? 'info').toLowerCase();
+  if (!LEVELS.includes(logLevel))
+    throw new ConfigError(`invalid log level "${logLevel}": one of ${LEVELS.join(', ')}`);
+  const fixtures = values.fixtures ?? env.SANDBOX_FIXTURES ?? 'fixtures/demo.json';
+  return {
+    host: values.host ?? env.HOST ?? '127.0.0.1',
+    port,
+    db: values.db ?? env.SANDBOX_DB ?? 'data/sandbox.db',
+    fixtures: fixtures === 'none' || fixtures === '' ? null : fixtures,
+    logLevel,
+    bodyLimit: parseSize(values['body-limit'] ?? env.SANDBOX_BODY_LIMIT ?? '100mb'),
+    adminToken: env.SANDBOX_ADMIN_TOKEN || undefined,
+    strict: values.strict === true || parseBool('SANDBOX_STRICT', env.SANDBOX_STRICT),
+    seed: values.seed ?? (env.SANDBOX_SEED || undefined),
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      db: { type: 'string' },
+      fixtures: { type: 'string' },
+      'log-level': { type: 'string' },
+      'body-limit': { type: 'string' },
+      strict: { type: 'boolean' },
+      seed: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}

@@ -1,0 +1,75 @@
+// Calendar dates and UTC timestamps as the wire carries them, checked as real dates.
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?Z$/;
+
+/** Exactly YYYY-MM-DD (years 0001-9999) naming a day that exists. */
+export function isCalendarDate(text: string): boolean {
+  const m = DATE.exec(text);
+  return m !== null && isRealDate(Number(m[1]), Number(m[2]), Number(m[3]));
+}
+
+/** ISO 8601 in UTC with a trailing Z, e.g. 2026-11-01T10:00:00Z or 2026-11-01T10:00:00.123Z. */
+export function isUtcTimestamp(text: string): boolean {
+  const m = TIMESTAMP.exec(text);
+  if (m === null || !isRealDate(Number(m[1]), Number(m[2]), Number(m[3]))) return false;
+  // No leap second: seconds stop at 59, as in JavaScript's Date.
+  return Number(m[4]) <= 23 && Number(m[5]) <= 59 && Number(m[6]) <= 59;
+}
+
+/**
+ * CNAB dates are DDMMAA: the year has two digits, so a pivot is needed. 00-69 read as 2000-2069
+ * and 70-99 as 1970-1999, which covers both old issue dates and due dates decades ahead.
+ * Returns 'YYYY-MM-DD', or undefined when the field is not a real date ('000000' included).
+ */
+export function parseCnabDate(ddmmyy: string): string | undefined {
+  if (!/^\d{6}$/.test(ddmmyy)) return undefined;
+  const day = Number(ddmmyy.slice(0, 2));
+  const month = Number(ddmmyy.slice(2, 4));
+  const yy = Number(ddmmyy.slice(4, 6));
+  const year = yy < 70 ? 2000 + yy : 1900 + yy;
+  if (!isRealDate(year, month, day)) return undefined;
+  return `${year}-${ddmmyy.slice(2, 4)}-${ddmmyy.slice(0, 2)}`;
+}
+
+/**
+ * Adds calendar months in UTC, keeping the time of day and clamping the day to the target month's
+ * last day (Jan 31 + 1 month = Feb 28, or 29 in a leap year). `months` may be negative.
+ */
+export function addMonthsUtc(date: Date, months: number): Date {
+  if (Number.isNaN(date.getTime())) throw new RangeError('addMonthsUtc needs a valid date');
+  if (!Number.isInteger(months)) throw new RangeError(`months must be an integer: ${months}`);
+  const total = date.getUTCFullYear() * 12 + date.getUTCMonth() + months;
+  const year = Math.floor(total / 12);
+  const month = total - year * 12;
+  const day = Math.min(date.getUTCDate(), daysInMonth(year, month + 1));
+  const result = new Date(date.getTime());
+  // setUTCFullYear, unlike Date.UTC, does not map years 0-99 to 1900-1999.
+  result.setUTCFullYear(year, month, day);
+  return result;
+}
+
+/** The one timestamp format of the output: Date#toISOString, e.g. '2026-11-01T10:00:00.000Z'. */
+export function toIsoUtc(date: Date): string {
+  return date.toISOString();
+}
+
+/** The UTC calendar day of a date as 'YYYY-MM-DD'. */
+export function toIsoDate(date: Date): string {
+  const iso = date.toISOString();
+  return iso.slice(0, iso.indexOf('T'));
+}
+
+function isRealDate(year: number, month: number, day: number): boolean {
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+}
+
+/** Days in a month, `month` 1-12. */
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return isLeapYear(year) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}

@@ -1,0 +1,54 @@
+// NF-e access key (chave de acesso), 44 characters:
+// cUF(2) AAMM(4) issuer CNPJ/CPF(14) model(2) series(3) number(9) emission type(1) code(8) DV(1).
+// Since July 2026 the issuer slot may hold an alphanumeric CNPJ; as in the CNPJ itself, every
+// character is valued ASCII code - 48, so digits keep their value.
+
+export type NfeKeyCheck = { ok: true } | { ok: false; reason: string };
+
+const KEY_LENGTH = 44;
+// 0-based bounds of the issuer slot (positions 7-20, 1-based), the only place letters may appear.
+const ISSUER_START = 6;
+const ISSUER_END = 20;
+
+/** The check digit of an access key from its first 43 characters. */
+export function nfeKeyCheckDigit(first43: string): number {
+  if (first43.length !== KEY_LENGTH - 1 || characterProblem(first43) !== undefined) {
+    throw new RangeError('an NF-e check digit needs the first 43 characters of a well-formed key');
+  }
+  let sum = 0;
+  // Weights 2..9 cycle from the rightmost character leftwards.
+  for (let i = first43.length - 1, weight = 2; i >= 0; i--, weight = weight === 9 ? 2 : weight + 1) {
+    sum += (first43.charCodeAt(i) - 48) * weight;
+  }
+  const r = sum % 11;
+  return r < 2 ? 0 : 11 - r;
+}
+
+/** Checks length, characters and check digit; the reason names the expected digit on a mismatch. */
+export function checkNfeKey(key: string): NfeKeyCheck {
+  if (key.length !== KEY_LENGTH) {
+    return { ok: false, reason: `an NF-e access key has 44 characters (got ${key.length})` };
+  }
+  const problem = characterProblem(key);
+  if (problem !== undefined) return { ok: false, reason: problem };
+  const expected = nfeKeyCheckDigit(key.slice(0, KEY_LENGTH - 1));
+  if (key.charCodeAt(KEY_LENGTH - 1) - 48 !== expected) {
+    return { ok: false, reason: `NF-e access key check digit does not match (expected ${expected})` };
+  }
+  return { ok: true };
+}
+
+function characterProblem(key: string): string | undefined {
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    const digit = c >= 48 && c <= 57;
+    const upper = c >= 65 && c <= 90;
+    if (digit) continue;
+    if (upper && i >= ISSUER_START && i < ISSUER_END) continue;
+    const where = `${JSON.stringify(key.charAt(i))} at position ${i + 1}`;
+    return upper
+      ? `NF-e access key has a letter ${where}; only the issuer CNPJ (positions 7-20) may hold letters`
+      : `NF-e access key has an invalid character ${where}; only digits (and upper-case letters in the issuer CNPJ) are allowed`;
+  }
+  return undefined;
+}

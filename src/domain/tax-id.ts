@@ -1,0 +1,158 @@
+// CPF and CNPJ check digits, including the alphanumeric CNPJ issued from July 2026
+// (IN RFB 2.229/2024): the first 12 characters may be 0-9 or A-Z, each valued ASCII code - 48
+// (so digits keep their value and A = 17, not 10); the two check digits stay numeric.
+
+export type TaxIdKind = 'cpf' | 'cnpj';
+
+export type TaxIdCheck = { ok: true; kind: TaxIdKind; value: string } | { ok: false; reason: string };
+
+export interface TaxIdOptions {
+  /** Accept and strip '.', '/' and '-' (and surrounding whitespace). Defaults to true. */
+  punctuation?: boolean;
+  /** Which kinds are acceptable. Defaults to both. */
+  kinds?: TaxIdKind[];
+}
+
+const CNPJ_WEIGHTS_1 = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
+const CNPJ_WEIGHTS_2 = [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
+
+// Longer inputs cannot be a tax id even fully punctuated; refusing them early keeps the scan cheap.
+const MAX_INPUT_LENGTH = 64;
+
+/**
+ * Removes the standard punctuation ('.', '/', '-') and surrounding whitespace and upper-cases
+ * letters. Letters are kept: "keep only digits" cleaning would destroy an alphanumeric CNPJ.
+ */
+export function normalizeTaxId(input: string): string {
+  return input.trim().replace(/[./-]/g, '').toUpperCase();
+}
+
+/** The two check digits of a CPF from its first nine digits. */
+export function cpfCheckDigits(first9: string): string {
+  if (!/^\d{9}$/.test(first9)) throw new RangeError('a CPF check digit needs the first 9 digits');
+  const values = Array.from(first9, charValue);
+  const dv1 = mod11Digit(weightedSum(values, (i) => 10 - i));
+  const dv2 = mod11Digit(weightedSum([...values, dv1], (i) => 11 - i));
+  return `${dv1}${dv2}`;
+}
+
+/** The two check digits of a CNPJ (numeric or alphanumeric) from its first twelve characters. */
+export function cnpjCheckDigits(first12: string): string {
+  if (!/^[0-9A-Z]{12}$/.test(first12)) {
+    throw new RangeError('a CNPJ check digit needs the first 12 characters (0-9 or A-Z)');
+  }
+  const values = Array.from(first12, charValue);
+  const dv1 = mod11Digit(weightedSum(values, (i) => CNPJ_WEIGHTS_1[i] ?? 0));
+  const dv2 = mod11Digit(weightedSum([...values, dv1], (i) => CNPJ_WEIGHTS_2[i] ?? 0));
+  return `${dv1}${dv2}`;
+}
+
+/** A bare CPF: exactly 11 digits, not all equal, with matching check digits. */
+export function isValidCpf(value: string): boolean {
+  return /^\d{11}$/.test(value) && cpfProblem(value) === undefined;
+}
+
+/** A bare CNPJ: exactly 14 upper-case characters, numeric or alphanumeric, with matching check digits. */
+export function isValidCnpj(value: string): boolean {
+  return /^[0-9A-Z]{12}\d{2}$/.test(value) && cnpjProblem(value) === undefined;
+}
+
+/**
+ * Checks a CPF or CNPJ as a client would send it. With punctuation (the default) '.', '/' and '-'
+ * are stripped wherever they are, and surrounding whitespace is trimmed; without it the input must
+ * already be bare. Lower-case letters are accepted and upper-cased; any other character is refused.
+ */
+export function checkTaxId(input: string, options: TaxIdOptions = {}): TaxIdCheck {
+  const punctuation = options.punctuation ?? true;
+  const kinds = options.kinds ?? ['cpf', 'cnpj'];
+  if (kinds.length === 0) throw new RangeError('checkTaxId needs at least one accepted kind');
+  const wantCpf = kinds.includes('cpf');
+  const wantCnpj = kinds.includes('cnpj');
+  const shapeReason =
+    wantCpf && wantCnpj
+      ? 'must be a CPF (11 digits) or a CNPJ (14 characters)'
+      : wantCpf
+        ? 'must be a CPF (11 digits)'
+        : 'must be a CNPJ (14 characters)';
+
+  if (input.length > MAX_INPUT_LENGTH) return { ok: false, reason: shapeReason };
+
+  // Build the bare value, remembering each character's 1-based position in the input for reasons.
+  const start = punctuation ? input.length - input.trimStart().length : 0;
+  const end = punctuation ? input.trimEnd().length : input.length;
+  let value = '';
+  const positions: number[] = [];
+  for (let i = start; i < end; i++) {
+    const ch = input.charAt(i);
+    if (/[0-9A-Za-z]/.test(ch)) {
+      value += ch.toUpperCase();
+      positions.push(i + 1);
+    } else if (!(punctuation && (ch === '.' || ch === '/' || ch === '-'))) {
+      const allowed = punctuation
+        ? "digits, letters and the punctuation '.', '/', '-'"
+        : 'digits and letters';
+      return {
+        ok: false,
+        reason: `contains ${describe(ch)} at position ${i + 1}; only ${allowed} are allowed`,
+      };
+    }
+  }
+
+  if (value.length === 11 && wantCpf) {
+    const letter = value.search(/[A-Z]/);
+    if (letter >= 0) {
+      return {
+        ok: false,
+        reason: `a CPF has digits only (found "${value.charAt(letter)}" at position ${positions[letter]})`,
+      };
+    }
+    const problem = cpfProblem(value);
+    return problem === undefined ? { ok: true, kind: 'cpf', value } : { ok: false, reason: problem };
+  }
+  if (value.length === 14 && wantCnpj) {
+    const letter = value.slice(12).search(/[A-Z]/);
+    if (letter >= 0) {
+      const at = 12 + letter;
+      return {
+        ok: false,
+        reason: `CNPJ check digits (the last two characters) must be digits (found "${value.charAt(at)}" at position ${positions[at]})`,
+      };
+    }
+    const problem = cnpjProblem(value);
+    return problem === undefined ? { ok: true, kind: 'cnpj', value } : { ok: false, reason: problem };
+  }
+  return { ok: false, reason: shapeReason };
+}
+
+/** Expects 11 digits; says what is wrong, or undefined when the CPF is valid. */
+function cpfProblem(value: string): string | undefined {
+  if (/^(\d)\1{10}$/.test(value)) return 'CPF cannot have all 11 digits equal';
+  const expected = cpfCheckDigits(value.slice(0, 9));
+  return value.slice(9) === expected ? undefined : `CPF check digits do not match (expected ${expected})`;
+}
+
+/** Expects 12 characters 0-9/A-Z then 2 digits; says what is wrong, or undefined when valid. */
+function cnpjProblem(value: string): string | undefined {
+  // 00000000000000 passes the arithmetic; the Receita never issues all-equal numbers.
+  if (/^(\d)\1{13}$/.test(value)) return 'CNPJ cannot have all 14 digits equal';
+  const expected = cnpjCheckDigits(value.slice(0, 12));
+  return value.slice(12) === expected ? undefined : `CNPJ check digits do not match (expected ${expected})`;
+}
+
+function charValue(ch: string): number {
+  return ch.charCodeAt(0) - 48;
+}
+
+function weightedSum(values: number[], weight: (index: number) => number): number {
+  return values.reduce((sum, v, i) => sum + v * weight(i), 0);
+}
+
+function mod11Digit(sum: number): number {
+  const r = sum % 11;
+  return r < 2 ? 0 : 11 - r;
+}
+
+function describe(ch: string): string {
+  if (ch === ' ') return 'a space';
+  return /\s/.test(ch) ? 'whitespace' : JSON.stringify(ch);
+}

@@ -1,0 +1,32 @@
+// Every behaviour the specification leaves open and the sandbox decides is declared once, here or in
+// an interface's assumptions.ts: the README's table lists each id and the OpenAPI document carries
+// its text as `x-sandbox-assumption` (a test holds both to this list).
+import type { InterfaceId } from './errors.js';
+
+export interface Assumption {
+  id: string;
+  interface: InterfaceId | 'sandbox';
+  /** What the specification leaves open. */
+  topic: string;
+  /** What the sandbox does. */
+  decision: string;
+  /** Why. */
+  reason: string;
+}
+
+export function assumptionText(a: Assumption): string {
+  return `${a.decision} (assumed: ${a.reason}) [${a.id}]`;
+}
+
+/** Looks up assumptions by id; an unknown id is a programming error caught when the app is built. */
+export function assumptionLookup(list: readonly Assumption[]): (...ids: string[]) => string {
+  const byId = new Map(list.map((a) => [a.id, a]));
+  return (...ids: string[]) =>
+    ids
+      .map((id) => {
+        const a = byId.get(id);
+        if (!a) throw new Error(`unknown sandbox assumption "${id}"`);
+        return assumptionText(a);
+      })
+      .join(' ');
+}

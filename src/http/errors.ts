@@ -1,0 +1,95 @@
+// One error type for every interface; each interface's error handler renders it in that
+// interface's body shape (SANDBOX.md, "Answers the specification does not show").
+
+export type InterfaceId = 'bookkeeping' | 'registry' | 'receivables' | 'loanbond';
+export const INTERFACE_IDS: readonly InterfaceId[] = ['bookkeeping', 'registry', 'receivables', 'loanbond'];
+
+export interface ErrorDetail {
+  /** JSON pointer into the request body (or into the query/path parameters, see `message`). */
+  path: string;
+  message: string;
+}
+
+export class SandboxError extends Error {
+  readonly status: number;
+  /** Receivables envelope code (`InvalidToken`, `ValidationError`); ignored by the other shapes. */
+  readonly code: string;
+  readonly details: ErrorDetail[];
+
+  constructor(status: number, message: string, options: { code?: string; details?: ErrorDetail[] } = {}) {
+    super(message);
+    this.name = 'SandboxError';
+    this.status = status;
+    this.code = options.code ?? defaultCode(status);
+    this.details = options.details ?? [];
+  }
+}
+
+function defaultCode(status: number): string {
+  if (status === 400) return 'ValidationError';
+  return STATUS_TEXT[status]?.replace(/ /g, '') ?? 'Error';
+}
+
+export const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  503: 'Service Unavailable',
+};
+
+/** A 400 with one detail per problem; the message names the first problem and how many more. */
+export function validationError(details: ErrorDetail[], summary?: string): SandboxError {
+  const first = details[0];
+  const head = summary ?? (first ? `${first.path || '/'}: ${first.message}` : 'the request is invalid');
+  const more =
+    details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''})` : '';
+  return new SandboxError(400, `${head}${more}`, { details });
+}
+
+/** JSON pointer escaping (RFC 6901). */
+export function pointer(...segments: Array<string | number>): string {
+  return segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+/** The standard body of bookkeeping, registry, loan-bond and the control plane (an assumed shape). */
+export interface StandardErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+  details: ErrorDetail[];
+}
+
+/** The documented receivables envelope: exactly `{error: {code, message, target}}`. */
+export interface EnvelopeErrorBody {
+  error: { code: string; message: string; target: string | null };
+}
+
+export type ErrorShape = 'standard' | 'envelope';
+
+export function standardBody(
+  status: number,
+  message: string,
+  details: ErrorDetail[] = [],
+): StandardErrorBody {
+  return { statusCode: status, error: STATUS_TEXT[status] ?? 'Error', message, details };
+}
+
+export function envelopeBody(code: string, message: string, target: string | null): EnvelopeErrorBody {
+  return { error: { code, message, target } };
+}
+
+/** The receivables `target` is the name of the top-level field a pointer starts with. */
+export function targetOf(path: string | undefined): string | null {
+  if (!path) return null;
+  const first = path.split('/')[1];
+  return first ? first.replace(/~1/g, '/').replace(/~0/g, '~') : null;
+}
+
+export function renderError(shape: ErrorShape, err: SandboxError): StandardErrorBody | EnvelopeErrorBody {
+  if (shape === 'envelope') return envelopeBody(err.code, err.message, targetOf(err.details[0]?.path));
+  return standardBody(err.status, err.message, err.details);
+}

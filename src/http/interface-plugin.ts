@@ -1,0 +1,98 @@
+// What every emulated interface shares at the HTTP edge: JSON-only bodies, its own error shape for
+// every refusal (malformed JSON, wrong content type, too large, schema), and a 501 that names the
+// operations the specification knows only by name.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { namedOnly, type Operation } from './catalog.js';
+import {
+  type ErrorShape,
+  type InterfaceId,
+  renderError,
+  SandboxError,
+  STATUS_TEXT,
+  validationError,
+} from './errors.js';
+import { detailsFromAjv } from './validation.js';
+
+export interface InterfaceSetup {
+  id: InterfaceId;
+  shape: ErrorShape;
+  operations: readonly Operation[];
+  /** Statuses the specification documents for this interface; anything else is mapped to 400/500. */
+  statuses: readonly number[];
+}
+
+export function describeBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
+    return `${bytes / (1024 * 1024)} MiB (${bytes} bytes)`;
+  return `${bytes} bytes`;
+}
+
+/** Turns whatever a route or Fastify threw into a SandboxError with a message a user can act on. */
+export function toSandboxError(
+  err: FastifyError | SandboxError | Error,
+  request: FastifyRequest,
+): SandboxError {
+  if (err instanceof SandboxError) return err;
+  const fe = err as FastifyError;
+  if (fe.validation) return validationError(detailsFromAjv(fe.validation, fe.validationContext ?? 'body'));
+  switch (fe.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
+      const ct = request.headers['content-type'];
+      return new SandboxError(
+        400,
+        ct
+          ? `Content-Type must be application/json, got "${String(ct).slice(0, 100)}"`
+          : 'Content-Type must be application/json (the header is missing)',
+      );
+    }
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new SandboxError(400, 'the body is empty: a JSON object is required');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new SandboxError(
+        400,
+        'the body is not valid JSON (keys named __proto__ or constructor are refused)',
+      );
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new SandboxError(
+        400,
+        `the body is larger than this sandbox's limit of ${describeBytes(request.routeOptions.bodyLimit ?? 0)}; raise SANDBOX_BODY_LIMIT to send more`,
+      );
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new SandboxError(400, 'the Content-Length header does not match the body');
+  }
+  const status = fe.statusCode ?? 500;
+  if (status >= 400 && status < 500) return new SandboxError(400, fe.message || 'bad request');
+  return new SandboxError(500, 'internal sandbox error: see the sandbox log');
+}
+
+export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): void {
+  // Only JSON bodies: Fastify would otherwise parse text/plain and report a confusing type error.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    app.getDefaultJsonParser('error', 'error'),
+  );
+
+  app.setErrorHandler((err: FastifyError | SandboxError, request, reply) => {
+    let e = toSandboxError(err, request);
+    if (e.status >= 500) {
+      request.log.error({ err }, 'unexpected error');
+    }
+    if (!setup.statuses.includes(e.status)) {
+      // Documented statuses only: an undocumented refusal becomes the interface's 400.
+      e = new SandboxError(e.status >= 500 ? 500 : 400, e.message, { code: e.code, details: e.details });
+    }
+    return reply.code(e.status).type('application/json').send(renderError(setup.shape, e));
+  });
+
+  const names = namedOnly(setup.operations).map((o) => o.name);
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const message = `${request.method} ${request.url.split('?')[0]} is not a documented operation of the ${setup.id} interface: the sandbox does not emulate it (the specification shows no method, path or payload for the operations it names only)`;
+    const base =
+      setup.shape === 'envelope'
+        ? { error: { code: 'NotImplemented', message, target: null } }
+        : { statusCode: 501, error: STATUS_TEXT[501], message, details: [] };
+    return reply.code(501).send({ ...base, interface: setup.id, namedOnlyOperations: names });
+  });
+}

@@ -1,0 +1,55 @@
+// Schema building blocks shared by the four interfaces and the control plane.
+import { type TSchema, Type } from '@fastify/type-provider-typebox';
+
+/** Money on the wire: a JSON number with at most two decimal places (kept as integer cents). */
+export const Money = (options: Record<string, unknown> = {}) =>
+  Type.Number({ format: 'money', description: 'amount, at most two decimal places', ...options });
+
+/** A real calendar date written YYYY-MM-DD. */
+export const CalendarDate = (options: Record<string, unknown> = {}) =>
+  Type.String({ format: 'date', description: 'a real calendar date, YYYY-MM-DD', ...options });
+
+/** An ISO 8601 UTC timestamp. */
+export const UtcTimestamp = (options: Record<string, unknown> = {}) =>
+  Type.String({ format: 'utc-timestamp', description: 'ISO 8601 UTC timestamp', ...options });
+
+/** A strict object: unknown fields are a 400, never silently dropped. */
+export const Strict = <T extends Parameters<typeof Type.Object>[0]>(
+  properties: T,
+  options: Record<string, unknown> = {},
+) => Type.Object(properties, { additionalProperties: false, ...options });
+
+export const ErrorDetailSchema = Type.Object({
+  path: Type.String({ description: 'JSON pointer of the field at fault' }),
+  message: Type.String({ description: 'the rule it breaks' }),
+});
+
+/** The error body of bookkeeping, registry, loan-bond and the control plane. */
+export const StandardError = Type.Object({
+  statusCode: Type.Integer(),
+  error: Type.String(),
+  message: Type.String(),
+  details: Type.Array(ErrorDetailSchema),
+});
+
+/** The documented receivables envelope. */
+export const EnvelopeError = Type.Object({
+  error: Type.Object({
+    code: Type.String(),
+    message: Type.String(),
+    target: Type.Union([Type.String(), Type.Null()]),
+  }),
+});
+
+/** Response schemas for a set of statuses, all with the same error body. */
+export function errorResponses(statuses: readonly number[], body: TSchema, assumption?: string) {
+  const out: Record<number, TSchema> = {};
+  for (const s of statuses) {
+    out[s] = assumption ? Type.Unsafe({ ...body, 'x-sandbox-assumption': assumption }) : body;
+  }
+  return out;
+}
+
+/** A string from a fixed list: one clean `enum` error instead of a union's noise. */
+export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });

@@ -1,0 +1,91 @@
+// Ajv set up for a sandbox that must refuse what the real service would refuse: bodies are
+// validated as sent (no stripping of unknown fields, no type coercion, every problem reported);
+// only query strings and path parameters, which are text on the wire, are coerced.
+import { Ajv, type ErrorObject, type Options } from 'ajv';
+import type { FastifySchemaCompiler } from 'fastify';
+import { isCalendarDate, isUtcTimestamp } from '../domain/dates.js';
+import { isMoney } from '../domain/money.js';
+import { type ErrorDetail, pointer } from './errors.js';
+
+/** At most this many details in one error body: a 10 000-item array of mistakes stays readable. */
+export const MAX_DETAILS = 100;
+
+const FORMAT_MESSAGES: Record<string, string> = {
+  money: 'must be an amount with at most two decimal places',
+  date: 'must be a real calendar date written YYYY-MM-DD',
+  'utc-timestamp': 'must be an ISO 8601 UTC timestamp such as 2026-11-01T10:00:00Z',
+};
+
+function createAjv(options: Options): Ajv {
+  const ajv = new Ajv({ strict: true, strictTypes: false, strictTuples: false, ...options });
+  ajv.addKeyword({ keyword: 'x-sandbox-assumption', schemaType: 'string' });
+  // OpenAPI-only annotations that may appear in the TypeBox schemas.
+  ajv.addKeyword({ keyword: 'example' });
+  ajv.addFormat('money', { type: 'number', validate: (v: number) => isMoney(v) });
+  ajv.addFormat('date', { type: 'string', validate: isCalendarDate });
+  ajv.addFormat('utc-timestamp', { type: 'string', validate: isUtcTimestamp });
+  return ajv;
+}
+
+export const bodyAjv = createAjv({
+  allErrors: true,
+  removeAdditional: false,
+  coerceTypes: false,
+  useDefaults: false,
+});
+export const textAjv = createAjv({
+  allErrors: true,
+  removeAdditional: false,
+  coerceTypes: true,
+  useDefaults: true,
+});
+
+/** Fastify's validator compiler: strict for bodies, coercing for the text parts of a request. */
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+  return ajv.compile(schema as object);
+};
+
+const PART_LABEL: Record<string, string> = {
+  querystring: 'query parameter',
+  params: 'path parameter',
+  headers: 'header',
+};
+
+/** Ajv errors -> one detail per problem, each with the JSON pointer of the field at fault. */
+export function detailsFromAjv(errors: readonly ErrorObject[], context = 'body'): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    let path = e.instancePath;
+    let message: string;
+    switch (e.keyword) {
+      case 'required':
+        path += pointer(String(e.params.missingProperty));
+        message = 'is required';
+        break;
+      case 'additionalProperties':
+        path += pointer(String(e.params.additionalProperty));
+        message = 'is not a documented field: unknown fields are refused';
+        break;
+      case 'type':
+        message = `must be ${String(e.params.type)}`;
+        break;
+      case 'format':
+        message = FORMAT_MESSAGES[String(e.params.format)] ?? e.message ?? 'is invalid';
+        break;
+      default:
+        message = e.message ?? 'is invalid';
+    }
+    if (context !== 'body') {
+      const name = path.slice(1) || '(all)';
+      message = `${PART_LABEL[context] ?? context} ${name} ${message}`;
+    }
+    const key = `${path}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    details.push({ path, message });
+    if (details.length >= MAX_DETAILS) break;
+  }
+  return details;
+}

@@ -1,0 +1,10 @@
+// Emulates the receivables management interface: CNAB 400/444 operation files, processed asynchronously.
+// Differs from the real service where the README's assumptions table says (interface "receivables").
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { setupInterface } from '../http/interface-plugin.js';
+import { operations } from './operations.js';
+
+export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
+  setupInterface(app, { id: 'receivables', shape: 'envelope', operations, statuses: [400] });
+  // The documented route lands with the receivables issue; until then it answers 501.
+};

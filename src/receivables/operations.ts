@@ -1,0 +1,14 @@
+import { catalog } from '../http/catalog.js';
+
+export const PREFIX = '/v1';
+
+/** One documented operation and the 6 the specification names without a path. */
+export const operations = catalog('receivables', [
+  ['import-cnab', 'submit operation file', 'POST', `${PREFIX}/import-cnab`],
+  ['import-person-credit-limit', 'import person/credit limit', 'POST'],
+  ['validate-operation-batch', 'validate operation batch', 'POST'],
+  ['send-supporting-documents', 'send supporting-document files', 'POST'],
+  ['operation-notification-webhook', 'receive operation notification (webhook)', 'POST'],
+  ['import-assignor-credit-limit', 'import assignor/credit limit', 'POST'],
+  ['cancel-operation', 'cancel operation (reversal and rejection)', null],
+]);

@@ -1,0 +1,66 @@
+// Generated keys. Random by default; with a seed, every key is reproducible run to run, so a test
+// can assert on `chaveRemessa` values. Secrets (token_acesso) stay unguessable unless the seed
+// was given with `secrets: true`.
+import { createHmac, randomBytes } from 'node:crypto';
+
+export interface Ids {
+  /** A new key: `prefix` followed by 24 upper-case base-32 characters (120 bits). */
+  newId(prefix?: string): string;
+  /** A new secret: 43 base64url characters (256 bits). */
+  secret(): string;
+}
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+function base32(bytes: Uint8Array, length: number): string {
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const b of bytes) {
+    value = (value << 8) | b;
+    bits += 8;
+    while (bits >= 5 && out.length < length) {
+      out += ALPHABET[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    value &= 0xff;
+  }
+  return out;
+}
+
+export class SandboxIds implements Ids {
+  private counter = 0;
+  private seed: string | undefined;
+  private seededSecrets = false;
+
+  constructor(seed?: string, options: { secrets?: boolean } = {}) {
+    this.reseed(seed, options);
+  }
+
+  /** Restarts the sequence: the same seed gives the same keys again. */
+  reseed(seed?: string, options: { secrets?: boolean } = {}): void {
+    this.seed = seed;
+    this.seededSecrets = seed !== undefined && options.secrets === true;
+    this.counter = 0;
+  }
+
+  get seeded(): boolean {
+    return this.seed !== undefined;
+  }
+
+  private bytes(kind: string, useSeed: boolean): Buffer {
+    if (useSeed && this.seed !== undefined) {
+      this.counter += 1;
+      return createHmac('sha256', this.seed).update(`${kind}:${this.counter}`).digest();
+    }
+    return randomBytes(32);
+  }
+
+  newId(prefix = ''): string {
+    return prefix + base32(this.bytes('id', true), 24);
+  }
+
+  secret(): string {
+    return this.bytes('secret', this.seededSecrets).toString('base64url');
+  }
+}

@@ -1,0 +1,192 @@
+// The control plane under /_sandbox: health, reset, fixtures, the operations catalog. Not part of any
+// emulated interface; its errors use the standard body.
+import { timingSafeEqual } from 'node:crypto';
+import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { operations as bookkeepingOperations } from '../bookkeeping/operations.js';
+import { SandboxError, standardBody, validationError } from '../http/errors.js';
+import { toSandboxError } from '../http/interface-plugin.js';
+import { StandardError, Strict } from '../http/schema.js';
+import { operations as loanbondOperations } from '../loanbond/operations.js';
+import { operations as receivablesOperations } from '../receivables/operations.js';
+import { operations as registryOperations } from '../registry/operations.js';
+import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile } from './fixtures.js';
+
+export const catalog = [
+  ...bookkeepingOperations,
+  ...registryOperations,
+  ...receivablesOperations,
+  ...loanbondOperations,
+];
+
+const OperationSchema = Type.Object({
+  interface: Type.String({ enum: ['bookkeeping', 'registry', 'receivables', 'loanbond'] }),
+  name: Type.String(),
+  method: Type.Union([Type.String(), Type.Null()]),
+  path: Type.Union([Type.String(), Type.Null()]),
+  status: Type.String({ enum: ['implemented', 'named-only'] }),
+});
+
+const Counts = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()));
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Prefixes the pointers of a fixture error with where the document sits in the request. */
+function under(prefix: string, fn: () => LoadCounts): LoadCounts {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof SandboxError && err.details.length > 0) {
+      throw validationError(err.details.map((d) => ({ path: prefix + d.path, message: d.message })));
+    }
+    throw err;
+  }
+}
+
+const TAG = ['sandbox control plane'];
+
+export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    app.getDefaultJsonParser('error', 'error'),
+  );
+
+  const adminToken = app.settings.adminToken;
+  if (adminToken) {
+    app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+      const given = request.headers['sandbox-admin-token'];
+      if (typeof given !== 'string' || !sameSecret(given, adminToken)) {
+        return reply
+          .code(401)
+          .send(
+            standardBody(
+              401,
+              'this sandbox has SANDBOX_ADMIN_TOKEN set: send it in the Sandbox-Admin-Token header',
+            ),
+          );
+      }
+    });
+  }
+
+  app.setErrorHandler((err: FastifyError | SandboxError, request, reply) => {
+    const e = toSandboxError(err, request);
+    if (e.status >= 500) request.log.error({ err }, 'unexpected error');
+    return reply.code(e.status).send(standardBody(e.status, e.message, e.details));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .send(standardBody(404, `${request.method} ${request.url.split('?')[0]} is not a control-plane call`)),
+  );
+
+  const fixtureContext = () => ({ store: app.store, clock: app.clock });
+
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Liveness: 200 once the database is open and migrated',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
+    async () => {
+      app.store.db.prepare('SELECT 1').get();
+      return { status: 'ok' as const };
+    },
+  );
+
+  app.post(
+    '/reset',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Wipe all state, then load the given fixtures ("default": the configured file; none: empty)',
+        body: Type.Optional(
+          Strict({
+            fixtures: Type.Optional(
+              Type.Union([Type.Literal('default'), Type.Object({}, { additionalProperties: true })], {
+                description: 'a fixture document, or "default" for the configured fixture file',
+              }),
+            ),
+            seed: Type.Optional(
+              Type.String({
+                minLength: 1,
+                description: 'restart generated keys from this seed (reproducible)',
+              }),
+            ),
+          }),
+        ),
+        response: {
+          200: Type.Object({ status: Type.Literal('reset'), loaded: Counts }),
+          400: StandardError,
+          401: StandardError,
+        },
+      },
+    },
+    async (request) => {
+      const body = request.body ?? {};
+      let doc: unknown = body.fixtures;
+      if (doc === 'default') {
+        const configured = app.settings.fixtures;
+        doc = typeof configured === 'string' ? readFixtureFile(configured) : (configured ?? {});
+      }
+      // Reset returns the clock to real time first, so fixture defaults take real timestamps; a
+      // refused document puts the clock back too: a rejected request changes nothing.
+      const savedClock = app.clock.save();
+      app.clock.reset();
+      let loaded: LoadCounts;
+      try {
+        loaded = under('/fixtures', () =>
+          app.store.transaction(() => {
+            app.store.wipe();
+            const counts = doc === undefined ? {} : loadFixtures(doc, fixtureContext());
+            app.store.setMetaValue('lastReset', app.clock.now().toISOString());
+            return counts;
+          }),
+        );
+      } catch (err) {
+        app.clock.restore(savedClock);
+        throw err;
+      }
+      app.ids.reseed(body.seed ?? app.settings.seed);
+      request.log.info({ loaded }, 'sandbox reset');
+      return { status: 'reset' as const, loaded };
+    },
+  );
+
+  app.post(
+    '/fixtures',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Add a fixture document to the current state, all or nothing',
+        body: FixtureDocument,
+        response: { 200: Type.Object({ loaded: Counts }), 400: StandardError, 401: StandardError },
+      },
+    },
+    async (request) => {
+      const loaded = loadFixtures(request.body, fixtureContext());
+      request.log.info({ loaded }, 'fixtures loaded');
+      return { loaded };
+    },
+  );
+
+  app.get(
+    '/operations',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Every operation of the four interfaces: documented (implemented) or named only',
+        response: { 200: Type.Object({ operations: Type.Array(OperationSchema) }), 401: StandardError },
+      },
+    },
+    async () => ({ operations: catalog }),
+  );
+};

@@ -1,0 +1,75 @@
+// The entry point: config -> buildApp -> listen; closes the server and the database on SIGTERM/SIGINT.
+import { createRequire } from 'node:module';
+import { buildApp } from './app.js';
+import { ConfigError, HELP, parseConfig } from './config.js';
+
+function prettyAvailable(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof parseConfig>;
+  try {
+    config = parseConfig(process.argv.slice(2), process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  if (config === 'help') {
+    process.stdout.write(HELP);
+    return;
+  }
+
+  const app = await buildApp({
+    db: config.db,
+    fixtures: config.fixtures,
+    logger: { level: config.logLevel, pretty: process.stdout.isTTY === true && prettyAvailable() },
+    bodyLimit: config.bodyLimit,
+    adminToken: config.adminToken,
+    strict: config.strict,
+    seed: config.seed,
+  });
+
+  let closing = false;
+  const close = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'closing');
+    // Never hang on a stuck connection: a second is enough to finish in-flight requests.
+    const timer = setTimeout(() => {
+      app.log.warn('close timed out; exiting');
+      process.exit(1);
+    }, 1000);
+    timer.unref();
+    app.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        app.log.error({ err }, 'close failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => close('SIGTERM'));
+  process.on('SIGINT', () => close('SIGINT'));
+
+  await app.listen({ host: config.host, port: config.port });
+  app.log.info(
+    { db: config.db, fixtures: config.fixtures, bodyLimit: config.bodyLimit, strict: config.strict },
+    'sandbox ready',
+  );
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `tradebill-sandbox could not start: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
+  process.exit(1);
+});

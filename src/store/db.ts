@@ -1,0 +1,62 @@
+// Opening the database: pragmas, then migrations applied in one transaction under PRAGMA user_version.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { migrations } from './migrations.js';
+
+export type Db = Database.Database;
+
+export class DatabaseTooNewError extends Error {
+  constructor(path: string, found: number, known: number) {
+    super(
+      `database ${path} is at schema version ${found}, but this sandbox knows versions up to ${known}: ` +
+        'it was written by a newer sandbox. Run that version, or point SANDBOX_DB at another file.',
+    );
+    this.name = 'DatabaseTooNewError';
+  }
+}
+
+export interface OpenedDatabase {
+  db: Db;
+  /** True when the database had no schema before this open (fixtures are loaded then). */
+  isNew: boolean;
+}
+
+export function openDatabase(path: string): OpenedDatabase {
+  const inMemory = path === ':memory:' || path === '';
+  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(inMemory ? ':memory:' : path);
+  try {
+    if (!inMemory) {
+      // WAL: readers never block the writer; NORMAL sync keeps every committed transaction across a
+      // process crash (a power cut may lose the last ones, which a sandbox can afford).
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+    }
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    const isNew = migrate(db, path);
+    return { db, isNew };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/** Applies the pending migrations; returns true when the database started empty. */
+export function migrate(db: Db, path = ':memory:'): boolean {
+  const found = db.pragma('user_version', { simple: true }) as number;
+  const known = migrations.length;
+  if (found > known) throw new DatabaseTooNewError(path, found, known);
+  if (found < known) {
+    db.transaction(() => {
+      for (let v = found; v < known; v++) {
+        const m = migrations[v];
+        if (!m) break;
+        db.exec(m.sql);
+      }
+      db.pragma(`user_version = ${known}`);
+    })();
+  }
+  return found === 0;
+}

@@ -1,0 +1,59 @@
+// The store: one database connection and one module per interface. Routes never see SQL.
+import { BookkeepingStore } from './bookkeeping.js';
+import type { Db } from './db.js';
+import { LoanbondStore } from './loanbond.js';
+import { ReceivablesStore } from './receivables.js';
+import { RegistryStore } from './registry.js';
+
+export class Store {
+  readonly bookkeeping: BookkeepingStore;
+  readonly registry: RegistryStore;
+  readonly receivables: ReceivablesStore;
+  readonly loanbond: LoanbondStore;
+  private readonly wipeAll: () => void;
+  private readonly getMeta;
+  private readonly setMeta;
+
+  constructor(readonly db: Db) {
+    this.bookkeeping = new BookkeepingStore(db);
+    this.registry = new RegistryStore(db);
+    this.receivables = new ReceivablesStore(db);
+    this.loanbond = new LoanbondStore(db);
+    const tables = db
+      .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+      .pluck()
+      .all() as string[];
+    const deletes = tables.map((t) => db.prepare(`DELETE FROM "${t}"`));
+    this.wipeAll = db.transaction(() => {
+      // Foreign keys are checked at commit, so the order of the deletes does not matter.
+      db.pragma('defer_foreign_keys = ON');
+      for (const d of deletes) d.run();
+    });
+    this.getMeta = db.prepare('SELECT value FROM sb_meta WHERE key = ?').pluck();
+    this.setMeta = db.prepare(
+      'INSERT INTO sb_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    );
+  }
+
+  /** Runs `fn` in one transaction (nested calls become savepoints). */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  /** Deletes every row of every table: the sandbox's state is gone, the schema stays. */
+  wipe(): void {
+    this.wipeAll();
+  }
+
+  meta(key: string): string | undefined {
+    return this.getMeta.get(key) as string | undefined;
+  }
+
+  setMetaValue(key: string, value: string): void {
+    this.setMeta.run(key, value);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

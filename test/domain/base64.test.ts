@@ -1,0 +1,94 @@
+import { Buffer } from 'node:buffer';
+import { describe, expect, it } from 'vitest';
+import { base64DecodedLength, decodeBase64 } from '../../src/domain/base64.js';
+
+function decodedText(text: string): string | undefined {
+  const result = decodeBase64(text);
+  return result.ok ? result.bytes.toString('latin1') : undefined;
+}
+
+function reasonOf(text: string): string | undefined {
+  const result = decodeBase64(text);
+  return result.ok ? undefined : result.reason;
+}
+
+describe('decodeBase64', () => {
+  it('decodes padded base64 of every remainder length', () => {
+    expect(decodedText('QUJD')).toBe('ABC');
+    expect(decodedText('QUI=')).toBe('AB');
+    expect(decodedText('QQ==')).toBe('A');
+  });
+
+  it('decodes every byte value', () => {
+    const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    const result = decodeBase64(bytes.toString('base64'));
+    expect(result.ok && result.bytes.equals(bytes)).toBe(true);
+  });
+
+  it('decodes empty text to zero bytes', () => {
+    const result = decodeBase64('');
+    expect(result.ok && result.bytes.length).toBe(0);
+  });
+
+  it('ignores ASCII whitespace anywhere, like .NET Convert.FromBase64String', () => {
+    expect(decodedText(' QUJD\r\nREVG\tR0g=\n')).toBe('ABCDEFGH');
+    expect(decodedText('Q Q = =')).toBe('A');
+  });
+
+  it('rejects the URL-safe alphabet, naming the character and its offset', () => {
+    expect(reasonOf('QUJD-_8=')).toBe(
+      'invalid base64 character "-" at offset 4 (URL-safe base64 is not accepted)',
+    );
+    expect(reasonOf('QUJD_w==')).toContain('"_" at offset 4');
+  });
+
+  it('rejects other characters, including non-ASCII and other whitespace', () => {
+    expect(reasonOf('QUJ*')).toBe('invalid base64 character "*" at offset 3');
+    expect(reasonOf('QUJé')).toContain('offset 3');
+    expect(reasonOf('QUJD\u00a0')).toContain('offset 4');
+    expect(reasonOf('QUJD\f')).toContain('offset 4');
+  });
+
+  it('requires padding', () => {
+    expect(reasonOf('QUI')).toMatch(/multiple of 4/);
+    expect(reasonOf('QQ')).toMatch(/multiple of 4/);
+    expect(reasonOf('Q')).toMatch(/multiple of 4/);
+  });
+
+  it('rejects "=" anywhere but the end', () => {
+    expect(reasonOf('QQ==QUJD')).toBe('base64 data after padding "=" at offset 4');
+    expect(reasonOf('Q=I=')).toContain('offset 2');
+  });
+
+  it('rejects more than two padding characters', () => {
+    expect(reasonOf('Q===')).toBe('too much base64 padding "=" at offset 3');
+    expect(reasonOf('====')).toContain('offset 2');
+  });
+
+  it('decodes a multi-megabyte text with line breaks exactly', () => {
+    const bytes = Buffer.alloc(3_000_001);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 31) & 0xff;
+    const wrapped = bytes.toString('base64').replace(/.{76}/g, '$&\r\n');
+    const result = decodeBase64(wrapped);
+    expect(result.ok && result.bytes.equals(bytes)).toBe(true);
+  });
+});
+
+describe('base64DecodedLength', () => {
+  it('gives the exact decoded size without decoding', () => {
+    expect(base64DecodedLength('')).toBe(0);
+    expect(base64DecodedLength('QQ==')).toBe(1);
+    expect(base64DecodedLength('QUI=')).toBe(2);
+    expect(base64DecodedLength('QUJD')).toBe(3);
+    expect(base64DecodedLength('QUJD\nQUJD\n')).toBe(6);
+    for (let n = 0; n < 50; n++) {
+      const text = Buffer.alloc(n, 7).toString('base64');
+      if (base64DecodedLength(text) !== n) expect.fail(`wrong size for ${n} bytes`);
+    }
+  });
+
+  it('is undefined for invalid text', () => {
+    expect(base64DecodedLength('QUI')).toBeUndefined();
+    expect(base64DecodedLength('QUJ-')).toBeUndefined();
+  });
+});

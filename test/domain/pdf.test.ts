@@ -1,0 +1,158 @@
+import { Buffer } from 'node:buffer';
+import { describe, expect, it } from 'vitest';
+import { checkPdf, isEncryptedPdf, isPdf, MAX_FILE_BYTES } from '../../src/domain/pdf.js';
+
+/** A minimal one-page PDF; `trailerExtra` is spliced into the trailer dictionary. */
+function minimalPdf(trailerExtra = '', catalogExtra = ''): Buffer {
+  const objects = [
+    `<< /Type /Catalog /Pages 2 0 R${catalogExtra} >>`,
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+  ];
+  let body = '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n';
+  const offsets: number[] = [];
+  objects.forEach((object, i) => {
+    offsets.push(body.length);
+    body += `${i + 1} 0 obj\n${object}\nendobj\n`;
+  });
+  const xref = body.length;
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const offset of offsets) body += `${String(offset).padStart(10, '0')} 00000 n \n`;
+  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R${trailerExtra} >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(body, 'latin1');
+}
+
+function withJunkBefore(pdf: Buffer, junkBytes: number): Buffer {
+  return Buffer.concat([Buffer.alloc(junkBytes, 0x41), pdf]);
+}
+
+describe('isPdf', () => {
+  it('recognises a minimal PDF', () => {
+    expect(isPdf(minimalPdf())).toBe(true);
+  });
+
+  it('accepts junk before the header within the first 1024 bytes', () => {
+    expect(isPdf(withJunkBefore(minimalPdf(), 500))).toBe(true);
+    expect(isPdf(withJunkBefore(minimalPdf(), 1018))).toBe(true);
+  });
+
+  it('rejects a header that starts beyond the first 1024 bytes', () => {
+    expect(isPdf(withJunkBefore(minimalPdf(), 1100))).toBe(false);
+    expect(isPdf(withJunkBefore(minimalPdf(), 1019))).toBe(false);
+  });
+
+  it('requires a version digit after %PDF-', () => {
+    expect(isPdf(Buffer.from('%PDF-x.7\n'))).toBe(false);
+    expect(isPdf(Buffer.from('%PDF-'))).toBe(false);
+    expect(isPdf(Buffer.from('%PDF-x %PDF-2.0'))).toBe(true);
+  });
+
+  it('rejects other files and empty input', () => {
+    expect(isPdf(Buffer.from('PK\x03\x04 not a pdf'))).toBe(false);
+    expect(isPdf(new Uint8Array())).toBe(false);
+  });
+
+  it('reads a Uint8Array view at its own offset', () => {
+    const pdf = minimalPdf();
+    const backing = new Uint8Array(2000 + pdf.length);
+    backing.set(pdf, 2000);
+    expect(isPdf(backing.subarray(2000))).toBe(true);
+    expect(isPdf(backing)).toBe(false);
+  });
+});
+
+describe('isEncryptedPdf', () => {
+  it('finds /Encrypt in the trailer', () => {
+    expect(isEncryptedPdf(minimalPdf(' /Encrypt 5 0 R'))).toBe(true);
+  });
+
+  it('does not take /EncryptMetadata for /Encrypt', () => {
+    expect(isEncryptedPdf(minimalPdf('', ' /EncryptMetadata false'))).toBe(false);
+  });
+
+  it('finds /Encrypt followed by any delimiter or whitespace', () => {
+    for (const after of [
+      '\0',
+      '\t',
+      '\n',
+      '\f',
+      '\r',
+      ' ',
+      '(',
+      ')',
+      '<',
+      '>',
+      '[',
+      ']',
+      '{',
+      '}',
+      '/',
+      '%',
+    ]) {
+      if (!isEncryptedPdf(Buffer.from(`<< /Encrypt${after}`, 'latin1'))) {
+        expect.fail(`missed /Encrypt followed by ${JSON.stringify(after)}`);
+      }
+    }
+    expect(isEncryptedPdf(Buffer.from('<</Encrypt<</Filter/Standard>>>>'))).toBe(true);
+  });
+
+  it('finds /Encrypt at the very end of the buffer', () => {
+    expect(isEncryptedPdf(Buffer.from('trailer << /Encrypt'))).toBe(true);
+  });
+
+  it('finds /Encrypt after a non-matching /EncryptMetadata', () => {
+    expect(isEncryptedPdf(Buffer.from('/EncryptMetadata false /Encrypt 9 0 R'))).toBe(true);
+  });
+
+  it('ignores a plain PDF and names that only begin with Encrypt', () => {
+    expect(isEncryptedPdf(minimalPdf())).toBe(false);
+    expect(isEncryptedPdf(Buffer.from('/Encrypted /Encrypt#20x /Encryp'))).toBe(false);
+  });
+});
+
+describe('checkPdf', () => {
+  it('accepts a plain PDF within the limit', () => {
+    expect(checkPdf(minimalPdf(), MAX_FILE_BYTES)).toEqual({ ok: true });
+  });
+
+  it('checks size first, naming the limit and the size', () => {
+    const result = checkPdf(Buffer.from('not a pdf at all'), 10);
+    expect(result).toEqual({
+      ok: false,
+      rule: 'max-size',
+      reason: 'the file is 16 bytes; the limit is 10 bytes',
+    });
+  });
+
+  it('accepts a file exactly at the limit', () => {
+    const pdf = minimalPdf();
+    expect(checkPdf(pdf, pdf.length)).toEqual({ ok: true });
+    expect(checkPdf(pdf, pdf.length - 1).ok).toBe(false);
+  });
+
+  it('checks the signature before encryption', () => {
+    const result = checkPdf(withJunkBefore(minimalPdf(' /Encrypt 5 0 R'), 1100), MAX_FILE_BYTES);
+    expect(result.ok === false && result.rule).toBe('pdf-only');
+  });
+
+  it('rejects an encrypted PDF under the not-encrypted rule', () => {
+    const result = checkPdf(minimalPdf(' /Encrypt 5 0 R'), MAX_FILE_BYTES);
+    expect(result.ok === false && result.rule).toBe('not-encrypted');
+  });
+
+  it('reads "15 MB" as 15 000 000 bytes', () => {
+    expect(MAX_FILE_BYTES).toBe(15_000_000);
+  });
+
+  it('scans a file just under the limit for /Encrypt near its end', () => {
+    const pdf = minimalPdf(' /Encrypt 5 0 R');
+    const big = Buffer.concat([
+      pdf.subarray(0, 20),
+      Buffer.alloc(MAX_FILE_BYTES - pdf.length, 0x20),
+      pdf.subarray(20),
+    ]);
+    expect(big.length).toBe(MAX_FILE_BYTES);
+    expect(checkPdf(big, MAX_FILE_BYTES).ok === false).toBe(true);
+    expect(isEncryptedPdf(big)).toBe(true);
+  });
+});
