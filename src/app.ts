@@ -22,6 +22,7 @@ import { SandboxClock } from './sandbox/clock.js';
 import { type FixtureDocument, loadFixtures, readFixtureFile } from './sandbox/fixtures.js';
 import { SandboxIds } from './sandbox/ids.js';
 import { sandboxPlugin } from './sandbox/index.js';
+import { Work } from './sandbox/work.js';
 import { openDatabase } from './store/db.js';
 import { Store } from './store/index.js';
 
@@ -66,6 +67,7 @@ declare module 'fastify' {
     clock: SandboxClock;
     ids: SandboxIds;
     settings: Settings;
+    work: Work;
   }
 }
 
@@ -112,7 +114,14 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   app.decorate('clock', clock);
   app.decorate('ids', ids);
   app.decorate('settings', settings);
-  app.addHook('onClose', async () => store.close());
+  const work = new Work((name, err) =>
+    app.log.error({ err, runner: name }, 'asynchronous processing failed'),
+  );
+  app.decorate('work', work);
+  app.addHook('onClose', async () => {
+    await work.close();
+    store.close();
+  });
 
   // One log line per request, with the operation it reached; no headers, no bodies.
   app.addHook('onResponse', async (request, reply) => {
@@ -183,5 +192,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   );
 
   await app.ready();
+  // Resume what a previous run left pending.
+  work.kickAll();
   return app;
 }

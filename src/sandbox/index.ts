@@ -3,12 +3,16 @@
 import { timingSafeEqual } from 'node:crypto';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { bookkeepingInspection } from '../bookkeeping/inspect.js';
 import { operations as bookkeepingOperations } from '../bookkeeping/operations.js';
 import { SandboxError, standardBody, validationError } from '../http/errors.js';
 import { toSandboxError } from '../http/interface-plugin.js';
 import { StandardError, Strict } from '../http/schema.js';
+import { loanbondInspection } from '../loanbond/inspect.js';
 import { operations as loanbondOperations } from '../loanbond/operations.js';
+import { receivablesInspection } from '../receivables/inspect.js';
 import { operations as receivablesOperations } from '../receivables/operations.js';
+import { registryInspection } from '../registry/inspect.js';
 import { operations as registryOperations } from '../registry/operations.js';
 import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile } from './fixtures.js';
 
@@ -189,4 +193,10 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async () => ({ operations: catalog }),
   );
+
+  // Each interface inspects its own state, from its own folder.
+  await app.register(bookkeepingInspection, { prefix: '/bookkeeping' });
+  await app.register(registryInspection, { prefix: '/registry' });
+  await app.register(receivablesInspection, { prefix: '/receivables' });
+  await app.register(loanbondInspection, { prefix: '/loanbond' });
 };
