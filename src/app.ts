@@ -6,18 +6,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import { allAssumptions } from './assumptions.js';
 import { bookkeepingPlugin } from './bookkeeping/index.js';
-import { PREFIX as BOOKKEEPING } from './bookkeeping/operations.js';
 import { assumptionText } from './http/assumptions.js';
 import { SandboxError, standardBody } from './http/errors.js';
 import { toSandboxError } from './http/interface-plugin.js';
+import { INTERFACES } from './http/interfaces.js';
 import { type LogSettings, loggerOptions } from './http/logging.js';
 import { validatorCompiler } from './http/validation.js';
 import { loanbondPlugin } from './loanbond/index.js';
-import { PREFIX as LOANBOND } from './loanbond/operations.js';
 import { receivablesPlugin } from './receivables/index.js';
-import { PREFIX as RECEIVABLES } from './receivables/operations.js';
 import { registryPlugin } from './registry/index.js';
-import { PREFIX as REGISTRY } from './registry/operations.js';
 import { SandboxClock } from './sandbox/clock.js';
 import { type FixtureDocument, loadFixtures, readFixtureFile } from './sandbox/fixtures.js';
 import { SandboxIds } from './sandbox/ids.js';
@@ -170,10 +167,10 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
 
   // Fixed order: store (above), control plane, then the four interfaces at their real prefixes.
   await app.register(sandboxPlugin, { prefix: '/_sandbox' });
-  await app.register(bookkeepingPlugin, { prefix: BOOKKEEPING });
-  await app.register(registryPlugin, { prefix: REGISTRY });
-  await app.register(receivablesPlugin, { prefix: RECEIVABLES });
-  await app.register(loanbondPlugin, { prefix: LOANBOND });
+  await app.register(bookkeepingPlugin, { prefix: INTERFACES.bookkeeping.prefix });
+  await app.register(registryPlugin, { prefix: INTERFACES.registry.prefix });
+  await app.register(receivablesPlugin, { prefix: INTERFACES.receivables.prefix });
+  await app.register(loanbondPlugin, { prefix: INTERFACES.loanbond.prefix });
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const e = toSandboxError(err, request);

@@ -2,9 +2,9 @@
 // Differs from the real service where the README's assumptions table says (interface "bookkeeping").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { setupInterface } from '../http/interface-plugin.js';
-import { operations } from './operations.js';
+import { INTERFACES } from '../http/interfaces.js';
 
 export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  setupInterface(app, { id: 'bookkeeping', shape: 'standard', operations, statuses: [400, 401, 403, 500] });
+  setupInterface(app, INTERFACES.bookkeeping);
   // The documented routes land with the bookkeeping issue; until then they answer 501.
 };

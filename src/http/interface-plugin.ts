@@ -2,24 +2,10 @@
 // every refusal (malformed JSON, wrong content type, too large, schema), and a 501 that names the
 // operations the specification knows only by name.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { namedOnly, type Operation } from './catalog.js';
-import {
-  type ErrorShape,
-  type InterfaceId,
-  renderError,
-  SandboxError,
-  STATUS_TEXT,
-  validationError,
-} from './errors.js';
+import { namedOnly } from './catalog.js';
+import { renderError, SandboxError, STATUS_TEXT, validationError } from './errors.js';
+import type { InterfaceSetup } from './interfaces.js';
 import { detailsFromAjv } from './validation.js';
-
-export interface InterfaceSetup {
-  id: InterfaceId;
-  shape: ErrorShape;
-  operations: readonly Operation[];
-  /** Statuses the specification documents for this interface; anything else is mapped to 400/500. */
-  statuses: readonly number[];
-}
 
 export function describeBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)

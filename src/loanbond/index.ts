@@ -2,9 +2,9 @@
 // Differs from the real service where the README's assumptions table says (interface "loanbond").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { setupInterface } from '../http/interface-plugin.js';
-import { operations } from './operations.js';
+import { INTERFACES } from '../http/interfaces.js';
 
 export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  setupInterface(app, { id: 'loanbond', shape: 'standard', operations, statuses: [400, 401] });
+  setupInterface(app, INTERFACES.loanbond);
   // The documented route lands with the loan-bond issue; until then it answers 501.
 };

@@ -2,9 +2,9 @@
 // Differs from the real service where the README's assumptions table says (interface "registry").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { setupInterface } from '../http/interface-plugin.js';
-import { operations } from './operations.js';
+import { INTERFACES } from '../http/interfaces.js';
 
 export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  setupInterface(app, { id: 'registry', shape: 'standard', operations, statuses: [400, 401, 500] });
+  setupInterface(app, INTERFACES.registry);
   // The documented routes land with the registry issue; until then they answer 501.
 };

@@ -4,24 +4,14 @@ import { timingSafeEqual } from 'node:crypto';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { bookkeepingInspection } from '../bookkeeping/inspect.js';
-import { operations as bookkeepingOperations } from '../bookkeeping/operations.js';
 import { SandboxError, standardBody, validationError } from '../http/errors.js';
 import { toSandboxError } from '../http/interface-plugin.js';
+import { CATALOG } from '../http/interfaces.js';
 import { StandardError, Strict } from '../http/schema.js';
 import { loanbondInspection } from '../loanbond/inspect.js';
-import { operations as loanbondOperations } from '../loanbond/operations.js';
 import { receivablesInspection } from '../receivables/inspect.js';
-import { operations as receivablesOperations } from '../receivables/operations.js';
 import { registryInspection } from '../registry/inspect.js';
-import { operations as registryOperations } from '../registry/operations.js';
 import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile } from './fixtures.js';
-
-export const catalog = [
-  ...bookkeepingOperations,
-  ...registryOperations,
-  ...receivablesOperations,
-  ...loanbondOperations,
-];
 
 const OperationSchema = Type.Object({
   interface: Type.String({ enum: ['bookkeeping', 'registry', 'receivables', 'loanbond'] }),
@@ -191,7 +181,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ operations: Type.Array(OperationSchema) }), 401: StandardError },
       },
     },
-    async () => ({ operations: catalog }),
+    async () => ({ operations: [...CATALOG] }),
   );
 
   // Each interface inspects its own state, from its own folder.

@@ -1,0 +1,50 @@
+// The four emulated interfaces at a glance: where they live, how they answer errors, which statuses
+// the specification documents for each. Plugins, the journal and fault rules all read this table.
+import { operations as bookkeeping, PREFIX as bookkeepingPrefix } from '../bookkeeping/operations.js';
+import { operations as loanbond, PREFIX as loanbondPrefix } from '../loanbond/operations.js';
+import { operations as receivables, PREFIX as receivablesPrefix } from '../receivables/operations.js';
+import { operations as registry, PREFIX as registryPrefix } from '../registry/operations.js';
+import type { Operation } from './catalog.js';
+import type { ErrorShape, InterfaceId } from './errors.js';
+
+export interface InterfaceSetup {
+  id: InterfaceId;
+  prefix: string;
+  shape: ErrorShape;
+  /** Statuses the specification documents for this interface (501 is the sandbox's own). */
+  statuses: readonly number[];
+  operations: readonly Operation[];
+}
+
+export const INTERFACES: Readonly<Record<InterfaceId, InterfaceSetup>> = {
+  bookkeeping: {
+    id: 'bookkeeping',
+    prefix: bookkeepingPrefix,
+    shape: 'standard',
+    statuses: [400, 401, 403, 500],
+    operations: bookkeeping,
+  },
+  registry: {
+    id: 'registry',
+    prefix: registryPrefix,
+    shape: 'standard',
+    statuses: [400, 401, 500],
+    operations: registry,
+  },
+  receivables: {
+    id: 'receivables',
+    prefix: receivablesPrefix,
+    shape: 'envelope',
+    statuses: [400],
+    operations: receivables,
+  },
+  loanbond: {
+    id: 'loanbond',
+    prefix: loanbondPrefix,
+    shape: 'standard',
+    statuses: [400, 401],
+    operations: loanbond,
+  },
+};
+
+export const CATALOG: readonly Operation[] = [...bookkeeping, ...registry, ...receivables, ...loanbond];
