@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 20_000,
-    hookTimeout: 20_000,
+    hookTimeout: 60_000,
   },
 });

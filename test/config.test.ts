@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig, parseSize } from '../src/config.js';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    expect(parseConfig([], {})).toEqual({
+      host: '127.0.0.1',
+      port: 3000,
+      db: 'data/sandbox.db',
+      fixtures: 'fixtures/demo.json',
+      logLevel: 'info',
+      bodyLimit: 100 * 1024 * 1024,
+      adminToken: undefined,
+      strict: false,
+      seed: undefined,
+    });
+  });
+
+  it('reads the environment, and flags win over it', () => {
+    const env = {
+      HOST: '0.0.0.0',
+      PORT: '8080',
+      SANDBOX_DB: ':memory:',
+      SANDBOX_FIXTURES: 'none',
+      LOG_LEVEL: 'warn',
+      SANDBOX_BODY_LIMIT: '20mb',
+      SANDBOX_ADMIN_TOKEN: 'adm',
+      SANDBOX_STRICT: 'true',
+      SANDBOX_SEED: 's1',
+    };
+    expect(parseConfig([], env)).toEqual({
+      host: '0.0.0.0',
+      port: 8080,
+      db: ':memory:',
+      fixtures: null,
+      logLevel: 'warn',
+      bodyLimit: 20 * 1024 * 1024,
+      adminToken: 'adm',
+      strict: true,
+      seed: 's1',
+    });
+    const flags = [
+      '--port',
+      '9',
+      '--db',
+      'x.db',
+      '--fixtures',
+      'f.json',
+      '--log-level',
+      'debug',
+      '--body-limit',
+      '512kb',
+      '--seed',
+      's2',
+    ];
+    expect(parseConfig(flags, env)).toMatchObject({
+      port: 9,
+      db: 'x.db',
+      fixtures: 'f.json',
+      logLevel: 'debug',
+      bodyLimit: 512 * 1024,
+      seed: 's2',
+    });
+  });
+
+  it('answers --help', () => {
+    expect(parseConfig(['--help'], {})).toBe('help');
+    expect(parseConfig(['-h'], {})).toBe('help');
+  });
+
+  it('refuses unknown flags and bad values with a clear message', () => {
+    expect(() => parseConfig(['--prot', '1'], {})).toThrow(ConfigError);
+    expect(() => parseConfig([], { PORT: 'eighty' })).toThrow(/invalid port/);
+    expect(() => parseConfig([], { LOG_LEVEL: 'loud' })).toThrow(/invalid log level/);
+    expect(() => parseConfig([], { SANDBOX_STRICT: 'maybe' })).toThrow(/SANDBOX_STRICT/);
+  });
+
+  it('reads sizes in bytes, kb, mb and gb (1024-based)', () => {
+    expect(parseSize('100mb')).toBe(104857600);
+    expect(parseSize('1.5MB')).toBe(1572864);
+    expect(parseSize('2048')).toBe(2048);
+    expect(parseSize('1gb')).toBe(1073741824);
+    expect(() => parseSize('lots')).toThrow(/cannot read the size/);
+    expect(() => parseSize('10b')).toThrow(/below 1kb/);
+  });
+});

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
+
+describe('logging', () => {
+  it('writes one line per request, with the method, path and status', async () => {
+    const capture = new LogCapture();
+    const app = await testApp({ logger: { level: 'info', stream: capture } });
+    await app.inject({ url: '/_sandbox/health' });
+    await app.inject({ url: '/v1/unknown' });
+    const lines = capture.lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ method: 'GET', url: '/_sandbox/health', statusCode: 200 });
+    expect(lines[1]).toMatchObject({ method: 'GET', url: '/v1/unknown', statusCode: 501 });
+  });
+
+  it('never writes an Authorization token or a body token, on any path', async () => {
+    const capture = new LogCapture();
+    const app = await testApp({ logger: { level: 'trace', stream: capture }, fixtures: BASE_FIXTURES });
+    const secrets = ['Bearer-secret-abc123', 'body-token-xyz789', 'JVBERi0xLjcKc2VjcmV0'];
+    const urls = [
+      ['GET', '/api/bookkeeping/integration/v1/11222333000181/trade-receivable-certificates/extract'],
+      ['PUT', '/api/bookkeeping/integration/v1/11222333000181/trade-receivable-certificates/IUD-1/payment'],
+      ['POST', '/api/v1.0/service/dup/registrar_documentos'],
+      ['POST', '/v1/import-cnab'],
+      ['POST', '/api/service/document/registrar'],
+      ['POST', '/_sandbox/fixtures'],
+      ['POST', '/nowhere'],
+    ] as const;
+    for (const [method, url] of urls) {
+      for (const payload of [
+        JSON.stringify({
+          token: secrets[1],
+          operationFile: secrets[2],
+          registros: [{ documento: secrets[2] }],
+        }),
+        `{"token":"${secrets[1]}",`,
+      ]) {
+        await app.inject({
+          method,
+          url,
+          payload: method === 'GET' ? undefined : payload,
+          headers: { authorization: `Bearer ${secrets[0]}`, 'content-type': 'application/json' },
+        });
+      }
+    }
+    // Whatever a handler logs is redacted by the logger's configuration too.
+    app.log.info(
+      { req: { headers: { authorization: `Bearer ${secrets[0]}` } }, token: secrets[1] },
+      'by hand',
+    );
+    app.log.info({ body: { token: secrets[1], documento: secrets[2] } }, 'a body');
+    expect(capture.lines.length).toBeGreaterThan(urls.length);
+    for (const s of secrets) expect(capture.text).not.toContain(s);
+    expect(capture.text).toContain('[redacted]');
+  });
+});

@@ -1,0 +1,82 @@
+// The compiled server as a user runs it: a child process, configured by flags, stopped by a signal.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+});
+
+/** Starts dist/server.js and resolves with its port once it listens. */
+async function start(args: string[]): Promise<{ child: ChildProcess; port: number; output: () => string }> {
+  const child = spawn(process.execPath, ['dist/server.js', '--host', '127.0.0.1', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+      if (m) resolve(Number(m[1]));
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+  return { child, port, output: () => output };
+}
+
+describe('the server process', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`serves the demo fixtures, then closes cleanly on ${signal}`, async () => {
+      const { child, port, output } = await start(['--db', ':memory:', '--fixtures', 'fixtures/demo.json']);
+      const health = await fetch(`http://127.0.0.1:${port}/_sandbox/health`);
+      expect(await health.json()).toEqual({ status: 'ok' });
+      const exited = once(child, 'exit');
+      child.kill(signal);
+      const [code] = await exited;
+      expect(code).toBe(0);
+      expect(output()).toContain('"msg":"closing"');
+    });
+  }
+
+  it('prints every setting for --help', async () => {
+    const child = spawn(process.execPath, ['dist/server.js', '--help'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let out = '';
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+    for (const s of [
+      '--host',
+      '--port',
+      '--db',
+      '--fixtures',
+      '--log-level',
+      '--body-limit',
+      'SANDBOX_ADMIN_TOKEN',
+    ]) {
+      expect(out).toContain(s);
+    }
+  });
+
+  it('refuses an unknown flag with exit code 2 and the usage', async () => {
+    const child = spawn(process.execPath, ['dist/server.js', '--prot', '1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let err = '';
+    child.stderr?.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(2);
+    expect(err).toContain('--prot');
+  });
+});

@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { DatabaseTooNewError, openDatabase } from '../../src/store/db.js';
+import { migrations } from '../../src/store/migrations.js';
+import { BASE_FIXTURES } from '../helpers.js';
+
+const dirs: string[] = [];
+function tempDb(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-db-'));
+  dirs.push(dir);
+  return join(dir, 'nested', 'sandbox.db');
+}
+afterEach(() => {
+  while (dirs.length) rmSync(dirs.pop() ?? '', { recursive: true, force: true });
+});
+
+describe('opening the database', () => {
+  it('migrates a new file to the latest version, in WAL mode with foreign keys on', () => {
+    const path = tempDb();
+    const { db, isNew } = openDatabase(path);
+    expect(isNew).toBe(true);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    db.close();
+    const again = openDatabase(path);
+    expect(again.isNew).toBe(false);
+    again.db.close();
+  });
+
+  it('works in memory', () => {
+    const { db, isNew } = openDatabase(':memory:');
+    expect(isNew).toBe(true);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
+    db.close();
+  });
+
+  it('refuses a database written by a newer sandbox, with a message that says what to do', () => {
+    const path = tempDb();
+    openDatabase(path).db.close();
+    const raw = new Database(path);
+    raw.pragma(`user_version = ${migrations.length + 5}`);
+    raw.close();
+    expect(() => openDatabase(path)).toThrow(DatabaseTooNewError);
+    expect(() => openDatabase(path)).toThrow(/newer sandbox.*SANDBOX_DB/);
+  });
+
+  it('loads fixtures only when the database is new, and keeps state across restarts', async () => {
+    const path = tempDb();
+    const first = await buildApp({ db: path, fixtures: BASE_FIXTURES });
+    await first.inject({
+      method: 'POST',
+      url: '/_sandbox/fixtures',
+      payload: { registry: { participants: [{ participantId: 'PART-2', accessToken: 'rg-token-2' }] } },
+    });
+    await first.close();
+    // Loading BASE_FIXTURES again would clash with the rows already there; a reopened database is not new.
+    const second = await buildApp({ db: path, fixtures: BASE_FIXTURES });
+    expect(second.store.registry.participantByToken('rg-token-2')).toBe('PART-2');
+    expect(second.store.registry.participantByToken('rg-token-1')).toBe('PART-1');
+    await second.close();
+  });
+
+  it('refuses to start on a fixture file that does not load, naming the bad fields', async () => {
+    await expect(
+      buildApp({
+        db: ':memory:',
+        fixtures: { loanbond: { callers: [{ callerId: 'C', token: 't', products: ['x'] }] } } as never,
+      }),
+    ).rejects.toThrow(/\/loanbond\/callers\/0\/products\/0/);
+    await expect(buildApp({ db: ':memory:', fixtures: 'fixtures/missing.json' })).rejects.toThrow(
+      /cannot read the fixture file/,
+    );
+  });
+});
