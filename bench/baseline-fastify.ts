@@ -1,0 +1,11 @@
+// The stack's limit: a bare Fastify server answering a constant JSON, started like the sandbox.
+import Fastify from 'fastify';
+
+const port = Number(process.argv[2] ?? 0);
+const payload = JSON.parse(process.argv[3] ?? '{"ok":true}') as unknown;
+const app = Fastify({ logger: false });
+app.get('/*', async () => payload);
+app.put('/*', async () => payload);
+app.get('/_sandbox/health', async () => ({ status: 'ok' }));
+await app.listen({ port, host: '127.0.0.1' });
+process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

@@ -1,0 +1,131 @@
+// Benchmark plumbing: child servers, autocannon runs, RSS sampling, the results table.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import autocannon from 'autocannon';
+
+export interface Server {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitHealthy(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/_sandbox/health`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not become healthy`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Starts a node script as a child, logs to /dev/null as a user would, resolves once healthy. */
+export async function startChild(
+  script: string,
+  args: (port: number) => string[],
+): Promise<Server & { startMs: number }> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [script, ...args(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  await waitHealthy(url);
+  const startMs = performance.now() - t0;
+  return {
+    url,
+    child,
+    startMs,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export interface LoadResult {
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  requests: number;
+}
+
+export async function load(options: autocannon.Options): Promise<LoadResult> {
+  const result = await autocannon({ ...options });
+  return {
+    reqPerSec: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    requests: result.requests.total,
+  };
+}
+
+/** Peak resident set of a child (Linux VmHWM), in bytes. */
+export function peakRss(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
+}
+
+export interface Row {
+  figure: string;
+  value: string;
+  baseline: string;
+  ratio: string;
+  bar: string;
+  pass: boolean | null;
+}
+
+export function printTable(rows: Row[]): string {
+  const head = ['figure', 'value', 'baseline', 'ratio', 'bar', 'result'];
+  const cells = rows.map((r) => [
+    r.figure,
+    r.value,
+    r.baseline,
+    r.ratio,
+    r.bar,
+    r.pass === null ? 'report' : r.pass ? 'pass' : 'FAIL',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  const line = (c: string[]) => `| ${c.map((x, i) => x.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+}
+
+export const fmt = {
+  n: (x: number, digits = 0) =>
+    x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }),
+  ms: (x: number) => `${x.toFixed(x < 10 ? 2 : 1)} ms`,
+  mb: (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`,
+  x: (r: number) => `${r.toFixed(2)}x`,
+};
