@@ -23,7 +23,7 @@ export const assumptions: Assumption[] = [
     id: 'bk-page-base',
     interface: 'bookkeeping',
     topic: 'Base of the extract list page number',
-    decision: 'page starts at 1 and defaults to 1; page 0 or below is a 400',
+    decision: 'page starts at 1 and defaults to 1; page 0 or below, or above 2147483647, is a 400',
     reason: 'SANDBOX.md fixes page 1 as the first page',
   },
   {

@@ -9,6 +9,8 @@ const a = assumptionLookup(assumptions);
 
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;
+/** A 32-bit page number, so a page echoed back is always a plain integer. */
+export const MAX_PAGE = 2_147_483_647;
 export const SORT_FIELDS = Object.keys(EXTRACT_SORT_COLUMNS) as ExtractSortField[];
 
 export const TenantParams = Strict({
@@ -31,6 +33,7 @@ export const ExtractQuery = Strict(
   {
     page: Type.Integer({
       minimum: 1,
+      maximum: MAX_PAGE,
       default: 1,
       description: 'page number, from 1',
       'x-sandbox-assumption': a('bk-page-base'),

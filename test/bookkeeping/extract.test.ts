@@ -151,6 +151,7 @@ describe('extract list query parameters', () => {
     ['page=-1', 'page'],
     ['page=abc', 'page'],
     ['page=1.5', 'page'],
+    ['page=2147483648', 'page'],
     ['pageSize=0', 'pageSize'],
     ['pageSize=101', 'pageSize'],
     ['pageSize=ten', 'pageSize'],
