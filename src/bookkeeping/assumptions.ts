@@ -1,4 +1,153 @@
 import type { Assumption } from '../http/assumptions.js';
 
 /** Decisions of the bookkeeping interface where the specification is silent (README, assumptions table). */
-export const assumptions: Assumption[] = [];
+export const assumptions: Assumption[] = [
+  {
+    id: 'bk-credential-order',
+    interface: 'bookkeeping',
+    topic: 'Which check wins when a request has several credential problems',
+    decision:
+      'the bearer token is checked first (missing, not "Bearer <token>", or unknown: 401), then the tenantId in the path (not a CPF/CNPJ: 400), then access (tenant not among the user\'s tenants: 403), then the query or body (400)',
+    reason:
+      'a caller without a valid token learns nothing about tenants; a malformed tenantId is a client bug worth naming before "access denied"',
+  },
+  {
+    id: 'bk-tenant-id',
+    interface: 'bookkeeping',
+    topic: 'How tenantId is checked beyond "CPF or CNPJ, digits only"',
+    decision:
+      'exactly 11 or 14 digits with valid CPF/CNPJ check digits; anything else (punctuation, letters, a wrong check digit) is a 400 naming the path parameter',
+    reason: 'a mistyped tenant would otherwise look like a permission problem (403)',
+  },
+  {
+    id: 'bk-page-base',
+    interface: 'bookkeeping',
+    topic: 'Base of the extract list page number',
+    decision: 'page starts at 1 and defaults to 1; page 0 or below, or above 2147483647, is a 400',
+    reason: 'SANDBOX.md fixes page 1 as the first page',
+  },
+  {
+    id: 'bk-page-size',
+    interface: 'bookkeeping',
+    topic: 'Default and maximum pageSize of the extract list',
+    decision:
+      'pageSize defaults to 10 and must be 1 to 100; outside that range is a 400 that states the range',
+    reason:
+      "the default is SANDBOX.md's; the maximum bounds the cost of one request and is stated rather than silently clamped",
+  },
+  {
+    id: 'bk-sort',
+    interface: 'bookkeeping',
+    topic: 'Sortable fields and default order of the extract list',
+    decision:
+      'sortBy is any of the six item fields (default registeredAt), desc defaults to false; equal values are ordered by extractTradeReceivableRequestId in the same direction, so pages never overlap; another sortBy is a 400 listing the fields',
+    reason: 'registeredAt is the value in use; a stable tie-break is what makes paging correct',
+  },
+  {
+    id: 'bk-unknown-query',
+    interface: 'bookkeeping',
+    topic: 'Query parameters other than page, pageSize, sortBy and desc',
+    decision:
+      'an unknown query parameter is a 400 naming it (page-size typos such as size= or pagesize= surface)',
+    reason: 'a silently ignored parameter gives a client a default page it did not ask for',
+  },
+  {
+    id: 'bk-page-past-end',
+    interface: 'bookkeeping',
+    topic: 'A page beyond the last one',
+    decision:
+      'an empty extractTradeReceivables with the same pagination totals; totalPages is 0 when the tenant has no requests',
+    reason: 'totalPages = ceil(totalItems / size) tells the client it went too far',
+  },
+  {
+    id: 'bk-trade-bill-statuses',
+    interface: 'bookkeeping',
+    topic: 'Statuses of a trade bill (the specification lists none)',
+    decision:
+      'open, partially-paid, paid, cancelled, blocked (sandbox names, seen only through fixtures and inspection); payments are accepted on open and partially-paid bills only, any other status is a 400 naming it',
+    reason: 'a payment must change the status and the open balance; cancel and block are named operations',
+  },
+  {
+    id: 'bk-unknown-uid',
+    interface: 'bookkeeping',
+    topic: 'A payment for a uid the tenant does not have',
+    decision:
+      'a 400 naming the path parameter uid; a bill of another tenant is reported the same way, never as 403; the literal segment "extract" is never read as a uid (PUT .../extract/payment is a 501)',
+    reason:
+      "404 is not among the documented statuses; the same answer for both keeps other tenants' bills invisible",
+  },
+  {
+    id: 'bk-payment-text-fields',
+    interface: 'bookkeeping',
+    topic: 'Allowed values of type and informantId',
+    decision:
+      'any non-empty string of at most 100 characters (values in use include bankSlip and directByDrawerHolder)',
+    reason: 'the full lists are not shown; an empty value is surely a client bug',
+  },
+  {
+    id: 'bk-partial-equal-open',
+    interface: 'bookkeeping',
+    topic: 'A partial payment (isPartial true) equal to the open value',
+    decision:
+      'a 400: a partial payment must be below the open value; settling the rest is a total payment (isPartial false)',
+    reason:
+      'the declaration says partial while the bill would be settled; the client is told which flag to send',
+  },
+  {
+    id: 'bk-total-below-open',
+    interface: 'bookkeeping',
+    topic: 'A total payment (isPartial false) below the open value',
+    decision: 'a 400: a total payment must equal the open value; less is a partial payment',
+    reason:
+      'the declaration has no discount or write-off field, so a settlement for less would leave an amount nothing explains',
+  },
+  {
+    id: 'bk-remaining-value',
+    interface: 'bookkeeping',
+    topic: 'When remainingValue applies and what it must be',
+    decision:
+      'optional for both kinds; when sent it must equal the open value after this payment (0 for a total payment), else a 400 stating the expected value',
+    reason:
+      "it is documented as the amount still open; a mismatch means the client's ledger and the bill disagree",
+  },
+  {
+    id: 'bk-beneficiary-document',
+    interface: 'bookkeeping',
+    topic: 'Format of beneficiaryDocument',
+    decision:
+      'optional; when sent, a CPF (11 digits) or CNPJ (14 characters, alphanumeric allowed) without punctuation and with valid check digits',
+    reason: 'a document of a Brazilian beneficiary is a CPF or CNPJ; tenant ids travel in the same bare form',
+  },
+  {
+    id: 'bk-payment-date',
+    interface: 'bookkeeping',
+    topic: 'Limits of paymentDate',
+    decision:
+      "optional; a real calendar date no later than the sandbox clock's current UTC date (a future date is a 400); when omitted, nothing is assumed and the payment is recorded without it",
+    reason:
+      'it is the date the payment actually happened; UTC is ahead of Brazil, so a Brazilian "today" is never refused',
+  },
+  {
+    id: 'bk-payment-no-body',
+    interface: 'bookkeeping',
+    topic: 'Body of a successful payment ("204, empty JSON object")',
+    decision: '204 with no body at all',
+    reason: 'a 204 cannot carry a body in HTTP; SANDBOX.md fixes no body',
+  },
+  {
+    id: 'bk-payment-not-idempotent',
+    interface: 'bookkeeping',
+    topic: 'Repeating the same payment PUT',
+    decision: 'every accepted PUT records one more payment; sending the same declaration twice pays twice',
+    reason: 'the declaration carries no idempotency key, and two equal instalments are legitimate',
+  },
+  {
+    id: 'bk-extract-steps',
+    interface: 'bookkeeping',
+    topic: 'Values of currentStepType',
+    decision:
+      'stored and returned as the fixtures give them (default executed); the demo fixtures also use requested and processing, which are sandbox names',
+    reason:
+      'executed is the only value shown in use; extract requests are created by fixtures, not by an emulated operation',
+  },
+];

@@ -102,6 +102,11 @@ export const bookkeepingFixtureSection: FixtureSection<typeof BookkeepingFixture
       const problem = tenantIdProblem(b.tenantId);
       if (problem) details.push({ path: at('tenantId'), message: problem });
       bills.add(`${b.tenantId}\u0000${b.uid}`, at('uid'));
+      if (b.uid === 'extract')
+        details.push({
+          path: at('uid'),
+          message: '"extract" names the extract list in the path: it cannot be a uid',
+        });
       if (!isMoney(b.amount) || (b.openValue !== undefined && !isMoney(b.openValue))) return;
       const amount = toCents(b.amount);
       const open = billOpenCents(b);

@@ -1,10 +1,163 @@
 // Emulates the trade-bill bookkeeping interface (duplicatas escriturais): extract list and payment.
 // Differs from the real service where the README's assumptions table says (interface "bookkeeping").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { toIsoDate } from '../domain/dates.js';
+import { toCents } from '../domain/money.js';
+import { assumptionLookup } from '../http/assumptions.js';
+import { pointer, SandboxError, validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { INTERFACES } from '../http/interfaces.js';
+import { errorResponses, StandardError } from '../http/schema.js';
+import { assumptions } from './assumptions.js';
+import { tenantIdProblem } from './fixtures.js';
+import { decidePayment, declarationProblems } from './payment.js';
+import {
+  ExtractList,
+  ExtractQuery,
+  NoBody,
+  PaymentDeclaration,
+  PaymentParams,
+  TenantParams,
+} from './schemas.js';
+
+const a = assumptionLookup(assumptions);
+const TRB = '/integration/v1/:tenantId/trade-receivable-certificates';
+const ERRORS = errorResponses([400, 401, 403, 500], StandardError, a('bk-credential-order'));
+
+/** The user each authorized request acts as. */
+const actingUser = new WeakMap<FastifyRequest, number>();
+
+function userOf(request: FastifyRequest): number {
+  const user = actingUser.get(request);
+  if (user === undefined) throw new Error('bookkeeping route reached without authorization');
+  return user;
+}
 
 export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
   setupInterface(app, INTERFACES.bookkeeping);
-  // The documented routes land with the bookkeeping issue; until then they answer 501.
+  const store = app.store.bookkeeping;
+
+  // Credentials before anything in the request is read: token (401), tenantId (400), access (403).
+  async function authorize(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    reply.header('www-authenticate', 'Bearer');
+    const header = request.headers.authorization;
+    if (typeof header !== 'string' || header.trim() === '') {
+      throw new SandboxError(
+        401,
+        'the Authorization header is missing: send "Authorization: Bearer <accessToken>"',
+      );
+    }
+    // The scheme is case-insensitive (RFC 7235); the token is one run of non-space characters.
+    const token = /^Bearer +(\S+)$/i.exec(header.trim())?.[1];
+    if (token === undefined) {
+      throw new SandboxError(401, 'the Authorization header must be "Bearer <accessToken>"');
+    }
+    const userId = store.userIdByToken(token);
+    if (userId === undefined) {
+      throw new SandboxError(401, 'the bearer token is not the access token of any bookkeeping user');
+    }
+    reply.removeHeader('www-authenticate');
+    const { tenantId } = request.params as { tenantId: string };
+    const problem = tenantIdProblem(tenantId);
+    if (problem) {
+      throw validationError([{ path: pointer('tenantId'), message: `path parameter tenantId ${problem}` }]);
+    }
+    if (!store.userHasTenant(userId, tenantId)) {
+      throw new SandboxError(403, `user ${userId} has no access to tenant ${tenantId}`);
+    }
+    actingUser.set(request, userId);
+  }
+
+  app.get(
+    `${TRB}/extract`,
+    {
+      config: { interface: 'bookkeeping', operation: 'list-extract-requests' },
+      onRequest: authorize,
+      schema: {
+        tags: ['bookkeeping'],
+        summary: "List the tenant's extract requests, one page at a time",
+        params: TenantParams,
+        querystring: ExtractQuery,
+        response: { 200: ExtractList, ...ERRORS },
+        'x-sandbox-assumption': a('bk-credential-order', 'bk-page-base', 'bk-page-size', 'bk-sort'),
+      },
+    },
+    async (request) => {
+      const { tenantId } = request.params;
+      const { page, pageSize, sortBy, desc } = request.query;
+      // The total comes from the tenant's counter: no count over the tenant's rows.
+      const total = store.extractRequestCount(tenantId);
+      const items = store.extractPage(
+        { tenantId, sortBy, desc, offset: (page - 1) * pageSize, limit: pageSize },
+        total,
+      );
+      return {
+        extractTradeReceivables: items,
+        pagination: { page, size: pageSize, totalItems: total, totalPages: Math.ceil(total / pageSize) },
+      };
+    },
+  );
+
+  app.put(
+    `${TRB}/:uid/payment`,
+    {
+      config: { interface: 'bookkeeping', operation: 'declare-payment' },
+      onRequest: async (request, reply) => {
+        // ".../extract" names the extract list, never a trade bill: no such operation, so a 501.
+        if ((request.params as { uid?: string }).uid === 'extract') return reply.callNotFound();
+        return authorize(request, reply);
+      },
+      schema: {
+        tags: ['bookkeeping'],
+        summary: 'Declare a partial or total payment of a trade bill',
+        params: PaymentParams,
+        body: PaymentDeclaration,
+        response: { 204: NoBody, ...ERRORS },
+        'x-sandbox-assumption': a(
+          'bk-credential-order',
+          'bk-unknown-uid',
+          'bk-trade-bill-statuses',
+          'bk-payment-not-idempotent',
+        ),
+      },
+    },
+    async (request, reply) => {
+      const { tenantId, uid } = request.params;
+      const body = request.body;
+      const now = app.clock.now();
+      const problems = declarationProblems(body, toIsoDate(now));
+      if (problems.length > 0) throw validationError(problems);
+      const declaration = {
+        isPartial: body.isPartial,
+        paymentCents: toCents(body.paymentValue),
+        remainingCents: body.remainingValue === undefined ? null : toCents(body.remainingValue),
+      };
+      const effect = store.declarePayment(
+        tenantId,
+        uid,
+        {
+          userId: userOf(request),
+          type: body.type,
+          informantId: body.informantId,
+          isPartial: body.isPartial,
+          paymentCents: declaration.paymentCents,
+          remainingCents: declaration.remainingCents,
+          beneficiaryDocument: body.beneficiaryDocument ?? null,
+          paymentDate: body.paymentDate ?? null,
+          recordedAt: now.toISOString(),
+        },
+        (bill) => decidePayment(bill, declaration),
+      );
+      if (effect === undefined) {
+        throw validationError([
+          {
+            path: pointer('uid'),
+            message: `path parameter uid: tenant ${tenantId} has no trade bill "${uid}"`,
+          },
+        ]);
+      }
+      return reply.code(204).send(null);
+    },
+  );
 };

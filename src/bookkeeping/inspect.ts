@@ -1,6 +1,142 @@
 // Inspection of the bookkeeping interface's state, mounted under /_sandbox/bookkeeping (admin-token rule applies).
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import { centsToNumber } from '../domain/money.js';
+import { SandboxError } from '../http/errors.js';
+import { StandardError, Strict } from '../http/schema.js';
+import type { PaymentRow, TradeBillRow } from '../store/bookkeeping.js';
+import { TradeBillStatusSchema } from './schemas.js';
 
-export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (_app) => {
-  // Inspection routes land with the bookkeeping issue.
+const TAG = ['sandbox control plane'];
+const Amount = () => Type.Number({ description: 'amount in reais, exact to the cent' });
+
+const TenantSummary = Strict({
+  tenantId: Type.String(),
+  userIds: Type.Array(Type.Integer(), { description: 'fixture users with access to the tenant' }),
+  extractRequests: Type.Integer(),
+  tradeBills: Type.Integer(),
+});
+
+const TradeBillSummary = Strict({
+  uid: Type.String(),
+  amount: Amount(),
+  openValue: Amount(),
+  status: TradeBillStatusSchema,
+  payments: Type.Integer({ description: 'number of payments recorded' }),
+});
+
+const PaymentRecord = Strict({
+  declaration: Strict(
+    {
+      type: Type.String(),
+      informantId: Type.String(),
+      isPartial: Type.Boolean(),
+      paymentValue: Amount(),
+      remainingValue: Type.Optional(Amount()),
+      beneficiaryDocument: Type.Optional(Type.String()),
+      paymentDate: Type.Optional(Type.String()),
+    },
+    { description: 'every field the client sent, as sent (fields it left out are absent)' },
+  ),
+  declaredByUserId: Type.Integer(),
+  recordedAt: Type.String({ description: "the sandbox clock's time when the payment was accepted" }),
+  openValueBefore: Amount(),
+  openValueAfter: Amount(),
+  statusAfter: TradeBillStatusSchema,
+});
+
+const TradeBillDetail = Strict({
+  tenantId: Type.String(),
+  uid: Type.String(),
+  amount: Amount(),
+  openValue: Amount(),
+  status: TradeBillStatusSchema,
+  payments: Type.Array(PaymentRecord, { description: 'accepted payments, oldest first' }),
+});
+
+function paymentRecord(p: PaymentRow) {
+  return {
+    declaration: {
+      type: p.type,
+      informantId: p.informantId,
+      isPartial: p.isPartial,
+      paymentValue: centsToNumber(p.paymentCents),
+      ...(p.remainingCents === null ? {} : { remainingValue: centsToNumber(p.remainingCents) }),
+      ...(p.beneficiaryDocument === null ? {} : { beneficiaryDocument: p.beneficiaryDocument }),
+      ...(p.paymentDate === null ? {} : { paymentDate: p.paymentDate }),
+    },
+    declaredByUserId: p.userId,
+    recordedAt: p.recordedAt,
+    openValueBefore: centsToNumber(p.openBeforeCents),
+    openValueAfter: centsToNumber(p.openAfterCents),
+    statusAfter: p.statusAfter,
+  };
+}
+
+function billAmounts(b: Pick<TradeBillRow, 'amountCents' | 'openCents'>) {
+  return { amount: centsToNumber(b.amountCents), openValue: centsToNumber(b.openCents) };
+}
+
+export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
+  const store = app.store.bookkeeping;
+
+  app.get(
+    '/tenants',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Bookkeeping: every tenant with its users, extract requests and trade bills',
+        response: { 200: Strict({ tenants: Type.Array(TenantSummary) }), 401: StandardError },
+      },
+    },
+    async () => ({ tenants: store.tenants() }),
+  );
+
+  app.get(
+    '/tenants/:tenantId/trade-bills',
+    {
+      schema: {
+        tags: TAG,
+        summary: "Bookkeeping: a tenant's trade bills with amount, open value and status",
+        params: Strict({ tenantId: Type.String() }),
+        response: {
+          200: Strict({ tenantId: Type.String(), tradeBills: Type.Array(TradeBillSummary) }),
+          401: StandardError,
+        },
+      },
+    },
+    async (request) => {
+      const { tenantId } = request.params;
+      const tradeBills = store.tradeBills(tenantId).map((b) => ({
+        uid: b.uid,
+        ...billAmounts(b),
+        status: b.status,
+        payments: b.payments,
+      }));
+      return { tenantId, tradeBills };
+    },
+  );
+
+  app.get(
+    '/tenants/:tenantId/trade-bills/:uid',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Bookkeeping: one trade bill with its payment history',
+        params: Strict({ tenantId: Type.String(), uid: Type.String() }),
+        response: { 200: TradeBillDetail, 401: StandardError, 404: StandardError },
+      },
+    },
+    async (request) => {
+      const { tenantId, uid } = request.params;
+      const bill = store.tradeBill(tenantId, uid);
+      if (!bill) throw new SandboxError(404, `tenant ${tenantId} has no trade bill "${uid}"`);
+      return {
+        tenantId,
+        uid,
+        ...billAmounts(bill),
+        status: bill.status,
+        payments: store.payments(bill.id).map(paymentRecord),
+      };
+    },
+  );
 };

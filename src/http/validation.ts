@@ -71,6 +71,9 @@ export function detailsFromAjv(errors: readonly ErrorObject[], context = 'body')
       case 'type':
         message = `must be ${String(e.params.type)}`;
         break;
+      case 'enum':
+        message = `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+        break;
       case 'format':
         message = FORMAT_MESSAGES[String(e.params.format)] ?? e.message ?? 'is invalid';
         break;

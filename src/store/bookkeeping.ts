@@ -1,4 +1,5 @@
-// Bookkeeping storage: users and their tenants, trade bills, extract requests.
+// Bookkeeping storage: users and their tenants, trade bills and their payments, extract requests.
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 
 export type TradeBillStatus = 'open' | 'partially-paid' | 'paid' | 'cancelled' | 'blocked';
@@ -12,6 +13,10 @@ export interface TradeBillRow {
   status: TradeBillStatus;
 }
 
+export interface TradeBillSummary extends Omit<TradeBillRow, 'id'> {
+  payments: number;
+}
+
 export interface ExtractRequestRow {
   extractTradeReceivableRequestId: number;
   tenantId: string;
@@ -22,8 +27,82 @@ export interface ExtractRequestRow {
   generatedAt: string;
 }
 
+export type ExtractItem = Omit<ExtractRequestRow, 'tenantId'>;
+
+/** The fields of an extract item a page can be sorted by, and the column (and index) behind each. */
+export const EXTRACT_SORT_COLUMNS = {
+  extractTradeReceivableRequestId: 'request_id',
+  registeredAt: 'registered_at',
+  registeredByUserId: 'registered_by_user_id',
+  protocolNumber: 'protocol_number',
+  currentStepType: 'current_step_type',
+  generatedAt: 'generated_at',
+} as const;
+export type ExtractSortField = keyof typeof EXTRACT_SORT_COLUMNS;
+
+export interface ExtractPageQuery {
+  tenantId: string;
+  sortBy: ExtractSortField;
+  desc: boolean;
+  /** Rows to skip from the start of the requested order. */
+  offset: number;
+  limit: number;
+}
+
+export interface PaymentRow {
+  id: number;
+  userId: number;
+  type: string;
+  informantId: string;
+  isPartial: boolean;
+  paymentCents: number;
+  remainingCents: number | null;
+  beneficiaryDocument: string | null;
+  paymentDate: string | null;
+  openBeforeCents: number;
+  openAfterCents: number;
+  statusAfter: TradeBillStatus;
+  recordedAt: string;
+}
+
+/** A payment as declared, plus who declared it and when (the sandbox clock). */
+export type NewPayment = Omit<PaymentRow, 'id' | 'openBeforeCents' | 'openAfterCents' | 'statusAfter'>;
+
+/** What a payment does to a bill, decided from the bill as read inside the transaction. */
+export interface PaymentEffect {
+  openAfterCents: number;
+  statusAfter: TradeBillStatus;
+}
+
+export interface TenantSummary {
+  tenantId: string;
+  userIds: number[];
+  extractRequests: number;
+  tradeBills: number;
+}
+
+const EXTRACT_COLUMNS = `request_id AS extractTradeReceivableRequestId, registered_at AS registeredAt,
+  registered_by_user_id AS registeredByUserId, protocol_number AS protocolNumber,
+  current_step_type AS currentStepType, generated_at AS generatedAt`;
+
+const PAYMENT_COLUMNS = `id, user_id AS userId, type, informant_id AS informantId, is_partial AS isPartial,
+  payment_cents AS paymentCents, remaining_cents AS remainingCents,
+  beneficiary_document AS beneficiaryDocument, payment_date AS paymentDate,
+  open_before_cents AS openBeforeCents, open_after_cents AS openAfterCents,
+  status_after AS statusAfter, recorded_at AS recordedAt`;
+
+type Direction = 'ASC' | 'DESC';
+
 export class BookkeepingStore {
   private readonly s;
+  /** One statement per sort field and direction, each an index range of (tenant_id, field, request_id). */
+  private readonly pages: Record<ExtractSortField, Record<Direction, Statement>>;
+  private readonly pay: (
+    tenantId: string,
+    uid: string,
+    decide: (bill: TradeBillRow) => PaymentEffect,
+    payment: NewPayment,
+  ) => PaymentEffect | undefined;
 
   constructor(db: Db) {
     this.s = {
@@ -42,6 +121,11 @@ export class BookkeepingStore {
         `SELECT id, tenant_id AS tenantId, uid, amount_cents AS amountCents, open_cents AS openCents, status
          FROM bk_trade_bills WHERE tenant_id = ? AND uid = ?`,
       ),
+      tradeBills: db.prepare(
+        `SELECT b.tenant_id AS tenantId, b.uid, b.amount_cents AS amountCents, b.open_cents AS openCents,
+           b.status, (SELECT count(*) FROM bk_payments p WHERE p.bill_id = b.id) AS payments
+         FROM bk_trade_bills b WHERE b.tenant_id = ? ORDER BY b.uid`,
+      ),
       insertExtractRequest: db.prepare(
         `INSERT INTO bk_extract_requests (request_id, tenant_id, registered_at, registered_by_user_id,
            protocol_number, current_step_type, generated_at)
@@ -49,7 +133,71 @@ export class BookkeepingStore {
            @protocolNumber, @currentStepType, @generatedAt)`,
       ),
       extractRequestExists: db.prepare('SELECT 1 FROM bk_extract_requests WHERE request_id = ?').pluck(),
+      extractCount: db.prepare('SELECT extract_requests FROM bk_tenant_counters WHERE tenant_id = ?').pluck(),
+      // The last write must still see the bill as it was read: a guard should another process share the file.
+      updateBill: db.prepare(
+        `UPDATE bk_trade_bills SET open_cents = @openAfterCents, status = @statusAfter
+         WHERE id = @id AND open_cents = @openBeforeCents AND status = @statusBefore`,
+      ),
+      insertPayment: db.prepare(
+        `INSERT INTO bk_payments (bill_id, user_id, type, informant_id, is_partial, payment_cents,
+           remaining_cents, beneficiary_document, payment_date, open_before_cents, open_after_cents,
+           status_after, recorded_at)
+         VALUES (@billId, @userId, @type, @informantId, @isPartial, @paymentCents, @remainingCents,
+           @beneficiaryDocument, @paymentDate, @openBeforeCents, @openAfterCents, @statusAfter, @recordedAt)`,
+      ),
+      payments: db.prepare(`SELECT ${PAYMENT_COLUMNS} FROM bk_payments WHERE bill_id = ? ORDER BY id`),
+      tenants: db.prepare(
+        `SELECT t.tenant_id AS tenantId,
+           (SELECT group_concat(user_id) FROM bk_user_tenants u WHERE u.tenant_id = t.tenant_id) AS userIds,
+           coalesce((SELECT extract_requests FROM bk_tenant_counters c WHERE c.tenant_id = t.tenant_id), 0)
+             AS extractRequests,
+           (SELECT count(*) FROM bk_trade_bills b WHERE b.tenant_id = t.tenant_id) AS tradeBills
+         FROM (SELECT tenant_id FROM bk_user_tenants UNION SELECT tenant_id FROM bk_tenant_counters
+               UNION SELECT tenant_id FROM bk_trade_bills) t
+         ORDER BY t.tenant_id`,
+      ),
     };
+
+    const page = (column: string, dir: Direction) =>
+      // The inner query walks only the covering index; the table is read for the page's rows alone.
+      db.prepare(
+        `SELECT ${EXTRACT_COLUMNS} FROM bk_extract_requests
+         WHERE request_id IN (
+           SELECT request_id FROM bk_extract_requests WHERE tenant_id = @tenantId
+           ORDER BY ${column} ${dir}, request_id ${dir} LIMIT @limit OFFSET @offset)
+         ORDER BY ${column} ${dir}, request_id ${dir}`,
+      );
+    const pages = {} as Record<ExtractSortField, Record<Direction, Statement>>;
+    for (const [field, column] of Object.entries(EXTRACT_SORT_COLUMNS) as [ExtractSortField, string][]) {
+      pages[field] = { ASC: page(column, 'ASC'), DESC: page(column, 'DESC') };
+    }
+    this.pages = pages;
+
+    // IMMEDIATE: the write lock is taken before the read, so no other writer can slip in between.
+    const payTx = db.transaction(
+      (tenantId: string, uid: string, decide: (bill: TradeBillRow) => PaymentEffect, payment: NewPayment) => {
+        const bill = this.s.tradeBill.get(tenantId, uid) as TradeBillRow | undefined;
+        if (!bill) return undefined;
+        const effect = decide(bill);
+        const changed = this.s.updateBill.run({
+          id: bill.id,
+          openBeforeCents: bill.openCents,
+          statusBefore: bill.status,
+          ...effect,
+        }).changes;
+        if (changed !== 1) throw new Error(`trade bill ${bill.id} changed under a payment transaction`);
+        this.s.insertPayment.run({
+          ...payment,
+          isPartial: payment.isPartial ? 1 : 0,
+          billId: bill.id,
+          openBeforeCents: bill.openCents,
+          ...effect,
+        });
+        return effect;
+      },
+    );
+    this.pay = (...args) => payTx.immediate(...args);
   }
 
   insertUser(userId: number, accessToken: string, tenants: readonly string[]): void {
@@ -78,11 +226,81 @@ export class BookkeepingStore {
     return this.s.tradeBill.get(tenantId, uid) as TradeBillRow | undefined;
   }
 
+  tradeBills(tenantId: string): TradeBillSummary[] {
+    return this.s.tradeBills.all(tenantId) as TradeBillSummary[];
+  }
+
+  payments(billId: number): PaymentRow[] {
+    return (this.s.payments.all(billId) as Array<Omit<PaymentRow, 'isPartial'> & { isPartial: number }>).map(
+      (p) => ({ ...p, isPartial: p.isPartial === 1 }),
+    );
+  }
+
+  /**
+   * Declares a payment in one IMMEDIATE transaction: reads the bill, asks `decide` for the effect
+   * (it throws to refuse, and nothing changes), updates the bill only if it is still as read, and
+   * records the payment. Undefined when the tenant has no such bill.
+   */
+  declarePayment(
+    tenantId: string,
+    uid: string,
+    payment: NewPayment,
+    decide: (bill: TradeBillRow) => PaymentEffect,
+  ): PaymentEffect | undefined {
+    return this.pay(tenantId, uid, decide, payment);
+  }
+
   insertExtractRequest(row: ExtractRequestRow): void {
     this.s.insertExtractRequest.run(row);
   }
 
   extractRequestExists(id: number): boolean {
     return this.s.extractRequestExists.get(id) !== undefined;
+  }
+
+  /** The tenant's number of extract requests, from the counter the insert trigger keeps. */
+  extractRequestCount(tenantId: string): number {
+    return (this.s.extractCount.get(tenantId) as number | undefined) ?? 0;
+  }
+
+  /**
+   * One page of the tenant's extract requests. OFFSET walks the index from its start, so a page in
+   * the far half is read from the other end in the opposite order and turned back: the last page
+   * costs what the first does. `total` is the tenant's count, read by the caller.
+   */
+  extractPage(q: ExtractPageQuery, total: number): ExtractItem[] {
+    const end = Math.min(q.offset + q.limit, total);
+    if (q.offset >= end) return [];
+    const forward: Direction = q.desc ? 'DESC' : 'ASC';
+    const backward: Direction = q.desc ? 'ASC' : 'DESC';
+    const fromEnd = total - end;
+    if (fromEnd < q.offset) {
+      const rows = this.pages[q.sortBy][backward].all({
+        tenantId: q.tenantId,
+        limit: end - q.offset,
+        offset: fromEnd,
+      }) as ExtractItem[];
+      return rows.reverse();
+    }
+    return this.pages[q.sortBy][forward].all({
+      tenantId: q.tenantId,
+      limit: end - q.offset,
+      offset: q.offset,
+    }) as ExtractItem[];
+  }
+
+  tenants(): TenantSummary[] {
+    return (this.s.tenants.all() as Array<Omit<TenantSummary, 'userIds'> & { userIds: string | null }>).map(
+      (t) => ({
+        ...t,
+        userIds:
+          t.userIds === null
+            ? []
+            : t.userIds
+                .split(',')
+                .map(Number)
+                .sort((a, b) => a - b),
+      }),
+    );
   }
 }

@@ -59,4 +59,45 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    name: 'bookkeeping: per-tenant counters, one index per sortable extract field, payments',
+    sql: `
+      -- The extract list reads its totals here instead of counting the tenant's rows on every request.
+      -- The trigger keeps the count in the inserting transaction, whatever path inserts.
+      CREATE TABLE bk_tenant_counters (
+        tenant_id TEXT PRIMARY KEY,
+        extract_requests INTEGER NOT NULL DEFAULT 0
+      ) WITHOUT ROWID;
+      CREATE TRIGGER bk_extract_requests_count AFTER INSERT ON bk_extract_requests
+      BEGIN
+        INSERT INTO bk_tenant_counters (tenant_id, extract_requests) VALUES (NEW.tenant_id, 1)
+          ON CONFLICT (tenant_id) DO UPDATE SET extract_requests = extract_requests + 1;
+      END;
+
+      -- One covering index per sortable field, ties broken by id: any page is an index range.
+      CREATE INDEX bk_extract_requests_by_id ON bk_extract_requests (tenant_id, request_id);
+      CREATE INDEX bk_extract_requests_by_user ON bk_extract_requests (tenant_id, registered_by_user_id, request_id);
+      CREATE INDEX bk_extract_requests_by_protocol ON bk_extract_requests (tenant_id, protocol_number, request_id);
+      CREATE INDEX bk_extract_requests_by_step ON bk_extract_requests (tenant_id, current_step_type, request_id);
+      CREATE INDEX bk_extract_requests_by_generated ON bk_extract_requests (tenant_id, generated_at, request_id);
+
+      CREATE TABLE bk_payments (
+        id INTEGER PRIMARY KEY,
+        bill_id INTEGER NOT NULL REFERENCES bk_trade_bills (id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        informant_id TEXT NOT NULL,
+        is_partial INTEGER NOT NULL CHECK (is_partial IN (0, 1)),
+        payment_cents INTEGER NOT NULL CHECK (payment_cents > 0),
+        remaining_cents INTEGER,
+        beneficiary_document TEXT,
+        payment_date TEXT,
+        open_before_cents INTEGER NOT NULL,
+        open_after_cents INTEGER NOT NULL CHECK (open_after_cents >= 0),
+        status_after TEXT NOT NULL,
+        recorded_at TEXT NOT NULL
+      );
+      CREATE INDEX bk_payments_by_bill ON bk_payments (bill_id, id);
+    `,
+  },
 ];

@@ -1,0 +1,135 @@
+// The bookkeeping wire format, field for field as the specification's tables.
+import { type Static, Type } from '@fastify/type-provider-typebox';
+import { assumptionLookup } from '../http/assumptions.js';
+import { CalendarDate, Money, Strict, StringEnum, UtcTimestamp } from '../http/schema.js';
+import { EXTRACT_SORT_COLUMNS, type ExtractSortField } from '../store/bookkeeping.js';
+import { assumptions } from './assumptions.js';
+
+const a = assumptionLookup(assumptions);
+
+export const DEFAULT_PAGE_SIZE = 10;
+export const MAX_PAGE_SIZE = 100;
+/** A 32-bit page number, so a page echoed back is always a plain integer. */
+export const MAX_PAGE = 2_147_483_647;
+export const SORT_FIELDS = Object.keys(EXTRACT_SORT_COLUMNS) as ExtractSortField[];
+
+export const TenantParams = Strict({
+  tenantId: Type.String({
+    description: 'tenant tax id: CPF (11 digits) or CNPJ (14 digits), digits only',
+    'x-sandbox-assumption': a('bk-tenant-id'),
+  }),
+});
+
+export const PaymentParams = Strict({
+  tenantId: TenantParams.properties.tenantId,
+  uid: Type.String({
+    minLength: 1,
+    description: 'unique identifier of the trade bill (IUD)',
+    'x-sandbox-assumption': a('bk-unknown-uid'),
+  }),
+});
+
+export const ExtractQuery = Strict(
+  {
+    page: Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE,
+      default: 1,
+      description: 'page number, from 1',
+      'x-sandbox-assumption': a('bk-page-base'),
+    }),
+    pageSize: Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      default: DEFAULT_PAGE_SIZE,
+      description: 'items per page',
+      'x-sandbox-assumption': a('bk-page-size'),
+    }),
+    sortBy: StringEnum(SORT_FIELDS, {
+      default: 'registeredAt',
+      description: 'field of the extract item to sort by',
+      'x-sandbox-assumption': a('bk-sort'),
+    }),
+    desc: Type.Boolean({ default: false, description: 'descending order' }),
+  },
+  { 'x-sandbox-assumption': a('bk-unknown-query') },
+);
+export type ExtractQuery = Static<typeof ExtractQuery>;
+
+export const ExtractItem = Strict({
+  extractTradeReceivableRequestId: Type.Integer({ description: 'identifier of the request' }),
+  registeredAt: UtcTimestamp({ description: 'when the request was registered' }),
+  registeredByUserId: Type.Integer({ description: 'user who registered it' }),
+  protocolNumber: Type.String({ description: 'protocol of the request' }),
+  currentStepType: Type.String({
+    description: 'current step of the request',
+    'x-sandbox-assumption': a('bk-extract-steps'),
+  }),
+  generatedAt: UtcTimestamp({ description: 'when the extract was generated' }),
+});
+
+export const Pagination = Strict({
+  page: Type.Integer({ description: 'current page' }),
+  size: Type.Integer({ description: 'page size' }),
+  totalItems: Type.Integer(),
+  totalPages: Type.Integer({ description: 'ceil(totalItems / size)' }),
+});
+
+export const ExtractList = Strict(
+  {
+    extractTradeReceivables: Type.Array(ExtractItem),
+    pagination: Pagination,
+  },
+  { 'x-sandbox-assumption': a('bk-page-past-end') },
+);
+export type ExtractList = Static<typeof ExtractList>;
+
+export const PaymentDeclaration = Strict({
+  type: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: 'payment form (in use: bankSlip)',
+    'x-sandbox-assumption': a('bk-payment-text-fields'),
+  }),
+  informantId: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: 'who declares the settlement (in use: directByDrawerHolder)',
+    'x-sandbox-assumption': a('bk-payment-text-fields'),
+  }),
+  isPartial: Type.Boolean({
+    description: 'true for partial settlement, false for total',
+    'x-sandbox-assumption': a('bk-partial-equal-open', 'bk-total-below-open'),
+  }),
+  paymentValue: Money({ exclusiveMinimum: 0, description: 'amount paid' }),
+  remainingValue: Type.Optional(
+    Money({
+      minimum: 0,
+      description: 'amount still open after this payment',
+      'x-sandbox-assumption': a('bk-remaining-value'),
+    }),
+  ),
+  beneficiaryDocument: Type.Optional(
+    Type.String({
+      description: 'document of the beneficiary receiving the payment',
+      'x-sandbox-assumption': a('bk-beneficiary-document'),
+    }),
+  ),
+  paymentDate: Type.Optional(
+    CalendarDate({
+      description: 'date the payment actually happened',
+      'x-sandbox-assumption': a('bk-payment-date'),
+    }),
+  ),
+});
+export type PaymentDeclaration = Static<typeof PaymentDeclaration>;
+
+export const NoBody = Type.Null({
+  description: 'no body',
+  'x-sandbox-assumption': a('bk-payment-no-body'),
+});
+
+export const TradeBillStatusSchema = StringEnum(
+  ['open', 'partially-paid', 'paid', 'cancelled', 'blocked'] as const,
+  { 'x-sandbox-assumption': a('bk-trade-bill-statuses') },
+);
