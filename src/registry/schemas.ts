@@ -2,7 +2,7 @@
 // specification shows types only (no required-ness, no lengths), so every document field is optional.
 import { type Static, Type } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumptions.js';
-import { CalendarDate, Money, Strict, StringEnum, UtcTimestamp } from '../http/schema.js';
+import { CalendarDate, Money, Strict, StringEnum } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 
 const a = assumptionLookup(assumptions);
@@ -136,6 +136,10 @@ export const StrictHeaders = Type.Object({
 
 // ---- inspection (the sandbox's own shapes) ----
 
+// Output only: a plain string, since the serializer's Ajv does not know the 'utc-timestamp' format.
+const Timestamp = (options: Record<string, unknown> = {}) =>
+  Type.String({ description: 'ISO 8601 UTC timestamp', ...options });
+
 export const Warning = Type.Object({
   path: Type.String({ description: 'JSON pointer into the request' }),
   rule: StringEnum(['tax-id', 'nfe-key', 'ibge-code', 'due-date'], { description: 'the domain check' }),
@@ -157,7 +161,7 @@ export const HeldDocument = Type.Object({
 export const BatchView = Type.Object({
   chaveRemessa: Type.String(),
   participantId: Type.String(),
-  registeredAt: UtcTimestamp(),
+  registeredAt: Timestamp(),
   dataRegistro: CalendarDate(),
   documentCount: Type.Integer(),
   warnings: Type.Array(Warning),
@@ -183,7 +187,7 @@ export type Divergence = Static<typeof Divergence>;
 export const ReconciliationView = Type.Object({
   chaveConciliacao: Type.String(),
   participantId: Type.String(),
-  reconciledAt: UtcTimestamp(),
+  reconciledAt: Timestamp(),
   counts: Type.Object({ matched: Type.Integer(), diverging: Type.Integer(), unknown: Type.Integer() }),
   warnings: Type.Array(Warning),
   items: Type.Array(
@@ -208,21 +212,21 @@ export const ReconciliationView = Type.Object({
 
 export const ParticipantView = Type.Object({
   participantId: Type.String(),
-  now: UtcTimestamp({ description: 'the sandbox clock' }),
+  now: Timestamp({ description: 'the sandbox clock' }),
   documentCount: Type.Integer(),
-  firstRegistrationAt: Type.Union([UtcTimestamp(), Type.Null()]),
+  firstRegistrationAt: Type.Union([Timestamp(), Type.Null()]),
   lastReconciliation: Type.Union([
-    Type.Object({ chaveConciliacao: Type.String(), reconciledAt: UtcTimestamp() }),
+    Type.Object({ chaveConciliacao: Type.String(), reconciledAt: Timestamp() }),
     Type.Null(),
   ]),
-  reconciliationDueBy: Type.Union([UtcTimestamp(), Type.Null()], {
+  reconciliationDueBy: Type.Union([Timestamp(), Type.Null()], {
     description: 'null while the participant has no registrations',
   }),
   overdue: Type.Boolean({ 'x-sandbox-assumption': a('registry-overdue') }),
   batches: Type.Array(
-    Type.Object({ chaveRemessa: Type.String(), registeredAt: UtcTimestamp(), documentCount: Type.Integer() }),
+    Type.Object({ chaveRemessa: Type.String(), registeredAt: Timestamp(), documentCount: Type.Integer() }),
   ),
   reconciliations: Type.Array(
-    Type.Object({ chaveConciliacao: Type.String(), reconciledAt: UtcTimestamp(), itemCount: Type.Integer() }),
+    Type.Object({ chaveConciliacao: Type.String(), reconciledAt: Timestamp(), itemCount: Type.Integer() }),
   ),
 });
