@@ -39,33 +39,35 @@ function refuse(details: ErrorDetail[], what: string): SandboxError {
   return new SandboxError(400, `${head}${more}`, { details: details.slice(0, MAX_DETAILS) });
 }
 
-/** The digest of every `documento`, by item index; a text that is not base64 refuses the batch. */
-function digestAll(
-  registros: ReadonlyArray<RegistryDocument | ReconciliationDocument>,
-): Array<Digest | undefined> {
-  const problems: ErrorDetail[] = [];
-  const digests = registros.map((doc, i) => {
-    if (doc.documento === undefined) return undefined;
-    const r = digestBase64(doc.documento);
-    if (r.ok) return r.digest;
-    problems.push({
-      path: pointer('registros', i, 'documento'),
-      message: `must be standard base64: ${r.reason}`,
-    });
-    return undefined;
-  });
-  if (problems.length > 0) throw refuse(problems, 'problems');
-  return digests;
-}
-
-/** The domain warnings of a batch; in strict mode they refuse it instead. */
-function domainWarnings(
+/**
+ * The digest of every `documento` and the domain warnings of a batch. Text that is not base64 refuses
+ * the batch; so do the warnings in strict mode, in one 400 with every problem in item order.
+ */
+function examine(
   registros: ReadonlyArray<RegistryDocument | ReconciliationDocument>,
   strict: boolean,
-): Warning[] {
-  const warnings = registros.flatMap((doc, i) => checkDocument(doc, i));
-  if (strict && warnings.length > 0) throw refuse(strictDetails(warnings), 'problems');
-  return warnings;
+): { digests: Array<Digest | undefined>; warnings: Warning[] } {
+  const problems: ErrorDetail[] = [];
+  const warnings: Warning[] = [];
+  const digests = registros.map((doc, i) => {
+    let digest: Digest | undefined;
+    if (doc.documento !== undefined) {
+      const r = digestBase64(doc.documento);
+      if (r.ok) digest = r.digest;
+      else {
+        problems.push({
+          path: pointer('registros', i, 'documento'),
+          message: `must be standard base64: ${r.reason}`,
+        });
+      }
+    }
+    const found = checkDocument(doc, i);
+    warnings.push(...found);
+    if (strict) problems.push(...strictDetails(found));
+    return digest;
+  });
+  if (problems.length > 0) throw refuse(problems, 'problems');
+  return { digests, warnings };
 }
 
 function plural(n: number, word: string): string {
@@ -134,8 +136,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const participantId = participantOf(request);
       const { registros } = request.body;
-      const digests = digestAll(registros);
-      const warnings = domainWarnings(registros, strictMode(request));
+      const { digests, warnings } = examine(registros, strictMode(request));
 
       const now = app.clock.now();
       const registeredAt = toIsoUtc(now);
@@ -194,8 +195,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const participantId = participantOf(request);
       const { registros } = request.body;
-      const digests = digestAll(registros);
-      const warnings = domainWarnings(registros, strictMode(request));
+      const { digests, warnings } = examine(registros, strictMode(request));
 
       const reconciliationKey = app.ids.newId('CC');
       const counts = { matched: 0, diverging: 0, unknown: 0 };

@@ -111,18 +111,35 @@ export type RegisterBody = Static<typeof RegisterBody>;
 export const ReconcileBody = Strict({ registros: registros(ReconciliationDocument) });
 export type ReconcileBody = Static<typeof ReconcileBody>;
 
-export const RegisterResponse = Type.Object({
-  mensagem: Type.String({ 'x-sandbox-assumption': a('registry-mensagem') }),
-  chaveRemessa: Type.String({
-    description: 'batch key used to query the batch',
-    'x-sandbox-assumption': a('registry-keys'),
-  }),
-});
+// `headers` documents the sandbox's response header in the OpenAPI document (@fastify/swagger reads it).
+const warningsHeader = {
+  headers: {
+    'Sandbox-Warnings': {
+      type: 'integer',
+      description: 'how many domain checks failed as warnings (listed by /_sandbox/registry inspection)',
+      'x-sandbox-assumption': a('registry-domain-warnings'),
+    },
+  },
+};
 
-export const ReconcileResponse = Type.Object({
-  mensagem: Type.String({ 'x-sandbox-assumption': a('registry-mensagem') }),
-  chaveConciliacao: Type.String({ 'x-sandbox-assumption': a('registry-keys') }),
-});
+export const RegisterResponse = Type.Object(
+  {
+    mensagem: Type.String({ 'x-sandbox-assumption': a('registry-mensagem') }),
+    chaveRemessa: Type.String({
+      description: 'batch key used to query the batch',
+      'x-sandbox-assumption': a('registry-keys'),
+    }),
+  },
+  warningsHeader,
+);
+
+export const ReconcileResponse = Type.Object(
+  {
+    mensagem: Type.String({ 'x-sandbox-assumption': a('registry-mensagem') }),
+    chaveConciliacao: Type.String({ 'x-sandbox-assumption': a('registry-keys') }),
+  },
+  warningsHeader,
+);
 
 /** The optional strict-mode request header (a sandbox addition). */
 export const StrictHeaders = Type.Object({

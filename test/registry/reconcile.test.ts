@@ -242,3 +242,22 @@ describe('registry: the monthly reconciliation', () => {
     expect((await participant(a, 'PART-2')).overdue).toBe(false);
   });
 });
+
+describe('registry: large reconciliations', () => {
+  it('reconciles 10 000 items against 10 000 registrations', async () => {
+    const a = await app();
+    const key = await register(
+      a,
+      Array.from({ length: 10_000 }, (_, i) => ({ numeroDuplicata: `D-${i}`, valorDuplicata: i / 100 })),
+    );
+    const docs = (await batch(a, key)).documents;
+    const registros = docs.map((d) => ({
+      chaveRegistro: d.chaveRegistro,
+      numeroDuplicata: `D-${d.index}`,
+      valorDuplicata: d.index === 9_999 ? 1 : d.index / 100,
+    }));
+    const { view } = await reconcile(a, registros);
+    expect(view.counts).toEqual({ matched: 9_999, diverging: 1, unknown: 0 });
+    expect(view.items[9_999]?.divergences).toEqual([{ field: '/valorDuplicata', held: 99.99, sent: 1 }]);
+  });
+});

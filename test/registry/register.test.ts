@@ -261,6 +261,22 @@ describe('registry: domain checks', () => {
     expect((await participant(a)).documentCount).toBe(0);
   });
 
+  it('lists base64 and domain problems together, in item order, in strict mode', async () => {
+    const a = await app();
+    const res = await post(
+      a,
+      REGISTER,
+      { registros: [{ chaveNFe: '123' }, { documento: 'a' }, { codigoIBGEPracaPagamento: 1 }] },
+      { headers: { 'sandbox-strict': 'true' } },
+    );
+    expect(res.statusCode).toBe(400);
+    expect((res.json() as ErrorBody).details.map((d) => d.path)).toEqual([
+      '/registros/0/chaveNFe',
+      '/registros/1/documento',
+      '/registros/2/codigoIBGEPracaPagamento',
+    ]);
+  });
+
   it('refuses the bad CNPJ when the sandbox runs in strict mode', async () => {
     const a = await app({ strict: true });
     const res = await post(a, REGISTER, { registros: [badCnpj] });
