@@ -29,12 +29,12 @@ const a = assumptionLookup([...sandboxAssumptions, ...assumptions]);
 const WARNINGS_HEADER = 'sandbox-warnings';
 
 /** A 400 listing at most MAX_DETAILS problems, whose message still counts them all. */
-function refuse(details: ErrorDetail[], what: string): SandboxError {
+function refuse(details: ErrorDetail[]): SandboxError {
   const first = details[0];
-  const head = first ? `${first.path}: ${first.message}` : what;
+  const head = first ? `${first.path}: ${first.message}` : 'the request is invalid';
   const more =
     details.length > 1
-      ? ` (and ${details.length - 1} more ${what}${details.length > MAX_DETAILS ? `; the first ${MAX_DETAILS} are listed` : ''})`
+      ? ` (and ${details.length - 1} more problems${details.length > MAX_DETAILS ? `; the first ${MAX_DETAILS} are listed` : ''})`
       : '';
   return new SandboxError(400, `${head}${more}`, { details: details.slice(0, MAX_DETAILS) });
 }
@@ -66,7 +66,7 @@ function examine(
     if (strict) problems.push(...strictDetails(found));
     return digest;
   });
-  if (problems.length > 0) throw refuse(problems, 'problems');
+  if (problems.length > 0) throw refuse(problems);
   return { digests, warnings };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_FIXTURES, testApp } from '../helpers.js';
+import { DEMO_FIXTURES, LogCapture, testApp } from '../helpers.js';
+import { FIXTURES, post, REGISTER, TOKEN } from './support.js';
 
 describe('registry over a real socket', () => {
   it("answers the README's example with the demo token: 200, a batch key and Sandbox-Warnings: 1", async () => {
@@ -30,5 +31,21 @@ describe('registry over a real socket', () => {
     const view = (await inspected.json()) as { participantId: string; warnings: Array<{ path: string }> };
     expect(view.participantId).toBe('PART-1');
     expect(view.warnings.map((w) => w.path)).toEqual(['/registros/0/cpfCnpjSacado']);
+  });
+});
+
+describe('registry logs', () => {
+  it('log neither the bearer token nor the documento text', async () => {
+    const logs = new LogCapture();
+    const app = await testApp({ fixtures: FIXTURES, logger: { level: 'debug', stream: logs } });
+    const documento = Buffer.from('confidential-bytes-of-a-document').toString('base64');
+    const ok = await post(app, REGISTER, { registros: [{ documento }] });
+    expect(ok.statusCode).toBe(200);
+    const bad = await post(app, REGISTER, { registros: [{ documento: `${documento}!` }] });
+    expect(bad.statusCode).toBe(400);
+    expect(logs.lines.some((l) => l.includes('documents registered'))).toBe(true);
+    expect(logs.text).not.toContain(TOKEN);
+    expect(logs.text).not.toContain(documento);
+    expect(bad.body).not.toContain(documento);
   });
 });
