@@ -1,6 +1,134 @@
-// Inspection of the registry interface's state, mounted under /_sandbox/registry (admin-token rule applies).
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+// Inspection of the registry interface's state, mounted under /_sandbox/registry (admin-token rule
+// applies). It is how a user learns the keys the named-only query operations would return.
+import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import { toIsoUtc } from '../domain/dates.js';
+import { assumptionLookup } from '../http/assumptions.js';
+import { SandboxError } from '../http/errors.js';
+import { StandardError } from '../http/schema.js';
+import { assumptions } from './assumptions.js';
+import { type HeldFields, heldToView } from './documents.js';
+import { reconciliationDue } from './overdue.js';
+import { BatchView, type Divergence, ParticipantView, ReconciliationView, type Warning } from './schemas.js';
 
-export const registryInspection: FastifyPluginAsyncTypebox = async (_app) => {
-  // Inspection routes land with the registry issue.
+const a = assumptionLookup(assumptions);
+const TAG = ['sandbox control plane'];
+const errors = { 401: StandardError, 404: StandardError };
+
+type Reported = {
+  cancelado?: string;
+  dataCancelamento?: string;
+  motivoCancelamento?: string;
+  statusPagamento?: number;
+};
+
+export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
+  const store = app.store.registry;
+
+  app.get(
+    '/batches/:chaveRemessa',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'A registered batch: its documents with their chaveRegistro, and its domain warnings',
+        params: Type.Object({ chaveRemessa: Type.String() }),
+        response: { 200: BatchView, ...errors },
+        'x-sandbox-assumption': a('registry-domain-warnings', 'registry-documento-digest'),
+      },
+    },
+    async (request) => {
+      const batch = store.batch(request.params.chaveRemessa);
+      if (!batch) throw new SandboxError(404, 'no registry batch has this chaveRemessa');
+      return {
+        chaveRemessa: batch.batchKey,
+        participantId: batch.participantId,
+        registeredAt: batch.registeredAt,
+        dataRegistro: batch.registrationDate,
+        documentCount: batch.documentCount,
+        warnings: JSON.parse(batch.warnings) as Warning[],
+        documents: store.batchDocuments(batch.batchKey).map((d) => ({
+          index: d.itemIndex,
+          chaveRegistro: d.registryKey,
+          dataRegistro: d.registrationDate,
+          document: heldToView(JSON.parse(d.fields) as HeldFields),
+        })),
+      };
+    },
+  );
+
+  app.get(
+    '/reconciliations/:chaveConciliacao',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'A reconciliation: the result of each item (matched, diverging with the fields, unknown)',
+        params: Type.Object({ chaveConciliacao: Type.String() }),
+        response: { 200: ReconciliationView, ...errors },
+        'x-sandbox-assumption': a('registry-reconcile-compare'),
+      },
+    },
+    async (request) => {
+      const r = store.reconciliation(request.params.chaveConciliacao);
+      if (!r) throw new SandboxError(404, 'no registry reconciliation has this chaveConciliacao');
+      return {
+        chaveConciliacao: r.reconciliationKey,
+        participantId: r.participantId,
+        reconciledAt: r.reconciledAt,
+        counts: { matched: r.matched, diverging: r.diverging, unknown: r.unknown },
+        warnings: JSON.parse(r.warnings) as Warning[],
+        items: store.reconciliationItems(r.reconciliationKey).map((item) => ({
+          index: item.itemIndex,
+          chaveRegistro: item.registryKey,
+          result: item.result,
+          message: item.message,
+          divergences: JSON.parse(item.divergences) as Divergence[],
+          reported: JSON.parse(item.reported) as Reported,
+        })),
+      };
+    },
+  );
+
+  app.get(
+    '/participants/:participantId',
+    {
+      schema: {
+        tags: TAG,
+        summary:
+          'A participant: its batches and reconciliations, and whether its monthly reconciliation is overdue',
+        params: Type.Object({ participantId: Type.String() }),
+        response: { 200: ParticipantView, ...errors },
+        'x-sandbox-assumption': a('registry-overdue'),
+      },
+    },
+    async (request) => {
+      const { participantId } = request.params;
+      if (!store.participantExists(participantId)) {
+        throw new SandboxError(404, 'no registry participant has this participantId');
+      }
+      const now = app.clock.now();
+      const activity = store.activity(participantId);
+      const last = store.lastReconciliation(participantId);
+      const due = reconciliationDue(activity.firstRegistrationAt, last?.reconciledAt ?? null, now);
+      return {
+        participantId,
+        now: toIsoUtc(now),
+        documentCount: activity.documentCount,
+        firstRegistrationAt: activity.firstRegistrationAt,
+        lastReconciliation: last
+          ? { chaveConciliacao: last.reconciliationKey, reconciledAt: last.reconciledAt }
+          : null,
+        reconciliationDueBy: due.dueBy ? toIsoUtc(due.dueBy) : null,
+        overdue: due.overdue,
+        batches: store.participantBatches(participantId).map((b) => ({
+          chaveRemessa: b.batchKey,
+          registeredAt: b.registeredAt,
+          documentCount: b.documentCount,
+        })),
+        reconciliations: store.participantReconciliations(participantId).map((r) => ({
+          chaveConciliacao: r.reconciliationKey,
+          reconciledAt: r.reconciledAt,
+          itemCount: r.itemCount,
+        })),
+      };
+    },
+  );
 };

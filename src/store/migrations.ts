@@ -100,4 +100,55 @@ export const migrations: Migration[] = [
       CREATE INDEX bk_payments_by_bill ON bk_payments (bill_id, id);
     `,
   },
+  {
+    name: 'registry: batches, documents, reconciliations',
+    sql: `
+      CREATE TABLE rg_batches (
+        batch_key TEXT PRIMARY KEY,
+        participant_id TEXT NOT NULL REFERENCES rg_participants (participant_id) ON DELETE CASCADE,
+        registered_at TEXT NOT NULL,
+        registration_date TEXT NOT NULL,
+        document_count INTEGER NOT NULL,
+        warnings TEXT NOT NULL
+      );
+      CREATE INDEX rg_batches_by_participant ON rg_batches (participant_id, registered_at);
+
+      -- fields: the document as sent, amounts in integer cents, documento as {size, sha256}.
+      CREATE TABLE rg_documents (
+        registry_key TEXT PRIMARY KEY,
+        batch_key TEXT NOT NULL REFERENCES rg_batches (batch_key) ON DELETE CASCADE,
+        item_index INTEGER NOT NULL,
+        participant_id TEXT NOT NULL,
+        registered_at TEXT NOT NULL,
+        registration_date TEXT NOT NULL,
+        fields TEXT NOT NULL,
+        UNIQUE (batch_key, item_index)
+      );
+      CREATE INDEX rg_documents_by_participant ON rg_documents (participant_id, registered_at);
+
+      CREATE TABLE rg_reconciliations (
+        reconciliation_key TEXT PRIMARY KEY,
+        participant_id TEXT NOT NULL REFERENCES rg_participants (participant_id) ON DELETE CASCADE,
+        reconciled_at TEXT NOT NULL,
+        item_count INTEGER NOT NULL,
+        matched INTEGER NOT NULL,
+        diverging INTEGER NOT NULL,
+        unknown INTEGER NOT NULL,
+        warnings TEXT NOT NULL
+      );
+      CREATE INDEX rg_reconciliations_by_participant ON rg_reconciliations (participant_id, reconciled_at);
+
+      CREATE TABLE rg_reconciliation_items (
+        reconciliation_key TEXT NOT NULL
+          REFERENCES rg_reconciliations (reconciliation_key) ON DELETE CASCADE,
+        item_index INTEGER NOT NULL,
+        registry_key TEXT,
+        result TEXT NOT NULL CHECK (result IN ('matched', 'diverging', 'unknown')),
+        message TEXT NOT NULL,
+        divergences TEXT NOT NULL,
+        reported TEXT NOT NULL,
+        PRIMARY KEY (reconciliation_key, item_index)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

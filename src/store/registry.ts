@@ -1,5 +1,52 @@
-// Registry storage: participants.
+// Registry storage: participants, registered batches and their documents, reconciliations and their
+// per-item results. Structured parts (document fields, warnings, divergences) are JSON text: the
+// sandbox reads them back whole and never queries inside them.
 import type { Db } from './db.js';
+
+export interface BatchRow {
+  batchKey: string;
+  participantId: string;
+  registeredAt: string;
+  registrationDate: string;
+  documentCount: number;
+  warnings: string;
+}
+
+export interface DocumentRow {
+  registryKey: string;
+  batchKey: string;
+  itemIndex: number;
+  participantId: string;
+  registeredAt: string;
+  registrationDate: string;
+  fields: string;
+}
+
+export interface ReconciliationRow {
+  reconciliationKey: string;
+  participantId: string;
+  reconciledAt: string;
+  itemCount: number;
+  matched: number;
+  diverging: number;
+  unknown: number;
+  warnings: string;
+}
+
+export interface ReconciliationItemRow {
+  reconciliationKey: string;
+  itemIndex: number;
+  registryKey: string | null;
+  result: 'matched' | 'diverging' | 'unknown';
+  message: string;
+  divergences: string;
+  reported: string;
+}
+
+export interface ParticipantActivity {
+  documentCount: number;
+  firstRegistrationAt: string | null;
+}
 
 export class RegistryStore {
   private readonly s;
@@ -13,6 +60,72 @@ export class RegistryStore {
       participantByToken: db
         .prepare('SELECT participant_id FROM rg_participants WHERE access_token = ?')
         .pluck(),
+
+      insertBatch: db.prepare(
+        `INSERT INTO rg_batches (batch_key, participant_id, registered_at, registration_date, document_count, warnings)
+         VALUES (@batchKey, @participantId, @registeredAt, @registrationDate, @documentCount, @warnings)`,
+      ),
+      insertDocument: db.prepare(
+        `INSERT INTO rg_documents (registry_key, batch_key, item_index, participant_id, registered_at, registration_date, fields)
+         VALUES (@registryKey, @batchKey, @itemIndex, @participantId, @registeredAt, @registrationDate, @fields)`,
+      ),
+      batch: db.prepare(
+        `SELECT batch_key AS batchKey, participant_id AS participantId, registered_at AS registeredAt,
+                registration_date AS registrationDate, document_count AS documentCount, warnings
+         FROM rg_batches WHERE batch_key = ?`,
+      ),
+      batchDocuments: db.prepare(
+        `SELECT registry_key AS registryKey, batch_key AS batchKey, item_index AS itemIndex,
+                participant_id AS participantId, registered_at AS registeredAt,
+                registration_date AS registrationDate, fields
+         FROM rg_documents WHERE batch_key = ? ORDER BY item_index`,
+      ),
+      participantDocument: db.prepare(
+        `SELECT registry_key AS registryKey, batch_key AS batchKey, item_index AS itemIndex,
+                participant_id AS participantId, registered_at AS registeredAt,
+                registration_date AS registrationDate, fields
+         FROM rg_documents WHERE registry_key = ? AND participant_id = ?`,
+      ),
+      participantBatches: db.prepare(
+        `SELECT batch_key AS batchKey, participant_id AS participantId, registered_at AS registeredAt,
+                registration_date AS registrationDate, document_count AS documentCount, warnings
+         FROM rg_batches WHERE participant_id = ? ORDER BY registered_at, rowid`,
+      ),
+      activity: db.prepare(
+        `SELECT count(*) AS documentCount, min(registered_at) AS firstRegistrationAt
+         FROM rg_documents WHERE participant_id = ?`,
+      ),
+
+      insertReconciliation: db.prepare(
+        `INSERT INTO rg_reconciliations
+           (reconciliation_key, participant_id, reconciled_at, item_count, matched, diverging, unknown, warnings)
+         VALUES (@reconciliationKey, @participantId, @reconciledAt, @itemCount, @matched, @diverging, @unknown, @warnings)`,
+      ),
+      insertReconciliationItem: db.prepare(
+        `INSERT INTO rg_reconciliation_items
+           (reconciliation_key, item_index, registry_key, result, message, divergences, reported)
+         VALUES (@reconciliationKey, @itemIndex, @registryKey, @result, @message, @divergences, @reported)`,
+      ),
+      reconciliation: db.prepare(
+        `SELECT reconciliation_key AS reconciliationKey, participant_id AS participantId,
+                reconciled_at AS reconciledAt, item_count AS itemCount, matched, diverging, unknown, warnings
+         FROM rg_reconciliations WHERE reconciliation_key = ?`,
+      ),
+      reconciliationItems: db.prepare(
+        `SELECT reconciliation_key AS reconciliationKey, item_index AS itemIndex, registry_key AS registryKey,
+                result, message, divergences, reported
+         FROM rg_reconciliation_items WHERE reconciliation_key = ? ORDER BY item_index`,
+      ),
+      participantReconciliations: db.prepare(
+        `SELECT reconciliation_key AS reconciliationKey, participant_id AS participantId,
+                reconciled_at AS reconciledAt, item_count AS itemCount, matched, diverging, unknown, warnings
+         FROM rg_reconciliations WHERE participant_id = ? ORDER BY reconciled_at, rowid`,
+      ),
+      lastReconciliation: db.prepare(
+        `SELECT reconciliation_key AS reconciliationKey, participant_id AS participantId,
+                reconciled_at AS reconciledAt, item_count AS itemCount, matched, diverging, unknown, warnings
+         FROM rg_reconciliations WHERE participant_id = ? ORDER BY reconciled_at DESC, rowid DESC LIMIT 1`,
+      ),
     };
   }
 
@@ -26,5 +139,53 @@ export class RegistryStore {
 
   participantByToken(accessToken: string): string | undefined {
     return this.s.participantByToken.get(accessToken) as string | undefined;
+  }
+
+  /** A batch and its documents; the caller wraps it in a transaction with anything else it writes. */
+  insertBatch(batch: BatchRow, documents: readonly DocumentRow[]): void {
+    this.s.insertBatch.run(batch);
+    for (const d of documents) this.s.insertDocument.run(d);
+  }
+
+  batch(batchKey: string): BatchRow | undefined {
+    return this.s.batch.get(batchKey) as BatchRow | undefined;
+  }
+
+  batchDocuments(batchKey: string): DocumentRow[] {
+    return this.s.batchDocuments.all(batchKey) as DocumentRow[];
+  }
+
+  /** A registration of this participant; another participant's key is as unknown as a wrong one. */
+  participantDocument(registryKey: string, participantId: string): DocumentRow | undefined {
+    return this.s.participantDocument.get(registryKey, participantId) as DocumentRow | undefined;
+  }
+
+  participantBatches(participantId: string): BatchRow[] {
+    return this.s.participantBatches.all(participantId) as BatchRow[];
+  }
+
+  activity(participantId: string): ParticipantActivity {
+    return this.s.activity.get(participantId) as ParticipantActivity;
+  }
+
+  insertReconciliation(reconciliation: ReconciliationRow, items: readonly ReconciliationItemRow[]): void {
+    this.s.insertReconciliation.run(reconciliation);
+    for (const item of items) this.s.insertReconciliationItem.run(item);
+  }
+
+  reconciliation(reconciliationKey: string): ReconciliationRow | undefined {
+    return this.s.reconciliation.get(reconciliationKey) as ReconciliationRow | undefined;
+  }
+
+  reconciliationItems(reconciliationKey: string): ReconciliationItemRow[] {
+    return this.s.reconciliationItems.all(reconciliationKey) as ReconciliationItemRow[];
+  }
+
+  participantReconciliations(participantId: string): ReconciliationRow[] {
+    return this.s.participantReconciliations.all(participantId) as ReconciliationRow[];
+  }
+
+  lastReconciliation(participantId: string): ReconciliationRow | undefined {
+    return this.s.lastReconciliation.get(participantId) as ReconciliationRow | undefined;
   }
 }

@@ -1,0 +1,62 @@
+// Domain checks on a registry document. The specification does not say the real registry applies
+// them, so they are warnings unless strict mode is on (assumption registry-domain-warnings).
+import { checkIbgeCode } from '../domain/ibge.js';
+import { checkNfeKey } from '../domain/nfe-key.js';
+import { checkTaxId } from '../domain/tax-id.js';
+import { type ErrorDetail, pointer } from '../http/errors.js';
+import type { RegistryDocument, Warning } from './schemas.js';
+
+const TAX_ID_FIELDS = ['cpfCnpjTitular', 'cpfCnpjSacador', 'cpfCnpjSacado'] as const;
+
+/** Every domain problem of the item at `index` of `registros`, each with its pointer and rule. */
+export function checkDocument(doc: RegistryDocument, index: number): Warning[] {
+  const warnings: Warning[] = [];
+  const at = (...segments: Array<string | number>) => pointer('registros', index, ...segments);
+
+  for (const field of TAX_ID_FIELDS) {
+    const value = doc[field];
+    if (value === undefined) continue;
+    const r = checkTaxId(value);
+    if (!r.ok) warnings.push({ path: at(field), rule: 'tax-id', message: r.reason });
+  }
+  doc.garantia?.avalistas?.forEach((avalista, j) => {
+    if (avalista.cpfCnpjAvalista === undefined) return;
+    const r = checkTaxId(avalista.cpfCnpjAvalista);
+    if (!r.ok) {
+      warnings.push({
+        path: at('garantia', 'avalistas', j, 'cpfCnpjAvalista'),
+        rule: 'tax-id',
+        message: r.reason,
+      });
+    }
+  });
+  if (doc.chaveNFe !== undefined) {
+    const r = checkNfeKey(doc.chaveNFe);
+    if (!r.ok) warnings.push({ path: at('chaveNFe'), rule: 'nfe-key', message: r.reason });
+  }
+  if (doc.codigoIBGEPracaPagamento !== undefined) {
+    const r = checkIbgeCode(doc.codigoIBGEPracaPagamento);
+    if (!r.ok) warnings.push({ path: at('codigoIBGEPracaPagamento'), rule: 'ibge-code', message: r.reason });
+  }
+  // Both are validated YYYY-MM-DD, so text order is date order.
+  if (
+    doc.dataEmissao !== undefined &&
+    doc.dataVencimento !== undefined &&
+    doc.dataVencimento < doc.dataEmissao
+  ) {
+    warnings.push({
+      path: at('dataVencimento'),
+      rule: 'due-date',
+      message: `the due date ${doc.dataVencimento} is before the issue date ${doc.dataEmissao} (dataEmissao)`,
+    });
+  }
+  return warnings;
+}
+
+/** Warnings as the details of a strict-mode 400: same pointer, the rule named in the message. */
+export function strictDetails(warnings: readonly Warning[]): ErrorDetail[] {
+  return warnings.map((w) => ({
+    path: w.path,
+    message: `${w.message} (domain check ${w.rule}; refused because strict mode is on)`,
+  }));
+}
