@@ -34,7 +34,8 @@ function badFile(message: string): SandboxError {
 export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
   setupInterface(app, INTERFACES.receivables);
   const store = app.store.receivables;
-  app.work.register(RUNNER, importRunner(app));
+  const imports = importRunner(app);
+  app.work.register(RUNNER, imports.runner);
 
   app.post(
     '/import-cnab',
@@ -93,6 +94,7 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
         file: decoded.bytes,
         lineCount: scan.lines.count,
       });
+      imports.handOff(importId, decoded.bytes);
       app.work.kick(RUNNER);
       request.log.info({ importId, lines: scan.lines.count }, 'CNAB import stored, pending');
       // No body at all (not "null"): the typed reply only knows the schema's null, so widen it.

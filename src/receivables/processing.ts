@@ -22,15 +22,29 @@ interface Job {
   strict: boolean;
 }
 
-export function importRunner(app: FastifyInstance): Runner {
+/**
+ * The runner, and the hand-off through which the route passes the bytes it just stored, so that the
+ * runner does not read a file of tens of megabytes back from the database (after a restart it does).
+ */
+export function importRunner(app: FastifyInstance): {
+  runner: Runner;
+  handOff: (importId: string, file: Buffer) => void;
+} {
   const store = app.store.receivables;
+  const handed = new Map<string, Buffer>();
   let job: Job | null = null;
 
   /** Takes the oldest pending import; one whose bytes cannot be read is rejected on the spot. */
   const start = (): Job | null => {
     for (;;) {
-      const pending = store.nextPending();
-      if (!pending) return null;
+      const importId = store.nextPending();
+      if (importId === undefined) {
+        handed.clear(); // bytes of imports wiped by a reset before they started
+        return null;
+      }
+      const file = handed.get(importId) ?? store.file(importId) ?? Buffer.alloc(0);
+      handed.delete(importId);
+      const pending = { importId, file };
       const strict = app.settings.strict;
       const opened = CnabFile.open(pending.file);
       if (opened.ok) {
@@ -67,10 +81,17 @@ export function importRunner(app: FastifyInstance): Runner {
     }
   };
 
-  return () => {
+  const handOff = (importId: string, file: Buffer) => {
+    handed.set(importId, file);
+  };
+
+  const runner: Runner = () => {
     if (job && store.status(job.importId) !== 'pending') job = null; // wiped by a reset meanwhile
-    job ??= start();
-    if (!job) return 0;
+    if (!job) {
+      // Opening a file (reading its bytes, finding its lines) is one stretch; its records come in later turns.
+      job = start();
+      return job ? 1 : 0;
+    }
     const current = job;
     const from = current.next;
     const to = Math.min(from + SLICE_LINES, current.lineCount);
@@ -95,4 +116,5 @@ export function importRunner(app: FastifyInstance): Runner {
     }
     return Math.max(1, to - from);
   };
+  return { runner, handOff };
 }

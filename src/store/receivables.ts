@@ -65,9 +65,9 @@ export class ReceivablesStore {
          VALUES (@importId, @fundCnpj, @fileName, @additiveNumber, @receivedAt, 'pending', @file,
            @byteLength, @lineCount)`,
       ),
-      nextPending: db.prepare(
-        `SELECT import_id AS importId, file FROM rc_imports WHERE status = 'pending' ORDER BY rowid LIMIT 1`,
-      ),
+      nextPending: db
+        .prepare(`SELECT import_id FROM rc_imports WHERE status = 'pending' ORDER BY rowid LIMIT 1`)
+        .pluck(),
       status: db.prepare('SELECT status FROM rc_imports WHERE import_id = ?').pluck(),
       file: db.prepare('SELECT file FROM rc_imports WHERE import_id = ?').pluck(),
       clearDiagnostics: db.prepare('DELETE FROM rc_diagnostics WHERE import_id = ?'),
@@ -107,9 +107,9 @@ export class ReceivablesStore {
     this.s.insertImport.run({ ...i, byteLength: i.file.length });
   }
 
-  /** The oldest import still waiting for processing, with its file. */
-  nextPending(): { importId: string; file: Buffer } | undefined {
-    return this.s.nextPending.get() as { importId: string; file: Buffer } | undefined;
+  /** The id of the oldest import still waiting for processing. */
+  nextPending(): string | undefined {
+    return this.s.nextPending.get() as string | undefined;
   }
 
   status(importId: string): ImportStatus | undefined {
