@@ -175,6 +175,24 @@ describe('POST /v1/import-cnab: ValidationError names the field', () => {
     }
   });
 
+  it('refuses an empty fileName', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const error = envelope(await post(app, body({ fileName: '' })));
+    expect(error).toMatchObject({ code: 'ValidationError', target: 'fileName' });
+  });
+
+  it('reads a field sent twice as its last occurrence (rc-duplicate-keys: not detected)', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const json = JSON.stringify(body()).replace('{', '{"token":"wrong-first",');
+    const res = await app.inject({
+      method: 'POST',
+      url: URL,
+      headers: { 'content-type': 'application/json' },
+      payload: json,
+    });
+    expect(res.statusCode).toBe(200);
+  });
+
   it('refuses an unknown field, naming it', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
     const error = envelope(await post(app, body({ fundCNPJ: '11222333000181' })));
