@@ -52,3 +52,23 @@ function characterProblem(key: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Fast path for fixed-width files: true when text[start, start + 44) is an access key that
+ * checkNfeKey accepts. One charCode loop, no allocation; call checkNfeKey for the reason.
+ */
+export function isValidNfeKeyAt(text: string, start: number): boolean {
+  if (text.length < start + KEY_LENGTH) return false;
+  let sum = 0;
+  let weight = 2;
+  for (let i = KEY_LENGTH - 2; i >= 0; i--) {
+    const c = text.charCodeAt(start + i);
+    const digit = c >= 48 && c <= 57;
+    const issuerLetter = c >= 65 && c <= 90 && i >= ISSUER_START && i < ISSUER_END;
+    if (!digit && !issuerLetter) return false;
+    sum += (c - 48) * weight;
+    weight = weight === 9 ? 2 : weight + 1;
+  }
+  const r = sum % 11;
+  return text.charCodeAt(start + KEY_LENGTH - 1) - 48 === (r < 2 ? 0 : 11 - r);
+}

@@ -1,6 +1,184 @@
 // Inspection of the receivables interface's state, mounted under /_sandbox/receivables (admin-token rule applies).
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+// Funds (never their tokens), a fund's imports, and one import with its counts, titles and diagnostics.
+import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import { centsToNumber } from '../domain/money.js';
+import { checkTaxId } from '../domain/tax-id.js';
+import { SandboxError } from '../http/errors.js';
+import { StandardError } from '../http/schema.js';
+import type { ImportRow } from '../store/receivables.js';
+import { CnabFile } from './cnab.js';
 
-export const receivablesInspection: FastifyPluginAsyncTypebox = async (_app) => {
-  // Inspection routes land with the receivables issue.
+const TAGS = ['sandbox control plane'];
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
+const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
+
+const ImportSummary = Type.Object({
+  importId: Type.String({ description: 'the Sandbox-Import-Id header of the 200' }),
+  fundCnpj: Type.String(),
+  fileName: Type.String(),
+  additiveNumber: Type.Number(),
+  receivedAt: Type.String(),
+  status: Type.String({ enum: ['pending', 'processed', 'rejected'] }),
+  processedAt: Nullable(Type.String()),
+  strict: Type.Union([Type.Boolean(), Type.Null()], { description: 'strict mode when processed' }),
+  byteLength: Type.Integer(),
+  lineCount: Type.Integer(),
+  layout: Nullable(Type.String({ enum: ['cnab400', 'cnab444-fidc', 'cnab444-400+44'] })),
+  fileDate: Nullable(Type.String()),
+  titleCount: NullableInt,
+  otherRecordCount: NullableInt,
+  totalFaceValue: NullableNumber,
+  totalFaceValueCents: NullableInt,
+  errorCount: NullableInt,
+  warningCount: NullableInt,
+});
+
+const Title = Type.Object({
+  line: Type.Integer(),
+  recordType: Type.String(),
+  titleId: Type.String(),
+  occurrence: Type.String(),
+  documentNumber: Type.String(),
+  dueDate: Nullable(Type.String()),
+  faceValue: Type.Number(),
+  faceValueCents: Type.Integer(),
+  kind: Type.String(),
+  issueDate: Nullable(Type.String()),
+  draweeType: Nullable(Type.String({ enum: ['cpf', 'cnpj'] })),
+  draweeTaxId: Type.String(),
+  draweeName: Type.String(),
+  nfeKey: Nullable(Type.String()),
+});
+
+const Diagnostic = Type.Object({
+  line: NullableInt,
+  columns: Nullable(Type.String()),
+  rule: Type.String(),
+  severity: Type.String({ enum: ['error', 'warning'] }),
+  message: Type.String(),
+});
+
+const ImportDetail = Type.Object({
+  ...ImportSummary.properties,
+  titles: Type.Array(Title, {
+    description: 'a page of the titles read, by line (titlesOffset, titlesLimit)',
+  }),
+  diagnostics: Type.Array(Diagnostic, { description: 'at most 1000; errorCount and warningCount are exact' }),
+});
+
+function summary(row: ImportRow) {
+  return {
+    importId: row.importId,
+    fundCnpj: row.fundCnpj,
+    fileName: row.fileName,
+    additiveNumber: row.additiveNumber,
+    receivedAt: row.receivedAt,
+    status: row.status,
+    processedAt: row.processedAt,
+    strict: row.strict === null ? null : row.strict === 1,
+    byteLength: row.byteLength,
+    lineCount: row.lineCount,
+    layout: row.layout,
+    fileDate: row.fileDate,
+    titleCount: row.titleCount,
+    otherRecordCount: row.otherRecordCount,
+    totalFaceValue: row.totalFaceValueCents === null ? null : centsToNumber(row.totalFaceValueCents),
+    totalFaceValueCents: row.totalFaceValueCents,
+    errorCount: row.errorCount,
+    warningCount: row.warningCount,
+  };
+}
+
+export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
+  const store = app.store.receivables;
+  // The last file opened, with its title lines: paging through a 100 000-title import reads it once.
+  let cached: { importId: string; file: CnabFile; titles: number[] } | undefined;
+
+  const titlesOf = (importId: string, offset: number, limit: number) => {
+    if (cached?.importId !== importId) {
+      const bytes = store.file(importId);
+      const opened = bytes ? CnabFile.open(bytes) : undefined;
+      if (!opened?.ok) return [];
+      cached = { importId, file: opened.file, titles: opened.file.titleIndexes() };
+    }
+    const { file, titles } = cached;
+    return titles.slice(offset, offset + limit).map((i) => {
+      const t = file.title(i);
+      return { ...t, faceValue: centsToNumber(t.faceValueCents) };
+    });
+  };
+
+  app.get(
+    '/funds',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Receivables funds (tokens are never shown)',
+        response: {
+          200: Type.Object({
+            funds: Type.Array(
+              Type.Object({ fundCnpj: Type.String(), hasToken: Type.Boolean(), imports: Type.Integer() }),
+            ),
+          }),
+        },
+      },
+    },
+    async () => ({
+      funds: store
+        .funds()
+        .map((f) => ({ fundCnpj: f.fundCnpj, hasToken: f.hasToken === 1, imports: f.imports })),
+    }),
+  );
+
+  app.get(
+    '/funds/:fundCnpj/imports',
+    {
+      schema: {
+        tags: TAGS,
+        summary: "A fund's CNAB imports, oldest first",
+        params: Type.Object({
+          fundCnpj: Type.String({ description: 'with or without punctuation (URL-encode "/")' }),
+        }),
+        response: {
+          200: Type.Object({ fundCnpj: Type.String(), imports: Type.Array(ImportSummary) }),
+          404: StandardError,
+        },
+      },
+    },
+    async (request) => {
+      const id = checkTaxId(request.params.fundCnpj, { kinds: ['cnpj'] });
+      const fund = id.ok ? store.fund(id.value) : undefined;
+      if (!id.ok || !fund)
+        throw new SandboxError(404, `no receivables fund with CNPJ ${request.params.fundCnpj}`);
+      return { fundCnpj: fund.fundCnpj, imports: store.importsOfFund(fund.fundCnpj).map(summary) };
+    },
+  );
+
+  app.get(
+    '/imports/:importId',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'One CNAB import: status, counts, a page of its titles, its diagnostics',
+        params: Type.Object({ importId: Type.String() }),
+        querystring: Type.Object({
+          titlesOffset: Type.Integer({ minimum: 0, default: 0 }),
+          titlesLimit: Type.Integer({ minimum: 0, maximum: 1000, default: 100 }),
+        }),
+        response: { 200: ImportDetail, 404: StandardError },
+      },
+    },
+    async (request) => {
+      const row = store.import(request.params.importId);
+      if (!row) throw new SandboxError(404, `no CNAB import with id ${request.params.importId}`);
+      const { titlesOffset, titlesLimit } = request.query;
+      return {
+        ...summary(row),
+        // Titles are read again from the stored bytes (the same code that checked them).
+        titles: titlesOf(row.importId, titlesOffset, titlesLimit),
+        diagnostics: store.diagnostics(row.importId),
+      };
+    },
+  );
 };

@@ -148,6 +148,42 @@ export const migrations: Migration[] = [
         divergences TEXT NOT NULL,
         reported TEXT NOT NULL,
         PRIMARY KEY (reconciliation_key, item_index)
+    `,
+  },
+  {
+    name: 'receivables: CNAB imports (file bytes, outcome) and their line-level diagnostics',
+    sql: `
+      CREATE TABLE rc_imports (
+        import_id TEXT PRIMARY KEY,
+        fund_cnpj TEXT NOT NULL REFERENCES rc_funds (fund_cnpj) ON DELETE CASCADE,
+        file_name TEXT NOT NULL,
+        additive_number REAL NOT NULL,
+        received_at TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'processed', 'rejected')),
+        file BLOB NOT NULL,
+        byte_length INTEGER NOT NULL,
+        line_count INTEGER NOT NULL,
+        processed_at TEXT,
+        strict INTEGER,
+        layout TEXT,
+        file_date TEXT,
+        title_count INTEGER,
+        other_record_count INTEGER,
+        total_face_value_cents INTEGER,
+        error_count INTEGER,
+        warning_count INTEGER
+      );
+      CREATE INDEX rc_imports_by_fund ON rc_imports (fund_cnpj);
+      CREATE INDEX rc_imports_pending ON rc_imports (status) WHERE status = 'pending';
+      CREATE TABLE rc_diagnostics (
+        import_id TEXT NOT NULL REFERENCES rc_imports (import_id) ON DELETE CASCADE,
+        ordinal INTEGER NOT NULL,
+        line INTEGER,
+        columns TEXT,
+        rule TEXT NOT NULL,
+        severity TEXT NOT NULL,
+        message TEXT NOT NULL,
+        PRIMARY KEY (import_id, ordinal)
       ) WITHOUT ROWID;
     `,
   },

@@ -1,0 +1,120 @@
+// Asynchronous processing of CNAB imports, off the request path (app.work runner "receivables").
+// One import at a time, in slices of SLICE_LINES records: each slice is checked and its diagnostics
+// written in one transaction, then the runner yields so requests keep flowing. The job's state lives
+// in memory; after a restart an import still pending is processed again from its first line (its
+// partial diagnostics are deleted first), so the outcome never depends on where a run stopped.
+import type { FastifyInstance } from 'fastify';
+import type { Runner } from '../sandbox/work.js';
+import { CnabFile, CnabReader } from './cnab.js';
+
+export const RUNNER = 'receivables';
+/** Records per slice: a few milliseconds of work. */
+export const SLICE_LINES = 20_000;
+/** Diagnostics kept per import; the error and warning counts stay exact. */
+export const MAX_DIAGNOSTICS = 1000;
+
+interface Job {
+  importId: string;
+  reader: CnabReader;
+  lineCount: number;
+  next: number;
+  ordinal: number;
+  strict: boolean;
+}
+
+/**
+ * The runner, and the hand-off through which the route passes the bytes it just stored, so that the
+ * runner does not read a file of tens of megabytes back from the database (after a restart it does).
+ */
+export function importRunner(app: FastifyInstance): {
+  runner: Runner;
+  handOff: (importId: string, file: Buffer) => void;
+} {
+  const store = app.store.receivables;
+  const handed = new Map<string, Buffer>();
+  let job: Job | null = null;
+
+  /** Takes the oldest pending import; one whose bytes cannot be read is rejected on the spot. */
+  const start = (): Job | null => {
+    for (;;) {
+      const importId = store.nextPending();
+      if (importId === undefined) {
+        handed.clear(); // bytes of imports wiped by a reset before they started
+        return null;
+      }
+      const file = handed.get(importId) ?? store.file(importId) ?? Buffer.alloc(0);
+      handed.delete(importId);
+      const pending = { importId, file };
+      const strict = app.settings.strict;
+      const opened = CnabFile.open(pending.file);
+      if (opened.ok) {
+        store.clearDiagnostics(pending.importId);
+        const reader = new CnabReader(opened.file, { strict, maxDiagnostics: MAX_DIAGNOSTICS });
+        const lineCount = opened.file.lines.count;
+        return { importId: pending.importId, reader, lineCount, next: 0, ordinal: 0, strict };
+      }
+      // Unreachable for files the route accepted; kept so a damaged database cannot stall the runner.
+      app.store.transaction(() => {
+        store.clearDiagnostics(pending.importId);
+        const diagnostic = {
+          line: null,
+          columns: null,
+          rule: 'file',
+          severity: 'error' as const,
+          message: opened.reason,
+        };
+        store.addDiagnostics(pending.importId, [diagnostic], 0);
+        store.finish(pending.importId, {
+          status: 'rejected',
+          processedAt: app.clock.now().toISOString(),
+          strict,
+          layout: 'cnab400',
+          lineCount: 0,
+          fileDate: null,
+          titleCount: 0,
+          otherRecordCount: 0,
+          totalFaceValueCents: 0,
+          errorCount: 1,
+          warningCount: 0,
+        });
+      });
+    }
+  };
+
+  const handOff = (importId: string, file: Buffer) => {
+    handed.set(importId, file);
+  };
+
+  const runner: Runner = () => {
+    if (job && store.status(job.importId) !== 'pending') job = null; // wiped by a reset meanwhile
+    if (!job) {
+      // Opening a file (reading its bytes, finding its lines) is one stretch; its records come in later turns.
+      job = start();
+      return job ? 1 : 0;
+    }
+    const current = job;
+    const from = current.next;
+    const to = Math.min(from + SLICE_LINES, current.lineCount);
+    const diagnostics = current.reader.read(from, to);
+    app.store.transaction(() => {
+      store.addDiagnostics(current.importId, diagnostics, current.ordinal);
+      if (current.reader.done) {
+        const summary = current.reader.summary();
+        store.finish(current.importId, {
+          ...summary,
+          status: summary.errorCount === 0 ? 'processed' : 'rejected',
+          processedAt: app.clock.now().toISOString(),
+          strict: current.strict,
+        });
+      }
+    });
+    current.ordinal += diagnostics.length;
+    current.next = to;
+    if (current.reader.done) {
+      app.log.info({ importId: current.importId, ...current.reader.summary() }, 'CNAB import processed');
+      job = null;
+    }
+    return Math.max(1, to - from);
+  };
+  return { runner, handOff };
+}

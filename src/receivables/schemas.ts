@@ -1,0 +1,35 @@
+// Wire format of the receivables interface, as the specification's submission table.
+import { type Static, Type } from '@fastify/type-provider-typebox';
+import { assumptionLookup } from '../http/assumptions.js';
+import { Strict } from '../http/schema.js';
+import { assumptions } from './assumptions.js';
+
+const a = assumptionLookup(assumptions);
+
+export const ImportCnabBody = Strict(
+  {
+    token: Type.String({ maxLength: 64, description: 'token generated in the management system' }),
+    fundCnpj: Type.String({
+      maxLength: 18,
+      description: 'fund tax id, with or without punctuation; alphanumeric CNPJ accepted',
+    }),
+    operationFile: Type.String({
+      description: 'file in CNAB400 or CNAB444 layout, per the layout of the custodian bank, as base64 text',
+      'x-sandbox-assumption': a('rc-file-base64', 'rc-layouts'),
+    }),
+    fileName: Type.String({
+      minLength: 1,
+      maxLength: 150,
+      description: 'name of the operation file',
+      'x-sandbox-assumption': a('rc-validation-error'),
+    }),
+    additiveNumber: Type.Number({ description: "identifier of the operation in the client's own system" }),
+  },
+  { 'x-sandbox-assumption': a('rc-duplicate-keys') },
+);
+export type ImportCnabBody = Static<typeof ImportCnabBody>;
+
+export const NoBody = Type.Null({
+  description: 'success, no body; processing is asynchronous',
+  'x-sandbox-assumption': a('rc-import-id-header', 'rc-no-webhook'),
+});

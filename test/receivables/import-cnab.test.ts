@@ -1,0 +1,437 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
+import { bigCnab444, cnabBytes, type TitleSpec } from './cnab-files.js';
+
+const URL = '/v1/import-cnab';
+
+function body(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    token: 'rc-token-1',
+    fundCnpj: '11222333000181',
+    operationFile: cnabBytes('cnab444-fidc', [{}]).toString('base64'),
+    fileName: 'remessa-001.rem',
+    additiveNumber: 1,
+    ...overrides,
+  };
+}
+
+function without(field: string): Record<string, unknown> {
+  const b = body();
+  delete b[field];
+  return b;
+}
+
+async function post(app: FastifyInstance, payload: Record<string, unknown>) {
+  return app.inject({ method: 'POST', url: URL, payload });
+}
+
+interface Envelope {
+  error: { code: string; message: string; target: string | null };
+}
+
+/** The body of a 400, checked to be exactly the documented envelope. */
+function envelope(res: { statusCode: number; body: string }): Envelope['error'] {
+  expect(res.statusCode).toBe(400);
+  const parsed = JSON.parse(res.body) as Envelope;
+  expect(Object.keys(parsed)).toEqual(['error']);
+  expect(Object.keys(parsed.error)).toEqual(['code', 'message', 'target']);
+  return parsed.error;
+}
+
+async function importOf(app: FastifyInstance, id: string, query = '') {
+  const res = await app.inject({ url: `/_sandbox/receivables/imports/${id}${query}` });
+  expect(res.statusCode).toBe(200);
+  return res.json();
+}
+
+async function submitAndProcess(app: FastifyInstance, bytes: Buffer) {
+  const res = await post(app, body({ operationFile: bytes.toString('base64') }));
+  expect(res.statusCode).toBe(200);
+  await app.work.drain();
+  return importOf(app, String(res.headers['sandbox-import-id']));
+}
+
+describe('POST /v1/import-cnab: accepted submissions', () => {
+  it('answers 200 with an empty body for a valid CNAB 400 and a valid CNAB 444 file', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    for (const layout of ['cnab400', 'cnab444-fidc', 'cnab444-400+44'] as const) {
+      const res = await post(app, body({ operationFile: cnabBytes(layout, [{}]).toString('base64') }));
+      expect(res.statusCode, layout).toBe(200);
+      expect(res.body).toBe('');
+      expect(res.headers['content-type']).toBeUndefined();
+    }
+  });
+
+  it('accepts fundCnpj with and without punctuation, and stores the import under the bare CNPJ', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    for (const fundCnpj of ['11.222.333/0001-81', '11222333000181']) {
+      expect((await post(app, body({ fundCnpj }))).statusCode).toBe(200);
+    }
+    const list = await app.inject({ url: '/_sandbox/receivables/funds/11222333000181/imports' });
+    expect(list.json().imports.map((i: { fundCnpj: string }) => i.fundCnpj)).toEqual([
+      '11222333000181',
+      '11222333000181',
+    ]);
+  });
+
+  it('accepts an alphanumeric fund CNPJ', async () => {
+    const app = await testApp({
+      fixtures: { receivables: { funds: [{ fundCnpj: '12.ABC.345/01DE-35', token: 'alpha-token' }] } },
+    });
+    const res = await post(app, body({ token: 'alpha-token', fundCnpj: '12.abc.345/01de-35' }));
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('answers before processing: the import is pending until the runner has run', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const res = await post(app, body());
+    const id = String(res.headers['sandbox-import-id']);
+    expect(app.store.receivables.import(id)?.status).toBe('pending');
+    await app.work.drain();
+    expect(app.store.receivables.import(id)?.status).toBe('processed');
+  });
+
+  it('stores the file bytes as sent', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const bytes = cnabBytes('cnab400', [{}], { tail: '\x1a' });
+    const res = await post(app, body({ operationFile: bytes.toString('base64') }));
+    expect(app.store.receivables.file(String(res.headers['sandbox-import-id']))).toEqual(bytes);
+  });
+
+  it('answers with no body over real HTTP too', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const res = await fetch(`${address}${URL}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body()),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe('0');
+    expect(await res.text()).toBe('');
+  });
+});
+
+describe('POST /v1/import-cnab: InvalidToken', () => {
+  it('refuses a fund with token null, a wrong token and an unknown fund', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const cases = [
+      { token: 'anything', fundCnpj: '11444777000161', says: 'has no token' },
+      { token: 'rc-token-2', fundCnpj: '11222333000181', says: 'is not the token' },
+      { token: 'rc-token-1', fundCnpj: '12ABC34501DE35', says: 'no fund with CNPJ' },
+    ];
+    for (const c of cases) {
+      const error = envelope(await post(app, body({ token: c.token, fundCnpj: c.fundCnpj })));
+      expect(error.code).toBe('InvalidToken');
+      expect(error.target).toBe('token');
+      expect(error.message).toContain(c.says);
+      expect(error.message).not.toContain(c.token);
+    }
+    expect(app.store.receivables.importsOfFund('11222333000181')).toEqual([]);
+  });
+});
+
+describe('POST /v1/import-cnab: ValidationError names the field', () => {
+  it('refuses each over-long field', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const cases: Array<[string, unknown]> = [
+      ['token', 'x'.repeat(65)],
+      ['fundCnpj', '11.222.333/0001-811'],
+      ['fileName', 'f'.repeat(151)],
+    ];
+    for (const [field, value] of cases) {
+      const error = envelope(await post(app, body({ [field]: value })));
+      expect(error).toMatchObject({ code: 'ValidationError', target: field });
+    }
+    // The limits themselves are accepted.
+    expect((await post(app, body({ fileName: 'f'.repeat(150) }))).statusCode).toBe(200);
+  });
+
+  it('refuses each missing field', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    for (const field of ['token', 'fundCnpj', 'operationFile', 'fileName', 'additiveNumber']) {
+      const error = envelope(await post(app, without(field)));
+      expect(error, field).toMatchObject({ code: 'ValidationError', target: field });
+      expect(error.message).toContain('is required');
+    }
+  });
+
+  it('refuses each wrong type, without coercion', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const cases: Array<[string, unknown]> = [
+      ['token', 123],
+      ['fundCnpj', 11222333000181],
+      ['operationFile', ['AAAA']],
+      ['fileName', null],
+      ['additiveNumber', '1'],
+    ];
+    for (const [field, value] of cases) {
+      const error = envelope(await post(app, body({ [field]: value })));
+      expect(error, field).toMatchObject({ code: 'ValidationError', target: field });
+    }
+  });
+
+  it('refuses an empty fileName', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const error = envelope(await post(app, body({ fileName: '' })));
+    expect(error).toMatchObject({ code: 'ValidationError', target: 'fileName' });
+  });
+
+  it('reads a field sent twice as its last occurrence (rc-duplicate-keys: not detected)', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const json = JSON.stringify(body()).replace('{', '{"token":"wrong-first",');
+    const res = await app.inject({
+      method: 'POST',
+      url: URL,
+      headers: { 'content-type': 'application/json' },
+      payload: json,
+    });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('refuses an unknown field, naming it', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const error = envelope(await post(app, body({ fundCNPJ: '11222333000181' })));
+    expect(error).toMatchObject({ code: 'ValidationError', target: 'fundCNPJ' });
+  });
+
+  it('refuses a fundCnpj that is not a valid CNPJ', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const error = envelope(await post(app, body({ fundCnpj: '11.222.333/0001-82' })));
+    expect(error).toMatchObject({ code: 'ValidationError', target: 'fundCnpj' });
+    expect(error.message).toContain('check digits');
+  });
+
+  it('refuses an operationFile that is not base64, is empty, or has a line neither 400 nor 444 bytes', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const short = Buffer.from(`${'0'.repeat(400)}\r\n${'9'.repeat(399)}\r\n`);
+    const cases: Array<[string, string]> = [
+      ['not base64!', 'is not base64'],
+      ['', 'is empty'],
+      [short.toString('base64'), 'line 2 has 399 bytes'],
+      [Buffer.from('\r\n\r\n').toString('base64'), 'no records'],
+    ];
+    for (const [operationFile, says] of cases) {
+      const error = envelope(await post(app, body({ operationFile })));
+      expect(error).toMatchObject({ code: 'ValidationError', target: 'operationFile' });
+      expect(error.message).toContain(says);
+    }
+    expect(app.store.receivables.importsOfFund('11222333000181')).toEqual([]);
+  });
+
+  it('answers malformed JSON, an empty body and a wrong content type in the envelope, target null', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const requests = [
+      { headers: { 'content-type': 'application/json' }, payload: '{"token": ' },
+      { headers: { 'content-type': 'application/json' }, payload: '' },
+      { headers: { 'content-type': 'text/plain' }, payload: JSON.stringify(body()) },
+      { headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'token=x' },
+    ];
+    for (const r of requests) {
+      const error = envelope(await app.inject({ method: 'POST', url: URL, ...r }));
+      expect(error).toMatchObject({ code: 'ValidationError', target: null });
+    }
+  });
+
+  it('checks the body shape before the token, and the token before the file', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const shape = envelope(await post(app, body({ token: 'wrong', fileName: 'f'.repeat(151) })));
+    expect(shape).toMatchObject({ code: 'ValidationError', target: 'fileName' });
+    const cnpj = envelope(await post(app, body({ token: 'wrong', fundCnpj: '1234' })));
+    expect(cnpj).toMatchObject({ code: 'ValidationError', target: 'fundCnpj' });
+    const token = envelope(await post(app, body({ token: 'wrong', operationFile: '!!' })));
+    expect(token).toMatchObject({ code: 'InvalidToken', target: 'token' });
+  });
+
+  it('keeps the token and the file out of the log', async () => {
+    const logs = new LogCapture();
+    const app = await testApp({ fixtures: BASE_FIXTURES, logger: { stream: logs } });
+    const b = body();
+    await post(app, b);
+    await post(app, body({ token: 'secret-wrong-token' }));
+    await app.work.drain();
+    expect(logs.lines.length).toBeGreaterThan(0);
+    expect(logs.text).not.toContain('rc-token-1');
+    expect(logs.text).not.toContain('secret-wrong-token');
+    expect(logs.text).not.toContain(String(b.operationFile).slice(0, 40));
+  });
+});
+
+describe('asynchronous processing', () => {
+  it('processes a valid CNAB 400 file, reading values to the cent and dates', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const titles: TitleSpec[] = [
+      {
+        documentNumber: 'NF-1',
+        due: '310127',
+        valueCents: 247056,
+        draweeCode: '02',
+        draweeId: '11222333000181',
+      },
+      { documentNumber: 'NF-2', due: '290228', valueCents: 1, issue: '010126' },
+    ];
+    const imp = await submitAndProcess(app, cnabBytes('cnab400', titles));
+    expect(imp).toMatchObject({
+      status: 'processed',
+      layout: 'cnab400',
+      lineCount: 4,
+      titleCount: 2,
+      totalFaceValue: 2470.57,
+      totalFaceValueCents: 247057,
+      errorCount: 0,
+      warningCount: 0,
+      strict: false,
+      diagnostics: [],
+    });
+    expect(imp.titles).toEqual([
+      expect.objectContaining({
+        line: 2,
+        documentNumber: 'NF-1',
+        dueDate: '2027-01-31',
+        faceValue: 2470.56,
+        faceValueCents: 247056,
+        draweeType: 'cnpj',
+        draweeTaxId: '11222333000181',
+        nfeKey: null,
+      }),
+      expect.objectContaining({
+        line: 3,
+        documentNumber: 'NF-2',
+        dueDate: '2028-02-29',
+        issueDate: '2026-01-01',
+        faceValue: 0.01,
+        faceValueCents: 1,
+        draweeType: 'cpf',
+        draweeTaxId: '52998224725',
+      }),
+    ]);
+  });
+
+  it('processes a valid CNAB 444 file with LF line ends and a trailing EOF byte, reading the NF-e key', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const imp = await submitAndProcess(app, cnabBytes('cnab444-fidc', [{}, {}], { eol: '\n', tail: '\x1a' }));
+    expect(imp).toMatchObject({ status: 'processed', layout: 'cnab444-fidc', titleCount: 2 });
+    expect(imp.titles[1]).toMatchObject({ line: 3, nfeKey: '35260722333444000181550010001234561123456787' });
+  });
+
+  it('rejects a file with a broken sequence, naming the line and columns', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const imp = await submitAndProcess(
+      app,
+      cnabBytes('cnab444-fidc', [{}, {}], { sequence: { 3: 5, 4: 6 } }),
+    );
+    expect(imp.status).toBe('rejected');
+    expect(imp.diagnostics[0]).toMatchObject({
+      line: 3,
+      columns: '439-444',
+      rule: 'sequence',
+      severity: 'error',
+    });
+    expect(imp.diagnostics[0].message).toContain('expected 000003, found 000005');
+  });
+
+  it('rejects a file whose trailer sequence is not the line count', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const imp = await submitAndProcess(app, cnabBytes('cnab400', [{}], { sequence: { 3: 4 } }));
+    expect(imp.status).toBe('rejected');
+    expect(imp.diagnostics).toEqual([
+      expect.objectContaining({ line: 3, columns: '395-400', rule: 'trailer-count', severity: 'error' }),
+    ]);
+  });
+
+  it('processes a file with a bad drawee check digit with a warning naming the line', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const imp = await submitAndProcess(app, cnabBytes('cnab400', [{}, { draweeId: '52998224724' }]));
+    expect(imp).toMatchObject({ status: 'processed', errorCount: 0, warningCount: 1 });
+    expect(imp.diagnostics).toEqual([
+      expect.objectContaining({ line: 3, columns: '221-234', rule: 'drawee-tax-id', severity: 'warning' }),
+    ]);
+  });
+
+  it('rejects the same file in strict mode', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES, strict: true });
+    const imp = await submitAndProcess(app, cnabBytes('cnab400', [{}, { draweeId: '52998224724' }]));
+    expect(imp).toMatchObject({ status: 'rejected', strict: true, errorCount: 1, warningCount: 0 });
+    expect(imp.diagnostics[0]).toMatchObject({ line: 3, rule: 'drawee-tax-id', severity: 'error' });
+  });
+
+  it('processes the imports in the order received', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    await post(app, body({ fileName: 'a.rem' }));
+    await post(app, body({ fileName: 'b.rem', operationFile: 'AAAA' }));
+    await post(
+      app,
+      body({ fileName: 'c.rem', operationFile: cnabBytes('cnab400', [{}]).toString('base64') }),
+    );
+    await app.work.drain();
+    const list = (await app.inject({ url: '/_sandbox/receivables/funds/11222333000181/imports' })).json();
+    expect(
+      list.imports.map((i: { fileName: string; status: string }) => `${i.fileName}:${i.status}`),
+    ).toEqual(['a.rem:processed', 'c.rem:processed']);
+  });
+
+  it('resumes pending imports after a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rc-restart-'));
+    try {
+      const db = join(dir, 'sandbox.db');
+      const first = await testApp({ db, fixtures: BASE_FIXTURES });
+      // Stored as the route stores it, but never kicked: as if the process stopped right after the 200.
+      first.store.receivables.insertImport({
+        importId: 'CNAB-PENDING',
+        fundCnpj: '11222333000181',
+        fileName: 'left-over.rem',
+        additiveNumber: 7,
+        receivedAt: '2026-11-20T10:00:00.000Z',
+        file: cnabBytes('cnab400', [{}]),
+        lineCount: 3,
+      });
+      await first.close();
+      const second = await testApp({ db, fixtures: BASE_FIXTURES });
+      await second.work.drain();
+      expect(second.store.receivables.import('CNAB-PENDING')).toMatchObject({
+        status: 'processed',
+        titleCount: 1,
+      });
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('forgets an import wiped by a reset while it was being processed', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    await post(app, body());
+    expect((await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: {} })).statusCode).toBe(200);
+    await app.work.drain();
+    expect(app.work.errors).toBe(0);
+  });
+});
+
+describe('a 100 000-title CNAB 444 file', () => {
+  it('is accepted and processed', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const bytes = bigCnab444(100_000);
+    const res = await post(app, body({ operationFile: bytes.toString('base64'), fileName: 'big.rem' }));
+    expect(res.statusCode).toBe(200);
+    await app.work.drain();
+    const imp = await importOf(
+      app,
+      String(res.headers['sandbox-import-id']),
+      '?titlesOffset=99999&titlesLimit=5',
+    );
+    expect(imp).toMatchObject({
+      status: 'processed',
+      layout: 'cnab444-fidc',
+      lineCount: 100_002,
+      titleCount: 100_000,
+      totalFaceValueCents: 100_000 * 247056,
+      errorCount: 0,
+      byteLength: bytes.length,
+    });
+    expect(imp.titles).toEqual([expect.objectContaining({ line: 100_001, faceValueCents: 247056 })]);
+  }, 60_000);
+});

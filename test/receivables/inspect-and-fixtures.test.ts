@@ -1,0 +1,138 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { BASE_FIXTURES, DEMO_FIXTURES, testApp } from '../helpers.js';
+import { cnabBytes } from './cnab-files.js';
+
+async function submit(
+  app: Awaited<ReturnType<typeof testApp>>,
+  file: Buffer,
+  extra: Record<string, unknown> = {},
+) {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/import-cnab',
+    payload: {
+      token: 'rc-demo-token-1',
+      fundCnpj: '11.222.333/0001-81',
+      operationFile: file.toString('base64'),
+      fileName: 'demo.rem',
+      additiveNumber: 1,
+      ...extra,
+    },
+  });
+  expect(res.statusCode).toBe(200);
+  return String(res.headers['sandbox-import-id']);
+}
+
+describe('the demo CNAB files in fixtures/', () => {
+  it('are processed without a warning against the demo fixtures', async () => {
+    const app = await testApp({ fixtures: DEMO_FIXTURES });
+    const ids = [
+      await submit(app, readFileSync('fixtures/cnab400-demo.rem')),
+      await submit(app, readFileSync('fixtures/cnab444-demo.rem')),
+    ];
+    await app.work.drain();
+    const [c400, c444] = await Promise.all(
+      ids.map(async (id) => (await app.inject({ url: `/_sandbox/receivables/imports/${id}` })).json()),
+    );
+    expect(c400).toMatchObject({ status: 'processed', layout: 'cnab400', titleCount: 3, warningCount: 0 });
+    expect(c400.totalFaceValue).toBe(2430.4);
+    expect(c444).toMatchObject({
+      status: 'processed',
+      layout: 'cnab444-fidc',
+      titleCount: 2,
+      warningCount: 0,
+    });
+    expect(c444.titles.map((t: { nfeKey: string }) => t.nfeKey)).toHaveLength(2);
+  });
+
+  it('answers InvalidToken for the demo fund that has no token', async () => {
+    const app = await testApp({ fixtures: DEMO_FIXTURES });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/import-cnab',
+      payload: {
+        token: 'rc-demo-token-1',
+        fundCnpj: '11444777000161',
+        operationFile: readFileSync('fixtures/cnab400-demo.rem').toString('base64'),
+        fileName: 'demo.rem',
+        additiveNumber: 1,
+      },
+    });
+    expect(res.json()).toMatchObject({ error: { code: 'InvalidToken', target: 'token' } });
+  });
+});
+
+describe('inspection under /_sandbox/receivables', () => {
+  it('lists the funds without their tokens', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const res = await app.inject({ url: '/_sandbox/receivables/funds' });
+    expect(res.json()).toEqual({
+      funds: [
+        { fundCnpj: '11222333000181', hasToken: true, imports: 0 },
+        { fundCnpj: '11444777000161', hasToken: false, imports: 0 },
+      ],
+    });
+    expect(res.body).not.toContain('rc-token-1');
+  });
+
+  it("lists a fund's imports, the fund named with or without punctuation", async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    await submit(app, cnabBytes('cnab400', [{}]), {
+      token: 'rc-token-1',
+      fileName: 'one.rem',
+      additiveNumber: 42,
+    });
+    const res = await app.inject({
+      url: `/_sandbox/receivables/funds/${encodeURIComponent('11.222.333/0001-81')}/imports`,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().imports).toEqual([
+      expect.objectContaining({ fileName: 'one.rem', additiveNumber: 42, status: 'pending', lineCount: 3 }),
+    ]);
+    expect((await app.inject({ url: '/_sandbox/receivables/funds/12ABC34501DE35/imports' })).statusCode).toBe(
+      404,
+    );
+  });
+
+  it('pages through the titles of an import', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const titles = Array.from({ length: 5 }, (_, i) => ({ documentNumber: `D-${i + 1}` }));
+    const id = await submit(app, cnabBytes('cnab444-400+44', titles, { others: ['2'] }), {
+      token: 'rc-token-1',
+    });
+    await app.work.drain();
+    const page = (
+      await app.inject({ url: `/_sandbox/receivables/imports/${id}?titlesOffset=3&titlesLimit=10` })
+    ).json();
+    expect(page.titles.map((t: { documentNumber: string }) => t.documentNumber)).toEqual(['D-4', 'D-5']);
+    expect(page).toMatchObject({ titleCount: 5, otherRecordCount: 1, layout: 'cnab444-400+44' });
+    const none = await app.inject({ url: `/_sandbox/receivables/imports/${id}?titlesLimit=1001` });
+    expect(none.statusCode).toBe(400);
+  });
+
+  it('answers 404 for an unknown import', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const res = await app.inject({ url: '/_sandbox/receivables/imports/CNAB-NOPE' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().message).toContain('CNAB-NOPE');
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('documents import-cnab with its 200 without body, its envelope and its assumptions', async () => {
+    const app = await testApp();
+    const doc = (await app.inject({ url: '/openapi.json' })).json();
+    const op = doc.paths['/v1/import-cnab'].post;
+    expect(op['x-sandbox-assumption']).toContain('[rc-error-precedence]');
+    expect(op.responses['200'].content).toBeUndefined();
+    expect(Object.keys(op.responses)).toEqual(['200', '400']);
+    expect(op.requestBody.content['application/json'].schema.required).toEqual([
+      'token',
+      'fundCnpj',
+      'operationFile',
+      'fileName',
+      'additiveNumber',
+    ]);
+  });
+});
