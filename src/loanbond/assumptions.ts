@@ -21,9 +21,9 @@ export const assumptions: Assumption[] = [
   {
     id: 'lb-string-formats',
     interface: 'loanbond',
-    topic: 'Formats of the loan-bond string fields (dates, e-mails, CEP, telephone, IP)',
+    topic: 'Formats of the loan-bond string fields (versao, dates, e-mails, CEP, telephone, IP)',
     decision:
-      'accepted as any string; only uf is checked (two letters A-Z, either case, not matched against the list of states)',
+      'accepted as any string, versao included (versions 1.0 and 2.0 are only named); only uf is checked (two letters A-Z, either case, not matched against the list of states)',
     reason: 'the specification says date and time formats are not shown; uf is documented as two letters',
   },
   {
@@ -46,7 +46,7 @@ export const assumptions: Assumption[] = [
     interface: 'loanbond',
     topic: 'The order in which the loan-bond checks run',
     decision:
-      'body (JSON, size, every field type, at most 50 records) -> 400; then the token -> 401; then products (rules 1-2) -> 401; then every file (base64, rule 5 size, rule 4 PDF, rule 3 encryption) -> 400 with one detail per bad file',
+      'body (JSON, size) -> 400; more than 50 records -> 400 naming rule 6 alone; every field type -> 400, one detail per problem; then the token -> 401; then products (rules 1-2) -> 401; then every file (base64, rule 5 size, rule 4 PDF, rule 3 encryption) -> 400 with one detail per bad file',
     reason:
       'the token travels inside the body, so the body is read first; files are checked only for a known caller',
   },

@@ -2,6 +2,7 @@
 // Differs from the real service where the README's assumptions table says (interface "loanbond").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumptions.js';
+import { validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { INTERFACES } from '../http/interfaces.js';
 import { errorResponses, StandardError } from '../http/schema.js';
@@ -9,7 +10,7 @@ import { assumptions as sandboxAssumptions } from '../sandbox/assumptions.js';
 import { assumptions } from './assumptions.js';
 import { advanceRegistrations } from './flow.js';
 import { register } from './register.js';
-import { RegistrationRequest, RegistrationResponse } from './schemas.js';
+import { MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
 
 const a = assumptionLookup(assumptions);
 const s = assumptionLookup(sandboxAssumptions);
@@ -38,6 +39,20 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
           ...errorResponses([400, 401], StandardError, s('error-body')),
         },
         'x-sandbox-assumption': a('lb-check-order', 'lb-status-products', 'lb-document-store'),
+      },
+      // Rule 6 by name, before the schema would report it as a bare "more than 50 items".
+      preValidation: async (request) => {
+        const sent: unknown = request.body;
+        const registros =
+          typeof sent === 'object' && sent !== null ? (sent as { registros?: unknown }).registros : undefined;
+        if (Array.isArray(registros) && registros.length > MAX_RECORDS) {
+          throw validationError([
+            {
+              path: '/registros',
+              message: `rule 6: a request holds at most ${MAX_RECORDS} records; this one holds ${registros.length}`,
+            },
+          ]);
+        }
       },
     },
     async (request, reply) => {

@@ -1,8 +1,23 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { advanceRegistrations } from '../../src/loanbond/flow.js';
 import { SandboxClock } from '../../src/sandbox/clock.js';
 import { LogCapture } from '../helpers.js';
-import { body, FIXTURES, lbApp, pdf, post, record, SIGNATURE, SIGNER, TOKEN } from './helpers.js';
+import {
+  body,
+  documentCount,
+  FIXTURES,
+  lbApp,
+  pdf,
+  post,
+  record,
+  registrationCount,
+  SIGNATURE,
+  SIGNER,
+  TOKEN,
+} from './helpers.js';
 
 interface Created {
   codigo: string;
@@ -206,5 +221,44 @@ describe('loan-bond registration flow and inspection', () => {
     const token = created.registros[0]?.token_acesso ?? '';
     const dump = JSON.stringify(app.store.db.prepare('SELECT * FROM lb_registrations').all());
     expect(dump).not.toContain(token);
+  });
+  it('resumes registrations left unprocessed when the sandbox restarts on the same database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lb-'));
+    try {
+      const db = join(dir, 'sandbox.db');
+      const first = await lbApp({ db });
+      await first.work.close();
+      const created = await registerOne(first);
+      await first.close();
+      const second = await lbApp({ db });
+      await second.work.drain();
+      const d = await detail(second, created.registros[0]?.codigo_identificador);
+      expect(d.state).toBe('signatures-complete');
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('forgets registrations and files on reset', async () => {
+    const app = await lbApp();
+    await registerOne(app);
+    const reset = await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: {} });
+    expect(reset.statusCode).toBe(200);
+    expect(await registrationCount(app)).toBe(0);
+    expect(await documentCount(app)).toBe(0);
+  });
+
+  it('documents the route in OpenAPI with its 201, 400 and 401 and its assumptions', async () => {
+    const app = await lbApp();
+    const doc = (await app.inject({ url: '/openapi.json' })).json() as {
+      paths: Record<
+        string,
+        { post?: { responses: Record<string, unknown>; 'x-sandbox-assumption'?: string } }
+      >;
+    };
+    const op = doc.paths['/api/service/document/registrar']?.post;
+    expect(Object.keys(op?.responses ?? {}).sort()).toEqual(['201', '400', '401']);
+    expect(op?.['x-sandbox-assumption']).toContain('[lb-check-order]');
   });
 });
