@@ -1,4 +1,94 @@
 import type { Assumption } from '../http/assumptions.js';
 
 /** Decisions of the loanbond interface where the specification is silent (README, assumptions table). */
-export const assumptions: Assumption[] = [];
+export const assumptions: Assumption[] = [
+  {
+    id: 'lb-required-fields',
+    interface: 'loanbond',
+    topic: 'Which loan-bond fields are required',
+    decision:
+      "required: versao, token, registros, each record's documento and each additional document's conteudo; every other field may be left out; no lengths are enforced on strings",
+    reason:
+      'the tables show no required-ness or lengths; a record without its document or an additional document without content cannot be registered',
+  },
+  {
+    id: 'lb-empty-batch',
+    interface: 'loanbond',
+    topic: 'Whether registros may be empty',
+    decision: 'registros must hold 1 to 50 records; an empty list is a 400',
+    reason: 'only the maximum (50) is documented; registering nothing is a client bug',
+  },
+  {
+    id: 'lb-string-formats',
+    interface: 'loanbond',
+    topic: 'Formats of the loan-bond string fields (versao, dates, e-mails, CEP, telephone, IP)',
+    decision:
+      'accepted as any string, versao included (versions 1.0 and 2.0 are only named); only uf is checked (two letters A-Z, either case, not matched against the list of states)',
+    reason: 'the specification says date and time formats are not shown; uf is documented as two letters',
+  },
+  {
+    id: 'lb-tax-ids',
+    interface: 'loanbond',
+    topic: 'Whether cpf_cnpj of signers and signatures is checked',
+    decision:
+      'check digits are checked (CPF or CNPJ, punctuation allowed); a bad one is a warning shown by inspection, or a 400 with its pointer when the sandbox runs with --strict',
+    reason: 'the field is documented only as a string; a real registry will hardly accept a wrong CPF',
+  },
+  {
+    id: 'lb-status-products',
+    interface: 'loanbond',
+    topic: 'The status of a caller lacking the electronic-signature or digital loan-bond product (rules 1-2)',
+    decision: '401, with a message naming the missing product and the rule',
+    reason: '401 "not authorized" is the only documented refusal besides 400, which is validation',
+  },
+  {
+    id: 'lb-check-order',
+    interface: 'loanbond',
+    topic: 'The order in which the loan-bond checks run',
+    decision:
+      'body (JSON, size) -> 400; more than 50 records -> 400 naming rule 6 alone; every field type -> 400, one detail per problem; then the token -> 401; then products (rules 1-2) -> 401; then every file (base64, rule 5 size, rule 4 PDF, rule 3 encryption) -> 400 with one detail per bad file',
+    reason:
+      'the token travels inside the body, so the body is read first; files are checked only for a known caller',
+  },
+  {
+    id: 'lb-file-base64',
+    interface: 'loanbond',
+    topic: 'How documento and conteudo carry the file',
+    decision:
+      'standard base64 of the file bytes (padding required, whitespace ignored, URL-safe refused); rules 3-5 apply to the decoded bytes; 15 MB is 15 000 000 bytes',
+    reason:
+      'the specification says "document content" in a JSON string; decimal megabytes are the stricter reading',
+  },
+  {
+    id: 'lb-rule7-scope',
+    interface: 'loanbond',
+    topic: 'Which signatures rule 7 covers',
+    decision:
+      'when assinado is not true (false or left out), the assinaturas of the record and of its additional documents are validated but not stored; inspection shows how many were sent and that they were not imported',
+    reason:
+      'rule 7 says signature data is imported only when assinado is true; additional documents belong to the record',
+  },
+  {
+    id: 'lb-response-keys',
+    interface: 'loanbond',
+    topic: 'The formats of codigo, mensagem, codigo_identificador, chave_registro and token_acesso',
+    decision:
+      'codigo is the batch key (LBB-...), mensagem says how many records were registered, codigo_identificador LB-..., chave_registro LBK-..., token_acesso 43 random base64url characters; the sandbox keeps only a hash of token_acesso',
+    reason: 'the specification shows only that they are strings; token_acesso is a secret',
+  },
+  {
+    id: 'lb-flow-states',
+    interface: 'loanbond',
+    topic: 'The states of a registration and the end-of-flow notification',
+    decision:
+      'registered, then (asynchronously) signatures-complete when assinado is true or signatures-pending otherwise; at signatures-complete the emails_final_fluxo addresses are recorded as "would notify", nothing is sent; pending stays pending (signing is not emulated)',
+    reason: 'registration is documented as asynchronous; the states and the notification shape are not shown',
+  },
+  {
+    id: 'lb-document-store',
+    interface: 'loanbond',
+    topic: 'How registered files are kept',
+    decision: 'each distinct file is stored once in the database, by SHA-256 and size; records refer to it',
+    reason: 'a batch may repeat the same PDF; inspection shows name, size and hash, never the bytes',
+  },
+];

@@ -1,10 +1,78 @@
 // Emulates the loan-bond (CCB) registration interface: records with signers, signatures, PDFs.
 // Differs from the real service where the README's assumptions table says (interface "loanbond").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { assumptionLookup } from '../http/assumptions.js';
+import { validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { INTERFACES } from '../http/interfaces.js';
+import { errorResponses, StandardError } from '../http/schema.js';
+import { assumptions as sandboxAssumptions } from '../sandbox/assumptions.js';
+import { assumptions } from './assumptions.js';
+import { advanceRegistrations } from './flow.js';
+import { register } from './register.js';
+import { MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
+
+const a = assumptionLookup(assumptions);
+const s = assumptionLookup(sandboxAssumptions);
+
+export const RUNNER = 'loanbond';
 
 export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
   setupInterface(app, INTERFACES.loanbond);
-  // The documented route lands with the loan-bond issue; until then it answers 501.
+
+  app.work.register(RUNNER, () => advanceRegistrations(app.store, app.clock.now()));
+
+  app.post(
+    '/registrar',
+    {
+      config: { interface: 'loanbond', operation: 'register-loan-bond' },
+      schema: {
+        tags: ['loanbond'],
+        summary: 'Register loan-bond (CCB) documents: up to 50 records, each with its PDF',
+        description:
+          'Rules 1-7 of the specification: the caller holds the electronic-signature and digital loan-bond ' +
+          'products (else 401); every file is a PDF, not encrypted, at most 15 MB decoded; at most 50 records; ' +
+          'signatures are imported only when assinado is true. All records are registered, or none.',
+        body: RegistrationRequest,
+        response: {
+          201: RegistrationResponse,
+          ...errorResponses([400, 401], StandardError, s('error-body')),
+        },
+        'x-sandbox-assumption': a('lb-check-order', 'lb-status-products', 'lb-document-store'),
+      },
+      // Rule 6 by name, before the schema would report it as a bare "more than 50 items".
+      preValidation: async (request) => {
+        const sent: unknown = request.body;
+        const registros =
+          typeof sent === 'object' && sent !== null ? (sent as { registros?: unknown }).registros : undefined;
+        if (Array.isArray(registros) && registros.length > MAX_RECORDS) {
+          throw validationError([
+            {
+              path: '/registros',
+              message: `rule 6: a request holds at most ${MAX_RECORDS} records; this one holds ${registros.length}`,
+            },
+          ]);
+        }
+      },
+    },
+    async (request, reply) => {
+      const result = register(request.body, {
+        store: app.store,
+        ids: app.ids,
+        now: app.clock.now(),
+        strict: app.settings.strict,
+      });
+      app.work.kick(RUNNER);
+      request.log.info(
+        {
+          callerId: result.callerId,
+          batch: result.batch,
+          records: result.response.registros.length,
+          taxIdWarnings: result.warnings,
+        },
+        'loan-bonds registered',
+      );
+      return reply.code(201).send(result.response);
+    },
+  );
 };

@@ -1,6 +1,223 @@
 // Inspection of the loanbond interface's state, mounted under /_sandbox/loanbond (admin-token rule applies).
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+// Files are shown by name, size and SHA-256, never their bytes; token_acesso only by a short hint.
+import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import { centsToNumber } from '../domain/money.js';
+import { SandboxError } from '../http/errors.js';
+import { ErrorDetailSchema, StandardError } from '../http/schema.js';
+import type { AdditionalDocumentRow, RegistrationRow } from '../store/loanbond.js';
+import { Signature, type Signature as SignatureT, Signer } from './schemas.js';
 
-export const loanbondInspection: FastifyPluginAsyncTypebox = async (_app) => {
-  // Inspection routes land with the loanbond issue.
+const TAG = ['sandbox control plane'];
+
+const States = ['registered', 'signatures-pending', 'signatures-complete'];
+
+const Summary = Type.Object({
+  codigo_identificador: Type.String(),
+  chave_registro: Type.String(),
+  token_acesso: Type.String({ description: 'only the first 4 characters: the sandbox keeps a hash' }),
+  callerId: Type.String(),
+  codigo: Type.String({ description: 'the batch key returned as codigo' }),
+  position: Type.Integer({ description: 'index of the record in its request' }),
+  versao: Type.String(),
+  nome_documento: Type.Union([Type.String(), Type.Null()]),
+  assinado: Type.Boolean(),
+  state: Type.String({ enum: States }),
+  registeredAt: Type.String(),
+  processedAt: Type.Union([Type.String(), Type.Null()]),
+});
+
+const ImportedSignatures = Type.Object({
+  imported: Type.Boolean(),
+  sent: Type.Integer({ description: 'how many signatures the request carried' }),
+  note: Type.String(),
+  assinaturas: Type.Array(Signature),
+});
+
+const FileInfo = {
+  size: Type.Integer({ description: 'decoded bytes' }),
+  sha256: Type.String(),
+};
+
+const Detail = Type.Object({
+  ...Summary.properties,
+  assinantes: Type.Array(Signer),
+  assinaturas: ImportedSignatures,
+  parcelas: Type.Array(
+    Type.Object({
+      numero: Type.Optional(Type.Integer()),
+      data_vencimento: Type.Optional(Type.String()),
+      valor: Type.Optional(Type.Number()),
+    }),
+  ),
+  documento: Type.Object({ nome: Type.Union([Type.String(), Type.Null()]), ...FileInfo }),
+  documentos_adicionais: Type.Array(
+    Type.Object({
+      nome: Type.Union([Type.String(), Type.Null()]),
+      ...FileInfo,
+      assinaturas: ImportedSignatures,
+    }),
+  ),
+  notificacao: Type.Object({
+    status: Type.String({
+      enum: ['would-notify', 'waiting-for-signatures', 'not-yet-processed', 'no-recipients'],
+    }),
+    recipients: Type.Array(Type.String()),
+    at: Type.Union([Type.String(), Type.Null()]),
+    note: Type.String(),
+  }),
+  warnings: Type.Array(ErrorDetailSchema),
+});
+
+function summary(r: RegistrationRow) {
+  return {
+    codigo_identificador: r.codigoIdentificador,
+    chave_registro: r.chaveRegistro,
+    token_acesso: r.tokenHint,
+    callerId: r.callerId,
+    codigo: r.batch,
+    position: r.position,
+    versao: r.versao,
+    nome_documento: r.nomeDocumento,
+    assinado: r.assinado === 1,
+    state: r.state,
+    registeredAt: r.registeredAt,
+    processedAt: r.processedAt,
+  };
+}
+
+function signatures(stored: string | null, sent: number) {
+  if (stored === null) {
+    return {
+      imported: false,
+      sent,
+      note:
+        sent > 0
+          ? `${sent} sent, not imported: assinado was not true (rule 7)`
+          : 'none sent; none would be imported while assinado is not true (rule 7)',
+      assinaturas: [],
+    };
+  }
+  return {
+    imported: true,
+    sent,
+    note: `${sent} sent and imported (assinado was true)`,
+    assinaturas: JSON.parse(stored) as SignatureT[],
+  };
+}
+
+function notification(r: RegistrationRow) {
+  const recipients = JSON.parse(r.emails) as string[];
+  if (r.state === 'registered') {
+    return {
+      status: 'not-yet-processed',
+      recipients,
+      at: null,
+      note: 'the registration is still being processed',
+    };
+  }
+  if (r.state === 'signatures-pending') {
+    return {
+      status: 'waiting-for-signatures',
+      recipients,
+      at: null,
+      note: 'the flow ends when the signatures are complete; signing is not emulated',
+    };
+  }
+  if (recipients.length === 0) {
+    return {
+      status: 'no-recipients',
+      recipients,
+      at: null,
+      note: 'the flow ended; emails_final_fluxo was empty',
+    };
+  }
+  return {
+    status: 'would-notify',
+    recipients,
+    at: r.notifiedAt,
+    note: 'the sandbox sends nothing: the shape of the notification is not shown by the specification',
+  };
+}
+
+function detail(r: RegistrationRow, extra: AdditionalDocumentRow[]) {
+  const installments = JSON.parse(r.installments) as Array<{
+    numero?: number;
+    data_vencimento?: string;
+    valor_cents?: number;
+  }>;
+  return {
+    ...summary(r),
+    assinantes: JSON.parse(r.signers),
+    assinaturas: signatures(r.signatures, r.signaturesSent),
+    parcelas: installments.map((p) => ({
+      numero: p.numero,
+      data_vencimento: p.data_vencimento,
+      valor: p.valor_cents === undefined ? undefined : centsToNumber(p.valor_cents),
+    })),
+    documento: { nome: r.nomeDocumento, size: r.size, sha256: r.sha256 },
+    documentos_adicionais: extra.map((d) => ({
+      nome: d.nome,
+      size: d.size,
+      sha256: d.sha256,
+      assinaturas: signatures(d.signatures, d.signaturesSent),
+    })),
+    notificacao: notification(r),
+    warnings: JSON.parse(r.warnings),
+  };
+}
+
+export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/registrations',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Loan-bond registrations, oldest first; callerId narrows them to one caller',
+        querystring: Type.Object({ callerId: Type.Optional(Type.String({ minLength: 1 })) }),
+        response: {
+          200: Type.Object({ registrations: Type.Array(Summary) }),
+          400: StandardError,
+          401: StandardError,
+        },
+      },
+    },
+    async (request) => ({
+      registrations: app.store.loanbond.registrations(request.query.callerId).map(summary),
+    }),
+  );
+
+  app.get(
+    '/registrations/:codigoIdentificador',
+    {
+      schema: {
+        tags: TAG,
+        summary:
+          'One registration: signers, imported signatures (or why not), installments, files (name, size, SHA-256)',
+        params: Type.Object({ codigoIdentificador: Type.String() }),
+        response: { 200: Detail, 401: StandardError, 404: StandardError },
+      },
+    },
+    async (request) => {
+      const { codigoIdentificador } = request.params;
+      const row = app.store.loanbond.registration(codigoIdentificador);
+      if (!row)
+        throw new SandboxError(
+          404,
+          `no loan-bond registration has codigo_identificador ${codigoIdentificador}`,
+        );
+      return detail(row, app.store.loanbond.additionalDocuments(codigoIdentificador));
+    },
+  );
+
+  app.get(
+    '/documents',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'How many distinct files are stored (each once, by SHA-256 and size)',
+        response: { 200: Type.Object({ count: Type.Integer() }), 401: StandardError },
+      },
+    },
+    async () => ({ count: app.store.loanbond.documentCount() }),
+  );
 };

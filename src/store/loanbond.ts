@@ -1,4 +1,5 @@
-// Loan-bond storage: callers and the products they contracted.
+// Loan-bond storage: callers and their products, registrations, their additional documents, and the
+// files themselves, each distinct file once (SHA-256 + size).
 import type { Db } from './db.js';
 
 export type Product = 'electronic-signature' | 'digital-loan-bond';
@@ -7,6 +8,85 @@ export interface CallerRow {
   callerId: string;
   products: Product[];
 }
+
+export type RegistrationState = 'registered' | 'signatures-pending' | 'signatures-complete';
+
+/** A registration as written; JSON-valued fields are already serialised by the caller. */
+export interface NewRegistration {
+  codigoIdentificador: string;
+  chaveRegistro: string;
+  tokenHash: string;
+  tokenHint: string;
+  callerId: string;
+  batch: string;
+  position: number;
+  versao: string;
+  nomeDocumento: string | null;
+  assinado: boolean;
+  documentId: number;
+  registeredAt: string;
+  signers: string;
+  installments: string;
+  emails: string;
+  /** null: not imported (rule 7). */
+  signatures: string | null;
+  signaturesSent: number;
+  warnings: string;
+}
+
+export interface NewAdditionalDocument {
+  codigoIdentificador: string;
+  position: number;
+  nome: string | null;
+  documentId: number;
+  signatures: string | null;
+  signaturesSent: number;
+}
+
+export interface DocumentInfo {
+  sha256: string;
+  size: number;
+}
+
+export interface RegistrationRow {
+  codigoIdentificador: string;
+  chaveRegistro: string;
+  tokenHint: string;
+  callerId: string;
+  batch: string;
+  position: number;
+  versao: string;
+  nomeDocumento: string | null;
+  assinado: number;
+  state: RegistrationState;
+  registeredAt: string;
+  processedAt: string | null;
+  notifiedAt: string | null;
+  signers: string;
+  installments: string;
+  emails: string;
+  signatures: string | null;
+  signaturesSent: number;
+  warnings: string;
+  sha256: string;
+  size: number;
+}
+
+export interface AdditionalDocumentRow {
+  position: number;
+  nome: string | null;
+  signatures: string | null;
+  signaturesSent: number;
+  sha256: string;
+  size: number;
+}
+
+const REGISTRATION_COLUMNS = `
+  r.codigo_identificador AS codigoIdentificador, r.chave_registro AS chaveRegistro,
+  r.token_hint AS tokenHint, r.caller_id AS callerId, r.batch, r.position, r.versao,
+  r.nome_documento AS nomeDocumento, r.assinado, r.state, r.registered_at AS registeredAt,
+  r.processed_at AS processedAt, r.notified_at AS notifiedAt, r.signers, r.installments, r.emails,
+  r.signatures, r.signatures_sent AS signaturesSent, r.warnings, d.sha256, d.size`;
 
 export class LoanbondStore {
   private readonly s;
@@ -17,6 +97,51 @@ export class LoanbondStore {
       callerExists: db.prepare('SELECT 1 FROM lb_callers WHERE caller_id = ?').pluck(),
       tokenExists: db.prepare('SELECT 1 FROM lb_callers WHERE token = ?').pluck(),
       callerByToken: db.prepare('SELECT caller_id AS callerId, products FROM lb_callers WHERE token = ?'),
+      documentId: db.prepare('SELECT id FROM lb_documents WHERE sha256 = :sha256 AND size = :size').pluck(),
+      insertDocument: db
+        .prepare(
+          'INSERT INTO lb_documents (sha256, size, bytes) VALUES (:sha256, :size, :bytes) RETURNING id',
+        )
+        .pluck(),
+      insertRegistration: db.prepare(`
+        INSERT INTO lb_registrations (
+          codigo_identificador, chave_registro, token_hash, token_hint, caller_id, batch, position,
+          versao, nome_documento, assinado, document_id, state, registered_at, signers, installments,
+          emails, signatures, signatures_sent, warnings
+        ) VALUES (
+          :codigoIdentificador, :chaveRegistro, :tokenHash, :tokenHint, :callerId, :batch, :position,
+          :versao, :nomeDocumento, :assinado, :documentId, 'registered', :registeredAt, :signers,
+          :installments, :emails, :signatures, :signaturesSent, :warnings
+        )`),
+      insertAdditional: db.prepare(`
+        INSERT INTO lb_additional_documents (
+          codigo_identificador, position, nome, document_id, signatures, signatures_sent
+        ) VALUES (:codigoIdentificador, :position, :nome, :documentId, :signatures, :signaturesSent)`),
+      registered: db.prepare(`
+        SELECT codigo_identificador AS codigoIdentificador, assinado, emails
+        FROM lb_registrations WHERE state = 'registered'
+        ORDER BY registered_at, batch, position LIMIT :limit`),
+      advance: db.prepare(`
+        UPDATE lb_registrations SET state = :state, processed_at = :at, notified_at = :notifiedAt
+        WHERE codigo_identificador = :codigoIdentificador AND state = 'registered'`),
+      byCaller: db.prepare(`
+        SELECT ${REGISTRATION_COLUMNS}
+        FROM lb_registrations r JOIN lb_documents d ON d.id = r.document_id
+        WHERE r.caller_id = :callerId
+        ORDER BY r.registered_at, r.batch, r.position`),
+      all: db.prepare(`
+        SELECT ${REGISTRATION_COLUMNS}
+        FROM lb_registrations r JOIN lb_documents d ON d.id = r.document_id
+        ORDER BY r.registered_at, r.batch, r.position`),
+      one: db.prepare(`
+        SELECT ${REGISTRATION_COLUMNS}
+        FROM lb_registrations r JOIN lb_documents d ON d.id = r.document_id
+        WHERE r.codigo_identificador = :codigoIdentificador`),
+      additional: db.prepare(`
+        SELECT a.position, a.nome, a.signatures, a.signatures_sent AS signaturesSent, d.sha256, d.size
+        FROM lb_additional_documents a JOIN lb_documents d ON d.id = a.document_id
+        WHERE a.codigo_identificador = :codigoIdentificador ORDER BY a.position`),
+      documentCount: db.prepare('SELECT count(*) FROM lb_documents').pluck(),
     };
   }
 
@@ -35,5 +160,60 @@ export class LoanbondStore {
   callerByToken(token: string): CallerRow | undefined {
     const row = this.s.callerByToken.get(token) as { callerId: string; products: string } | undefined;
     return row && { callerId: row.callerId, products: JSON.parse(row.products) as Product[] };
+  }
+
+  /**
+   * The id of the stored file with this hash and size; `bytes` is asked for (and copied into the
+   * database) only when the file is new.
+   */
+  putDocument(info: DocumentInfo, bytes: () => Uint8Array): number {
+    const key = { sha256: info.sha256, size: info.size };
+    const found = this.s.documentId.get(key) as number | undefined;
+    if (found !== undefined) return found;
+    return this.s.insertDocument.get({ ...key, bytes: bytes() }) as number;
+  }
+
+  insertRegistration(r: NewRegistration): void {
+    this.s.insertRegistration.run({ ...r, assinado: r.assinado ? 1 : 0 });
+  }
+
+  insertAdditionalDocument(d: NewAdditionalDocument): void {
+    this.s.insertAdditional.run(d);
+  }
+
+  /** Registrations still in the state the request left them in, oldest first. */
+  registeredBatch(limit: number): Array<{ codigoIdentificador: string; assinado: number; emails: string }> {
+    return this.s.registered.all({ limit }) as Array<{
+      codigoIdentificador: string;
+      assinado: number;
+      emails: string;
+    }>;
+  }
+
+  advance(
+    codigoIdentificador: string,
+    state: RegistrationState,
+    at: string,
+    notifiedAt: string | null,
+  ): void {
+    this.s.advance.run({ codigoIdentificador, state, at, notifiedAt });
+  }
+
+  registrations(callerId?: string): RegistrationRow[] {
+    return (
+      callerId === undefined ? this.s.all.all() : this.s.byCaller.all({ callerId })
+    ) as RegistrationRow[];
+  }
+
+  registration(codigoIdentificador: string): RegistrationRow | undefined {
+    return this.s.one.get({ codigoIdentificador }) as RegistrationRow | undefined;
+  }
+
+  additionalDocuments(codigoIdentificador: string): AdditionalDocumentRow[] {
+    return this.s.additional.all({ codigoIdentificador }) as AdditionalDocumentRow[];
+  }
+
+  documentCount(): number {
+    return this.s.documentCount.get() as number;
   }
 }

@@ -184,6 +184,54 @@ export const migrations: Migration[] = [
         severity TEXT NOT NULL,
         message TEXT NOT NULL,
         PRIMARY KEY (import_id, ordinal)
+    `,
+  },
+  {
+    name: 'loan-bond registrations, their additional documents and the deduplicated files',
+    sql: `
+      CREATE TABLE lb_documents (
+        id INTEGER PRIMARY KEY,
+        sha256 TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        bytes BLOB NOT NULL,
+        UNIQUE (sha256, size)
+      );
+
+      CREATE TABLE lb_registrations (
+        codigo_identificador TEXT PRIMARY KEY,
+        chave_registro TEXT NOT NULL UNIQUE,
+        token_hash TEXT NOT NULL,
+        token_hint TEXT NOT NULL,
+        caller_id TEXT NOT NULL REFERENCES lb_callers (caller_id) ON DELETE CASCADE,
+        batch TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        versao TEXT NOT NULL,
+        nome_documento TEXT,
+        assinado INTEGER NOT NULL,
+        document_id INTEGER NOT NULL REFERENCES lb_documents (id),
+        state TEXT NOT NULL,
+        registered_at TEXT NOT NULL,
+        processed_at TEXT,
+        signers TEXT NOT NULL,
+        installments TEXT NOT NULL,
+        emails TEXT NOT NULL,
+        signatures TEXT,
+        signatures_sent INTEGER NOT NULL,
+        warnings TEXT NOT NULL,
+        notified_at TEXT,
+        UNIQUE (batch, position)
+      );
+      CREATE INDEX lb_registrations_by_caller ON lb_registrations (caller_id, registered_at, batch, position);
+      CREATE INDEX lb_registrations_by_state ON lb_registrations (state);
+
+      CREATE TABLE lb_additional_documents (
+        codigo_identificador TEXT NOT NULL REFERENCES lb_registrations (codigo_identificador) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        nome TEXT,
+        document_id INTEGER NOT NULL REFERENCES lb_documents (id),
+        signatures TEXT,
+        signatures_sent INTEGER NOT NULL,
+        PRIMARY KEY (codigo_identificador, position)
       ) WITHOUT ROWID;
     `,
   },

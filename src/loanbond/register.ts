@@ -1,0 +1,234 @@
+// The loan-bond registration rules after the schema: caller and products (rules 1-2), every file
+// (rules 3-5), rule 7 on signatures, then one transaction that stores all records or none.
+import { createHash } from 'node:crypto';
+import { base64DecodedLength, decodeBase64 } from '../domain/base64.js';
+import { toCents } from '../domain/money.js';
+import { checkPdf, MAX_FILE_BYTES, type PdfRule } from '../domain/pdf.js';
+import { checkTaxId } from '../domain/tax-id.js';
+import { type ErrorDetail, pointer, SandboxError, validationError } from '../http/errors.js';
+import type { Ids } from '../sandbox/ids.js';
+import type { Store } from '../store/index.js';
+import type { Product } from '../store/loanbond.js';
+import type { LoanBondRecord, RegistrationRequest, RegistrationResponse, Signature } from './schemas.js';
+
+const PRODUCT_RULES: ReadonlyArray<{ product: Product; rule: number; name: string }> = [
+  { product: 'electronic-signature', rule: 1, name: 'electronic-signature' },
+  { product: 'digital-loan-bond', rule: 2, name: 'digital loan-bond' },
+];
+
+const RULE_NUMBER: Record<PdfRule, number> = { 'not-encrypted': 3, 'pdf-only': 4, 'max-size': 5 };
+
+export interface RegisterContext {
+  store: Store;
+  ids: Ids;
+  now: Date;
+  strict: boolean;
+}
+
+export interface RegisterResult {
+  response: RegistrationResponse;
+  callerId: string;
+  batch: string;
+  warnings: number;
+}
+
+/** The token_acesso as the sandbox keeps it: a hash, and a hint short enough to reveal nothing. */
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+export function tokenHint(token: string): string {
+  return `${token.slice(0, 4)}…`;
+}
+
+/** Rules 1-2: a known token of a caller holding both products; otherwise 401. */
+function authorize(store: Store, token: string): string {
+  const caller = store.loanbond.callerByToken(token);
+  if (!caller) {
+    throw new SandboxError(401, 'the token is not the token of a known caller', {
+      details: [
+        { path: '/token', message: 'is not the token of a known caller (see the loanbond fixtures)' },
+      ],
+    });
+  }
+  const missing = PRODUCT_RULES.filter((p) => !caller.products.includes(p.product));
+  if (missing.length > 0) {
+    const details = missing.map((p) => ({
+      path: '/token',
+      message: `rule ${p.rule}: the caller has not contracted the ${p.name} product`,
+    }));
+    throw new SandboxError(401, `${details.map((d) => d.message).join('; ')}`, { details });
+  }
+  return caller.callerId;
+}
+
+/** Check digits of every cpf_cnpj sent: warnings, or 400 details in strict mode. */
+function taxIdProblems(records: readonly LoanBondRecord[]): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  const check = (value: string | undefined, path: string) => {
+    if (value === undefined) return;
+    const r = checkTaxId(value);
+    if (!r.ok) out.push({ path, message: `is not a valid CPF or CNPJ: ${r.reason}` });
+  };
+  const signatures = (list: readonly Signature[] | undefined, ...at: Array<string | number>) => {
+    for (const [k, s] of (list ?? []).entries())
+      check(s.cpf_cnpj, pointer(...at, 'assinaturas', k, 'cpf_cnpj'));
+  };
+  for (const [i, r] of records.entries()) {
+    for (const [k, s] of (r.assinantes ?? []).entries()) {
+      check(s.cpf_cnpj, pointer('registros', i, 'assinantes', k, 'cpf_cnpj'));
+    }
+    signatures(r.assinaturas, 'registros', i);
+    for (const [j, d] of (r.documentos_adicionais ?? []).entries()) {
+      signatures(d.assinaturas, 'registros', i, 'documentos_adicionais', j);
+    }
+  }
+  return out;
+}
+
+/**
+ * Rules 3-5 on one file. Only one decoded copy exists at a time: the size is known from the base64
+ * text before decoding, and the bytes are dropped once stored (or once found already stored).
+ * Returns the stored file's id, or undefined when the file broke a rule or an earlier one did.
+ */
+function checkAndStoreFile(
+  store: Store,
+  text: string,
+  path: string,
+  details: ErrorDetail[],
+): number | undefined {
+  const size = base64DecodedLength(text);
+  if (size === undefined) {
+    const decoded = decodeBase64(text);
+    const reason = decoded.ok ? 'unreadable' : decoded.reason;
+    details.push({ path, message: `is not valid base64 (the file travels as standard base64): ${reason}` });
+    return undefined;
+  }
+  if (size > MAX_FILE_BYTES) {
+    details.push({
+      path,
+      message: `rule 5: the file is ${size} bytes decoded; the limit is 15 MB (${MAX_FILE_BYTES} bytes)`,
+    });
+    return undefined;
+  }
+  const decoded = decodeBase64(text);
+  if (!decoded.ok) {
+    details.push({ path, message: `is not valid base64: ${decoded.reason}` });
+    return undefined;
+  }
+  const result = checkPdf(decoded.bytes, MAX_FILE_BYTES);
+  if (!result.ok) {
+    details.push({ path, message: `rule ${RULE_NUMBER[result.rule]} (${result.rule}): ${result.reason}` });
+    return undefined;
+  }
+  // Nothing will be stored once any problem is known; keep checking the rest for the report.
+  if (details.length > 0) return undefined;
+  const sha256 = createHash('sha256').update(decoded.bytes).digest('hex');
+  return store.loanbond.putDocument({ sha256, size }, () => decoded.bytes);
+}
+
+function signaturesCount(list: readonly Signature[] | undefined): number {
+  return list?.length ?? 0;
+}
+
+/** Rule 7: signatures are imported only when assinado is true; otherwise null (not stored). */
+function imported(assinado: boolean, list: readonly Signature[] | undefined): string | null {
+  return assinado ? JSON.stringify(list ?? []) : null;
+}
+
+export function register(body: RegistrationRequest, ctx: RegisterContext): RegisterResult {
+  const { store, ids } = ctx;
+  const callerId = authorize(store, body.token);
+
+  const taxIds = taxIdProblems(body.registros);
+  const details: ErrorDetail[] = ctx.strict ? [...taxIds] : [];
+  const warningsAt = (i: number) =>
+    ctx.strict ? [] : taxIds.filter((w) => w.path.startsWith(`${pointer('registros', i)}/`));
+
+  const batch = ids.newId('LBB-');
+  const registeredAt = ctx.now.toISOString();
+
+  // All or nothing: a problem found anywhere throws inside the transaction, which rolls back.
+  const items = store.transaction(() => {
+    const out: RegistrationResponse['registros'] = [];
+    body.registros.forEach((record, i) => {
+      const documentId = checkAndStoreFile(
+        store,
+        record.documento,
+        pointer('registros', i, 'documento'),
+        details,
+      );
+      const additional = (record.documentos_adicionais ?? []).map((d, j) => ({
+        d,
+        j,
+        id: checkAndStoreFile(
+          store,
+          d.conteudo,
+          pointer('registros', i, 'documentos_adicionais', j, 'conteudo'),
+          details,
+        ),
+      }));
+      if (details.length > 0 || documentId === undefined) return;
+
+      const assinado = record.assinado === true;
+      const codigoIdentificador = ids.newId('LB-');
+      const chaveRegistro = ids.newId('LBK-');
+      const tokenAcesso = ids.secret();
+      store.loanbond.insertRegistration({
+        codigoIdentificador,
+        chaveRegistro,
+        tokenHash: tokenHash(tokenAcesso),
+        tokenHint: tokenHint(tokenAcesso),
+        callerId,
+        batch,
+        position: i,
+        versao: body.versao,
+        nomeDocumento: record.nome_documento ?? null,
+        assinado,
+        documentId,
+        registeredAt,
+        signers: JSON.stringify(record.assinantes ?? []),
+        installments: JSON.stringify(
+          (record.parcelas ?? []).map((p) => ({
+            numero: p.numero,
+            data_vencimento: p.data_vencimento,
+            valor_cents: p.valor === undefined ? undefined : toCents(p.valor),
+          })),
+        ),
+        emails: JSON.stringify(record.emails_final_fluxo ?? []),
+        signatures: imported(assinado, record.assinaturas),
+        signaturesSent: signaturesCount(record.assinaturas),
+        warnings: JSON.stringify(warningsAt(i)),
+      });
+      for (const { d, j, id } of additional) {
+        if (id === undefined) continue;
+        store.loanbond.insertAdditionalDocument({
+          codigoIdentificador,
+          position: j,
+          nome: d.nome ?? null,
+          documentId: id,
+          signatures: imported(assinado, d.assinaturas),
+          signaturesSent: signaturesCount(d.assinaturas),
+        });
+      }
+      out.push({
+        codigo_identificador: codigoIdentificador,
+        chave_registro: chaveRegistro,
+        token_acesso: tokenAcesso,
+      });
+    });
+    if (details.length > 0) throw validationError(details);
+    return out;
+  });
+
+  const n = items.length;
+  return {
+    callerId,
+    batch,
+    warnings: ctx.strict ? 0 : taxIds.length,
+    response: {
+      codigo: batch,
+      mensagem: `${n} ${n === 1 ? 'record' : 'records'} registered; signatures and notifications are processed asynchronously`,
+      registros: items,
+    },
+  };
+}

@@ -1,0 +1,166 @@
+// The loan-bond wire format, table by table as the specification shows it (Resources, "Loan-bond
+// registration request"). Required-ness and formats the tables do not show are assumptions.
+import { type Static, Type } from '@fastify/type-provider-typebox';
+import { MAX_FILE_BYTES } from '../domain/pdf.js';
+import { assumptionLookup } from '../http/assumptions.js';
+import { Money, Strict } from '../http/schema.js';
+import { assumptions } from './assumptions.js';
+
+const a = assumptionLookup(assumptions);
+
+export const MAX_RECORDS = 50;
+
+const Str = () => Type.Optional(Type.String());
+
+export const Address = Strict({
+  cep: Str(),
+  logradouro: Str(),
+  numero: Type.Optional(Type.Integer()),
+  complemento: Str(),
+  bairro: Str(),
+  cidade: Str(),
+  uf: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z]{2}$',
+      description: 'two letters',
+      'x-sandbox-assumption': a('lb-string-formats'),
+    }),
+  ),
+});
+
+const TaxIdField = () =>
+  Type.Optional(Type.String({ description: 'CPF or CNPJ', 'x-sandbox-assumption': a('lb-tax-ids') }));
+
+export const Signer = Strict({
+  cpf_cnpj: TaxIdField(),
+  nome: Str(),
+  papel: Type.Optional(Type.String({ description: 'role' })),
+  email: Str(),
+  telefone: Str(),
+  celular: Str(),
+  assina_eletronicamente: Type.Optional(Type.Boolean()),
+  assina_digitalmente: Type.Optional(Type.Boolean()),
+  assina_ekms: Type.Optional(Type.Boolean()),
+  data_nascimento: Str(),
+  numero_rg: Str(),
+  orgao_expedidor: Str(),
+  data_emissao_rg: Str(),
+  endereco: Type.Optional(Address),
+});
+
+export const DigitalCertificate = Strict({
+  tipo_certificado: Str(),
+  emitido_para: Str(),
+  email: Str(),
+  emitido_por: Str(),
+  numero_serie: Str(),
+  valido_de: Str(),
+  valido_ate: Str(),
+  chave_autoridade_certificadora: Str(),
+});
+
+export const ElectronicSignature = Strict({
+  pin: Str(),
+  forma_checagem: Str(),
+  email: Str(),
+  celular: Str(),
+});
+
+export const Timestamp = Strict({
+  emitido_por: Str(),
+  numero_serial: Str(),
+  data_hora_utc: Str(),
+});
+
+export const Lcr = Strict({
+  emitido_por: Str(),
+  numero_serial: Str(),
+  data_prox_atualizacao: Str(),
+});
+
+export const Signature = Strict({
+  cpf_cnpj: TaxIdField(),
+  nome_assinante: Str(),
+  data_assinatura: Str(),
+  ip: Str(),
+  papel: Str(),
+  tipo_assinatura: Type.Optional(Type.Integer()),
+  certificado_digital: Type.Optional(DigitalCertificate),
+  assinatura_eletronica: Type.Optional(ElectronicSignature),
+  carimbo_tempo: Type.Optional(Timestamp),
+  lcr: Type.Optional(Lcr),
+});
+export type Signature = Static<typeof Signature>;
+
+export const Installment = Strict({
+  numero: Type.Optional(Type.Integer()),
+  data_vencimento: Str(),
+  valor: Type.Optional(Money()),
+});
+
+const fileDescription = `base64 of a PDF file, at most ${MAX_FILE_BYTES} bytes decoded (15 MB), not encrypted`;
+
+export const AdditionalDocument = Strict(
+  {
+    nome: Str(),
+    conteudo: Type.String({ description: fileDescription, 'x-sandbox-assumption': a('lb-file-base64') }),
+    assinaturas: Type.Optional(Type.Array(Signature)),
+  },
+  { 'x-sandbox-assumption': a('lb-required-fields') },
+);
+
+export const LoanBondRecord = Strict(
+  {
+    nome_documento: Str(),
+    emails_final_fluxo: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'e-mail addresses notified at the end of the flow',
+        'x-sandbox-assumption': a('lb-flow-states'),
+      }),
+    ),
+    assinado: Type.Optional(
+      Type.Boolean({
+        description: 'signature data in assinaturas is imported only when true (rule 7)',
+        'x-sandbox-assumption': a('lb-rule7-scope'),
+      }),
+    ),
+    assinantes: Type.Optional(Type.Array(Signer)),
+    assinaturas: Type.Optional(Type.Array(Signature)),
+    parcelas: Type.Optional(Type.Array(Installment)),
+    documento: Type.String({ description: fileDescription, 'x-sandbox-assumption': a('lb-file-base64') }),
+    documentos_adicionais: Type.Optional(Type.Array(AdditionalDocument)),
+  },
+  { 'x-sandbox-assumption': a('lb-required-fields') },
+);
+export type LoanBondRecord = Static<typeof LoanBondRecord>;
+
+export const RegistrationRequest = Strict(
+  {
+    versao: Type.String({ description: 'interface version of the body' }),
+    token: Type.String({ description: 'access token of the caller' }),
+    registros: Type.Array(LoanBondRecord, {
+      minItems: 1,
+      maxItems: MAX_RECORDS,
+      description: 'at most 50 per request (rule 6)',
+      'x-sandbox-assumption': a('lb-empty-batch'),
+    }),
+  },
+  { 'x-sandbox-assumption': a('lb-required-fields') },
+);
+export type RegistrationRequest = Static<typeof RegistrationRequest>;
+
+export const RegistrationItem = Type.Object({
+  codigo_identificador: Type.String(),
+  chave_registro: Type.String(),
+  token_acesso: Type.String({ description: 'a secret: keep it; the sandbox stores only its hash' }),
+});
+
+export const RegistrationResponse = Type.Object(
+  {
+    codigo: Type.String(),
+    mensagem: Type.String(),
+    registros: Type.Array(RegistrationItem),
+  },
+  { 'x-sandbox-assumption': a('lb-response-keys') },
+);
+export type RegistrationResponse = Static<typeof RegistrationResponse>;
