@@ -18,7 +18,8 @@ export class SnapshotStore {
   private seq = 0;
 
   constructor(private readonly db: Db) {
-    db.exec(`ATTACH DATABASE ':memory:' AS ${SCHEMA}`);
+    const attached = (db.pragma('database_list') as Array<{ name: string }>).some((d) => d.name === SCHEMA);
+    if (!attached) db.exec(`ATTACH DATABASE ':memory:' AS ${SCHEMA}`);
   }
 
   /**
@@ -75,11 +76,14 @@ export class SnapshotStore {
     const out: string[] = [];
     for (const o of objects) {
       if (o.type === 'table') {
-        const m = /^CREATE TABLE\s+("?)(\w+)\1\s*\(/i.exec(o.sql);
+        const m = /^CREATE TABLE\s+(?:IF NOT EXISTS\s+)?("?)(\w+)\1\s*\(/i.exec(o.sql);
         if (!m || m[2] !== table) return undefined;
         out.push(`CREATE TABLE "${SCHEMA}"."s${n}_${table}" (${o.sql.slice(m[0].length)}`);
       } else if (o.type === 'index') {
-        const m = /^CREATE\s+(UNIQUE\s+)?INDEX\s+("?)(\w+)\2\s+ON\s+("?)(\w+)\4\s*\(/i.exec(o.sql);
+        const m =
+          /^CREATE\s+(UNIQUE\s+)?INDEX\s+(?:IF NOT EXISTS\s+)?("?)(\w+)\2\s+ON\s+("?)(\w+)\4\s*\(/i.exec(
+            o.sql,
+          );
         if (!m || m[5] !== table) return undefined;
         out.push(
           `CREATE ${m[1] ?? ''}INDEX "${SCHEMA}"."s${n}_${m[3]}" ON "s${n}_${table}" (${o.sql.slice(m[0].length)}`,
