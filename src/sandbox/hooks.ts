@@ -62,6 +62,7 @@ export function installControlHooks(app: FastifyInstance): void {
       interface: iface,
       path,
       time: app.clock.now().toISOString(),
+      // The real clock on purpose: the journal says when a request really came, next to sandbox time.
       realTime: new Date().toISOString(),
       fault: null,
       response: undefined,
