@@ -16,15 +16,20 @@ import { loanbondPlugin } from './loanbond/index.js';
 import { receivablesPlugin } from './receivables/index.js';
 import { registryPlugin } from './registry/index.js';
 import { SandboxClock } from './sandbox/clock.js';
+import { Faults } from './sandbox/faults.js';
 import { type FixtureDocument, loadFixtures, readFixtureFile } from './sandbox/fixtures.js';
+import { installControlHooks } from './sandbox/hooks.js';
 import { SandboxIds } from './sandbox/ids.js';
 import { sandboxPlugin } from './sandbox/index.js';
+import { Journal } from './sandbox/journal.js';
+import { Snapshots } from './sandbox/snapshots.js';
 import { Work } from './sandbox/work.js';
 import { openDatabase } from './store/db.js';
 import { Store } from './store/index.js';
 
 export const VERSION = '0.1.0';
 export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
+export const DEFAULT_JOURNAL_SIZE = 1000;
 
 export interface AppOptions {
   /** Database file, or ':memory:' (the default). */
@@ -44,6 +49,10 @@ export interface AppOptions {
   strict?: boolean;
   /** Seed for reproducible generated keys. */
   seed?: string;
+  /** With `seed`: secrets (token_acesso) are reproducible too. Default false: always random. */
+  seedSecrets?: boolean;
+  /** Entries the request journal keeps (default 1000; 0 turns it off). */
+  journalSize?: number;
   /** Inject a clock (tests pin time); default: a SandboxClock on real time. */
   clock?: SandboxClock;
   /** Inject the key generator; default: random, or seeded by `seed`. */
@@ -55,7 +64,9 @@ export interface Settings {
   adminToken: string | undefined;
   strict: boolean;
   seed: string | undefined;
+  seedSecrets: boolean;
   fixtures: string | FixtureDocument | null;
+  journalSize: number;
 }
 
 declare module 'fastify' {
@@ -65,6 +76,9 @@ declare module 'fastify' {
     ids: SandboxIds;
     settings: Settings;
     work: Work;
+    journal: Journal;
+    faults: Faults;
+    snapshots: Snapshots;
   }
 }
 
@@ -74,12 +88,16 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     adminToken: options.adminToken || undefined,
     strict: options.strict ?? false,
     seed: options.seed,
+    seedSecrets: options.seedSecrets ?? false,
     fixtures: options.fixtures ?? null,
+    journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
   };
+  if (!Number.isInteger(settings.journalSize) || settings.journalSize < 0)
+    throw new Error(`journalSize must be a whole number of entries, 0 or more (got ${settings.journalSize})`);
   const { db, isNew } = openDatabase(options.db ?? ':memory:');
   const store = new Store(db);
   const clock = options.clock ?? new SandboxClock();
-  const ids = options.ids ?? new SandboxIds(settings.seed);
+  const ids = options.ids ?? new SandboxIds(settings.seed, { secrets: settings.seedSecrets });
 
   try {
     if (isNew && settings.fixtures) {
@@ -115,6 +133,9 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     app.log.error({ err, runner: name }, 'asynchronous processing failed'),
   );
   app.decorate('work', work);
+  app.decorate('journal', new Journal(settings.journalSize));
+  app.decorate('faults', new Faults());
+  app.decorate('snapshots', new Snapshots(store.snapshots, clock, ids));
   app.addHook('onClose', async () => {
     await work.close();
     store.close();
@@ -135,6 +156,9 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
       'request',
     );
   });
+
+  // Fault rules and the request journal, inherited by every plugin registered below.
+  installControlHooks(app);
 
   // x-sandbox-assumptions: every decision in one list (an extension the InfoObject type does not name).
   const info = {

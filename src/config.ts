@@ -16,6 +16,10 @@ export interface Config {
   strict: boolean;
   /** Seed for reproducible generated keys. */
   seed: string | undefined;
+  /** With a seed: secrets (token_acesso) are reproducible too. */
+  seedSecrets: boolean;
+  /** Entries the request journal keeps; 0 turns it off. */
+  journalSize: number;
 }
 
 export const HELP = `tradebill-sandbox: a stateful sandbox of the trade-bill bookkeeping, registry,
@@ -36,6 +40,10 @@ Usage: node dist/server.js [options]        (or: npm start -- [options])
                                                   env SANDBOX_STRICT=true default off
   --seed <text>         reproducible generated keys
                                                   env SANDBOX_SEED        default random keys
+  --seed-secrets        with --seed, secrets (token_acesso) are reproducible too
+                                                  env SANDBOX_SEED_SECRETS=true default off
+  --journal-size <n>    requests kept by GET /_sandbox/requests (0: off)
+                                                  env SANDBOX_JOURNAL_SIZE default 1000
   -h, --help            this text
   env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token.
 `;
@@ -80,6 +88,10 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   const logLevel = (values['log-level'] ?? env.LOG_LEVEL ?? 'info').toLowerCase();
   if (!LEVELS.includes(logLevel))
     throw new ConfigError(`invalid log level "${logLevel}": one of ${LEVELS.join(', ')}`);
+  const journalText = values['journal-size'] ?? env.SANDBOX_JOURNAL_SIZE ?? '1000';
+  const journalSize = Number(journalText);
+  if (!/^\d+$/.test(journalText.trim()) || journalSize > 1_000_000)
+    throw new ConfigError(`invalid journal size "${journalText}": a whole number from 0 to 1000000`);
   const fixtures = values.fixtures ?? env.SANDBOX_FIXTURES ?? 'fixtures/demo.json';
   return {
     host: values.host ?? env.HOST ?? '127.0.0.1',
@@ -91,6 +103,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     adminToken: env.SANDBOX_ADMIN_TOKEN || undefined,
     strict: values.strict === true || parseBool('SANDBOX_STRICT', env.SANDBOX_STRICT),
     seed: values.seed ?? (env.SANDBOX_SEED || undefined),
+    seedSecrets:
+      values['seed-secrets'] === true || parseBool('SANDBOX_SEED_SECRETS', env.SANDBOX_SEED_SECRETS),
+    journalSize,
   };
 }
 
@@ -108,6 +123,8 @@ function parse(argv: readonly string[]) {
       'body-limit': { type: 'string' },
       strict: { type: 'boolean' },
       seed: { type: 'string' },
+      'seed-secrets': { type: 'boolean' },
+      'journal-size': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -1,4 +1,131 @@
-// The package's programmatic entry: build the app in-process (see README, "In-process use").
+// The package's programmatic entry: run the sandbox inside a test suite, without Docker (README,
+// "In-process use"): startSandbox() listens on a free port and hands back the control plane as calls.
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { type AppOptions, buildApp } from './app.js';
+import type { InterfaceId } from './http/errors.js';
+import type { FaultRule, FaultRuleInput } from './sandbox/faults.js';
+import type { FixtureDocument, LoadCounts } from './sandbox/fixtures.js';
+import type { JournalEntry } from './sandbox/journal.js';
+
 export { type AppOptions, buildApp } from './app.js';
 export { type Config, parseConfig } from './config.js';
+export type { FaultRule, FaultRuleInput } from './sandbox/faults.js';
 export type { FixtureDocument } from './sandbox/fixtures.js';
+export type { JournalEntry } from './sandbox/journal.js';
+
+/** The demo fixtures shipped with the package (the ones `npm start` loads). */
+export const DEMO_FIXTURES = fileURLToPath(new URL('../fixtures/demo.json', import.meta.url));
+
+export interface StartOptions extends AppOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+}
+
+export interface RequestFilter {
+  interface?: InterfaceId;
+  operation?: string;
+  status?: number | string;
+  since?: string;
+  limit?: number;
+}
+
+export interface ClockView {
+  now: string;
+  realNow: string;
+  offsetMs: number;
+  frozen: boolean;
+}
+
+export interface Sandbox {
+  /** Base URL, e.g. http://127.0.0.1:41234 (no trailing slash). */
+  url: string;
+  /** The Fastify instance (app.inject, app.store, app.clock...). */
+  app: FastifyInstance;
+  /** Wipes all state, then loads `fixtures` ("default": the ones the sandbox started with). */
+  reset(
+    fixtures?: FixtureDocument | 'default',
+    options?: { seed?: string; seedSecrets?: boolean },
+  ): Promise<LoadCounts>;
+  /** Adds a fixture document to the current state. */
+  load(fixtures: FixtureDocument): Promise<LoadCounts>;
+  snapshot(name: string): Promise<void>;
+  restore(name: string): Promise<void>;
+  fault(rule: FaultRuleInput): Promise<FaultRule>;
+  clearFaults(): Promise<void>;
+  /** The journal, newest first. */
+  requests(filter?: RequestFilter): Promise<JournalEntry[]>;
+  /** `{ now }` or `{ advance: 'P31D' }`, optionally `freeze`. */
+  clock(change?: { now?: string; advance?: string; freeze?: boolean }): Promise<ClockView>;
+  /** Runs all pending asynchronous processing now; resolves when it is done. */
+  runPendingWork(): Promise<Record<string, number>>;
+  close(): Promise<void>;
+}
+
+/** Builds the app, listens on a free port of 127.0.0.1, and returns the URL and the control calls. */
+export async function startSandbox(options: StartOptions = {}): Promise<Sandbox> {
+  const { host = '127.0.0.1', port = 0, ...appOptions } = options;
+  const app = await buildApp({ logger: false, ...appOptions });
+  try {
+    await app.listen({ host, port });
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+  const address = app.server.address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+  const headers = options.adminToken ? { 'sandbox-admin-token': options.adminToken } : undefined;
+
+  // Through the control plane itself, so the calls validate and answer exactly as over HTTP.
+  async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+    const res = await app.inject({
+      method,
+      url: `/_sandbox${path}`,
+      headers,
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
+    const parsed = res.body === '' ? undefined : (JSON.parse(res.body) as unknown);
+    if (res.statusCode >= 400) {
+      const message = (parsed as { message?: string } | undefined)?.message ?? res.body;
+      throw new Error(`${method} /_sandbox${path} answered ${res.statusCode}: ${message}`);
+    }
+    return parsed as T;
+  }
+
+  return {
+    url,
+    app,
+    reset: async (fixtures, resetOptions = {}) =>
+      (
+        await call<{ loaded: LoadCounts }>('POST', '/reset', {
+          ...(fixtures === undefined ? {} : { fixtures }),
+          ...resetOptions,
+        })
+      ).loaded,
+    load: async (fixtures) => (await call<{ loaded: LoadCounts }>('POST', '/fixtures', fixtures)).loaded,
+    snapshot: async (name) => {
+      await call('POST', '/snapshots', { name });
+    },
+    restore: async (name) => {
+      await call('POST', `/snapshots/${encodeURIComponent(name)}/restore`);
+    },
+    fault: (rule) => call<FaultRule>('POST', '/faults', rule),
+    clearFaults: async () => {
+      await call('DELETE', '/faults');
+    },
+    requests: async (filter = {}) => {
+      const query = new URLSearchParams();
+      for (const [k, v] of Object.entries(filter)) if (v !== undefined) query.set(k, String(v));
+      const qs = query.toString();
+      return (await call<{ entries: JournalEntry[] }>('GET', `/requests${qs ? `?${qs}` : ''}`)).entries;
+    },
+    clock: (change) =>
+      change ? call<ClockView>('POST', '/clock', change) : call<ClockView>('GET', '/clock'),
+    runPendingWork: async () =>
+      (await call<{ processed: Record<string, number> }>('POST', '/work/run')).processed,
+    close: () => app.close(),
+  };
+}

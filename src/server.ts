@@ -36,6 +36,8 @@ async function main(): Promise<void> {
     adminToken: config.adminToken,
     strict: config.strict,
     seed: config.seed,
+    seedSecrets: config.seedSecrets,
+    journalSize: config.journalSize,
   });
 
   let closing = false;

@@ -48,4 +48,54 @@ export const assumptions: Assumption[] = [
     decision: 'amounts are kept as integer cents; a number with more than two decimal places is a 400',
     reason: 'Brazilian amounts are in centavos; a third decimal would be rounded silently by a lax service',
   },
+  {
+    id: 'journal-scope',
+    interface: 'sandbox',
+    topic: 'A record of the requests clients sent (the real services show none)',
+    decision:
+      'GET /_sandbox/requests keeps every request under an interface prefix (501s and refused bodies included) and every 404 outside them, not control-plane or documentation calls; the last SANDBOX_JOURNAL_SIZE (default 1000), newest first; bodies redacted by key anywhere in the tree (token, accessToken, token_acesso, authorization, documento, conteudo, operationFile...), strings over 512 characters and bodies over about 16 KB cut with "[truncated: ...]"; no headers',
+    reason:
+      'a user sees what the client sent wrongly, memory stays flat under any load, and no secret or document leaves the sandbox',
+  },
+  {
+    id: 'fault-rules',
+    interface: 'sandbox',
+    topic: 'Injected failures (the real services fail on their own)',
+    decision:
+      "POST /_sandbox/faults answers only a status the interface documents, in that interface's error body, or delays; in the path pattern * stands for any characters; the first matching rule in the order added applies, after the body is read; an undocumented status is a 400 naming /status",
+    reason: 'a client must never see from the sandbox a status the real interface cannot send',
+  },
+  {
+    id: 'clock-durations',
+    interface: 'sandbox',
+    topic: 'Moving time (the monthly reconciliation rule, timestamps)',
+    decision:
+      'POST /_sandbox/clock takes now (ISO UTC) or advance (ISO 8601 duration); years and months move on the UTC calendar (January 31 plus P1M is the last day of February), weeks, days, hours, minutes and seconds are fixed lengths; reset and DELETE /_sandbox/clock return to real time',
+    reason: 'P1M must mean "the same day next month" for a monthly rule; UTC has no daylight saving',
+  },
+  {
+    id: 'snapshot-scope',
+    interface: 'sandbox',
+    topic: 'What a snapshot holds',
+    decision:
+      'every table, the clock setting and the position of the key sequence; not the journal nor the fault rules; kept in memory (gone on restart), kept across reset; saving a name again replaces it',
+    reason:
+      'a test that restores a baseline gets the same answers, generated keys included, as the test before it',
+  },
+  {
+    id: 'seeded-secrets',
+    interface: 'sandbox',
+    topic: 'Reproducible keys and secrets',
+    decision:
+      'with a seed (SANDBOX_SEED, --seed, reset {"seed"}) every generated key repeats run to run; secrets such as token_acesso stay random unless asked too: reset {"seed","seedSecrets":true} or SANDBOX_SEED_SECRETS=true',
+    reason: 'a token must stay unguessable unless a user explicitly wants it reproducible',
+  },
+  {
+    id: 'reset-scope',
+    interface: 'sandbox',
+    topic: 'What POST /_sandbox/reset clears besides the data',
+    decision:
+      'it also clears the journal and the fault rules and returns the clock to real time; snapshots stay',
+    reason: 'a test that resets starts clean, and can still restore a baseline saved once',
+  },
 ];

@@ -46,9 +46,10 @@ export class SandboxClock implements Clock {
     this.frozenAt = undefined;
   }
 
-  describe(): { now: string; offsetMs: number; frozen: boolean } {
+  describe(): { now: string; realNow: string; offsetMs: number; frozen: boolean } {
     return {
       now: this.now().toISOString(),
+      realNow: new Date(this.realNow()).toISOString(),
       offsetMs: this.frozenAt === undefined ? this.offsetMs : this.frozenAt - this.realNow(),
       frozen: this.frozenAt !== undefined,
     };

@@ -10,6 +10,12 @@ export interface Ids {
   secret(): string;
 }
 
+export interface IdsState {
+  seed: string | undefined;
+  seededSecrets: boolean;
+  counter: number;
+}
+
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 function base32(bytes: Uint8Array, length: number): string {
@@ -42,6 +48,17 @@ export class SandboxIds implements Ids {
     this.seed = seed;
     this.seededSecrets = seed !== undefined && options.secrets === true;
     this.counter = 0;
+  }
+
+  /** Where the sequence stands, for a snapshot to put it back. */
+  save(): IdsState {
+    return { seed: this.seed, seededSecrets: this.seededSecrets, counter: this.counter };
+  }
+
+  restore(state: IdsState): void {
+    this.seed = state.seed;
+    this.seededSecrets = state.seededSecrets;
+    this.counter = state.counter;
   }
 
   get seeded(): boolean {

@@ -4,6 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { bookkeepingInspection } from '../bookkeeping/inspect.js';
+import { assumptionLookup } from '../http/assumptions.js';
 import { SandboxError, standardBody, validationError } from '../http/errors.js';
 import { toSandboxError } from '../http/interface-plugin.js';
 import { CATALOG } from '../http/interfaces.js';
@@ -11,6 +12,8 @@ import { StandardError, Strict } from '../http/schema.js';
 import { loanbondInspection } from '../loanbond/inspect.js';
 import { receivablesInspection } from '../receivables/inspect.js';
 import { registryInspection } from '../registry/inspect.js';
+import { assumptions } from './assumptions.js';
+import { controlPlugin } from './control.js';
 import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile } from './fixtures.js';
 
 const OperationSchema = Type.Object({
@@ -42,6 +45,7 @@ function under(prefix: string, fn: () => LoadCounts): LoadCounts {
 }
 
 const TAG = ['sandbox control plane'];
+const a = assumptionLookup(assumptions);
 
 export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   app.removeAllContentTypeParsers();
@@ -115,6 +119,12 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
                 description: 'restart generated keys from this seed (reproducible)',
               }),
             ),
+            seedSecrets: Type.Optional(
+              Type.Boolean({
+                description:
+                  'true: secrets such as token_acesso follow the seed too (reproducible, hence guessable); default false',
+              }),
+            ),
           }),
         ),
         response: {
@@ -122,10 +132,20 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
           400: StandardError,
           401: StandardError,
         },
+        'x-sandbox-assumption': a('reset-scope', 'seeded-secrets'),
       },
     },
     async (request) => {
       const body = request.body ?? {};
+      const seed = body.seed ?? app.settings.seed;
+      const seedSecrets = body.seedSecrets ?? (body.seed === undefined && app.settings.seedSecrets);
+      if (seedSecrets && seed === undefined)
+        throw validationError([
+          {
+            path: '/seedSecrets',
+            message: 'needs a seed: give "seed" too (or start the sandbox with SANDBOX_SEED)',
+          },
+        ]);
       let doc: unknown = body.fixtures;
       if (doc === 'default') {
         const configured = app.settings.fixtures;
@@ -149,7 +169,10 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
         app.clock.restore(savedClock);
         throw err;
       }
-      app.ids.reseed(body.seed ?? app.settings.seed);
+      app.ids.reseed(seed, { secrets: seedSecrets });
+      // A test that resets starts clean: no journal from the test before, no fault rule left over.
+      app.journal.clear();
+      app.faults.clear();
       request.log.info({ loaded }, 'sandbox reset');
       return { status: 'reset' as const, loaded };
     },
@@ -183,6 +206,8 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async () => ({ operations: [...CATALOG] }),
   );
+
+  await app.register(controlPlugin);
 
   // Each interface inspects its own state, from its own folder.
   await app.register(bookkeepingInspection, { prefix: '/bookkeeping' });

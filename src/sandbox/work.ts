@@ -12,6 +12,8 @@ export class Work {
   private readonly running = new Map<string, Promise<void>>();
   private closed = false;
   private failures = 0;
+  /** Items processed per runner since the start. */
+  private readonly processed = new Map<string, number>();
 
   constructor(private readonly onError: (name: string, err: unknown) => void = () => {}) {}
 
@@ -42,7 +44,12 @@ export class Work {
     const run = (async () => {
       try {
         // A runner processes a slice at a time, yielding between slices so requests keep flowing.
-        while (!this.closed && (await runner()) > 0) await new Promise((r) => setImmediate(r));
+        while (!this.closed) {
+          const n = await runner();
+          if (n <= 0) break;
+          this.processed.set(name, (this.processed.get(name) ?? 0) + n);
+          await new Promise((r) => setImmediate(r));
+        }
       } catch (err) {
         this.failures += 1;
         this.onError(name, err);
@@ -52,9 +59,21 @@ export class Work {
     return run;
   }
 
-  /** Runs every runner until nothing is pending; resolves when all is processed. */
-  async drain(): Promise<void> {
+  /**
+   * Runs every runner until nothing is pending; resolves when all is processed, with the number of
+   * items each runner processed meanwhile (runs already under way included).
+   */
+  async drain(): Promise<Record<string, number>> {
+    const before = new Map(this.processed);
     for (const name of this.runners.keys()) await this.runUntilIdle(name);
+    const counts: Record<string, number> = {};
+    for (const name of this.runners.keys())
+      counts[name] = (this.processed.get(name) ?? 0) - (before.get(name) ?? 0);
+    return counts;
+  }
+
+  get names(): string[] {
+    return [...this.runners.keys()];
   }
 
   get errors(): number {

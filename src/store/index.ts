@@ -4,12 +4,15 @@ import type { Db } from './db.js';
 import { LoanbondStore } from './loanbond.js';
 import { ReceivablesStore } from './receivables.js';
 import { RegistryStore } from './registry.js';
+import { SnapshotStore } from './snapshots.js';
 
 export class Store {
   readonly bookkeeping: BookkeepingStore;
   readonly registry: RegistryStore;
   readonly receivables: ReceivablesStore;
   readonly loanbond: LoanbondStore;
+  /** Named copies of the whole state (the control plane's snapshots). */
+  readonly snapshots: SnapshotStore;
   private readonly wipeAll: () => void;
   private readonly getMeta;
   private readonly setMeta;
@@ -33,6 +36,8 @@ export class Store {
     this.setMeta = db.prepare(
       'INSERT INTO sb_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     );
+    // Last: it attaches its own schema, which the table list above must not see.
+    this.snapshots = new SnapshotStore(db);
   }
 
   /** Runs `fn` in one transaction (nested calls become savepoints). */

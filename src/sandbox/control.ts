@@ -1,0 +1,317 @@
+// The control plane's tools for a client's test suite: the request journal, fault rules, the clock,
+// snapshots and running pending asynchronous work now. Mounted by the sandbox plugin under /_sandbox.
+import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import { assumptionLookup } from '../http/assumptions.js';
+import { pointer, SandboxError, validationError } from '../http/errors.js';
+import { StandardError } from '../http/schema.js';
+import { assumptions } from './assumptions.js';
+import { addDuration, parseDuration } from './duration.js';
+import {
+  ClockChange,
+  ClockState,
+  FaultInput,
+  FaultRuleSchema,
+  JournalList,
+  JournalQuery,
+  SnapshotInfo,
+  SnapshotName,
+  WorkResult,
+} from './schemas.js';
+import type { SnapshotMeta } from './snapshots.js';
+
+const TAG = ['sandbox control plane'];
+const a = assumptionLookup(assumptions);
+
+function snapshotView(meta: SnapshotMeta) {
+  return { name: meta.name, createdAt: meta.createdAt, clock: meta.clockView, rows: meta.rows };
+}
+
+export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
+  // --- journal ---------------------------------------------------------------------------------
+  app.get(
+    '/requests',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'The request journal: what clients sent to the interfaces and what they got, newest first',
+        description:
+          'Every request under an interface prefix (501s included) and every 404 outside the prefixes. Bodies are ' +
+          'redacted by key (tokens, Authorization, document bytes) and bounded; headers are never kept.',
+        querystring: JournalQuery,
+        response: { 200: JournalList, 400: StandardError, 401: StandardError },
+        'x-sandbox-assumption': a('journal-scope'),
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const entries = app.journal.list({
+        interface: q.interface,
+        operation: q.operation,
+        status: q.status,
+        since: q.since === undefined ? undefined : new Date(q.since),
+        limit: q.limit,
+      });
+      return {
+        capacity: app.journal.capacity,
+        count: app.journal.count,
+        dropped: app.journal.dropped,
+        entries,
+      };
+    },
+  );
+
+  app.delete(
+    '/requests',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Clear the request journal',
+        response: { 200: Type.Object({ cleared: Type.Integer() }), 401: StandardError },
+      },
+    },
+    async () => ({ cleared: app.journal.clear() }),
+  );
+
+  // --- faults ----------------------------------------------------------------------------------
+  app.post(
+    '/faults',
+    {
+      schema: {
+        tags: TAG,
+        summary:
+          "Add a fault rule: matching requests get a documented error status in the interface's body, or a delay",
+        description:
+          'Rules are tried in the order they were added; the first that matches and has matches left applies. ' +
+          'A rule applies after the request body is read, before validation and the handler.',
+        body: FaultInput,
+        response: { 201: FaultRuleSchema, 400: StandardError, 401: StandardError },
+        'x-sandbox-assumption': a('fault-rules'),
+      },
+    },
+    async (request, reply) => {
+      const rule = app.faults.add(request.body, app.clock.now());
+      request.log.info({ fault: rule.id, path: rule.path, status: rule.status }, 'fault rule added');
+      return reply.code(201).send(rule);
+    },
+  );
+
+  app.get(
+    '/faults',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'The fault rules, with their hit counts',
+        response: { 200: Type.Object({ faults: Type.Array(FaultRuleSchema) }), 401: StandardError },
+      },
+    },
+    async () => ({ faults: app.faults.list() }),
+  );
+
+  app.delete(
+    '/faults',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Remove every fault rule',
+        response: { 200: Type.Object({ removed: Type.Integer() }), 401: StandardError },
+      },
+    },
+    async () => ({ removed: app.faults.clear() }),
+  );
+
+  app.delete(
+    '/faults/:id',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Remove one fault rule',
+        params: Type.Object({ id: Type.String() }),
+        response: { 200: Type.Object({ removed: Type.Integer() }), 401: StandardError, 404: StandardError },
+      },
+    },
+    async (request) => {
+      if (!app.faults.remove(request.params.id))
+        throw new SandboxError(404, `no fault rule "${request.params.id}" (GET /_sandbox/faults lists them)`);
+      return { removed: 1 };
+    },
+  );
+
+  // --- clock -----------------------------------------------------------------------------------
+  app.get(
+    '/clock',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Read the sandbox clock',
+        response: { 200: ClockState, 401: StandardError },
+      },
+    },
+    async () => app.clock.describe(),
+  );
+
+  app.post(
+    '/clock',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Set, advance, freeze or unfreeze the sandbox clock',
+        description:
+          'Every timestamp the sandbox writes and every time rule (the monthly reconciliation included) reads this ' +
+          'clock. POST /_sandbox/reset and DELETE /_sandbox/clock return it to real time.',
+        body: ClockChange,
+        response: { 200: ClockState, 400: StandardError, 401: StandardError },
+        'x-sandbox-assumption': a('clock-durations'),
+      },
+    },
+    async (request) => {
+      const { now, advance, freeze } = request.body;
+      if (now !== undefined && advance !== undefined)
+        throw validationError([{ path: pointer('advance'), message: 'give now or advance, not both' }]);
+      if (now === undefined && advance === undefined && freeze === undefined)
+        throw validationError([{ path: '', message: 'give now, advance or freeze' }]);
+      const frozen = freeze ?? app.clock.describe().frozen;
+      if (now !== undefined) {
+        app.clock.set(new Date(now), frozen);
+      } else if (advance !== undefined) {
+        const duration = parseDuration(advance);
+        if (!duration)
+          throw validationError([
+            {
+              path: pointer('advance'),
+              message: 'must be an ISO 8601 duration such as P31D, PT36H, P1M or P1Y2M3DT4H5M6S',
+            },
+          ]);
+        const from = app.clock.now();
+        const to = addDuration(from, duration);
+        if (Number.isNaN(to.getTime()) || Math.abs(to.getTime()) > 8.64e15)
+          throw validationError([
+            { path: pointer('advance'), message: 'moves the clock out of the range of dates' },
+          ]);
+        app.clock.set(to, frozen);
+      } else {
+        app.clock.set(app.clock.now(), frozen);
+      }
+      const state = app.clock.describe();
+      request.log.info({ clock: state.now, frozen: state.frozen }, 'sandbox clock moved');
+      return state;
+    },
+  );
+
+  app.delete(
+    '/clock',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Return the sandbox clock to real time',
+        response: { 200: ClockState, 401: StandardError },
+      },
+    },
+    async () => {
+      app.clock.reset();
+      return app.clock.describe();
+    },
+  );
+
+  // --- snapshots -------------------------------------------------------------------------------
+  app.post(
+    '/snapshots',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Save the whole state under a name (replacing a snapshot of that name)',
+        body: Type.Object({ name: SnapshotName }, { additionalProperties: false }),
+        response: {
+          201: Type.Object({ ...SnapshotInfo.properties, replaced: Type.Boolean() }),
+          400: StandardError,
+          401: StandardError,
+        },
+        'x-sandbox-assumption': a('snapshot-scope'),
+      },
+    },
+    async (request, reply) => {
+      const { meta, replaced } = app.snapshots.save(request.body.name);
+      request.log.info({ snapshot: meta.name, rows: meta.rows }, 'snapshot saved');
+      return reply.code(201).send({ ...snapshotView(meta), replaced });
+    },
+  );
+
+  app.get(
+    '/snapshots',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'The saved snapshots',
+        response: { 200: Type.Object({ snapshots: Type.Array(SnapshotInfo) }), 401: StandardError },
+      },
+    },
+    async () => ({ snapshots: app.snapshots.list().map(snapshotView) }),
+  );
+
+  app.post(
+    '/snapshots/:name/restore',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Put the whole state back as it was saved: database, clock setting and key sequence',
+        params: Type.Object({ name: SnapshotName }),
+        response: { 200: SnapshotInfo, 400: StandardError, 401: StandardError, 404: StandardError },
+        'x-sandbox-assumption': a('snapshot-scope'),
+      },
+    },
+    async (request) => {
+      const meta = app.snapshots.restore(request.params.name);
+      if (!meta)
+        throw new SandboxError(
+          404,
+          `no snapshot "${request.params.name}" (GET /_sandbox/snapshots lists them)`,
+        );
+      // Work that was pending in the snapshot resumes.
+      app.work.kickAll();
+      request.log.info({ snapshot: meta.name }, 'snapshot restored');
+      return snapshotView(meta);
+    },
+  );
+
+  app.delete(
+    '/snapshots/:name',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Delete a snapshot',
+        params: Type.Object({ name: SnapshotName }),
+        response: {
+          200: Type.Object({ removed: Type.Integer() }),
+          400: StandardError,
+          401: StandardError,
+          404: StandardError,
+        },
+      },
+    },
+    async (request) => {
+      if (!app.snapshots.delete(request.params.name))
+        throw new SandboxError(
+          404,
+          `no snapshot "${request.params.name}" (GET /_sandbox/snapshots lists them)`,
+        );
+      return { removed: 1 };
+    },
+  );
+
+  // --- asynchronous work -----------------------------------------------------------------------
+  app.post(
+    '/work/run',
+    {
+      schema: {
+        tags: TAG,
+        summary:
+          'Run all pending asynchronous processing now (CNAB imports, the loan-bond flow); answers when done',
+        response: { 200: WorkResult, 401: StandardError },
+      },
+    },
+    async () => {
+      const errorsBefore = app.work.errors;
+      const processed = await app.work.drain();
+      return { processed, errors: app.work.errors - errorsBefore };
+    },
+  );
+};

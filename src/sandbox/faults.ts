@@ -1,0 +1,181 @@
+// Fault rules: for the next N matching requests (or until removed) an emulated interface answers a
+// documented error status in its own error body, or answers late. Lets a user test a client's
+// retries and timeouts against the real state of the sandbox.
+import { type InterfaceId, pointer, renderError, SandboxError, validationError } from '../http/errors.js';
+import { INTERFACES } from '../http/interfaces.js';
+
+export const FAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export const MAX_DELAY_MS = 300_000;
+
+export interface FaultRuleInput {
+  method?: (typeof FAULT_METHODS)[number];
+  path?: string;
+  interface?: InterfaceId;
+  status?: number;
+  code?: string;
+  message?: string;
+  delayMs?: number;
+  times?: number;
+}
+
+export interface FaultRule {
+  id: string;
+  method: string | null;
+  path: string;
+  interface: InterfaceId;
+  status: number | null;
+  code: string | null;
+  message: string | null;
+  delayMs: number;
+  /** null: every matching request until the rule is removed. */
+  times: number | null;
+  hits: number;
+  /** Matches left; null when unlimited. 0: spent (listed, no longer matching). */
+  remaining: number | null;
+  createdAt: string;
+}
+
+/** The interface whose prefix holds the path, or null. */
+export function interfaceOfPath(path: string): InterfaceId | null {
+  for (const setup of Object.values(INTERFACES)) {
+    if (path === setup.prefix || path.startsWith(`${setup.prefix}/`)) return setup.id;
+  }
+  return null;
+}
+
+/** A path pattern: `*` stands for any characters (slashes included); everything else is literal. */
+export function globToRegExp(glob: string): RegExp {
+  const body = glob
+    .split('*')
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${body}$`);
+}
+
+interface CompiledRule {
+  rule: FaultRule;
+  regexp: RegExp;
+}
+
+export class Faults {
+  private rules: CompiledRule[] = [];
+  private seq = 0;
+
+  /** Checks and adds a rule; throws a 400 naming each bad field. */
+  add(input: FaultRuleInput, now: Date): FaultRule {
+    const details: Array<{ path: string; message: string }> = [];
+    const prefixes = Object.values(INTERFACES)
+      .map((s) => s.prefix)
+      .join(', ');
+    let iface = input.interface;
+    let path = input.path;
+    if (path !== undefined) {
+      const head = path.split('*')[0] ?? '';
+      const owner = Object.values(INTERFACES).find(
+        (s) => head === s.prefix || head.startsWith(`${s.prefix}/`) || (head === '' && s.id === iface),
+      );
+      if (iface === undefined) {
+        if (owner) iface = owner.id;
+        else
+          details.push({
+            path: pointer('path'),
+            message: `the pattern must start with an interface prefix (${prefixes}), or give "interface"`,
+          });
+      } else if (!owner || owner.id !== iface) {
+        details.push({
+          path: pointer('path'),
+          message: `the pattern must start with the ${iface} prefix ${INTERFACES[iface].prefix} (or be "*")`,
+        });
+      }
+    } else if (iface !== undefined) {
+      path = `${INTERFACES[iface].prefix}/*`;
+    } else {
+      details.push({ path: pointer('path'), message: 'give a path pattern, an interface, or both' });
+    }
+    if (
+      iface !== undefined &&
+      input.status !== undefined &&
+      !INTERFACES[iface].statuses.includes(input.status)
+    ) {
+      details.push({
+        path: pointer('status'),
+        message: `${input.status} is not a documented status of the ${iface} interface: one of ${INTERFACES[iface].statuses.join(', ')}`,
+      });
+    }
+    if (input.status === undefined && !input.delayMs) {
+      details.push({ path: '', message: 'a rule needs a status, a delayMs above 0, or both' });
+    }
+    if (input.code !== undefined && iface !== undefined && INTERFACES[iface].shape !== 'envelope') {
+      details.push({
+        path: pointer('code'),
+        message: `code belongs to the receivables error envelope; the ${iface} error body has none`,
+      });
+    }
+    if (details.length > 0 || iface === undefined || path === undefined) throw validationError(details);
+
+    this.seq += 1;
+    const pattern = path === '*' ? `${INTERFACES[iface].prefix}/*` : path;
+    const rule: FaultRule = {
+      id: `fault-${this.seq}`,
+      method: input.method ?? null,
+      path: pattern,
+      interface: iface,
+      status: input.status ?? null,
+      code: input.code ?? null,
+      message: input.message ?? null,
+      delayMs: input.delayMs ?? 0,
+      times: input.times ?? null,
+      hits: 0,
+      remaining: input.times ?? null,
+      createdAt: now.toISOString(),
+    };
+    this.rules.push({ rule, regexp: globToRegExp(pattern) });
+    return rule;
+  }
+
+  list(): FaultRule[] {
+    return this.rules.map((r) => ({ ...r.rule }));
+  }
+
+  get size(): number {
+    return this.rules.length;
+  }
+
+  remove(id: string): boolean {
+    const before = this.rules.length;
+    this.rules = this.rules.filter((r) => r.rule.id !== id);
+    return this.rules.length < before;
+  }
+
+  clear(): number {
+    const n = this.rules.length;
+    this.rules = [];
+    return n;
+  }
+
+  /**
+   * The first rule, in the order they were added, that matches and has matches left; counts the hit
+   * at once, so that N concurrent requests consume a rule for N exactly.
+   */
+  take(method: string, path: string, iface: InterfaceId): FaultRule | undefined {
+    for (const { rule, regexp } of this.rules) {
+      if (rule.interface !== iface || rule.remaining === 0) continue;
+      if (rule.method !== null && rule.method !== method) continue;
+      if (!regexp.test(path)) continue;
+      rule.hits += 1;
+      if (rule.remaining !== null) rule.remaining -= 1;
+      return { ...rule };
+    }
+    return undefined;
+  }
+}
+
+/** The body a fault answers: the interface's own error shape. */
+export function faultBody(rule: FaultRule) {
+  const status = rule.status ?? 500;
+  const message =
+    rule.message ??
+    `the sandbox answered ${status} because of fault rule ${rule.id}; remove it with DELETE /_sandbox/faults/${rule.id}`;
+  const err = new SandboxError(status, message, rule.code ? { code: rule.code } : {});
+  return renderError(INTERFACES[rule.interface].shape, err);
+}

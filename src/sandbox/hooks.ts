@@ -1,0 +1,116 @@
+// The control plane's eye on the emulated interfaces: root hooks that apply fault rules and write
+// the journal. Installed before the interfaces are registered, so every interface inherits them
+// (its documented routes, its 501s) and so do the 404s outside every prefix.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { InterfaceId } from '../http/errors.js';
+import { faultBody, interfaceOfPath } from './faults.js';
+import { redact, truncatedMarker } from './redact.js';
+
+/** A response body larger than this is not parsed for the journal, only summarised. */
+const RESPONSE_KEEP_LIMIT = 256 * 1024;
+
+interface Trace {
+  interface: InterfaceId | null;
+  path: string;
+  time: string;
+  realTime: string;
+  fault: string | null;
+  response: unknown;
+}
+
+const CONTROL_PREFIX = '/_sandbox';
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The count of warnings in a Sandbox-Warnings header: an integer, or a comma-separated list. */
+export function warningCount(header: unknown): number | null {
+  if (header === undefined || header === null) return null;
+  const text = Array.isArray(header) ? header.join(',') : String(header);
+  if (/^\s*\d+\s*$/.test(text)) return Number(text);
+  return text.split(',').filter((s) => s.trim() !== '').length;
+}
+
+function responseCopy(payload: unknown): unknown {
+  if (payload === null || payload === undefined || payload === '') return null;
+  const text =
+    typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+  if (text === undefined) return truncatedMarker('a streamed body');
+  if (text.length > RESPONSE_KEEP_LIMIT) return truncatedMarker(`a body of ${text.length} characters`);
+  try {
+    return redact(JSON.parse(text));
+  } catch {
+    return redact(text);
+  }
+}
+
+export function installControlHooks(app: FastifyInstance): void {
+  const traces = new WeakMap<FastifyRequest, Trace>();
+
+  app.addHook('onRequest', async (request) => {
+    const path = pathOf(request.url);
+    if (path.startsWith(CONTROL_PREFIX)) return;
+    const iface = interfaceOfPath(path);
+    if (iface === null && !app.journal.enabled) return;
+    traces.set(request, {
+      interface: iface,
+      path,
+      time: app.clock.now().toISOString(),
+      // The real clock on purpose: the journal says when a request really came, next to sandbox time.
+      realTime: new Date().toISOString(),
+      fault: null,
+      response: undefined,
+    });
+  });
+
+  // After the body is read (so the journal shows it) and before validation and the handler.
+  app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
+    const trace = traces.get(request);
+    if (!trace || trace.interface === null || app.faults.size === 0) return;
+    const rule = app.faults.take(request.method, trace.path, trace.interface);
+    if (!rule) return;
+    trace.fault = rule.id;
+    request.log.info({ fault: rule.id }, 'fault rule applied');
+    if (rule.delayMs > 0) await sleep(rule.delayMs);
+    if (rule.status !== null) {
+      reply.code(rule.status).type('application/json').send(faultBody(rule));
+      return reply;
+    }
+  });
+
+  app.addHook('onSend', async (request, _reply, payload) => {
+    const trace = traces.get(request);
+    if (trace && app.journal.enabled) trace.response = payload;
+    return payload;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const trace = traces.get(request);
+    if (!trace || !app.journal.enabled) return;
+    // Outside the interfaces only the unknown paths (404s) are kept: /docs and /openapi.json are not.
+    if (trace.interface === null && !request.is404) return;
+    const config = request.routeOptions.config;
+    app.journal.add({
+      id: app.journal.nextId(),
+      time: trace.time,
+      realTime: trace.realTime,
+      interface: trace.interface,
+      operation: config.operation ?? null,
+      method: request.method,
+      path: trace.path,
+      query: redact(request.query ?? {}),
+      status: reply.statusCode,
+      durationMs: Math.round(reply.elapsedTime * 100) / 100,
+      warnings: warningCount(reply.getHeader('sandbox-warnings')),
+      fault: trace.fault,
+      requestBody: request.body === undefined ? null : redact(request.body),
+      responseBody: responseCopy(trace.response),
+    });
+  });
+}

@@ -1,0 +1,111 @@
+// The request journal: what clients sent to the emulated interfaces and what they got back, so a user
+// can see why their client failed. A ring buffer of fixed capacity (memory stays flat however many
+// requests pass) whose entries hold redacted, size-bounded copies of the bodies, never headers.
+import type { InterfaceId } from '../http/errors.js';
+
+export interface JournalEntry {
+  /** Sequence number since the sandbox started (never reused, also across clears). */
+  id: number;
+  /** Arrival on the sandbox clock (what the interfaces saw as "now"). */
+  time: string;
+  /** Arrival on the real clock. */
+  realTime: string;
+  /** null: outside every interface prefix (a 404). */
+  interface: InterfaceId | null;
+  /** The documented operation reached; null for a 501, a 404 or a refused body. */
+  operation: string | null;
+  method: string;
+  /** Without the query string. */
+  path: string;
+  query: unknown;
+  status: number;
+  durationMs: number;
+  /** The number of warnings in the Sandbox-Warnings response header; null without one. */
+  warnings: number | null;
+  /** The fault rule that answered or delayed the request, if any. */
+  fault: string | null;
+  requestBody: unknown;
+  responseBody: unknown;
+}
+
+export interface JournalFilter {
+  interface?: InterfaceId;
+  operation?: string;
+  /** An exact status (404) or a class (4xx). */
+  status?: string;
+  /** Entries at or after this instant of the sandbox clock. */
+  since?: Date;
+  limit?: number;
+}
+
+export class Journal {
+  private readonly ring: Array<JournalEntry | undefined>;
+  /** Where the next entry goes. */
+  private head = 0;
+  private size = 0;
+  private seq = 0;
+  private recordedSinceClear = 0;
+
+  constructor(readonly capacity: number) {
+    this.ring = new Array(Math.max(0, capacity));
+  }
+
+  get enabled(): boolean {
+    return this.capacity > 0;
+  }
+
+  nextId(): number {
+    this.seq += 1;
+    return this.seq;
+  }
+
+  add(entry: JournalEntry): void {
+    if (this.capacity === 0) return;
+    this.ring[this.head] = entry;
+    this.head = (this.head + 1) % this.capacity;
+    if (this.size < this.capacity) this.size += 1;
+    this.recordedSinceClear += 1;
+  }
+
+  /** Matching entries, newest first. */
+  list(filter: JournalFilter = {}): JournalEntry[] {
+    const limit = filter.limit ?? this.capacity;
+    const status = filter.status;
+    const klass = status && /^[1-5]xx$/i.test(status) ? Number(status[0]) : undefined;
+    const since = filter.since?.getTime();
+    const out: JournalEntry[] = [];
+    for (let i = 1; i <= this.size && out.length < limit; i++) {
+      const e = this.ring[(this.head - i + this.capacity) % this.capacity];
+      if (!e) continue;
+      if (filter.interface !== undefined && e.interface !== filter.interface) continue;
+      if (filter.operation !== undefined && e.operation !== filter.operation) continue;
+      if (
+        klass !== undefined
+          ? Math.floor(e.status / 100) !== klass
+          : status !== undefined && e.status !== Number(status)
+      )
+        continue;
+      if (since !== undefined && Date.parse(e.time) < since) continue;
+      out.push(e);
+    }
+    return out;
+  }
+
+  get count(): number {
+    return this.size;
+  }
+
+  /** Entries that no longer fit and were overwritten since the last clear. */
+  get dropped(): number {
+    return this.recordedSinceClear - this.size;
+  }
+
+  clear(): number {
+    const n = this.size;
+    this.ring.fill(undefined);
+    this.head = 0;
+    this.size = 0;
+    this.recordedSinceClear = 0;
+    return n;
+  }
+}

@@ -1,0 +1,170 @@
+// Wire shapes of the control plane's journal, faults, clock, snapshots and work calls (ours to design;
+// described in the OpenAPI document and the README's "Control plane" section).
+import { Type } from '@fastify/type-provider-typebox';
+import { INTERFACE_IDS } from '../http/errors.js';
+import { Strict, StringEnum, UtcTimestamp } from '../http/schema.js';
+import { FAULT_METHODS, MAX_DELAY_MS } from './faults.js';
+
+export const InterfaceName = StringEnum(INTERFACE_IDS);
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+export const JournalEntrySchema = Type.Object({
+  id: Type.Integer({ description: 'sequence number since the sandbox started' }),
+  time: Type.String({ description: 'arrival on the sandbox clock' }),
+  realTime: Type.String({ description: 'arrival on the real clock' }),
+  interface: Type.Union([InterfaceName, Type.Null()], {
+    description: 'null: outside every interface (a 404)',
+  }),
+  operation: Nullable(
+    Type.String({ description: 'operation id from GET /_sandbox/operations; null when none was reached' }),
+  ),
+  method: Type.String(),
+  path: Type.String({ description: 'without the query string' }),
+  query: Type.Unknown({ description: 'the parsed query string, redacted' }),
+  status: Type.Integer(),
+  durationMs: Type.Number(),
+  warnings: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'the number of warnings in the Sandbox-Warnings response header; null without one',
+  }),
+  fault: Nullable(Type.String({ description: 'id of the fault rule that answered or delayed the request' })),
+  requestBody: Type.Unknown({
+    description:
+      'the parsed JSON body: secrets and document bytes "[redacted]" by key, long parts "[truncated: ...]"',
+  }),
+  responseBody: Type.Unknown({ description: 'the response body, redacted and bounded the same way' }),
+});
+
+export const JournalQuery = Type.Object({
+  interface: Type.Optional(InterfaceName),
+  operation: Type.Optional(Type.String({ minLength: 1, description: 'an operation id' })),
+  status: Type.Optional(
+    Type.String({
+      pattern: '^([1-5][0-9][0-9]|[1-5]xx)$',
+      description: 'an exact status (404) or a class (4xx)',
+    }),
+  ),
+  since: Type.Optional(
+    UtcTimestamp({ description: 'entries that arrived at or after this sandbox-clock instant' }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 100_000,
+      description: 'at most this many, newest first; default all',
+    }),
+  ),
+});
+
+export const JournalList = Type.Object({
+  capacity: Type.Integer({ description: 'entries kept at most (SANDBOX_JOURNAL_SIZE); 0: journal off' }),
+  count: Type.Integer({ description: 'entries held now' }),
+  dropped: Type.Integer({ description: 'older entries overwritten since the last clear' }),
+  entries: Type.Array(JournalEntrySchema, { description: 'newest first' }),
+});
+
+export const FaultInput = Strict(
+  {
+    method: Type.Optional(StringEnum(FAULT_METHODS, { description: 'default: any method' })),
+    path: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description:
+          'a path pattern matched against the request path without its query string: * stands for any characters (slashes included), the rest is literal. Default: the whole interface',
+        example: '/api/v1.0/service/dup/registrar_documentos',
+      }),
+    ),
+    interface: Type.Optional(InterfaceName),
+    status: Type.Optional(
+      Type.Integer({
+        description: "a documented status of the interface, answered with the interface's error body",
+      }),
+    ),
+    code: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'receivables only: the envelope code (default ValidationError)',
+      }),
+    ),
+    message: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description: 'the error message (default names the rule)',
+      }),
+    ),
+    delayMs: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_DELAY_MS,
+        description: 'wait this long first; without a status the request then proceeds',
+      }),
+    ),
+    times: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'the next N matching requests; default until removed' }),
+    ),
+  },
+  { description: 'a fault rule: give path, interface or both, and status, delayMs or both' },
+);
+
+export const FaultRuleSchema = Type.Object({
+  id: Type.String(),
+  method: Nullable(Type.String()),
+  path: Type.String(),
+  interface: InterfaceName,
+  status: Type.Union([Type.Integer(), Type.Null()]),
+  code: Nullable(Type.String()),
+  message: Nullable(Type.String()),
+  delayMs: Type.Integer(),
+  times: Type.Union([Type.Integer(), Type.Null()]),
+  hits: Type.Integer({ description: 'requests the rule answered or delayed' }),
+  remaining: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'matches left; null: unlimited; 0: spent',
+  }),
+  createdAt: Type.String({ description: 'on the sandbox clock' }),
+});
+
+export const ClockState = Type.Object({
+  now: Type.String({ description: 'the sandbox clock, ISO 8601 UTC' }),
+  realNow: Type.String({ description: 'the real clock' }),
+  offsetMs: Type.Number({ description: 'sandbox clock minus real clock' }),
+  frozen: Type.Boolean({ description: 'true: the sandbox clock stands still until moved' }),
+});
+
+export const ClockChange = Strict(
+  {
+    now: Type.Optional(UtcTimestamp({ description: 'move the clock to this instant' })),
+    advance: Type.Optional(
+      Type.String({
+        minLength: 2,
+        maxLength: 64,
+        description:
+          'move the clock by an ISO 8601 duration: P31D, PT36H, P1M, P1Y2M3DT4H5M6.5S, P2W; a leading - moves it back',
+        example: 'P31D',
+      }),
+    ),
+    freeze: Type.Optional(
+      Type.Boolean({ description: 'true: stop the clock; false: let it run (from where it is)' }),
+    ),
+  },
+  { description: 'give now or advance (not both), freeze, or both' },
+);
+
+export const SnapshotName = Type.String({
+  pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$',
+  description: 'letters, digits, _ . -; at most 64',
+  example: 'baseline',
+});
+
+export const SnapshotInfo = Type.Object({
+  name: Type.String(),
+  createdAt: Type.String({ description: 'on the real clock' }),
+  clock: ClockState,
+  rows: Type.Record(Type.String(), Type.Integer(), { description: 'rows per table holding any' }),
+});
+
+export const WorkResult = Type.Object({
+  processed: Type.Record(Type.String(), Type.Integer(), { description: 'items processed per kind of work' }),
+  errors: Type.Integer({ description: 'runs that failed meanwhile (see the sandbox log)' }),
+});

@@ -1,0 +1,62 @@
+// Snapshots of the whole sandbox: the database (every table, copied on the same connection), the
+// clock's setting and the position of the key sequence, so that a restored sandbox answers the
+// next request exactly as it did after the save. Journal and fault rules are not part of it.
+import type { SnapshotStore } from '../store/snapshots.js';
+import type { SandboxClock } from './clock.js';
+import type { IdsState, SandboxIds } from './ids.js';
+
+export interface SnapshotMeta {
+  name: string;
+  createdAt: string;
+  clock: ReturnType<SandboxClock['save']>;
+  /** The clock as it read when saved. */
+  clockView: ReturnType<SandboxClock['describe']>;
+  ids: IdsState;
+  rows: Record<string, number>;
+}
+
+export class Snapshots {
+  private readonly meta = new Map<string, SnapshotMeta>();
+
+  constructor(
+    private readonly store: SnapshotStore,
+    private readonly clock: SandboxClock,
+    private readonly ids: SandboxIds,
+  ) {}
+
+  save(name: string): { meta: SnapshotMeta; replaced: boolean } {
+    const replaced = this.meta.has(name);
+    const rows = this.store.save(name);
+    const meta: SnapshotMeta = {
+      name,
+      createdAt: new Date().toISOString(),
+      clock: this.clock.save(),
+      clockView: this.clock.describe(),
+      ids: this.ids.save(),
+      rows,
+    };
+    this.meta.set(name, meta);
+    return { meta, replaced };
+  }
+
+  restore(name: string): SnapshotMeta | undefined {
+    const meta = this.meta.get(name);
+    if (!meta || !this.store.restore(name)) return undefined;
+    this.clock.restore(meta.clock);
+    this.ids.restore(meta.ids);
+    return meta;
+  }
+
+  get(name: string): SnapshotMeta | undefined {
+    return this.meta.get(name);
+  }
+
+  list(): SnapshotMeta[] {
+    return [...this.meta.values()];
+  }
+
+  delete(name: string): boolean {
+    this.meta.delete(name);
+    return this.store.delete(name);
+  }
+}

@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { SandboxClock } from '../../src/sandbox/clock.js';
+import { addDuration, parseDuration } from '../../src/sandbox/duration.js';
+import { BASE_FIXTURES, testApp } from '../helpers.js';
+
+interface ClockView {
+  now: string;
+  realNow: string;
+  offsetMs: number;
+  frozen: boolean;
+}
+
+function advance(from: string, duration: string): string {
+  const d = parseDuration(duration);
+  if (!d) throw new Error(`not a duration: ${duration}`);
+  return addDuration(new Date(from), d).toISOString();
+}
+
+describe('ISO 8601 durations', () => {
+  it('move by days, weeks, hours, minutes and seconds as fixed lengths', () => {
+    expect(advance('2026-01-31T10:00:00Z', 'P31D')).toBe('2026-03-03T10:00:00.000Z');
+    expect(advance('2026-01-01T00:00:00Z', 'P2W')).toBe('2026-01-15T00:00:00.000Z');
+    expect(advance('2026-01-01T00:00:00Z', 'PT36H')).toBe('2026-01-02T12:00:00.000Z');
+    expect(advance('2026-01-01T00:00:00Z', 'PT1M30.5S')).toBe('2026-01-01T00:01:30.500Z');
+    expect(advance('2026-01-01T00:00:00Z', 'P1DT2H3M4S')).toBe('2026-01-02T02:03:04.000Z');
+  });
+
+  it('move by months and years on the calendar, clamping to the end of a shorter month', () => {
+    expect(advance('2026-01-31T10:00:00Z', 'P1M')).toBe('2026-02-28T10:00:00.000Z');
+    expect(advance('2028-01-31T10:00:00Z', 'P1M')).toBe('2028-02-29T10:00:00.000Z');
+    expect(advance('2026-11-15T00:00:00Z', 'P2M')).toBe('2027-01-15T00:00:00.000Z');
+    expect(advance('2028-02-29T00:00:00Z', 'P1Y')).toBe('2029-02-28T00:00:00.000Z');
+    expect(advance('2026-03-31T00:00:00Z', '-P1M')).toBe('2026-02-28T00:00:00.000Z');
+  });
+
+  it('refuse what is not a duration', () => {
+    for (const bad of ['P', 'PT', '31D', 'P1.5D', 'P1H', 'PT1D', 'P-1D', '', 'P1M2Y']) {
+      expect(parseDuration(bad), bad).toBeUndefined();
+    }
+  });
+});
+
+describe('the sandbox clock over the control plane', () => {
+  it('reads the clock', async () => {
+    const app = await testApp();
+    const res = await app.inject({ url: '/_sandbox/clock' });
+    expect(res.statusCode).toBe(200);
+    const c = res.json() as ClockView;
+    expect(c.frozen).toBe(false);
+    expect(Math.abs(Date.parse(c.now) - Date.parse(c.realNow))).toBeLessThan(1000);
+  });
+
+  it('sets, freezes, advances by P31D and returns to real time', async () => {
+    const app = await testApp();
+    const set = await app.inject({
+      method: 'POST',
+      url: '/_sandbox/clock',
+      payload: { now: '2026-01-31T12:00:00Z', freeze: true },
+    });
+    expect(set.json()).toMatchObject({ now: '2026-01-31T12:00:00.000Z', frozen: true });
+    const moved = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advance: 'P31D' } });
+    expect(moved.json()).toMatchObject({ now: '2026-03-03T12:00:00.000Z', frozen: true });
+    expect(app.clock.now().toISOString()).toBe('2026-03-03T12:00:00.000Z');
+    const month = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advance: 'P1M' } });
+    expect((month.json() as ClockView).now).toBe('2026-04-03T12:00:00.000Z');
+    const real = await app.inject({ method: 'DELETE', url: '/_sandbox/clock' });
+    expect(real.json()).toMatchObject({ offsetMs: 0, frozen: false });
+  });
+
+  it('keeps running from a new instant unless frozen', async () => {
+    let real = Date.parse('2026-06-01T00:00:00Z');
+    const app = await testApp({ clock: new SandboxClock(() => real) });
+    await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { now: '2030-01-01T00:00:00Z' } });
+    real += 5000;
+    expect(app.clock.now().toISOString()).toBe('2030-01-01T00:00:05.000Z');
+    await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { freeze: true } });
+    real += 5000;
+    expect(app.clock.now().toISOString()).toBe('2030-01-01T00:00:05.000Z');
+    await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { freeze: false } });
+    real += 1000;
+    expect(app.clock.now().toISOString()).toBe('2030-01-01T00:00:06.000Z');
+  });
+
+  it('refuses both now and advance, neither, a bad duration or a non-UTC instant, naming the field', async () => {
+    const app = await testApp();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ now: '2030-01-01T00:00:00Z', advance: 'P1D' }, '/advance'],
+      [{ advance: '31 days' }, '/advance'],
+      [{ now: '2030-01-01' }, '/now'],
+      [{ later: true }, '/later'],
+    ];
+    for (const [payload, field] of cases) {
+      const res = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload });
+      expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+      expect((res.json() as { details: Array<{ path: string }> }).details.map((d) => d.path)).toContain(
+        field,
+      );
+    }
+    expect((await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: {} })).statusCode).toBe(400);
+    expect(app.clock.describe().offsetMs).toBe(0);
+  });
+
+  it('is returned to real time by reset', async () => {
+    const app = await testApp();
+    await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advance: 'P400D', freeze: true } });
+    await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: {} });
+    expect(app.clock.describe()).toMatchObject({ offsetMs: 0, frozen: false });
+  });
+
+  it('gives fixture timestamps and the journal the sandbox time', async () => {
+    const app = await testApp();
+    await app.inject({
+      method: 'POST',
+      url: '/_sandbox/clock',
+      payload: { now: '2031-05-05T05:05:05Z', freeze: true },
+    });
+    const load = await app.inject({
+      method: 'POST',
+      url: '/_sandbox/fixtures',
+      payload: {
+        bookkeeping: {
+          users: BASE_FIXTURES.bookkeeping?.users,
+          extractRequests: [
+            {
+              tenantId: '11222333000181',
+              extractTradeReceivableRequestId: 9,
+              registeredByUserId: 1,
+              protocolNumber: 'PRT-9',
+              currentStepType: 'executed',
+              generatedAt: '2031-05-05T06:00:00Z',
+            },
+          ],
+        },
+      },
+    });
+    expect(load.statusCode).toBe(200);
+    const registeredAt = app.store.db
+      .prepare('SELECT registered_at FROM bk_extract_requests WHERE request_id = 9')
+      .pluck()
+      .get();
+    expect(registeredAt).toBe('2031-05-05T05:05:05.000Z');
+    await app.inject({ url: '/api/bookkeeping/anything' });
+    const journal = (await app.inject({ url: '/_sandbox/requests' })).json() as {
+      entries: Array<{ time: string }>;
+    };
+    expect(journal.entries[0]?.time).toBe('2031-05-05T05:05:05.000Z');
+  });
+});

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { SandboxIds } from '../../src/sandbox/ids.js';
+import { testApp } from '../helpers.js';
+
+type App = Awaited<ReturnType<typeof testApp>>;
+
+function keys(app: App): string[] {
+  return [app.ids.newId('REM'), app.ids.newId('REG'), app.ids.newId(), app.ids.newId('CON')];
+}
+
+describe('deterministic ids', () => {
+  it('two apps with the same seed generate identical key sequences', async () => {
+    const a = await testApp({ seed: 'suite-42' });
+    const b = await testApp({ seed: 'suite-42' });
+    const ka = keys(a);
+    expect(ka).toEqual(keys(b));
+    expect(new Set(ka).size).toBe(4);
+    expect(ka[0]).toMatch(/^REM[A-Z2-7]{24}$/);
+  });
+
+  it('different seeds, or no seed, give different keys', async () => {
+    const a = await testApp({ seed: 'suite-42' });
+    const b = await testApp({ seed: 'suite-43' });
+    const c = await testApp();
+    const d = await testApp();
+    const kc = keys(c);
+    expect(keys(a)).not.toEqual(keys(b));
+    expect(kc).not.toEqual(keys(d));
+  });
+
+  it('reset with a seed restarts the sequence, on any app', async () => {
+    const a = await testApp();
+    const b = await testApp({ seed: 'other' });
+    for (const app of [a, b]) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/_sandbox/reset',
+        payload: { seed: 'from-reset' },
+      });
+      expect(res.statusCode).toBe(200);
+    }
+    const first = keys(a);
+    expect(first).toEqual(keys(b));
+    await a.inject({ method: 'POST', url: '/_sandbox/reset', payload: { seed: 'from-reset' } });
+    expect(keys(a)).toEqual(first);
+  });
+
+  it('reset without a seed goes back to the configured seed', async () => {
+    const app = await testApp({ seed: 'configured' });
+    const first = keys(app);
+    await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: {} });
+    expect(keys(app)).toEqual(first);
+  });
+
+  it('keeps secrets random under a seed unless seedSecrets is asked for', async () => {
+    const a = await testApp({ seed: 'same' });
+    const b = await testApp({ seed: 'same' });
+    expect(a.ids.secret()).not.toEqual(b.ids.secret());
+    for (const app of [a, b]) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/_sandbox/reset',
+        payload: { seed: 'same', seedSecrets: true },
+      });
+      expect(res.statusCode).toBe(200);
+    }
+    const sa = a.ids.secret();
+    expect(sa).toEqual(b.ids.secret());
+    expect(sa).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // The option lasts until the next reset that does not ask for it.
+    for (const app of [a, b])
+      await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: { seed: 'same' } });
+    expect(a.ids.secret()).not.toEqual(b.ids.secret());
+  });
+
+  it('seeds secrets from the start with seedSecrets', async () => {
+    const a = await testApp({ seed: 's', seedSecrets: true });
+    const b = await testApp({ seed: 's', seedSecrets: true });
+    expect(a.ids.secret()).toEqual(b.ids.secret());
+  });
+
+  it('refuses seedSecrets without any seed', async () => {
+    const app = await testApp();
+    const res = await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: { seedSecrets: true } });
+    expect(res.statusCode).toBe(400);
+    expect((res.json() as { details: Array<{ path: string }> }).details[0]?.path).toBe('/seedSecrets');
+  });
+
+  it('saves and restores the position in the sequence', () => {
+    const ids = new SandboxIds('x');
+    ids.newId();
+    const saved = ids.save();
+    const next = [ids.newId(), ids.newId()];
+    ids.restore(saved);
+    expect([ids.newId(), ids.newId()]).toEqual(next);
+  });
+});

@@ -1,0 +1,301 @@
+import { describe, expect, it } from 'vitest';
+import { Journal } from '../../src/sandbox/journal.js';
+import { redact } from '../../src/sandbox/redact.js';
+import { BASE_FIXTURES, testApp } from '../helpers.js';
+
+interface Entry {
+  id: number;
+  time: string;
+  interface: string | null;
+  operation: string | null;
+  method: string;
+  path: string;
+  query: unknown;
+  status: number;
+  durationMs: number;
+  warnings: number | null;
+  fault: string | null;
+  requestBody: unknown;
+  responseBody: unknown;
+}
+interface JournalPage {
+  capacity: number;
+  count: number;
+  dropped: number;
+  entries: Entry[];
+}
+
+// Paths no interface documents: they answer 501 before and after the interfaces are implemented.
+const BATCH_QUERY = '/api/v1.0/service/dup/consultar_lote';
+const EXTRACTS = '/api/bookkeeping/integration/v1/11222333000181/trade-bills';
+const RECEIVABLES = '/v1/validate-operation-batch';
+const LOANBOND = '/api/service/document/cancelar';
+// Documented: their status depends on the interface's handler, so tests assert no status on them.
+const IMPORT_CNAB = '/v1/import-cnab';
+const REGISTER_DOCUMENTS = '/api/v1.0/service/dup/registrar_documentos';
+const LOAN_REGISTER = '/api/service/document/registrar';
+const EXTRACT_LIST = '/api/bookkeeping/integration/v1/11222333000181/trade-receivable-certificates/extract';
+
+async function journal(app: Awaited<ReturnType<typeof testApp>>, query = ''): Promise<JournalPage> {
+  const res = await app.inject({ url: `/_sandbox/requests${query}` });
+  expect(res.statusCode).toBe(200);
+  return res.json() as JournalPage;
+}
+
+describe('the request journal', () => {
+  it('records a request to an interface with its method, path, status, interface and body', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    await app.inject({ method: 'POST', url: `${BATCH_QUERY}?x=1`, payload: { registros: [{ numero: 1 }] } });
+    const j = await journal(app);
+    expect(j.count).toBe(1);
+    const e = j.entries[0];
+    expect(e).toMatchObject({
+      interface: 'registry',
+      method: 'POST',
+      path: BATCH_QUERY,
+      query: { x: '1' },
+      status: 501,
+      warnings: null,
+      fault: null,
+      requestBody: { registros: [{ numero: 1 }] },
+    });
+    expect(e?.responseBody).toMatchObject({ statusCode: 501, interface: 'registry' });
+    expect(typeof e?.durationMs).toBe('number');
+  });
+
+  it('records 404s outside every interface, but not control-plane or documentation calls', async () => {
+    const app = await testApp();
+    await app.inject({ url: '/api/unknown/thing' });
+    await app.inject({ url: '/_sandbox/health' });
+    await app.inject({ url: '/openapi.json' });
+    const j = await journal(app);
+    expect(j.entries.map((e) => [e.interface, e.path, e.status])).toEqual([
+      [null, '/api/unknown/thing', 404],
+    ]);
+  });
+
+  it('records a request whose body could not be read, with no body', async () => {
+    const app = await testApp();
+    await app.inject({
+      method: 'POST',
+      url: BATCH_QUERY,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"registros": [',
+    });
+    const [e] = (await journal(app)).entries;
+    expect(e).toMatchObject({ interface: 'registry', status: 400, requestBody: null });
+  });
+
+  it('keeps the sandbox-clock time of arrival', async () => {
+    const app = await testApp();
+    await app.inject({
+      method: 'POST',
+      url: '/_sandbox/clock',
+      payload: { now: '2030-01-02T03:04:05Z', freeze: true },
+    });
+    await app.inject({ url: EXTRACTS });
+    expect((await journal(app)).entries[0]?.time).toBe('2030-01-02T03:04:05.000Z');
+  });
+
+  it('is bounded: N+100 requests keep the newest N entries', async () => {
+    const app = await testApp({ journalSize: 50 });
+    for (let i = 0; i < 150; i++) await app.inject({ url: `${EXTRACTS}?n=${i}` });
+    const j = await journal(app);
+    expect(j.capacity).toBe(50);
+    expect(j.count).toBe(50);
+    expect(j.dropped).toBe(100);
+    expect(j.entries).toHaveLength(50);
+    expect(j.entries[0]?.query).toEqual({ n: '149' });
+    expect(j.entries[49]?.query).toEqual({ n: '100' });
+  });
+
+  it('keeps nothing when its size is 0', async () => {
+    const app = await testApp({ journalSize: 0 });
+    await app.inject({ url: EXTRACTS });
+    expect((await journal(app)).entries).toEqual([]);
+  });
+
+  it('filters by interface, operation, status, status class and since, and limits', async () => {
+    const app = await testApp();
+    await app.inject({
+      method: 'POST',
+      url: '/_sandbox/clock',
+      payload: { now: '2030-01-01T00:00:00Z', freeze: true },
+    });
+    await app.inject({ method: 'POST', url: BATCH_QUERY, payload: {} });
+    await app.inject({ method: 'POST', url: RECEIVABLES, payload: {} });
+    await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advance: 'P1D' } });
+    await app.inject({ method: 'POST', url: LOANBOND, payload: {} });
+    await app.inject({ url: '/nowhere' });
+    // A fault answers with a documented status (401) for a path no route serves.
+    await app.inject({ method: 'POST', url: '/_sandbox/faults', payload: { path: EXTRACTS, status: 401 } });
+    await app.inject({ url: EXTRACTS });
+
+    const paths = async (q: string) => (await journal(app, q)).entries.map((e) => e.path);
+    expect(await paths('?interface=receivables')).toEqual([RECEIVABLES]);
+    expect(await paths('?status=404')).toEqual(['/nowhere']);
+    expect(await paths('?status=5xx')).toEqual([LOANBOND, RECEIVABLES, BATCH_QUERY]);
+    expect(await paths('?status=4xx')).toEqual([EXTRACTS, '/nowhere']);
+    expect(await paths('?since=2030-01-02T00:00:00Z')).toEqual([EXTRACTS, '/nowhere', LOANBOND]);
+    expect(await paths('?limit=2')).toEqual([EXTRACTS, '/nowhere']);
+    expect(await paths('?interface=registry&status=501')).toEqual([BATCH_QUERY]);
+    // None of these reached a documented operation.
+    expect(await paths('?operation=register-documents')).toEqual([]);
+  });
+
+  it('filters by operation id', () => {
+    const j = new Journal(10);
+    const base = {
+      time: '2030-01-01T00:00:00.000Z',
+      realTime: '2026-01-01T00:00:00.000Z',
+      method: 'POST',
+      query: {},
+      durationMs: 1,
+      warnings: null,
+      fault: null,
+      requestBody: null,
+      responseBody: null,
+    };
+    j.add({
+      ...base,
+      id: j.nextId(),
+      interface: 'registry',
+      operation: 'register-documents',
+      path: REGISTER_DOCUMENTS,
+      status: 200,
+    });
+    j.add({
+      ...base,
+      id: j.nextId(),
+      interface: 'registry',
+      operation: 'reconcile-documents',
+      path: '/r',
+      status: 200,
+    });
+    j.add({
+      ...base,
+      id: j.nextId(),
+      interface: 'registry',
+      operation: null,
+      path: BATCH_QUERY,
+      status: 501,
+    });
+    expect(j.list({ operation: 'register-documents' }).map((e) => e.path)).toEqual([REGISTER_DOCUMENTS]);
+    expect(j.list({ interface: 'registry', status: '2xx' }).map((e) => e.id)).toEqual([2, 1]);
+  });
+
+  it('refuses an unknown interface or a malformed status filter with a 400 naming it', async () => {
+    const app = await testApp();
+    const bad = await app.inject({ url: '/_sandbox/requests?interface=payments' });
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.stringify(bad.json())).toContain('interface');
+    const status = await app.inject({ url: '/_sandbox/requests?status=abc' });
+    expect(status.statusCode).toBe(400);
+    expect(JSON.stringify(status.json())).toContain('status');
+  });
+
+  it('is cleared by DELETE and by reset', async () => {
+    const app = await testApp();
+    await app.inject({ url: EXTRACTS });
+    await app.inject({ url: EXTRACTS });
+    const del = await app.inject({ method: 'DELETE', url: '/_sandbox/requests' });
+    expect(del.json()).toEqual({ cleared: 2 });
+    expect((await journal(app)).count).toBe(0);
+    await app.inject({ url: EXTRACTS });
+    await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: {} });
+    expect((await journal(app)).count).toBe(0);
+  });
+
+  it('holds no token, Authorization value or document bytes it was sent', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const secrets = {
+      bearer: 'bk-token-1-SECRET-BEARER',
+      registryBearer: 'rg-token-SECRET-BEARER',
+      bodyToken: 'rc-token-SECRET-BODY',
+      loanToken: 'lb-token-SECRET-LOAN',
+      tokenAcesso: 'SECRET-TOKEN-ACESSO',
+      documento: 'JVBERi0xLjQKSECRETPDFBYTES',
+      conteudo: 'JVBERi0xLjcKSECRETCONTEUDO',
+      operationFile: 'MDEwMDAwMDAwMDAwMDAwU0VDUkVUQ05BQg==',
+      accessToken: 'SECRET-ACCESS-TOKEN-FIELD',
+      admin: 'SECRET-ADMIN-HEADER',
+    };
+    await app.inject({ url: EXTRACT_LIST, headers: { authorization: `Bearer ${secrets.bearer}` } });
+    await app.inject({
+      method: 'POST',
+      url: REGISTER_DOCUMENTS,
+      headers: { authorization: `Bearer ${secrets.registryBearer}`, 'sandbox-admin-token': secrets.admin },
+      payload: {
+        registros: [{ documento: secrets.documento, nested: { accessToken: secrets.accessToken } }],
+      },
+    });
+    await app.inject({
+      method: 'POST',
+      url: IMPORT_CNAB,
+      payload: { token: secrets.bodyToken, operationFile: secrets.operationFile },
+    });
+    await app.inject({
+      method: 'POST',
+      url: LOAN_REGISTER,
+      payload: {
+        token: secrets.loanToken,
+        registros: [
+          {
+            documentos_adicionais: [{ nome: 'a.pdf', conteudo: secrets.conteudo }],
+            TOKEN_ACESSO: secrets.tokenAcesso,
+          },
+        ],
+      },
+    });
+    // A fault rule answers too: its journal entry must be as clean.
+    await app.inject({
+      method: 'POST',
+      url: '/_sandbox/faults',
+      payload: { path: IMPORT_CNAB, status: 400 },
+    });
+    await app.inject({ method: 'POST', url: IMPORT_CNAB, payload: { token: secrets.bodyToken } });
+    await app.inject({
+      url: `/nowhere?token=${secrets.bodyToken}`,
+      headers: { authorization: `Bearer ${secrets.bearer}` },
+    });
+
+    const text = (await app.inject({ url: '/_sandbox/requests' })).body;
+    expect((JSON.parse(text) as JournalPage).count).toBe(6);
+    for (const [name, secret] of Object.entries(secrets)) {
+      expect(text.includes(secret), `${name} leaked into the journal`).toBe(false);
+    }
+    expect(text).toContain('[redacted]');
+  });
+
+  it('bounds the size of an entry whatever the size of the body', async () => {
+    const app = await testApp();
+    const huge = 'A'.repeat(5 * 1024 * 1024);
+    const many = Array.from({ length: 100_000 }, (_, i) => ({ numero: i, texto: 'x'.repeat(50) }));
+    await app.inject({ method: 'POST', url: BATCH_QUERY, payload: { nome: huge, registros: many } });
+    const text = (await app.inject({ url: '/_sandbox/requests' })).body;
+    expect(text.length).toBeLessThan(64 * 1024);
+    const e = (JSON.parse(text) as JournalPage).entries[0];
+    const body = e?.requestBody as { nome: string; registros: unknown[] };
+    expect(body.nome).toMatch(/^A+…\[truncated: 5242880 characters\]$/);
+    expect(body.registros.at(-1)).toMatch(/^\[truncated: \d+ more items\]$/);
+  });
+});
+
+describe('redaction', () => {
+  it('replaces secret keys at any depth and in any letter case, keeping nulls', () => {
+    expect(
+      redact({ a: [{ b: { Token: 'x', token_acesso: 'y', documento: { bytes: 'z' } } }], token: null, n: 1 }),
+    ).toEqual({
+      a: [{ b: { Token: '[redacted]', token_acesso: '[redacted]', documento: '[redacted]' } }],
+      token: null,
+      n: 1,
+    });
+  });
+
+  it('summarises the fields past its budget', () => {
+    const wide = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`field${i}`, 'v'.repeat(20)]));
+    const out = redact(wide) as Record<string, unknown>;
+    expect(Object.keys(out).length).toBeLessThan(5000);
+    expect(out['[truncated]']).toMatch(/^\d+ more fields$/);
+  });
+});
