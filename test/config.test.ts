@@ -13,6 +13,8 @@ describe('configuration', () => {
       adminToken: undefined,
       strict: false,
       seed: undefined,
+      seedSecrets: false,
+      journalSize: 1000,
     });
   });
 
@@ -27,6 +29,8 @@ describe('configuration', () => {
       SANDBOX_ADMIN_TOKEN: 'adm',
       SANDBOX_STRICT: 'true',
       SANDBOX_SEED: 's1',
+      SANDBOX_SEED_SECRETS: 'true',
+      SANDBOX_JOURNAL_SIZE: '50',
     };
     expect(parseConfig([], env)).toEqual({
       host: '0.0.0.0',
@@ -38,6 +42,8 @@ describe('configuration', () => {
       adminToken: 'adm',
       strict: true,
       seed: 's1',
+      seedSecrets: true,
+      journalSize: 50,
     });
     const flags = [
       '--port',
@@ -73,6 +79,7 @@ describe('configuration', () => {
     expect(() => parseConfig([], { PORT: 'eighty' })).toThrow(/invalid port/);
     expect(() => parseConfig([], { LOG_LEVEL: 'loud' })).toThrow(/invalid log level/);
     expect(() => parseConfig([], { SANDBOX_STRICT: 'maybe' })).toThrow(/SANDBOX_STRICT/);
+    expect(() => parseConfig([], { SANDBOX_JOURNAL_SIZE: '-1' })).toThrow(/journal size/);
   });
 
   it('reads sizes in bytes, kb, mb and gb (1024-based)', () => {

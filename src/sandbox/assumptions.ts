@@ -62,7 +62,7 @@ export const assumptions: Assumption[] = [
     interface: 'sandbox',
     topic: 'Injected failures (the real services fail on their own)',
     decision:
-      "POST /_sandbox/faults answers only a status the interface documents, in that interface's error body, or delays; in the path pattern * stands for any characters; the first matching rule in the order added applies, after the body is read; an undocumented status is a 400 naming /status",
+      "POST /_sandbox/faults answers only a status the interface documents, in that interface's error body, or delays; in the path pattern * stands for any characters; the first matching rule in the order added applies, before anything else the service checks (credentials, body: the request body is not read, the journal shows it as null); an undocumented status is a 400 naming /status",
     reason: 'a client must never see from the sandbox a status the real interface cannot send',
   },
   {

@@ -82,7 +82,7 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
           "Add a fault rule: matching requests get a documented error status in the interface's body, or a delay",
         description:
           'Rules are tried in the order they were added; the first that matches and has matches left applies. ' +
-          'A rule applies after the request body is read, before validation and the handler.',
+          'A rule applies before anything the interface checks (credentials, body): the request body is not read.',
         body: FaultInput,
         response: { 201: FaultRuleSchema, 400: StandardError, 401: StandardError },
         'x-sandbox-assumption': a('fault-rules'),

@@ -53,12 +53,15 @@ function responseCopy(payload: unknown): unknown {
 export function installControlHooks(app: FastifyInstance): void {
   const traces = new WeakMap<FastifyRequest, Trace>();
 
-  app.addHook('onRequest', async (request) => {
+  // Root onRequest hooks run before every interface's own, so a fault rule pre-empts everything the
+  // service would check (credentials, body): it stands for the service itself failing. A faulted
+  // request's body is therefore never read, and the journal shows it as null.
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const path = pathOf(request.url);
     if (path.startsWith(CONTROL_PREFIX)) return;
     const iface = interfaceOfPath(path);
     if (iface === null && !app.journal.enabled) return;
-    traces.set(request, {
+    const trace: Trace = {
       interface: iface,
       path,
       time: app.clock.now().toISOString(),
@@ -66,14 +69,10 @@ export function installControlHooks(app: FastifyInstance): void {
       realTime: new Date().toISOString(),
       fault: null,
       response: undefined,
-    });
-  });
-
-  // After the body is read (so the journal shows it) and before validation and the handler.
-  app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
-    const trace = traces.get(request);
-    if (!trace || trace.interface === null || app.faults.size === 0) return;
-    const rule = app.faults.take(request.method, trace.path, trace.interface);
+    };
+    traces.set(request, trace);
+    if (iface === null || app.faults.size === 0) return;
+    const rule = app.faults.take(request.method, path, iface);
     if (!rule) return;
     trace.fault = rule.id;
     request.log.info({ fault: rule.id }, 'fault rule applied');

@@ -132,6 +132,10 @@ export class BookkeepingStore {
          VALUES (@extractTradeReceivableRequestId, @tenantId, @registeredAt, @registeredByUserId,
            @protocolNumber, @currentStepType, @generatedAt)`,
       ),
+      countExtractRequest: db.prepare(
+        `INSERT INTO bk_tenant_counters (tenant_id, extract_requests) VALUES (?, 1)
+         ON CONFLICT (tenant_id) DO UPDATE SET extract_requests = extract_requests + 1`,
+      ),
       extractRequestExists: db.prepare('SELECT 1 FROM bk_extract_requests WHERE request_id = ?').pluck(),
       extractCount: db.prepare('SELECT extract_requests FROM bk_tenant_counters WHERE tenant_id = ?').pluck(),
       // The last write must still see the bill as it was read: a guard should another process share the file.
@@ -250,15 +254,17 @@ export class BookkeepingStore {
     return this.pay(tenantId, uid, decide, payment);
   }
 
+  /** Inserts one extract request and counts it for its tenant; call inside the caller's transaction. */
   insertExtractRequest(row: ExtractRequestRow): void {
     this.s.insertExtractRequest.run(row);
+    this.s.countExtractRequest.run(row.tenantId);
   }
 
   extractRequestExists(id: number): boolean {
     return this.s.extractRequestExists.get(id) !== undefined;
   }
 
-  /** The tenant's number of extract requests, from the counter the insert trigger keeps. */
+  /** The tenant's number of extract requests, from the counter kept by insertExtractRequest. */
   extractRequestCount(tenantId: string): number {
     return (this.s.extractCount.get(tenantId) as number | undefined) ?? 0;
   }

@@ -63,16 +63,12 @@ export const migrations: Migration[] = [
     name: 'bookkeeping: per-tenant counters, one index per sortable extract field, payments',
     sql: `
       -- The extract list reads its totals here instead of counting the tenant's rows on every request.
-      -- The trigger keeps the count in the inserting transaction, whatever path inserts.
+      -- The store bumps the count in the transaction that inserts (no trigger: a snapshot restore
+      -- copies rows back and must not count them twice).
       CREATE TABLE bk_tenant_counters (
         tenant_id TEXT PRIMARY KEY,
         extract_requests INTEGER NOT NULL DEFAULT 0
       ) WITHOUT ROWID;
-      CREATE TRIGGER bk_extract_requests_count AFTER INSERT ON bk_extract_requests
-      BEGIN
-        INSERT INTO bk_tenant_counters (tenant_id, extract_requests) VALUES (NEW.tenant_id, 1)
-          ON CONFLICT (tenant_id) DO UPDATE SET extract_requests = extract_requests + 1;
-      END;
 
       -- One covering index per sortable field, ties broken by id: any page is an index range.
       CREATE INDEX bk_extract_requests_by_id ON bk_extract_requests (tenant_id, request_id);
@@ -148,6 +144,7 @@ export const migrations: Migration[] = [
         divergences TEXT NOT NULL,
         reported TEXT NOT NULL,
         PRIMARY KEY (reconciliation_key, item_index)
+      ) WITHOUT ROWID;
     `,
   },
   {
@@ -184,6 +181,7 @@ export const migrations: Migration[] = [
         severity TEXT NOT NULL,
         message TEXT NOT NULL,
         PRIMARY KEY (import_id, ordinal)
+      ) WITHOUT ROWID;
     `,
   },
   {

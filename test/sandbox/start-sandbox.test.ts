@@ -22,7 +22,7 @@ describe('startSandbox', () => {
       await expect(
         sandbox.reset({ registry: { participants: [{ participantId: 'P' }] } } as never),
       ).rejects.toThrow(/answered 400: .*accessToken/);
-      expect(await sandbox.runPendingWork()).toEqual({});
+      expect(await sandbox.runPendingWork()).toEqual({ receivables: 0, loanbond: 0 });
     } finally {
       await sandbox.close();
     }

@@ -15,9 +15,9 @@ describe('running pending asynchronous work', () => {
     const res = await app.inject({ method: 'POST', url: '/_sandbox/work/run' });
     expect(res.statusCode).toBe(200);
     expect(pending).toBe(0);
-    expect(res.json()).toEqual({ processed: { 'test-imports': 7 }, errors: 0 });
+    expect(res.json()).toEqual({ processed: { receivables: 0, loanbond: 0, 'test-imports': 7 }, errors: 0 });
     const again = await app.inject({ method: 'POST', url: '/_sandbox/work/run' });
-    expect(again.json()).toEqual({ processed: { 'test-imports': 0 }, errors: 0 });
+    expect(again.json()).toEqual({ processed: { receivables: 0, loanbond: 0, 'test-imports': 0 }, errors: 0 });
   });
 
   it('reports a runner that failed', async () => {
@@ -26,7 +26,7 @@ describe('running pending asynchronous work', () => {
       throw new Error('boom');
     });
     const res = await app.inject({ method: 'POST', url: '/_sandbox/work/run' });
-    expect(res.json()).toEqual({ processed: { broken: 0 }, errors: 1 });
+    expect(res.json()).toEqual({ processed: { receivables: 0, loanbond: 0, broken: 0 }, errors: 1 });
   });
 
   it('drain waits for a run already under way', async () => {

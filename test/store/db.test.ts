@@ -32,6 +32,13 @@ describe('opening the database', () => {
     again.db.close();
   });
 
+  it('has no triggers: a snapshot restore copies rows back and would fire them twice', () => {
+    const { db } = openDatabase(':memory:');
+    const triggers = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger'").pluck().all();
+    expect(triggers).toEqual([]);
+    db.close();
+  });
+
   it('works in memory', () => {
     const { db, isNew } = openDatabase(':memory:');
     expect(isNew).toBe(true);
