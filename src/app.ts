@@ -98,6 +98,14 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   const store = new Store(db);
   const clock = options.clock ?? new SandboxClock();
   const ids = options.ids ?? new SandboxIds(settings.seed, { secrets: settings.seedSecrets });
+  if (!options.ids && settings.seed !== undefined && !isNew) {
+    // A seeded sequence restarts with every process: on a database that already holds keys from the
+    // same seed, it would hand them out again. Each restart on an existing database continues from a
+    // new generation of the seed instead (still reproducible run to run from a new database).
+    const generation = Number(store.meta('idsGeneration') ?? '0') + 1;
+    store.setMetaValue('idsGeneration', String(generation));
+    ids.reseed(`${settings.seed}#${generation}`, { secrets: settings.seedSecrets });
+  }
 
   try {
     if (isNew && settings.fixtures) {

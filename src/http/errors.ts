@@ -41,12 +41,16 @@ export const STATUS_TEXT: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-/** A 400 with one detail per problem; the message names the first problem and how many more. */
-export function validationError(details: ErrorDetail[], summary?: string): SandboxError {
+/**
+ * A 400 with one detail per problem; the message names the first problem and how many more.
+ * `total` counts every problem found when `details` lists only the first ones (see MAX_DETAILS).
+ */
+export function validationError(details: ErrorDetail[], summary?: string, total = details.length): SandboxError {
   const first = details[0];
   const head = summary ?? (first ? `${first.path || '/'}: ${first.message}` : 'the request is invalid');
-  const more =
-    details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''})` : '';
+  const count = Math.max(total, details.length);
+  let more = count > 1 ? ` (and ${count - 1} more problem${count > 2 ? 's' : ''})` : '';
+  if (count > details.length) more = `${more.slice(0, -1)}; the first ${details.length} are listed)`;
   return new SandboxError(400, `${head}${more}`, { details });
 }
 

@@ -20,7 +20,10 @@ export function toSandboxError(
 ): SandboxError {
   if (err instanceof SandboxError) return err;
   const fe = err as FastifyError;
-  if (fe.validation) return validationError(detailsFromAjv(fe.validation, fe.validationContext ?? 'body'));
+  if (fe.validation) {
+    const details = detailsFromAjv(fe.validation, fe.validationContext ?? 'body');
+    return validationError(details, undefined, fe.validation.length);
+  }
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
       const ct = request.headers['content-type'];

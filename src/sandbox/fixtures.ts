@@ -35,7 +35,10 @@ const validateDocument = bodyAjv.compile(FixtureDocument);
 
 /** Checks a fixture document against the schema and the current state; throws a 400 naming every problem. */
 export function checkFixtures(doc: unknown, ctx: FixtureContext): FixtureDocument {
-  if (!validateDocument(doc)) throw validationError(detailsFromAjv(validateDocument.errors ?? []));
+  if (!validateDocument(doc)) {
+    const errors = validateDocument.errors ?? [];
+    throw validationError(detailsFromAjv(errors), undefined, errors.length);
+  }
   const valid = doc as FixtureDocument;
   const details = sections.flatMap((s) => {
     const section = valid[s.key];

@@ -100,6 +100,16 @@ describe('the HTTP edge of an interface', () => {
     expect(paths).toEqual(['/extra', '/items/1/n', '/name']);
   });
 
+  it('counts every problem in the message when only the first 100 are listed', async () => {
+    const app = await build();
+    const items = Array.from({ length: 250 }, () => ({ n: 'x' }));
+    const res = await post(app, '/bk/thing', JSON.stringify({ name: 'a', items }));
+    expect(res.statusCode).toBe(400);
+    const body = res.json();
+    expect(body.details).toHaveLength(100);
+    expect(body.message).toBe('/items/0/n: must be integer (and 249 more problems; the first 100 are listed)');
+  });
+
   it('never coerces a body type: a number sent as a string is refused', async () => {
     const app = await build();
     const res = await post(app, '/bk/thing', JSON.stringify({ name: 'a', items: [{ n: '1' }] }));

@@ -146,3 +146,34 @@ describe('the sandbox clock over the control plane', () => {
     expect(journal.entries[0]?.time).toBe('2031-05-05T05:05:05.000Z');
   });
 });
+
+describe('the clock and the registry\'s monthly rule', () => {
+  it('advancing 31 days over the control plane makes a registry participant overdue, and reconciling clears it', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const auth = { authorization: 'Bearer rg-token-1' };
+    const participant = async () =>
+      (await app.inject({ url: '/_sandbox/registry/participants/PART-1' })).json() as { overdue: boolean };
+    await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { now: '2026-11-20T12:00:00Z', freeze: true } });
+    const registered = await app.inject({
+      method: 'POST',
+      url: '/api/v1.0/service/dup/registrar_documentos',
+      headers: auth,
+      payload: { registros: [{ numeroDuplicata: '1', valorDuplicata: 10.5 }] },
+    });
+    expect(registered.statusCode).toBe(200);
+    expect((await participant()).overdue).toBe(false);
+
+    const moved = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advance: 'P31D' } });
+    expect(moved.json().now).toBe('2026-12-21T12:00:00.000Z');
+    expect((await participant()).overdue).toBe(true);
+
+    const reconciled = await app.inject({
+      method: 'POST',
+      url: '/api/v1.0/service/dup/conciliar_documentos',
+      headers: auth,
+      payload: { registros: [{ numeroDuplicata: '1' }] },
+    });
+    expect(reconciled.statusCode).toBe(200);
+    expect((await participant()).overdue).toBe(false);
+  });
+});

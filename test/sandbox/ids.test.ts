@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
 import { SandboxIds } from '../../src/sandbox/ids.js';
-import { testApp } from '../helpers.js';
+import { BASE_FIXTURES, testApp } from '../helpers.js';
 
 type App = Awaited<ReturnType<typeof testApp>>;
 
@@ -84,6 +88,35 @@ describe('deterministic ids', () => {
     const res = await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: { seedSecrets: true } });
     expect(res.statusCode).toBe(400);
     expect((res.json() as { details: Array<{ path: string }> }).details[0]?.path).toBe('/seedSecrets');
+  });
+
+  it('never hands out a key again after a restart on the same database file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-ids-'));
+    try {
+      const db = join(dir, 'sandbox.db');
+      const register = async (app: Awaited<ReturnType<typeof buildApp>>) => {
+        const res = await app.inject({
+          method: 'POST',
+          url: '/api/v1.0/service/dup/registrar_documentos',
+          headers: { authorization: 'Bearer rg-token-1' },
+          payload: { registros: [{ numeroDuplicata: '1' }] },
+        });
+        expect(res.statusCode).toBe(200);
+        return (res.json() as { chaveRemessa: string }).chaveRemessa;
+      };
+      const first = await buildApp({ db, seed: 'same', fixtures: BASE_FIXTURES });
+      const keyBefore = await register(first);
+      await first.close();
+      const second = await buildApp({ db, seed: 'same', fixtures: BASE_FIXTURES });
+      const keyAfter = await register(second);
+      await second.close();
+      expect(keyAfter).not.toBe(keyBefore);
+      // From a new database the same seed gives the same first key again.
+      const fresh = await testApp({ seed: 'same', fixtures: BASE_FIXTURES });
+      expect(await register(fresh)).toBe(keyBefore);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('saves and restores the position in the sequence', () => {
