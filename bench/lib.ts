@@ -22,11 +22,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function waitHealthy(url: string, timeoutMs = 30_000): Promise<void> {
+export async function waitHealthy(url: string, healthPath = '/_sandbox/health', timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const res = await fetch(`${url}/_sandbox/health`);
+      const res = await fetch(`${url}${healthPath}`);
       if (res.ok) return;
     } catch {
       // not listening yet
@@ -40,12 +40,13 @@ export async function waitHealthy(url: string, timeoutMs = 30_000): Promise<void
 export async function startChild(
   script: string,
   args: (port: number) => string[],
+  healthPath = '/_sandbox/health',
 ): Promise<Server & { startMs: number }> {
   const port = await freePort();
   const t0 = performance.now();
   const child = spawn(process.execPath, [script, ...args(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
-  await waitHealthy(url);
+  await waitHealthy(url, healthPath);
   const startMs = performance.now() - t0;
   return {
     url,

@@ -7,9 +7,9 @@ import Fastify, { type FastifyError, type FastifyInstance, LogController } from 
 import { allAssumptions } from './assumptions.js';
 import { bookkeepingPlugin } from './bookkeeping/index.js';
 import { assumptionText } from './http/assumptions.js';
-import { SandboxError, standardBody } from './http/errors.js';
+import { renderError, SandboxError, standardBody } from './http/errors.js';
 import { toSandboxError } from './http/interface-plugin.js';
-import { INTERFACES } from './http/interfaces.js';
+import { INTERFACES, interfaceOfPath } from './http/interfaces.js';
 import { type LogSettings, loggerOptions } from './http/logging.js';
 import { validatorCompiler } from './http/validation.js';
 import { loanbondPlugin } from './loanbond/index.js';
@@ -29,6 +29,8 @@ import { Store } from './store/index.js';
 
 export const VERSION = '0.1.0';
 export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
+/** The longest path segment (a tenantId, a uid) the router accepts. */
+const MAX_PATH_SEGMENT = 500;
 export const DEFAULT_JOURNAL_SIZE = 1000;
 
 export interface AppOptions {
@@ -129,7 +131,23 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     logController: new LogController({ disableRequestLogging: true }),
     // Bodies are validated as sent; see http/validation.ts.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PATH_SEGMENT },
+    // Documented methods only: a HEAD on the extract list is a 501 like any other undocumented method.
+    exposeHeadRoutes: false,
+    // While closing, in-flight requests finish; a new one gets no undocumented 503.
+    return503OnClosing: false,
+    // The router's own refusals (a path segment too long, broken percent-encoding) answer in the
+    // interface's error shape with a documented status, not Fastify's 414 or bare 400.
+    frameworkErrors: (error, request, reply) => {
+      const iface = interfaceOfPath(request.url.split('?')[0] ?? '');
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `a path segment is longer than ${MAX_PATH_SEGMENT} characters`
+          : 'the path is not valid percent-encoding';
+      const shape = iface ? INTERFACES[iface].shape : 'standard';
+      const body = JSON.stringify(renderError(shape, new SandboxError(400, message)));
+      void reply.raw.writeHead(400, { 'content-type': 'application/json; charset=utf-8' }).end(body);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 

@@ -69,8 +69,16 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
       request.log.error({ err }, 'unexpected error');
     }
     if (!setup.statuses.includes(e.status)) {
-      // Documented statuses only: an undocumented refusal becomes the interface's 400.
-      e = new SandboxError(e.status >= 500 ? 500 : 400, e.message, { code: e.code, details: e.details });
+      // Documented statuses only. An undocumented refusal becomes the interface's 400; a fault of the
+      // sandbox itself, where the interface documents no 5xx, is a 400 that says whose fault it is.
+      e =
+        e.status < 500
+          ? new SandboxError(400, e.message, { code: e.code, details: e.details })
+          : new SandboxError(
+              400,
+              'internal sandbox error: a fault of the sandbox, not of your request (see the sandbox log); this interface documents no 5xx status',
+              { code: 'SandboxFault' },
+            );
     }
     return reply.code(e.status).type('application/json').send(renderError(setup.shape, e));
   });

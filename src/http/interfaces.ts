@@ -48,3 +48,12 @@ export const INTERFACES: Readonly<Record<InterfaceId, InterfaceSetup>> = {
 };
 
 export const CATALOG: readonly Operation[] = [...bookkeeping, ...registry, ...receivables, ...loanbond];
+
+/** The interface whose prefix a path is under, or null. */
+export function interfaceOfPath(path: string): InterfaceId | null {
+  for (const setup of Object.values(INTERFACES)) {
+    if (path === setup.prefix || path.startsWith(`${setup.prefix}/`)) return setup.id;
+  }
+  return null;
+}
+

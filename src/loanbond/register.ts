@@ -41,7 +41,12 @@ export function tokenHint(token: string): string {
 }
 
 /** Rules 1-2: a known token of a caller holding both products; otherwise 401. */
-function authorize(store: Store, token: string): string {
+function authorize(store: Store, token: string | undefined): string {
+  if (token === undefined) {
+    throw new SandboxError(401, 'the token is missing: send the caller\'s token in the body field token', {
+      details: [{ path: '/token', message: 'is required: the access token of the caller' }],
+    });
+  }
   const caller = store.loanbond.callerByToken(token);
   if (!caller) {
     throw new SandboxError(401, 'the token is not the token of a known caller', {

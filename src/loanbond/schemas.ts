@@ -137,7 +137,8 @@ export type LoanBondRecord = Static<typeof LoanBondRecord>;
 export const RegistrationRequest = Strict(
   {
     versao: Type.String({ description: 'interface version of the body' }),
-    token: Type.String({ description: 'access token of the caller' }),
+    // Optional in the schema so that a missing token is the contract's 401, not a schema 400.
+    token: Type.Optional(Type.String({ description: 'access token of the caller (missing or unknown: 401)' })),
     registros: Type.Array(LoanBondRecord, {
       minItems: 1,
       maxItems: MAX_RECORDS,

@@ -98,4 +98,12 @@ export const assumptions: Assumption[] = [
       'it also clears the journal and the fault rules and returns the clock to real time; snapshots stay',
     reason: 'a test that resets starts clean, and can still restore a baseline saved once',
   },
+  {
+    id: 'sandbox-fault-status',
+    interface: 'sandbox',
+    topic: 'What an interface without a documented 5xx answers when the sandbox itself fails',
+    decision:
+      'receivables and loan-bond answer a 400 in their own error shape whose message says it is a fault of the sandbox, not of the request (receivables code SandboxFault); bookkeeping and registry answer their documented 500',
+    reason: 'an emulated interface answers only with its documented statuses, and the caller must not debug the sandbox\'s fault as its own',
+  },
 ];

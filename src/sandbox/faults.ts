@@ -36,13 +36,6 @@ export interface FaultRule {
 }
 
 /** The interface whose prefix holds the path, or null. */
-export function interfaceOfPath(path: string): InterfaceId | null {
-  for (const setup of Object.values(INTERFACES)) {
-    if (path === setup.prefix || path.startsWith(`${setup.prefix}/`)) return setup.id;
-  }
-  return null;
-}
-
 /** A path pattern: `*` stands for any characters (slashes included); everything else is literal. */
 export function globToRegExp(glob: string): RegExp {
   const body = glob

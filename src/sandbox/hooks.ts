@@ -3,7 +3,8 @@
 // (its documented routes, its 501s) and so do the 404s outside every prefix.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InterfaceId } from '../http/errors.js';
-import { faultBody, interfaceOfPath } from './faults.js';
+import { interfaceOfPath } from '../http/interfaces.js';
+import { faultBody } from './faults.js';
 import { redact, truncatedMarker } from './redact.js';
 
 /** A response body larger than this is not parsed for the journal, only summarised. */

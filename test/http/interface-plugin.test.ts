@@ -157,6 +157,16 @@ describe('the HTTP edge of an interface', () => {
     expect(res.body).not.toContain('at ');
   });
 
+  it('answers a sandbox fault with a 400 saying so where the interface documents no 5xx', async () => {
+    const app = await build();
+    const res = await post(app, '/rc/crash', '{}');
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      error: { code: 'SandboxFault', message: expect.stringMatching(/fault of the sandbox, not of your request/), target: null },
+    });
+    expect(res.body).not.toContain('secret internals');
+  });
+
   it('answers 501 naming the interface and its named-only operations for an unknown path', async () => {
     const app = await build();
     const res = await app.inject({ method: 'GET', url: '/bk/anything/else' });

@@ -90,6 +90,15 @@ describe('POST /api/service/document/registrar', () => {
     expect(await registrationCount(app)).toBe(0);
   });
 
+  it('answers 401 to a missing token, as the contract says for missing or unknown', async () => {
+    const app = await lbApp();
+    const { token: _omitted, ...withoutToken } = body([record()]) as { token?: string };
+    const res = await post(app, withoutToken);
+    expect(res.statusCode).toBe(401);
+    expect((res.json() as ErrorBody).details[0]).toEqual({ path: '/token', message: expect.stringMatching(/required/) });
+    expect(await registrationCount(app)).toBe(0);
+  });
+
   it('answers 401 naming rule 1 when the caller lacks the electronic-signature product', async () => {
     const app = await lbApp();
     const res = await post(app, body([record()], 'lb-no-signature'));
@@ -138,7 +147,6 @@ describe('POST /api/service/document/registrar', () => {
 
   it.each([
     ['versao', { token: 'lb-token-1', registros: [] }],
-    ['token', { versao: '2.0', registros: [] }],
     ['registros', { versao: '2.0', token: 'lb-token-1' }],
   ])('requires %s', async (field, payload) => {
     const app = await lbApp();
