@@ -97,13 +97,10 @@ async function main(): Promise<void> {
   // Baseline 2: json-server 0.17 serving the same list from a static file.
   const dbFile = join(work, 'json-server.json');
   writeFileSync(dbFile, JSON.stringify({ extract: page }));
-  const js = await startChild('node_modules/json-server/lib/cli/bin.js', (p) => [
-    '--port',
-    String(p),
-    '--quiet',
-    dbFile,
-  ]).catch(async () =>
-    startChild('node_modules/json-server/lib/cli/bin.js', (p) => ['--port', String(p), dbFile]),
+  const js = await startChild(
+    'node_modules/json-server/lib/cli/bin.js',
+    (p) => ['--host', '127.0.0.1', '--port', String(p), '--quiet', dbFile],
+    '/extract',
   );
   const jsLoad = await load({ url: `${js.url}/extract`, connections: 50, duration: DURATION });
   await js.stop();

@@ -115,7 +115,7 @@ export const assumptions: Assumption[] = [
     interface: 'bookkeeping',
     topic: 'Format of beneficiaryDocument',
     decision:
-      'optional; when sent, a CPF (11 digits) or CNPJ (14 characters, alphanumeric allowed) without punctuation and with valid check digits',
+      'optional; when sent, a CPF (11 digits) or CNPJ (14 characters, alphanumeric allowed, letters in upper case) without punctuation and with valid check digits',
     reason: 'a document of a Brazilian beneficiary is a CPF or CNPJ; tenant ids travel in the same bare form',
   },
   {
@@ -149,5 +149,12 @@ export const assumptions: Assumption[] = [
       'stored and returned as the fixtures give them (default executed); the demo fixtures also use requested and processing, which are sandbox names',
     reason:
       'executed is the only value shown in use; extract requests are created by fixtures, not by an emulated operation',
+  },
+  {
+    id: 'bk-payment-positive',
+    interface: 'bookkeeping',
+    topic: 'Range of paymentValue and remainingValue',
+    decision: 'paymentValue must be above 0 and remainingValue at least 0 (a 400 naming the field otherwise)',
+    reason: 'a payment of nothing, or a negative open balance, cannot be recorded against a trade bill',
   },
 ];

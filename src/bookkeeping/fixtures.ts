@@ -24,7 +24,7 @@ export const BookkeepingFixtures = Strict({
     Type.Array(
       Strict({
         userId: Type.Integer({ minimum: 1 }),
-        accessToken: Type.String({ minLength: 1, maxLength: 4096 }),
+        accessToken: Type.String({ minLength: 1, maxLength: 4096, pattern: '^\\S+$' }),
         tenants: Type.Array(TenantId),
       }),
     ),
@@ -83,6 +83,7 @@ export const bookkeepingFixtureSection: FixtureSection<typeof BookkeepingFixture
       details,
       'accessToken',
       (k) => store.bookkeeping.userIdByToken(k) !== undefined,
+      true,
     );
     section.users?.forEach((u, i) => {
       users.add(String(u.userId), pointer('bookkeeping', 'users', i, 'userId'));

@@ -13,6 +13,7 @@ import { assumptions } from './assumptions.js';
 import { tenantIdProblem } from './fixtures.js';
 import { decidePayment, declarationProblems } from './payment.js';
 import {
+  DEFAULT_PAGE_SIZE,
   ExtractList,
   ExtractQuery,
   NoBody,
@@ -80,12 +81,19 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
         params: TenantParams,
         querystring: ExtractQuery,
         response: { 200: ExtractList, ...ERRORS },
-        'x-sandbox-assumption': a('bk-credential-order', 'bk-page-base', 'bk-page-size', 'bk-sort'),
+        'x-sandbox-assumption': a(
+          'bk-credential-order',
+          'bk-page-base',
+          'bk-page-size',
+          'bk-sort',
+          'bk-unknown-query',
+        ),
       },
     },
     async (request) => {
       const { tenantId } = request.params;
-      const { page, pageSize, sortBy, desc } = request.query;
+      // Ajv has filled the defaults; the fallbacks only satisfy the optional types.
+      const { page = 1, pageSize = DEFAULT_PAGE_SIZE, sortBy = 'registeredAt', desc = false } = request.query;
       // The total comes from the tenant's counter: no count over the tenant's rows.
       const total = store.extractRequestCount(tenantId);
       const items = store.extractPage(
@@ -115,6 +123,7 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
         body: PaymentDeclaration,
         response: { 204: NoBody, ...ERRORS },
         'x-sandbox-assumption': a(
+          'bk-payment-no-body',
           'bk-credential-order',
           'bk-unknown-uid',
           'bk-trade-bill-statuses',

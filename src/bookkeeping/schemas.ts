@@ -31,26 +31,33 @@ export const PaymentParams = Strict({
 
 export const ExtractQuery = Strict(
   {
-    page: Type.Integer({
+    // All four are optional (the specification says so); Ajv fills the defaults.
+    page: Type.Optional(
+      Type.Integer({
       minimum: 1,
       maximum: MAX_PAGE,
       default: 1,
       description: 'page number, from 1',
       'x-sandbox-assumption': a('bk-page-base'),
-    }),
-    pageSize: Type.Integer({
+      }),
+    ),
+    pageSize: Type.Optional(
+      Type.Integer({
       minimum: 1,
       maximum: MAX_PAGE_SIZE,
       default: DEFAULT_PAGE_SIZE,
       description: 'items per page',
       'x-sandbox-assumption': a('bk-page-size'),
-    }),
-    sortBy: StringEnum(SORT_FIELDS, {
+      }),
+    ),
+    sortBy: Type.Optional(
+      StringEnum(SORT_FIELDS, {
       default: 'registeredAt',
       description: 'field of the extract item to sort by',
       'x-sandbox-assumption': a('bk-sort'),
-    }),
-    desc: Type.Boolean({ default: false, description: 'descending order' }),
+      }),
+    ),
+    desc: Type.Optional(Type.Boolean({ default: false, description: 'descending order' })),
   },
   { 'x-sandbox-assumption': a('bk-unknown-query') },
 );
@@ -101,7 +108,11 @@ export const PaymentDeclaration = Strict({
     description: 'true for partial settlement, false for total',
     'x-sandbox-assumption': a('bk-partial-equal-open', 'bk-total-below-open'),
   }),
-  paymentValue: Money({ exclusiveMinimum: 0, description: 'amount paid' }),
+  paymentValue: Money({
+    exclusiveMinimum: 0,
+    description: 'amount paid',
+    'x-sandbox-assumption': a('bk-payment-positive'),
+  }),
   remainingValue: Type.Optional(
     Money({
       minimum: 0,

@@ -6,6 +6,9 @@ import { namedOnly } from './catalog.js';
 import { renderError, SandboxError, STATUS_TEXT, validationError } from './errors.js';
 import type { InterfaceSetup } from './interfaces.js';
 import { detailsFromAjv } from './validation.js';
+import { assumptions as sandboxAssumptions } from '../sandbox/assumptions.js';
+import { assumptionLookup } from './assumptions.js';
+import { useJsonBodies } from './json.js';
 
 export function describeBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
@@ -54,14 +57,28 @@ export function toSandboxError(
   return new SandboxError(500, 'internal sandbox error: see the sandbox log');
 }
 
+/** The sandbox-wide decisions that hold for every documented route, marked on each in OpenAPI. */
+const everyRoute = assumptionLookup(sandboxAssumptions)(
+  'strict-fields',
+  'duplicate-keys',
+  'malformed-body',
+  'body-limit',
+  'money-cents',
+  'money-sign',
+  'named-only-501',
+  'sandbox-fault-status',
+);
+
 export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): void {
+  app.addHook('onRoute', (route) => {
+    const schema = (route.schema ?? {}) as Record<string, unknown>;
+    const own = schema['x-sandbox-assumption'];
+    schema['x-sandbox-assumption'] = typeof own === 'string' ? `${own} ${everyRoute}` : everyRoute;
+    route.schema = schema;
+  });
+
   // Only JSON bodies: Fastify would otherwise parse text/plain and report a confusing type error.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string' },
-    app.getDefaultJsonParser('error', 'error'),
-  );
+  useJsonBodies(app);
 
   app.setErrorHandler((err: FastifyError | SandboxError, request, reply) => {
     let e = toSandboxError(err, request);

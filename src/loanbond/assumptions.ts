@@ -91,4 +91,12 @@ export const assumptions: Assumption[] = [
     decision: 'each distinct file is stored once in the database, by SHA-256 and size; records refer to it',
     reason: 'a batch may repeat the same PDF; inspection shows name, size and hash, never the bytes',
   },
+  {
+    id: 'lb-pdf-detection',
+    interface: 'loanbond',
+    topic: 'How "PDF only" (rule 4) and "not encrypted or password-protected" (rule 3) are decided',
+    decision:
+      'a PDF is a file with %PDF- and a version digit within its first 1024 bytes (as PDF readers accept); it is encrypted when the name /Encrypt (not /EncryptMetadata) appears, as in a trailer or cross-reference stream dictionary',
+    reason: 'the PDF standard lets bytes precede the header, and every encrypted PDF, owner password included, names its /Encrypt dictionary in uncompressed form',
+  },
 ];

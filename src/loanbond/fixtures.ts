@@ -12,7 +12,7 @@ export const LoanbondFixtures = Strict({
     Type.Array(
       Strict({
         callerId: Type.String({ minLength: 1, maxLength: 100 }),
-        token: Type.String({ minLength: 1, maxLength: 4096 }),
+        token: Type.String({ minLength: 1, maxLength: 4096, pattern: '^\\S+$' }),
         products: Type.Array(StringEnum(PRODUCTS), { uniqueItems: true }),
       }),
     ),
@@ -27,7 +27,7 @@ export const loanbondFixtureSection: FixtureSection<typeof LoanbondFixtures> = {
   check(section, { store }) {
     const details: ErrorDetail[] = [];
     const ids = new UniqueKeys(details, 'callerId', (k) => store.loanbond.callerExists(k));
-    const tokens = new UniqueKeys(details, 'token', (k) => store.loanbond.tokenExists(k));
+    const tokens = new UniqueKeys(details, 'token', (k) => store.loanbond.tokenExists(k), true);
     section.callers?.forEach((c, i) => {
       ids.add(c.callerId, pointer('loanbond', 'callers', i, 'callerId'));
       tokens.add(c.token, pointer('loanbond', 'callers', i, 'token'));

@@ -38,7 +38,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
           201: RegistrationResponse,
           ...errorResponses([400, 401], StandardError, s('error-body')),
         },
-        'x-sandbox-assumption': a('lb-check-order', 'lb-status-products', 'lb-document-store'),
+        'x-sandbox-assumption': a('lb-check-order', 'lb-status-products', 'lb-document-store', 'lb-pdf-detection'),
       },
       // Rule 6 by name, before the schema would report it as a bare "more than 50 items".
       preValidation: async (request) => {
@@ -63,7 +63,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
         strict: app.settings.strict,
       });
       app.work.kick(RUNNER);
-      request.log.info(
+      request.log.debug(
         {
           callerId: result.callerId,
           batch: result.batch,

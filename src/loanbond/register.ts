@@ -137,7 +137,14 @@ function signaturesCount(list: readonly Signature[] | undefined): number {
 
 /** Rule 7: signatures are imported only when assinado is true; otherwise null (not stored). */
 function imported(assinado: boolean, list: readonly Signature[] | undefined): string | null {
-  return assinado ? JSON.stringify(list ?? []) : null;
+  if (!assinado) return null;
+  // The PIN of an electronic signature is a secret: the sandbox keeps only that one was sent.
+  const kept = (list ?? []).map((s) =>
+    s.assinatura_eletronica?.pin === undefined
+      ? s
+      : { ...s, assinatura_eletronica: { ...s.assinatura_eletronica, pin: '[not stored]' } },
+  );
+  return JSON.stringify(kept);
 }
 
 export function register(body: RegistrationRequest, ctx: RegisterContext): RegisterResult {

@@ -28,14 +28,6 @@ export const assumptions: Assumption[] = [
       'a body that cannot name a fund cannot be authenticated; the file is decoded only for an authenticated caller',
   },
   {
-    id: 'rc-duplicate-keys',
-    interface: 'receivables',
-    topic: 'a JSON body with the same field twice',
-    decision: 'not detected: the last occurrence wins, as in JSON.parse',
-    reason:
-      'detecting it needs a second scan of a body that can be tens of megabytes; the real service is unlikely to do better',
-  },
-  {
     id: 'rc-import-id-header',
     interface: 'receivables',
     topic: 'how a caller finds the import it just submitted',

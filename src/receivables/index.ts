@@ -56,7 +56,14 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
             a('rc-validation-error', 'rc-error-precedence'),
           ),
         },
-        'x-sandbox-assumption': a('rc-error-precedence', 'rc-statuses', 'rc-cnab-rules', 'rc-no-webhook'),
+        'x-sandbox-assumption': a(
+          'rc-error-precedence',
+          'rc-statuses',
+          'rc-cnab-rules',
+          'rc-record-types',
+          'rc-import-id-header',
+          'rc-no-webhook',
+        ),
       },
     },
     async (request, reply) => {
@@ -96,7 +103,7 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
       });
       imports.handOff(importId, decoded.bytes);
       app.work.kick(RUNNER);
-      request.log.info({ importId, lines: scan.lines.count }, 'CNAB import stored, pending');
+      request.log.debug({ importId, lines: scan.lines.count }, 'CNAB import stored, pending');
       // No body at all (not "null"): the typed reply only knows the schema's null, so widen it.
       return (reply as FastifyReply).code(200).header('sandbox-import-id', importId).send();
     },

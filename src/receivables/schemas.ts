@@ -25,7 +25,7 @@ export const ImportCnabBody = Strict(
     }),
     additiveNumber: Type.Number({ description: "identifier of the operation in the client's own system" }),
   },
-  { 'x-sandbox-assumption': a('rc-duplicate-keys') },
+  { description: 'each field occurs exactly once (1:1): a field sent twice is a ValidationError naming it' },
 );
 export type ImportCnabBody = Static<typeof ImportCnabBody>;
 

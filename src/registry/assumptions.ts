@@ -96,4 +96,12 @@ export const assumptions: Assumption[] = [
     reason:
       'the specification states the frequency, not how it is measured or enforced; nothing is refused, inspection shows it',
   },
+  {
+    id: 'registry-nfe-alphanumeric',
+    interface: 'registry',
+    topic: 'chaveNFe is shown as "digits"',
+    decision:
+      'a 44-character key whose issuer slot (positions 7-20) may hold letters, the alphanumeric CNPJ in force since July 2026, each valued ASCII - 48 in the check digit; anything else warns',
+    reason: 'keys of documents issued by an alphanumeric CNPJ carry it in the issuer slot; refusing them would reject real documents',
+  },
 ];

@@ -9,7 +9,7 @@ export const RegistryFixtures = Strict({
     Type.Array(
       Strict({
         participantId: Type.String({ minLength: 1, maxLength: 100 }),
-        accessToken: Type.String({ minLength: 1, maxLength: 4096 }),
+        accessToken: Type.String({ minLength: 1, maxLength: 4096, pattern: '^\\S+$' }),
       }),
     ),
   ),
@@ -27,6 +27,7 @@ export const registryFixtureSection: FixtureSection<typeof RegistryFixtures> = {
       details,
       'accessToken',
       (k) => store.registry.participantByToken(k) !== undefined,
+      true,
     );
     section.participants?.forEach((p, i) => {
       ids.add(p.participantId, pointer('registry', 'participants', i, 'participantId'));

@@ -164,7 +164,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
           documents,
         ),
       );
-      request.log.info(
+      request.log.debug(
         { participantId, batch: batchKey, documents: documents.length, warnings: warnings.length },
         'documents registered',
       );
@@ -252,7 +252,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
           items,
         ),
       );
-      request.log.info(
+      request.log.debug(
         { participantId, reconciliation: reconciliationKey, ...counts, warnings: warnings.length },
         'documents reconciled',
       );

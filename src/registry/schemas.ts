@@ -48,7 +48,12 @@ const documentFields = {
   garantia: opt(Garantia),
   cpfCnpjTitular: opt(Type.String({ description: 'tax id of the holder, with or without punctuation' })),
   nomeTitular: opt(Type.String({ description: 'holder name' })),
-  chaveNFe: opt(Type.String({ description: 'key of the fiscal document, digits' })),
+  chaveNFe: opt(
+    Type.String({
+      description: 'key of the fiscal document, digits',
+      'x-sandbox-assumption': a('registry-nfe-alphanumeric'),
+    }),
+  ),
   numeroDuplicata: opt(Type.String({ description: 'trade-bill number' })),
   numeroParcela: opt(Type.String({ description: 'installment number' })),
   dataEmissao: opt(CalendarDate({ description: 'issue date, YYYY-MM-DD' })),

@@ -106,4 +106,27 @@ export const assumptions: Assumption[] = [
       'receivables and loan-bond answer a 400 in their own error shape whose message says it is a fault of the sandbox, not of the request (receivables code SandboxFault); bookkeeping and registry answer their documented 500',
     reason: 'an emulated interface answers only with its documented statuses, and the caller must not debug the sandbox\'s fault as its own',
   },
+  {
+    id: 'duplicate-keys',
+    interface: 'sandbox',
+    topic: 'A JSON body with the same key twice in one object (the receivables table documents each field exactly once; the others say nothing)',
+    decision: 'a 400 naming the repeated key by its JSON pointer, in every interface and the control plane',
+    reason: 'JSON parsers disagree on which occurrence wins, so a client that sends a key twice has a bug the real service may read differently',
+  },
+  {
+    id: 'money-sign',
+    interface: 'sandbox',
+    topic: 'The sign of amounts where the specification shows no range',
+    decision:
+      'not checked: a negative valorDuplicata, valorOperacao or installment valor is accepted as sent (bookkeeping payments must be positive: bk-payment-positive)',
+    reason: 'the specification shows no range, and a sandbox must not refuse what the real service may accept',
+  },
+  {
+    id: 'fixture-open-value',
+    interface: 'sandbox',
+    topic: 'A fixture trade bill\'s openValue (SANDBOX.md: defaults to amount)',
+    decision:
+      'defaults to amount, except for a paid bill where it defaults to 0; it must agree with the status (open: equal to amount; partially-paid: between 0 and amount; paid: 0), else a 400 naming it',
+    reason: 'a fixture that contradicts itself would make every later payment answer surprise the user',
+  },
 ];

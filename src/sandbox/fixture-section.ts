@@ -27,17 +27,17 @@ export class UniqueKeys {
     private readonly details: ErrorDetail[],
     private readonly what: string,
     private readonly exists: (key: string) => boolean = () => false,
+    /** A secret (a token): its value is never repeated in a message. */
+    private readonly secret = false,
   ) {}
 
   add(key: string, path: string): void {
     const first = this.seen.get(key);
+    const named = this.secret ? `this ${this.what}` : `${this.what} "${key}"`;
     if (first !== undefined) {
-      this.details.push({
-        path,
-        message: `${this.what} "${key}" appears twice in the document (first at ${first})`,
-      });
+      this.details.push({ path, message: `${named} appears twice in the document (first at ${first})` });
     } else if (this.exists(key)) {
-      this.details.push({ path, message: `${this.what} "${key}" already exists in the sandbox` });
+      this.details.push({ path, message: `${named} already exists in the sandbox` });
     }
     this.seen.set(key, first ?? path);
   }

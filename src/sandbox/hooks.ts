@@ -76,7 +76,7 @@ export function installControlHooks(app: FastifyInstance): void {
     const rule = app.faults.take(request.method, path, iface);
     if (!rule) return;
     trace.fault = rule.id;
-    request.log.info({ fault: rule.id }, 'fault rule applied');
+    request.log.debug({ fault: rule.id }, 'fault rule applied');
     if (rule.delayMs > 0) await sleep(rule.delayMs);
     if (rule.status !== null) {
       reply.code(rule.status).type('application/json').send(faultBody(rule));

@@ -15,6 +15,7 @@ import { registryInspection } from '../registry/inspect.js';
 import { assumptions } from './assumptions.js';
 import { controlPlugin } from './control.js';
 import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile } from './fixtures.js';
+import { useJsonBodies } from '../http/json.js';
 
 const OperationSchema = Type.Object({
   interface: Type.String({ enum: ['bookkeeping', 'registry', 'receivables', 'loanbond'] }),
@@ -48,12 +49,7 @@ const TAG = ['sandbox control plane'];
 const a = assumptionLookup(assumptions);
 
 export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string' },
-    app.getDefaultJsonParser('error', 'error'),
-  );
+  useJsonBodies(app);
 
   const adminToken = app.settings.adminToken;
   if (adminToken) {
@@ -184,6 +180,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: TAG,
         summary: 'Add a fixture document to the current state, all or nothing',
+        'x-sandbox-assumption': a('fixture-open-value'),
         body: FixtureDocument,
         response: { 200: Type.Object({ loaded: Counts }), 400: StandardError, 401: StandardError },
       },

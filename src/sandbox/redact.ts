@@ -13,6 +13,7 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set(
     'password',
     'secret',
     'sandbox-admin-token',
+    'pin',
     // Document bytes: base64 PDFs and CNAB files.
     'documento',
     'conteudo',

@@ -63,10 +63,15 @@ describe('loan-bond registration flow and inspection', () => {
     const app = await lbApp();
     const created = await registerOne(app, { assinado: true });
     const d = await detail(app, created.registros[0]?.codigo_identificador);
+    // Every field of the evidence is kept except the PIN, a secret.
+    const kept = { ...SIGNATURE, assinatura_eletronica: { ...SIGNATURE.assinatura_eletronica, pin: '[not stored]' } };
     expect(d.assinaturas.imported).toBe(true);
-    expect(d.assinaturas.assinaturas).toEqual([SIGNATURE]);
+    expect(d.assinaturas.assinaturas).toEqual([kept]);
     expect(d.documentos_adicionais[0]?.assinaturas.imported).toBe(true);
-    expect(d.documentos_adicionais[0]?.assinaturas.assinaturas).toEqual([SIGNATURE]);
+    expect(d.documentos_adicionais[0]?.assinaturas.assinaturas).toEqual([kept]);
+    const journal = (await app.inject({ url: '/_sandbox/requests' })).body;
+    expect(journal).toContain('assinatura_eletronica');
+    expect(journal).not.toContain('"pin":"1234"');
   });
 
   it('stores no signatures when assinado is false, and shows they were sent but not imported', async () => {

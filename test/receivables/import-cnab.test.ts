@@ -181,7 +181,7 @@ describe('POST /v1/import-cnab: ValidationError names the field', () => {
     expect(error).toMatchObject({ code: 'ValidationError', target: 'fileName' });
   });
 
-  it('reads a field sent twice as its last occurrence (rc-duplicate-keys: not detected)', async () => {
+  it('refuses a field sent twice, naming it: each field occurs exactly once', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
     const json = JSON.stringify(body()).replace('{', '{"token":"wrong-first",');
     const res = await app.inject({
@@ -190,7 +190,10 @@ describe('POST /v1/import-cnab: ValidationError names the field', () => {
       headers: { 'content-type': 'application/json' },
       payload: json,
     });
-    expect(res.statusCode).toBe(200);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      error: { code: 'ValidationError', message: expect.stringMatching(/exactly once/), target: 'token' },
+    });
   });
 
   it('refuses an unknown field, naming it', async () => {

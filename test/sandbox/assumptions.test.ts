@@ -32,4 +32,12 @@ describe('the assumptions table', () => {
     expect(listed).toEqual(allAssumptions.map((a) => a.id));
     for (const a of doc.info['x-sandbox-assumptions']) expect(a.text).toContain(a.id);
   });
+
+  it('marks every assumption on an operation or a field of the OpenAPI document, not only in the list', async () => {
+    const app = await testApp();
+    const doc = JSON.parse((await app.inject({ url: '/openapi.json' })).body) as { paths: unknown };
+    const paths = JSON.stringify(doc.paths);
+    const unmarked = allAssumptions.filter((a) => !paths.includes(`[${a.id}]`)).map((a) => a.id);
+    expect(unmarked).toEqual([]);
+  });
 });

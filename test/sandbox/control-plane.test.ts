@@ -206,9 +206,21 @@ describe('POST /_sandbox/fixtures', () => {
         path: '/receivables/funds/0/fundCnpj',
         message: 'fundCnpj "11222333000181" already exists in the sandbox',
       },
-      { path: '/loanbond/callers/0/token', message: 'token "lb-token-1" already exists in the sandbox' },
+      { path: '/loanbond/callers/0/token', message: 'this token already exists in the sandbox' },
     ]);
     expect(state(app)).toEqual(before);
+    expect(res.body).not.toContain('lb-token-1');
+  });
+
+  it('refuses a fixture token with whitespace: no Bearer header could carry it', async () => {
+    const app = await testApp();
+    const res = await app.inject({
+      method: 'POST',
+      url: '/_sandbox/fixtures',
+      ...json({ registry: { participants: [{ participantId: 'P', accessToken: 'two words' }] } }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().details[0].path).toBe('/registry/participants/0/accessToken');
   });
 
   it('keeps fixture money exact in cents and refuses a third decimal', async () => {
