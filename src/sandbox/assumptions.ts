@@ -98,4 +98,12 @@ export const assumptions: Assumption[] = [
       'it also clears the journal and the fault rules and returns the clock to real time; snapshots stay',
     reason: 'a test that resets starts clean, and can still restore a baseline saved once',
   },
+  {
+    id: 'inspector-token',
+    interface: 'sandbox',
+    topic: 'How the inspector page (GET /_sandbox/ui) follows the admin-token rule',
+    decision:
+      'the page and its static files (no state in them) are served without the token; every call the page makes for data needs it: the page asks for it, or takes it from #adminToken=... in the address, keeps it in the tab\'s sessionStorage and sends the Sandbox-Admin-Token header',
+    reason: 'a browser cannot send a header when it opens a page, and a token in a query string would reach logs',
+  },
 ];

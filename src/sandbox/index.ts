@@ -15,6 +15,7 @@ import { registryInspection } from '../registry/inspect.js';
 import { assumptions } from './assumptions.js';
 import { controlPlugin } from './control.js';
 import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile } from './fixtures.js';
+import { uiPlugin } from './ui/index.js';
 
 const OperationSchema = Type.Object({
   interface: Type.String({ enum: ['bookkeeping', 'registry', 'receivables', 'loanbond'] }),
@@ -58,6 +59,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   const adminToken = app.settings.adminToken;
   if (adminToken) {
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+      if (request.routeOptions.config.sandboxPublic) return;
       const given = request.headers['sandbox-admin-token'];
       if (typeof given !== 'string' || !sameSecret(given, adminToken)) {
         return reply
@@ -214,4 +216,5 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(registryInspection, { prefix: '/registry' });
   await app.register(receivablesInspection, { prefix: '/receivables' });
   await app.register(loanbondInspection, { prefix: '/loanbond' });
+  await app.register(uiPlugin);
 };
