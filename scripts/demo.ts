@@ -88,14 +88,20 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
   await call('Is the sandbox up?', 'GET', '/_sandbox/health', undefined, 200);
   const demo = JSON.parse(readFileSync(fixture('demo.json'), 'utf8')) as unknown;
-  await call('Reset it to the demo fixtures (the tour can run again)', 'POST', '/_sandbox/reset', { fixtures: demo }, 200, (a) =>
-    brief(field(a, 'loaded')),
+  await call(
+    'Reset it to the demo fixtures (the tour can run again)',
+    'POST',
+    '/_sandbox/reset',
+    { fixtures: demo },
+    200,
+    (a) => brief(field(a, 'loaded')),
+    { fixtures: '<the document in fixtures/demo.json>' },
   );
 
   // --- bookkeeping ---
   const bearer = 'Bearer bk-demo-token-7';
   step += 1;
-  print(`\n${step}. Bookkeeping: list the extract requests (page 1 of 10, newest first)`);
+  print(`\n${step}. Bookkeeping: list the extract requests (first page of 10, newest first)`);
   print(`   GET ${BK}/extract?page=1&pageSize=10&sortBy=registeredAt&desc=true  (Authorization: ${bearer.slice(0, 10)}…)`);
   const extract = await fetch(`${base}${BK}/extract?page=1&pageSize=10&sortBy=registeredAt&desc=true`, {
     headers: { authorization: bearer },
