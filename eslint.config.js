@@ -26,4 +26,6 @@ export default tseslint.config(
     },
   },
   { files: ['src/**/*.ts'], rules: { 'no-console': 'error' } },
+  // The inspector's page scripts run in the browser.
+  { files: ['src/sandbox/ui/assets/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
 );

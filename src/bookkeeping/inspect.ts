@@ -98,21 +98,39 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAG,
         summary: "Bookkeeping: a tenant's trade bills with amount, open value and status",
         params: Strict({ tenantId: Type.String() }),
+        querystring: Strict({
+          offset: Type.Optional(Type.Integer({ minimum: 0, description: 'skip this many bills (by uid)' })),
+          limit: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 1000, description: 'at most this many; default all' }),
+          ),
+        }),
         response: {
-          200: Strict({ tenantId: Type.String(), tradeBills: Type.Array(TradeBillSummary) }),
+          200: Strict({
+            tenantId: Type.String(),
+            tradeBills: Type.Array(TradeBillSummary),
+            total: Type.Optional(
+              Type.Integer({ description: 'with offset or limit: how many bills the tenant has' }),
+            ),
+          }),
+          400: StandardError,
           401: StandardError,
         },
       },
     },
     async (request) => {
       const { tenantId } = request.params;
-      const tradeBills = store.tradeBills(tenantId).map((b) => ({
+      const { offset, limit } = request.query;
+      const all = store.tradeBills(tenantId);
+      const paged = offset !== undefined || limit !== undefined;
+      const start = offset ?? 0;
+      const page = paged ? all.slice(start, limit === undefined ? undefined : start + limit) : all;
+      const tradeBills = page.map((b) => ({
         uid: b.uid,
         ...billAmounts(b),
         status: b.status,
         payments: b.payments,
       }));
-      return { tenantId, tradeBills };
+      return paged ? { tenantId, tradeBills, total: all.length } : { tenantId, tradeBills };
     },
   );
 

@@ -90,6 +90,14 @@ function summary(row: ImportRow) {
   };
 }
 
+/** The file's lines as stored: LF or CR LF ends, a trailing EOF byte and final line end dropped. */
+function fileLines(bytes: Buffer): string[] {
+  let text = bytes.toString('latin1');
+  if (text.endsWith('\x1a')) text = text.slice(0, -1);
+  if (text.endsWith('\n')) text = text.slice(0, -1);
+  return text === '' ? [] : text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+}
+
 export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
   const store = app.store.receivables;
   // The last file opened, with its title lines: paging through a 100 000-title import reads it once.
@@ -152,6 +160,46 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
       if (!id.ok || !fund)
         throw new SandboxError(404, `no receivables fund with CNPJ ${request.params.fundCnpj}`);
       return { fundCnpj: fund.fundCnpj, imports: store.importsOfFund(fund.fundCnpj).map(summary) };
+    },
+  );
+
+  app.get(
+    '/imports/:importId/lines',
+    {
+      schema: {
+        tags: TAGS,
+        summary: "A page of an import's file, line by line as stored (Latin-1), to read next to its diagnostics",
+        params: Type.Object({ importId: Type.String() }),
+        querystring: Type.Object({
+          offset: Type.Integer({ minimum: 0, default: 0, description: 'lines to skip' }),
+          limit: Type.Integer({ minimum: 1, maximum: 1000, default: 200 }),
+        }),
+        response: {
+          200: Type.Object({
+            importId: Type.String(),
+            lineCount: Type.Integer({ description: 'lines in the file, blank trailing lines included' }),
+            lines: Type.Array(
+              Type.Object({
+                line: Type.Integer({ description: '1-based, as in the diagnostics' }),
+                text: Type.String({ description: 'without the line end' }),
+              }),
+            ),
+          }),
+          404: StandardError,
+        },
+      },
+    },
+    async (request) => {
+      const { importId } = request.params;
+      const bytes = store.file(importId);
+      if (!bytes) throw new SandboxError(404, `no CNAB import with id ${importId}`);
+      const all = fileLines(bytes);
+      const { offset, limit } = request.query;
+      return {
+        importId,
+        lineCount: all.length,
+        lines: all.slice(offset, offset + limit).map((text, i) => ({ line: offset + i + 1, text })),
+      };
     },
   );
 

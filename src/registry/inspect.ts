@@ -88,6 +88,48 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.get(
+    '/participants',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Every registry participant (never its token) with its document count and overdue flag',
+        response: {
+          200: Type.Object({
+            now: Type.String(),
+            participants: Type.Array(
+              Type.Object({
+                participantId: Type.String(),
+                documentCount: Type.Integer(),
+                reconciliationDueBy: Type.Union([Type.String(), Type.Null()]),
+                overdue: Type.Boolean(),
+              }),
+            ),
+          }),
+          401: StandardError,
+        },
+        'x-sandbox-assumption': a('registry-overdue'),
+      },
+    },
+    async () => {
+      const now = app.clock.now();
+      return {
+        now: toIsoUtc(now),
+        participants: store.participantIds().map((participantId) => {
+          const activity = store.activity(participantId);
+          const last = store.lastReconciliation(participantId);
+          const due = reconciliationDue(activity.firstRegistrationAt, last?.reconciledAt ?? null, now);
+          return {
+            participantId,
+            documentCount: activity.documentCount,
+            reconciliationDueBy: due.dueBy ? toIsoUtc(due.dueBy) : null,
+            overdue: due.overdue,
+          };
+        }),
+      };
+    },
+  );
+
+  app.get(
     '/participants/:participantId',
     {
       schema: {

@@ -129,4 +129,12 @@ export const assumptions: Assumption[] = [
       'defaults to amount, except for a paid bill where it defaults to 0; it must agree with the status (open: equal to amount; partially-paid: between 0 and amount; paid: 0), else a 400 naming it',
     reason: 'a fixture that contradicts itself would make every later payment answer surprise the user',
   },
+  {
+    id: 'inspector-token',
+    interface: 'sandbox',
+    topic: 'How the inspector page (GET /_sandbox/ui) follows the admin-token rule',
+    decision:
+      'the page and its static files (no state in them) are served without the token; every call the page makes for data needs it: the page asks for it, or takes it from #adminToken=... in the address, keeps it in the tab\'s sessionStorage and sends the Sandbox-Admin-Token header',
+    reason: 'a browser cannot send a header when it opens a page, and a token in a query string would reach logs',
+  },
 ];

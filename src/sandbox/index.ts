@@ -16,6 +16,7 @@ import { assumptions } from './assumptions.js';
 import { controlPlugin } from './control.js';
 import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile } from './fixtures.js';
 import { useJsonBodies } from '../http/json.js';
+import { uiPlugin } from './ui/index.js';
 
 const OperationSchema = Type.Object({
   interface: Type.String({ enum: ['bookkeeping', 'registry', 'receivables', 'loanbond'] }),
@@ -54,6 +55,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   const adminToken = app.settings.adminToken;
   if (adminToken) {
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+      if (request.routeOptions.config.sandboxPublic) return;
       const given = request.headers['sandbox-admin-token'];
       if (typeof given !== 'string' || !sameSecret(given, adminToken)) {
         return reply
@@ -211,4 +213,5 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(registryInspection, { prefix: '/registry' });
   await app.register(receivablesInspection, { prefix: '/receivables' });
   await app.register(loanbondInspection, { prefix: '/loanbond' });
+  await app.register(uiPlugin);
 };

@@ -14,6 +14,7 @@ export class Store {
   /** Named copies of the whole state (the control plane's snapshots). */
   readonly snapshots: SnapshotStore;
   private readonly wipeAll: () => void;
+  private readonly counts: Array<[string, { get(): unknown }]>;
   private readonly getMeta;
   private readonly setMeta;
 
@@ -27,6 +28,7 @@ export class Store {
       .pluck()
       .all() as string[];
     const deletes = tables.map((t) => db.prepare(`DELETE FROM "${t}"`));
+    this.counts = tables.map((t) => [t, db.prepare(`SELECT count(*) FROM "${t}"`).pluck()]);
     this.wipeAll = db.transaction(() => {
       // Foreign keys are checked at commit, so the order of the deletes does not matter.
       db.pragma('defer_foreign_keys = ON');
@@ -48,6 +50,11 @@ export class Store {
   /** Deletes every row of every table: the sandbox's state is gone, the schema stays. */
   wipe(): void {
     this.wipeAll();
+  }
+
+  /** Rows per table, by table name (the inspector's overview). */
+  tableCounts(): Record<string, number> {
+    return Object.fromEntries(this.counts.map(([t, count]) => [t, Number(count.get())]));
   }
 
   meta(key: string): string | undefined {

@@ -57,6 +57,7 @@ export class RegistryStore {
         'INSERT INTO rg_participants (participant_id, access_token) VALUES (?, ?)',
       ),
       participantExists: db.prepare('SELECT 1 FROM rg_participants WHERE participant_id = ?').pluck(),
+      participantIds: db.prepare('SELECT participant_id FROM rg_participants ORDER BY participant_id').pluck(),
       participantByToken: db
         .prepare('SELECT participant_id FROM rg_participants WHERE access_token = ?')
         .pluck(),
@@ -131,6 +132,11 @@ export class RegistryStore {
 
   insertParticipant(participantId: string, accessToken: string): void {
     this.s.insertParticipant.run(participantId, accessToken);
+  }
+
+  /** Every participant's id, in order (never its token). */
+  participantIds(): string[] {
+    return this.s.participantIds.all() as string[];
   }
 
   participantExists(participantId: string): boolean {

@@ -1,0 +1,42 @@
+// Calls to the /_sandbox API. When the sandbox has an admin token, the page keeps it in this tab's
+// sessionStorage (never in a URL sent to the server) and sends it as the Sandbox-Admin-Token header.
+const KEY = 'tradebill-sandbox-admin-token';
+
+export class AuthError extends Error {}
+
+/** #adminToken=... in the address (never sent to the server): adopt it, then drop it from the address bar. */
+export function adoptTokenFromFragment() {
+  const match = /(?:^#|&)adminToken=([^&]*)/.exec(location.hash);
+  if (!match) return;
+  setToken(decodeURIComponent(match[1] ?? ''));
+  history.replaceState(null, '', location.pathname + location.search);
+}
+
+export function setToken(token) {
+  if (token) sessionStorage.setItem(KEY, token);
+  else sessionStorage.removeItem(KEY);
+}
+
+/** GET (or method) /_sandbox + path; answers the parsed JSON body, throws with the server's message. */
+export async function api(path, { method = 'GET', body } = {}) {
+  const headers = {};
+  const token = sessionStorage.getItem(KEY);
+  if (token) headers['sandbox-admin-token'] = token;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`/_sandbox${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let data;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    data = undefined;
+  }
+  const message = data && typeof data.message === 'string' ? data.message : text;
+  if (res.status === 401) throw new AuthError(message);
+  if (!res.ok) throw new Error(`${method} /_sandbox${path} answered ${res.status}: ${message}`);
+  return data;
+}

@@ -1,0 +1,183 @@
+// The inspector: GET /_sandbox/ui, one page that shows the sandbox's state in a browser, and
+// GET /_sandbox/overview, the counts it opens with. The page is static (HTML, CSS, plain ES modules
+// under ./assets, served from here: no CDN, no build step) and reads everything through the
+// /_sandbox API. Its static files hold no state, so they are served without the admin token; every
+// call the page makes for data sends it (see assets/api.js).
+import { existsSync, readFileSync } from 'node:fs';
+import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import { toIsoUtc } from '../../domain/dates.js';
+import { assumptionLookup } from '../../http/assumptions.js';
+import { SandboxError } from '../../http/errors.js';
+import { StandardError } from '../../http/schema.js';
+import { reconciliationDue } from '../../registry/overdue.js';
+import { assumptions } from '../assumptions.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Served without the admin token: static files that carry no state. */
+    sandboxPublic?: boolean;
+  }
+}
+
+const TAG = ['sandbox control plane'];
+const a = assumptionLookup(assumptions);
+
+const ASSETS: Record<string, string> = {
+  'app.js': 'text/javascript; charset=utf-8',
+  'api.js': 'text/javascript; charset=utf-8',
+  'dom.js': 'text/javascript; charset=utf-8',
+  'style.css': 'text/css; charset=utf-8',
+};
+
+// Friendly names of the tables the overview counts; a table not named here shows by its own name.
+const TABLE_LABELS: Record<string, [string, string]> = {
+  bk_users: ['bookkeeping', 'users'],
+  bk_trade_bills: ['bookkeeping', 'trade bills'],
+  bk_payments: ['bookkeeping', 'payments'],
+  bk_extract_requests: ['bookkeeping', 'extract requests'],
+  rg_participants: ['registry', 'participants'],
+  rg_batches: ['registry', 'batches'],
+  rg_documents: ['registry', 'documents'],
+  rg_reconciliations: ['registry', 'reconciliations'],
+  rg_reconciliation_items: ['registry', 'reconciled items'],
+  rc_funds: ['receivables', 'funds'],
+  rc_imports: ['receivables', 'imports'],
+  rc_diagnostics: ['receivables', 'diagnostics'],
+  lb_callers: ['loanbond', 'callers'],
+  lb_registrations: ['loanbond', 'registrations'],
+  lb_documents: ['loanbond', 'stored files'],
+  lb_additional_documents: ['loanbond', 'additional documents'],
+};
+const PREFIXES: Record<string, string> = {
+  bk_: 'bookkeeping',
+  rg_: 'registry',
+  rc_: 'receivables',
+  lb_: 'loanbond',
+};
+// Link tables and counters say nothing a user looks for.
+const UNLISTED = new Set(['bk_user_tenants', 'bk_tenant_counters', 'sb_meta']);
+
+const Overview = Type.Object({
+  clock: Type.Object({
+    now: Type.String(),
+    realNow: Type.String(),
+    offsetMs: Type.Number(),
+    frozen: Type.Boolean(),
+  }),
+  lastReset: Type.Union([Type.String(), Type.Null()], {
+    description: 'when POST /_sandbox/reset last ran on this database; null: never',
+  }),
+  counts: Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()), {
+    description: 'rows per interface and kind',
+  }),
+  journal: Type.Object({ capacity: Type.Integer(), count: Type.Integer(), dropped: Type.Integer() }),
+  warnings: Type.Array(Type.String(), { description: 'what deserves a look: overdue, rejected, pending' }),
+});
+
+// Next to this module after `npm run build` (which copies them); from the sources when this module was
+// compiled elsewhere without them (the test suite's dist/, the benchmark's dist-bench/).
+const ASSET_DIRS = ['./assets/', '../../../src/sandbox/ui/assets/', '../../../../src/sandbox/ui/assets/'];
+
+function assetDir(): URL | undefined {
+  return ASSET_DIRS.map((d) => new URL(d, import.meta.url)).find((u) => existsSync(new URL('index.html', u)));
+}
+
+export const uiPlugin: FastifyPluginAsyncTypebox = async (app) => {
+  // Read once at start: the files are small and never change while the sandbox runs. Without them the
+  // sandbox still serves everything else; the page then says what is missing.
+  const dir = assetDir();
+  const read = (name: string) => (dir ? readFileSync(new URL(name, dir)) : undefined);
+  const page = read('index.html');
+  const assets = new Map(Object.entries(ASSETS).map(([name, type]) => [name, { type, body: read(name) }]));
+
+  app.get(
+    '/ui',
+    { config: { sandboxPublic: true }, schema: { hide: true } },
+    async (_request, reply) => {
+      if (!page)
+        throw new SandboxError(503, "the inspector's files are missing next to the compiled code: run npm run build");
+      return reply
+        .type('text/html; charset=utf-8')
+        // The page loads nothing from elsewhere; the policy makes sure of it.
+        .header(
+          'content-security-policy',
+          "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'",
+        )
+        .header('cache-control', 'no-store')
+        .send(page);
+    },
+  );
+
+  app.get(
+    '/ui/assets/:name',
+    {
+      config: { sandboxPublic: true },
+      schema: { hide: true, params: Type.Object({ name: Type.String() }) },
+    },
+    async (request, reply) => {
+      const asset = assets.get(request.params.name);
+      if (!asset?.body) return reply.callNotFound();
+      return reply.type(asset.type).header('cache-control', 'no-cache').send(asset.body);
+    },
+  );
+
+  app.get(
+    '/overview',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'The inspector overview: rows per interface, the clock, the last reset, warnings',
+        response: { 200: Overview, 401: StandardError },
+        'x-sandbox-assumption': a('inspector-token'),
+      },
+    },
+    async () => {
+      const counts: Record<string, Record<string, number>> = {
+        bookkeeping: {},
+        registry: {},
+        receivables: {},
+        loanbond: {},
+      };
+      for (const [table, n] of Object.entries(app.store.tableCounts())) {
+        if (UNLISTED.has(table)) continue;
+        const label = TABLE_LABELS[table];
+        const iface = label?.[0] ?? PREFIXES[table.slice(0, 3)];
+        if (!iface) continue;
+        (counts[iface] ??= {})[label?.[1] ?? table] = n;
+      }
+      counts.bookkeeping = { tenants: app.store.bookkeeping.tenants().length, ...counts.bookkeeping };
+
+      const warnings: string[] = [];
+      const now = app.clock.now();
+      const registry = app.store.registry;
+      for (const participantId of registry.participantIds()) {
+        const activity = registry.activity(participantId);
+        const last = registry.lastReconciliation(participantId);
+        const due = reconciliationDue(activity.firstRegistrationAt, last?.reconciledAt ?? null, now);
+        if (due.overdue && due.dueBy)
+          warnings.push(
+            `registry: participant ${participantId} is overdue for its monthly reconciliation (due by ${toIsoUtc(due.dueBy)})`,
+          );
+      }
+      const imports = app.store.receivables
+        .funds()
+        .flatMap((f) => app.store.receivables.importsOfFund(f.fundCnpj));
+      const rejected = imports.filter((i) => i.status === 'rejected').length;
+      const pending = imports.filter((i) => i.status === 'pending').length;
+      if (rejected > 0) warnings.push(`receivables: ${rejected} CNAB import(s) rejected`);
+      if (pending > 0) warnings.push(`receivables: ${pending} CNAB import(s) still pending`);
+      const registered = app.store.loanbond.registrations().filter((r) => r.state === 'registered').length;
+      if (registered > 0) warnings.push(`loan-bond: ${registered} registration(s) not yet processed`);
+      if (app.journal.dropped > 0)
+        warnings.push(`journal: ${app.journal.dropped} older request(s) no longer kept`);
+
+      return {
+        clock: app.clock.describe(),
+        lastReset: app.store.meta('lastReset') ?? null,
+        counts,
+        journal: { capacity: app.journal.capacity, count: app.journal.count, dropped: app.journal.dropped },
+        warnings,
+      };
+    },
+  );
+};

@@ -1,0 +1,187 @@
+// The inspector in a real browser: Debian's chromium driven by playwright-core (no browser download).
+// The sandbox listens on a real port with the demo fixtures, the guided demo fills it, and the page
+// must show that state, follow a payment made meanwhile, open a rejected CNAB file at the diagnosed
+// line, and ask for nothing outside the sandbox. It ends with the README's screenshot.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDemo, type DemoResult } from '../../scripts/demo.js';
+import { buildApp } from '../../src/app.js';
+import { DEMO_FIXTURES } from '../helpers.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const WAIT = { timeout: 15_000 };
+const BK = '/api/bookkeeping/integration/v1/11222333000181/trade-receivable-certificates';
+
+describe('the inspector page in chromium', () => {
+  let app: FastifyInstance;
+  let base: string;
+  let demo: DemoResult;
+  let context: BrowserContext;
+  let page: Page;
+  let profile: string;
+  const elsewhere: string[] = [];
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM))
+      throw new Error(`no browser at ${CHROMIUM}: apt-get install chromium (.ci/run does), or set CHROMIUM_PATH`);
+    // Not testApp: its apps close after each test, and this one serves the whole file.
+    app = await buildApp({ db: ':memory:', logger: false, fixtures: DEMO_FIXTURES });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const printed: string[] = [];
+    demo = await runDemo({ url: base, print: (line) => printed.push(line) });
+    expect(printed.at(-1)).toContain(`${base}/_sandbox/ui`);
+
+    profile = mkdtempSync(join(tmpdir(), 'inspector-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1280, height: 900 },
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+      timeout: 30_000,
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('request', (r) => {
+      if (!r.url().startsWith(`${base}/`) && !r.url().startsWith('data:')) elsewhere.push(r.url());
+    });
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    await page.goto(`${base}/_sandbox/ui`, WAIT);
+  }, 60_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await app?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('shows the demo state: counts, trade bills, registry keys, imports, loan-bonds, the journal', async () => {
+    await page.waitForSelector('[data-count="bookkeeping.trade bills"]', WAIT);
+    expect(await page.textContent('[data-count="bookkeeping.trade bills"]')).toBe('7');
+    await page.waitForSelector('tr[data-uid="IUD-0002"] .open-value', WAIT);
+    expect(await page.textContent('tr[data-uid="IUD-0002"] .open-value')).toBe('400.25');
+    expect(await page.textContent('tr[data-uid="IUD-0001"]')).toContain('paid');
+    expect(await page.textContent('#registry-body')).toContain(demo.chaveRemessa);
+    expect(await page.textContent('#overview-body')).toContain('receivables: 1 CNAB import(s) rejected');
+    expect(await page.textContent('#loanbond-body')).toContain(demo.codigoIdentificador);
+    expect(await page.textContent('#journal-body')).toContain('/v1/import-cnab');
+  });
+
+  it('shows the new open value after a payment made through the API', async () => {
+    const res = await fetch(`${base}${BK}/IUD-0002/payment`, {
+      method: 'PUT',
+      headers: { authorization: 'Bearer bk-demo-token-7', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        type: 'bankSlip',
+        informantId: 'directByDrawerHolder',
+        isPartial: true,
+        paymentValue: 100.25,
+      }),
+    });
+    expect(res.status).toBe(204);
+    // Live updates: the page notices the new journal entry and redraws.
+    await page.waitForSelector('tr[data-uid="IUD-0002"] .open-value:text-is("300.00")', WAIT);
+    await page.click('tr[data-uid="IUD-0002"] summary');
+    await page.waitForSelector('tr[data-uid="IUD-0002"] table:has-text("400.25")', WAIT);
+  });
+
+  it('opens the rejected CNAB import, with the diagnosed line and columns marked', async () => {
+    // By keyboard: focus the import's button and press Enter.
+    await page.focus(`tr[data-import="${demo.rejectedImportId}"] button`);
+    await page.keyboard.press('Enter');
+    const mark = '#cnab-viewer tr.diag-error[data-line="2"] mark.m-error';
+    await page.waitForSelector(mark, WAIT);
+    expect(await page.textContent(mark)).toBe('0000000000000');
+    expect(await page.getAttribute(mark, 'title')).toContain('face value must be greater than zero');
+    expect(await page.locator('#cnab-viewer tr.diag.diag-error').count()).toBe(1);
+    expect(await page.textContent('#cnab-viewer')).toContain('columns 127-139');
+  });
+
+  it('opens a journal entry with its redacted request', async () => {
+    const entry = page.locator('#journal-body li', { hasText: '/v1/import-cnab' }).first();
+    await entry.locator('summary').click();
+    await entry.locator('pre').first().waitFor(WAIT);
+    const request = await entry.locator('pre').first().textContent();
+    expect(request).toContain('"operationFile": "[redacted]"');
+    expect(request).not.toContain('rc-demo-token-1');
+  });
+
+  it('opens a registry batch with its chaveRegistro and a reconciliation with its per-item results', async () => {
+    await page.click(`#registry-body details[data-key="batch:${demo.chaveRemessa}"] summary`);
+    await page.waitForSelector(`#registry-body details[data-key="batch:${demo.chaveRemessa}"] table`, WAIT);
+    const batch = await page.textContent(`#registry-body details[data-key="batch:${demo.chaveRemessa}"]`);
+    expect(batch).toMatch(/RG[A-Z2-7]{24}/);
+    expect(batch).toContain('DEMO-2');
+    await page.click('#registry-body details[data-key^="recon:"] summary');
+    await page.waitForSelector('#registry-body details[data-key^="recon:"] table', WAIT);
+    const recon = await page.textContent('#registry-body details[data-key^="recon:"]');
+    expect(recon).toContain('1 matched · 1 diverging · 1 unknown');
+    expect(recon).toContain('/valorDuplicata');
+  });
+
+  it('opens a loan-bond registration: signers, signatures not imported (rule 7), documents', async () => {
+    const item = `#loanbond-body details[data-key="lb:${demo.codigoIdentificador}"]`;
+    await page.click(`${item} summary`);
+    await page.waitForSelector(`${item} table`, WAIT);
+    const text = await page.textContent(item);
+    expect(text).toContain('Maria Silva');
+    expect(text).toContain('not imported');
+    expect(text).toContain('ccb-demo.pdf (main)');
+  });
+
+  it('runs the actions: advance the clock, run pending processing', async () => {
+    await page.fill('#clock-advance', 'P40D');
+    await page.click('#clock-form button');
+    await page.waitForSelector('#overview-body li:has-text("participant PART-1 is overdue")', WAIT);
+    await page.click('#run-work');
+    await page.waitForSelector('#action-result:has-text("Processed")', WAIT);
+  });
+
+  it('with an admin token, asks for it, then shows the data', async () => {
+    const guarded = await buildApp({ db: ':memory:', logger: false, fixtures: DEMO_FIXTURES, adminToken: 'adm-1' });
+    const tab = await context.newPage();
+    try {
+      await guarded.listen({ port: 0, host: '127.0.0.1' });
+      const address = guarded.server.address();
+      await tab.goto(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/_sandbox/ui`);
+      await tab.waitForSelector('#token-form:not([hidden])', WAIT);
+      expect(await tab.locator('tr[data-uid]').count()).toBe(0);
+      await tab.fill('#token-input', 'adm-1');
+      await tab.press('#token-input', 'Enter');
+      await tab.waitForSelector('tr[data-uid="IUD-0001"]', WAIT);
+    } finally {
+      await tab.close();
+      await guarded.close();
+    }
+  });
+
+  it('asked for nothing outside the sandbox and raised no script error; saves the screenshot', async () => {
+    expect(elsewhere).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    // The README's picture: the rejected file open, the payment history of IUD-0002 open.
+    await page.click('#overview-h');
+    // docs/inspector.png is tracked: it is rewritten only when missing or when UPDATE_SCREENSHOT=1,
+    // so a test run leaves the work tree clean; otherwise the picture goes to a temporary folder.
+    const target =
+      process.env.UPDATE_SCREENSHOT === '1' || !existsSync('docs/inspector.png')
+        ? 'docs/inspector.png'
+        : join(mkdtempSync(join(tmpdir(), 'inspector-')), 'inspector.png');
+    mkdirSync(dirname(target), { recursive: true });
+    const png = await page.screenshot({ path: target, fullPage: true });
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(existsSync(target)).toBe(true);
+  });
+}, 120_000);
