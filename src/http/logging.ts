@@ -2,7 +2,11 @@
 // configuration, not at each call.
 import type { DestinationStream, LoggerOptions } from 'pino';
 
-/** Paths pino censors wherever a handler logs them (headers, body fields, nested documents). */
+/**
+ * Paths pino censors wherever a handler logs them (headers, body fields one level down). Request
+ * lines carry no headers or bodies at all; this is the net under a handler that logs by hand. Deeper
+ * wildcards cost every log line a walk, so a whole `body` is censored instead.
+ */
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers["sandbox-admin-token"]',
@@ -21,10 +25,6 @@ export const REDACT_PATHS = [
   '*.documento',
   '*.conteudo',
   '*.operationFile',
-  '*.*.token',
-  '*.*.token_acesso',
-  '*.*.documento',
-  '*.*.conteudo',
   'body',
   '*.body',
 ];

@@ -115,7 +115,7 @@ function checkAndStoreFile(
     });
     return undefined;
   }
-  const decoded = decodeBase64(text);
+  const decoded = decodeBase64(text, size);
   if (!decoded.ok) {
     details.push({ path, message: `is not valid base64: ${decoded.reason}` });
     return undefined;

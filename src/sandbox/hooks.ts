@@ -5,10 +5,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InterfaceId } from '../http/errors.js';
 import { interfaceOfPath } from '../http/interfaces.js';
 import { faultBody } from './faults.js';
-import { redact, truncatedMarker } from './redact.js';
+import { captureText, captureValue } from './journal.js';
 
-/** A response body larger than this is not parsed for the journal, only summarised. */
-const RESPONSE_KEEP_LIMIT = 256 * 1024;
 
 interface Trace {
   interface: InterfaceId | null;
@@ -38,18 +36,6 @@ export function warningCount(header: unknown): number | null {
   return text.split(',').filter((s) => s.trim() !== '').length;
 }
 
-function responseCopy(payload: unknown): unknown {
-  if (payload === null || payload === undefined || payload === '') return null;
-  const text =
-    typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
-  if (text === undefined) return truncatedMarker('a streamed body');
-  if (text.length > RESPONSE_KEEP_LIMIT) return truncatedMarker(`a body of ${text.length} characters`);
-  try {
-    return redact(JSON.parse(text));
-  } catch {
-    return redact(text);
-  }
-}
 
 export function installControlHooks(app: FastifyInstance): void {
   const traces = new WeakMap<FastifyRequest, Trace>();
@@ -104,13 +90,13 @@ export function installControlHooks(app: FastifyInstance): void {
       operation: config.operation ?? null,
       method: request.method,
       path: trace.path,
-      query: redact(request.query ?? {}),
+      query: captureValue(request.query ?? {}, 0),
       status: reply.statusCode,
       durationMs: Math.round(reply.elapsedTime * 100) / 100,
       warnings: warningCount(reply.getHeader('sandbox-warnings')),
       fault: trace.fault,
-      requestBody: request.body === undefined ? null : redact(request.body),
-      responseBody: responseCopy(trace.response),
+      requestBody: captureValue(request.body, Number(request.headers['content-length'] ?? Number.POSITIVE_INFINITY)),
+      responseBody: captureText(trace.response),
     });
   });
 }

@@ -2,6 +2,41 @@
 // can see why their client failed. A ring buffer of fixed capacity (memory stays flat however many
 // requests pass) whose entries hold redacted, size-bounded copies of the bodies, never headers.
 import type { InterfaceId } from '../http/errors.js';
+import { redact, truncatedMarker } from './redact.js';
+
+/** Bodies up to this many characters are kept as they came and redacted when read. */
+export const KEEP_RAW_LIMIT = 16_384;
+
+/** Captures a parsed body (request, query) cheaply; a large one is redacted at once. */
+export function captureValue(value: unknown, size: number): Captured {
+  if (value === undefined || value === null) return { redacted: true, value: null };
+  if (size > KEEP_RAW_LIMIT) return { redacted: true, value: redact(value) };
+  return { redacted: false, value, text: false };
+}
+
+/** Captures a response payload (text); a large or streamed one is summarised at once. */
+export function captureText(payload: unknown): Captured {
+  if (payload === null || payload === undefined || payload === '') return { redacted: true, value: null };
+  const text =
+    typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+  if (text === undefined) return { redacted: true, value: truncatedMarker('a streamed body') };
+  if (text.length > KEEP_RAW_LIMIT * 16) return { redacted: true, value: truncatedMarker(`a body of ${text.length} characters`) };
+  if (text.length > KEEP_RAW_LIMIT) return { redacted: true, value: redactText(text) };
+  return { redacted: false, value: text, text: true };
+}
+
+function redactText(text: string): unknown {
+  try {
+    return redact(JSON.parse(text));
+  } catch {
+    return redact(text);
+  }
+}
+
+function reveal(c: Captured): unknown {
+  if (c.redacted) return c.value;
+  return c.text ? redactText(c.value as string) : redact(c.value);
+}
 
 export interface JournalEntry {
   /** Sequence number since the sandbox started (never reused, also across clears). */
@@ -38,8 +73,22 @@ export interface JournalFilter {
   limit?: number;
 }
 
+/**
+ * A body as captured on the hot path. Small bodies are kept as they came (the parsed request object,
+ * the response text) and redacted only when the journal is read; a large one is redacted and cut at
+ * once, so an entry never holds more than a few kilobytes whatever was sent.
+ */
+export type Captured = { redacted: true; value: unknown } | { redacted: false; value: unknown; text: boolean };
+
+/** What the journal keeps: an entry whose bodies and query are captured, not yet redacted. */
+export type StoredEntry = Omit<JournalEntry, 'requestBody' | 'responseBody' | 'query'> & {
+  query: Captured;
+  requestBody: Captured;
+  responseBody: Captured;
+};
+
 export class Journal {
-  private readonly ring: Array<JournalEntry | undefined>;
+  private readonly ring: Array<StoredEntry | undefined>;
   /** Where the next entry goes. */
   private head = 0;
   private size = 0;
@@ -59,7 +108,7 @@ export class Journal {
     return this.seq;
   }
 
-  add(entry: JournalEntry): void {
+  add(entry: StoredEntry): void {
     if (this.capacity === 0) return;
     this.ring[this.head] = entry;
     this.head = (this.head + 1) % this.capacity;
@@ -67,13 +116,22 @@ export class Journal {
     this.recordedSinceClear += 1;
   }
 
-  /** Matching entries, newest first. */
+  /** Matching entries, newest first, with their bodies redacted. */
   list(filter: JournalFilter = {}): JournalEntry[] {
+    return this.select(filter).map((e) => ({
+      ...e,
+      query: reveal(e.query),
+      requestBody: reveal(e.requestBody),
+      responseBody: reveal(e.responseBody),
+    }));
+  }
+
+  private select(filter: JournalFilter): StoredEntry[] {
     const limit = filter.limit ?? this.capacity;
     const status = filter.status;
     const klass = status && /^[1-5]xx$/i.test(status) ? Number(status[0]) : undefined;
     const since = filter.since?.getTime();
-    const out: JournalEntry[] = [];
+    const out: StoredEntry[] = [];
     for (let i = 1; i <= this.size && out.length < limit; i++) {
       const e = this.ring[(this.head - i + this.capacity) % this.capacity];
       if (!e) continue;

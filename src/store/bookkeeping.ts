@@ -93,6 +93,20 @@ const PAYMENT_COLUMNS = `id, user_id AS userId, type, informant_id AS informantI
 
 type Direction = 'ASC' | 'DESC';
 
+/** An extract row as SQLite returns it raw, in the order of EXTRACT_COLUMNS. */
+type ExtractRow = [number, string, number, string, string, string];
+
+function toExtractItem(r: ExtractRow): ExtractItem {
+  return {
+    extractTradeReceivableRequestId: r[0],
+    registeredAt: r[1],
+    registeredByUserId: r[2],
+    protocolNumber: r[3],
+    currentStepType: r[4],
+    generatedAt: r[5],
+  };
+}
+
 export class BookkeepingStore {
   private readonly s;
   /** One statement per sort field and direction, each an index range of (tenant_id, field, request_id). */
@@ -165,13 +179,16 @@ export class BookkeepingStore {
 
     const page = (column: string, dir: Direction) =>
       // The inner query walks only the covering index; the table is read for the page's rows alone.
-      db.prepare(
+      // Raw rows (arrays) and objects built by hand: a third cheaper than named-column rows.
+      db
+        .prepare(
         `SELECT ${EXTRACT_COLUMNS} FROM bk_extract_requests
          WHERE request_id IN (
            SELECT request_id FROM bk_extract_requests WHERE tenant_id = @tenantId
            ORDER BY ${column} ${dir}, request_id ${dir} LIMIT @limit OFFSET @offset)
          ORDER BY ${column} ${dir}, request_id ${dir}`,
-      );
+        )
+        .raw(true);
     const pages = {} as Record<ExtractSortField, Record<Direction, Statement>>;
     for (const [field, column] of Object.entries(EXTRACT_SORT_COLUMNS) as [ExtractSortField, string][]) {
       pages[field] = { ASC: page(column, 'ASC'), DESC: page(column, 'DESC') };
@@ -285,14 +302,16 @@ export class BookkeepingStore {
         tenantId: q.tenantId,
         limit: end - q.offset,
         offset: fromEnd,
-      }) as ExtractItem[];
-      return rows.reverse();
+      }) as ExtractRow[];
+      return rows.reverse().map(toExtractItem);
     }
-    return this.pages[q.sortBy][forward].all({
-      tenantId: q.tenantId,
-      limit: end - q.offset,
-      offset: q.offset,
-    }) as ExtractItem[];
+    return (
+      this.pages[q.sortBy][forward].all({
+        tenantId: q.tenantId,
+        limit: end - q.offset,
+        offset: q.offset,
+      }) as ExtractRow[]
+    ).map(toExtractItem);
   }
 
   tenants(): TenantSummary[] {

@@ -92,3 +92,23 @@ describe('base64DecodedLength', () => {
     expect(base64DecodedLength('QUJ-')).toBeUndefined();
   });
 });
+
+describe('decoding text already validated', () => {
+  it('decodes with the length base64DecodedLength gave, and refuses a length that does not match', () => {
+    const text = Buffer.from('hello, world').toString('base64');
+    const size = base64DecodedLength(text);
+    expect(size).toBe(12);
+    const decoded = decodeBase64(text, size);
+    expect(decoded.ok && decoded.bytes.toString()).toBe('hello, world');
+    expect(decodeBase64(text, 13).ok).toBe(false);
+  });
+
+  it('validates unbroken text by the fast path and text with line breaks by the exact scan, alike', () => {
+    const bytes = Buffer.from(Array.from({ length: 300 }, (_, i) => i % 256));
+    const plain = bytes.toString('base64');
+    const wrapped = plain.replace(/(.{76})/g, '$1\r\n');
+    expect(base64DecodedLength(plain)).toBe(300);
+    expect(base64DecodedLength(wrapped)).toBe(300);
+    expect(base64DecodedLength(`${plain.slice(0, 40)}-${plain.slice(41)}`)).toBeUndefined();
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Journal } from '../../src/sandbox/journal.js';
+import { captureText, captureValue, Journal } from '../../src/sandbox/journal.js';
 import { redact } from '../../src/sandbox/redact.js';
 import { BASE_FIXTURES, testApp } from '../helpers.js';
 
@@ -149,12 +149,12 @@ describe('the request journal', () => {
       time: '2030-01-01T00:00:00.000Z',
       realTime: '2026-01-01T00:00:00.000Z',
       method: 'POST',
-      query: {},
+      query: captureValue({}, 0),
       durationMs: 1,
       warnings: null,
       fault: null,
-      requestBody: null,
-      responseBody: null,
+      requestBody: captureValue(null, 0),
+      responseBody: captureText(''),
     };
     j.add({
       ...base,
