@@ -407,14 +407,19 @@ async function controlPlane(s: Server): Promise<void> {
       },
     });
     await post(s, '/_sandbox/snapshots', { name: 'bench' });
+    // Each round changes the 10k-row table first, so the restore really copies it back (a restore of
+    // an unchanged state copies nothing and costs a fraction of a millisecond).
     const times: number[] = [];
     for (let i = 0; i < 20; i++) {
+      await post(s, '/_sandbox/fixtures', {
+        bookkeeping: { extractRequests: extractRequests(TENANTS.t10k, 1, 900_000 + i) },
+      });
       const t0 = performance.now();
       await post(s, '/_sandbox/snapshots/bench/restore', {});
       times.push(performance.now() - t0);
     }
     const m = median(times);
-    row('snapshot restore, 10k rows', fmt.ms(m), '-', '-', bar2, m <= 5);
+    row('snapshot restore, 10k-row table changed since (file db)', fmt.ms(m), '-', '-', bar2, m <= 5);
   } catch (err) {
     failed('snapshot restore, 10k rows', bar2, err);
   }

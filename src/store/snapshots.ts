@@ -10,12 +10,15 @@ interface Slot {
   /** Rows per table that hold any, when saved. */
   rows: Record<string, number>;
   copies: string[];
-  restore: Array<{ del: Database.Statement; insert: Database.Statement }>;
+  restore: Array<{ table: string; del: Database.Statement; insert: Database.Statement }>;
 }
 
 export class SnapshotStore {
   private readonly slots = new Map<string, Slot>();
   private seq = 0;
+  /** The snapshot the tables not marked changed are equal to (the last one saved or restored). */
+  private synced: string | null = null;
+  private tracking: { changed: Database.Statement; clear: Database.Statement } | undefined;
 
   constructor(private readonly db: Db) {
     const attached = (db.pragma('database_list') as Array<{ name: string }>).some((d) => d.name === SCHEMA);
@@ -28,20 +31,7 @@ export class SnapshotStore {
    * checks of children inserted before it.
    */
   private tables(): string[] {
-    const names = this.db
-      .prepare(
-        "SELECT name FROM main.sqlite_schema WHERE type = 'table' AND (name NOT LIKE 'sqlite_%' OR name = 'sqlite_sequence') ORDER BY name",
-      )
-      .pluck()
-      .all() as string[];
-    const parents = new Map(
-      names.map((t) => [
-        t,
-        (this.db.pragma(`main.foreign_key_list("${t}")`) as Array<{ table: string }>)
-          .map((fk) => fk.table)
-          .filter((p) => p !== t && names.includes(p)),
-      ]),
-    );
+    const parents = this.parentsOf();
     const ordered: string[] = [];
     const visiting = new Set<string>();
     const visit = (t: string) => {
@@ -50,8 +40,30 @@ export class SnapshotStore {
       for (const p of parents.get(t) ?? []) visit(p);
       ordered.push(t);
     };
-    for (const t of names) visit(t);
+    for (const t of parents.keys()) visit(t);
     return ordered;
+  }
+
+  private parents: Map<string, string[]> | undefined;
+
+  /** Every table of the state with the tables its foreign keys reference (the schema is fixed once migrated). */
+  private parentsOf(): Map<string, string[]> {
+    if (this.parents) return this.parents;
+    const names = this.db
+      .prepare(
+        "SELECT name FROM main.sqlite_schema WHERE type = 'table' AND (name NOT LIKE 'sqlite_%' OR name = 'sqlite_sequence') ORDER BY name",
+      )
+      .pluck()
+      .all() as string[];
+    this.parents = new Map(
+      names.map((t) => [
+        t,
+        (this.db.pragma(`main.foreign_key_list("${t}")`) as Array<{ table: string }>)
+          .map((fk) => fk.table)
+          .filter((p) => p !== t && names.includes(p)),
+      ]),
+    );
+    return this.parents;
   }
 
   has(name: string): boolean {
@@ -97,6 +109,7 @@ export class SnapshotStore {
 
   /** Copies every table under `name`, replacing a snapshot of that name; returns the row counts. */
   save(name: string): Record<string, number> {
+    this.track();
     const n = ++this.seq;
     const tables = this.tables();
     const rows: Record<string, number> = {};
@@ -125,31 +138,83 @@ export class SnapshotStore {
       this.db.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
     }
     const restore = tables.map((t, i) => ({
+      table: t,
       del: this.db.prepare(`DELETE FROM main."${t}"`),
       insert: this.db.prepare(`INSERT INTO main."${t}" SELECT * FROM ${copies[i]}`),
     }));
     const old = this.slots.get(name);
     this.slots.set(name, { rows, copies, restore });
     if (old) this.drop(old);
+    this.tracking?.clear.run();
+    this.synced = name;
     return rows;
+  }
+
+  /**
+   * Marks every table that changes from now on, so that a restore copies back only those (and the
+   * tables referencing them): restoring a baseline before each test costs what the test changed.
+   * TEMP triggers, created at the first snapshot: they live outside the database's schema, and the
+   * sandbox pays nothing for them until snapshots are used.
+   */
+  private track(): void {
+    if (this.tracking) return;
+    this.db.exec('CREATE TEMP TABLE IF NOT EXISTS sb_changed (name TEXT PRIMARY KEY) WITHOUT ROWID');
+    for (const t of this.tables()) {
+      if (t === 'sqlite_sequence') continue;
+      for (const event of ['INSERT', 'UPDATE', 'DELETE']) {
+        this.db.exec(
+          `CREATE TEMP TRIGGER IF NOT EXISTS "sb_changed_${t}_${event.toLowerCase()}" AFTER ${event} ON main."${t}"
+           BEGIN INSERT OR IGNORE INTO temp.sb_changed (name) VALUES ('${t}'); END`,
+        );
+      }
+    }
+    this.tracking = {
+      changed: this.db.prepare('SELECT name FROM temp.sb_changed').pluck(),
+      clear: this.db.prepare('DELETE FROM temp.sb_changed'),
+    };
+  }
+
+  /** The tables a restore of `name` must copy: all, or the changed ones and those referencing them. */
+  private toRestore(name: string, slot: Slot): Set<string> {
+    const all = new Set(slot.restore.map((s) => s.table));
+    if (this.synced !== name || !this.tracking) return all;
+    const out = new Set(this.tracking.changed.all() as string[]);
+    // A parent's DELETE cascades into its children: they come back too.
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const [child, parents] of this.parentsOf()) {
+        if (!out.has(child) && parents.some((p) => out.has(p))) {
+          out.add(child);
+          grew = true;
+        }
+      }
+    }
+    // AUTOINCREMENT counters move with their tables.
+    if (out.size > 0 && all.has('sqlite_sequence')) out.add('sqlite_sequence');
+    return out;
   }
 
   /** Puts every table back as it was saved; false when no snapshot has that name. */
   restore(name: string): boolean {
     const slot = this.slots.get(name);
     if (!slot) return false;
+    const tables = this.toRestore(name, slot);
+    const steps = slot.restore.filter((s) => tables.has(s.table));
     this.db.transaction(() => {
       // Rows come back in table order, parents and children alike: check the keys at commit.
       this.db.pragma('defer_foreign_keys = ON');
-      for (const s of [...slot.restore].reverse()) s.del.run();
-      for (const s of slot.restore) s.insert.run();
+      for (const s of [...steps].reverse()) s.del.run();
+      for (const s of steps) s.insert.run();
+      this.tracking?.clear.run();
     })();
+    this.synced = name;
     return true;
   }
 
   delete(name: string): boolean {
     const slot = this.slots.get(name);
     if (!slot) return false;
+    if (this.synced === name) this.synced = null;
     this.slots.delete(name);
     this.drop(slot);
     return true;

@@ -26,6 +26,37 @@ function state(d: ReturnType<typeof db>) {
 }
 
 describe('the snapshot store', () => {
+  it('copies back only what changed since, and a parent\'s children with it (its DELETE cascades)', () => {
+    const d = db();
+    d.exec('CREATE TABLE xx_other (id INTEGER PRIMARY KEY, v TEXT)');
+    const snapshots = new SnapshotStore(d);
+    const addParent = d.prepare('INSERT INTO xx_parents (name) VALUES (?)');
+    const addChild = d.prepare('INSERT INTO xx_children (parent_id, state) VALUES (?, ?)');
+    for (let i = 0; i < 3; i++) addChild.run(addParent.run(`p${i}`).lastInsertRowid, 'pending');
+    d.prepare("INSERT INTO xx_other (v) VALUES ('kept')").run();
+    const saved = state(d);
+    snapshots.save('s');
+
+    // Only the parent table changes; restoring it deletes its rows, which cascades into the children.
+    d.prepare("UPDATE xx_parents SET name = 'renamed' WHERE id = 2").run();
+    const otherRowid = d.prepare('SELECT rowid FROM xx_other').pluck().get();
+    expect(snapshots.restore('s')).toBe(true);
+    expect(state(d)).toEqual(saved);
+    // The untouched table was not rewritten: the same row, not a copy.
+    expect(d.prepare("SELECT rowid FROM xx_other WHERE v = 'kept'").pluck().get()).toBe(otherRowid);
+
+    // Another snapshot, then back: tables equal to the first are still right after two restores.
+    d.prepare('DELETE FROM xx_children WHERE id = 3').run();
+    snapshots.save('t');
+    const second = state(d);
+    expect(snapshots.restore('s')).toBe(true);
+    expect(state(d)).toEqual(saved);
+    expect(snapshots.restore('t')).toBe(true);
+    expect(state(d)).toEqual(second);
+    expect(snapshots.restore('t')).toBe(true);
+    expect(state(d)).toEqual(second);
+  });
+
   it('restores parents, children and AUTOINCREMENT counters, on the same connection', () => {
     const d = db();
     const snapshots = new SnapshotStore(d);
