@@ -1,5 +1,6 @@
 // buildApp(options) -> a ready Fastify instance. It never listens and never reads the environment:
 // everything it needs arrives as options (STYLE.md, app/server split).
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -150,6 +151,12 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
+  // Response serializers too are built on first use: compiling them all is start-up time.
+  const buildSerializer = SerializerSelector()({}, {});
+  app.setSerializerCompiler((route) => {
+    let serialize: ((data: unknown) => string) | undefined;
+    return (data: unknown) => (serialize ??= buildSerializer({ ...route, httpStatus: route.httpStatus ?? '200' }))(data);
+  });
 
   app.decorate('store', store);
   app.decorate('clock', clock);

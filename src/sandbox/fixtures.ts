@@ -31,12 +31,14 @@ export type FixtureDocument = Static<typeof FixtureDocument>;
 
 export type LoadCounts = Partial<Record<(typeof sections)[number]['key'], Record<string, number>>>;
 
-const validateDocument = bodyAjv.compile(FixtureDocument);
+// Compiled on first use: at import it would cost every start-up, fixtures or not.
+let validator: ReturnType<typeof bodyAjv.compile> | undefined;
+const validateDocument = (doc: unknown) => (validator ??= bodyAjv.compile(FixtureDocument))(doc);
 
 /** Checks a fixture document against the schema and the current state; throws a 400 naming every problem. */
 export function checkFixtures(doc: unknown, ctx: FixtureContext): FixtureDocument {
   if (!validateDocument(doc)) {
-    const errors = validateDocument.errors ?? [];
+    const errors = validator?.errors ?? [];
     throw validationError(detailsFromAjv(errors), undefined, errors.length);
   }
   const valid = doc as FixtureDocument;
