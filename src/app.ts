@@ -3,11 +3,17 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import { allAssumptions } from './assumptions.js';
 import { bookkeepingPlugin } from './bookkeeping/index.js';
 import { assumptionText } from './http/assumptions.js';
-import { SandboxError, standardBody } from './http/errors.js';
+import { renderError, SandboxError, standardBody } from './http/errors.js';
 import { toSandboxError } from './http/interface-plugin.js';
 import { INTERFACES } from './http/interfaces.js';
 import { type LogSettings, loggerOptions } from './http/logging.js';
@@ -30,6 +36,8 @@ import { Store } from './store/index.js';
 export const VERSION = '0.1.0';
 export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
 export const DEFAULT_JOURNAL_SIZE = 1000;
+/** Longest path parameter the router reads. */
+export const MAX_PARAM_LENGTH = 500;
 
 export interface AppOptions {
   /** Database file, or ':memory:' (the default). */
@@ -129,7 +137,22 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     logController: new LogController({ disableRequestLogging: true }),
     // Bodies are validated as sent; see http/validation.ts.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 500 },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
+    // A path the router cannot even read (bad percent-escape, over-long parameter) is refused before
+    // any route: without this Fastify answers in its own body, and with 414 for the long parameter.
+    frameworkErrors: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const message =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`
+          : 'the path is not a valid URL: a percent-escape in it is malformed';
+      const url = request.url;
+      const iface = Object.values(INTERFACES).find((i) => url === i.prefix || url.startsWith(`${i.prefix}/`));
+      const e = new SandboxError(400, message);
+      return reply
+        .code(400)
+        .type('application/json')
+        .send(iface ? renderError(iface.shape, e) : standardBody(400, message));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 
