@@ -22,9 +22,9 @@ import { loanbondPlugin } from './loanbond/index.js';
 import { receivablesPlugin } from './receivables/index.js';
 import { registryPlugin } from './registry/index.js';
 import { SandboxClock } from './sandbox/clock.js';
-import { Faults } from './sandbox/faults.js';
+import { Faults, interfaceOfPath } from './sandbox/faults.js';
 import { type FixtureDocument, loadFixtures, readFixtureFile } from './sandbox/fixtures.js';
-import { installControlHooks } from './sandbox/hooks.js';
+import { installControlHooks, journalUnrouted } from './sandbox/hooks.js';
 import { SandboxIds } from './sandbox/ids.js';
 import { sandboxPlugin } from './sandbox/index.js';
 import { Journal } from './sandbox/journal.js';
@@ -145,13 +145,11 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
         err.code === 'FST_ERR_MAX_PARAM_LENGTH'
           ? `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`
           : 'the path is not a valid URL: a percent-escape in it is malformed';
-      const url = request.url;
-      const iface = Object.values(INTERFACES).find((i) => url === i.prefix || url.startsWith(`${i.prefix}/`));
-      const e = new SandboxError(400, message);
-      return reply
-        .code(400)
-        .type('application/json')
-        .send(iface ? renderError(iface.shape, e) : standardBody(400, message));
+      const id = interfaceOfPath(request.url.split('?')[0] ?? '');
+      const iface = id ? INTERFACES[id] : undefined;
+      const body = iface ? renderError(iface.shape, new SandboxError(400, message)) : standardBody(400, message);
+      journalUnrouted(app, request, 400, body);
+      return reply.code(400).type('application/json').send(body);
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);

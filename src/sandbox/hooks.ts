@@ -113,3 +113,30 @@ export function installControlHooks(app: FastifyInstance): void {
     });
   });
 }
+
+/**
+ * Journals a request refused before routing (a path the router cannot read): no hook runs for it, yet
+ * it came under an interface prefix and the client needs to see what it sent.
+ */
+export function journalUnrouted(app: FastifyInstance, request: FastifyRequest, status: number, body: unknown): void {
+  const path = pathOf(request.url);
+  const iface = interfaceOfPath(path);
+  if (iface === null || !app.journal.enabled) return;
+  const now = app.clock.now().toISOString();
+  app.journal.add({
+    id: app.journal.nextId(),
+    time: now,
+    realTime: new Date().toISOString(),
+    interface: iface,
+    operation: null,
+    method: request.method,
+    path,
+    query: {},
+    status,
+    durationMs: 0,
+    warnings: null,
+    fault: null,
+    requestBody: null,
+    responseBody: redact(body),
+  });
+}

@@ -9,7 +9,7 @@ import { fuzzOperation } from './engine/run.js';
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 
 export async function fuzzApp() {
-  const app = await buildApp({ db: ':memory:', logger: false, fixtures: RELIABILITY_FIXTURES, journalSize: 100 });
+  const app = await buildApp({ db: ':memory:', logger: false, fixtures: RELIABILITY_FIXTURES, journalSize: 100, seed: 'fuzz' });
   app.clock.set(PINNED_NOW, true);
   return app;
 }

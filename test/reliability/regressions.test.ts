@@ -1,7 +1,7 @@
 // Defects the reliability suite found, each kept as the failing case that showed it.
 import { describe, expect, it } from 'vitest';
 import { testApp } from '../helpers.js';
-import { BK_TOKEN, RELIABILITY_FIXTURES } from './engine/operations.js';
+import { BK_TOKEN, LB_TOKEN, RELIABILITY_FIXTURES, tinyPdf } from './engine/operations.js';
 import { errorShapeProblem } from './engine/run.js';
 
 const BK = '/api/bookkeeping/integration/v1';
@@ -47,3 +47,39 @@ describe('paths the router cannot read', () => {
   });
 });
 
+
+describe('the journal of unreadable paths', () => {
+  it('journals a request under an interface prefix whose path the router cannot read', async () => {
+    const app = await testApp({ fixtures: RELIABILITY_FIXTURES });
+    await app.inject({ url: `${BK}/%zz/trade-receivable-certificates/extract`, headers: auth });
+    const entries = (await app.inject({ url: '/_sandbox/requests' })).json().entries;
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      interface: 'bookkeeping',
+      operation: null,
+      method: 'GET',
+      path: `${BK}/%zz/trade-receivable-certificates/extract`,
+      status: 400,
+      responseBody: { statusCode: 400 },
+    });
+  });
+});
+
+describe('seeded keys and refused requests', () => {
+  it('hands out the same loan-bond keys after a refused registration as without it', async () => {
+    const url = '/api/service/document/registrar';
+    const valid = { versao: '2.0', token: LB_TOKEN, registros: [{ documento: tinyPdf().toString('base64') }] };
+    // The fuzzer's case: a record without a usable file, refused after the batch key was drawn.
+    const refused = { versao: '2.0', token: LB_TOKEN, registros: [{ documento: tinyPdf().toString('base64') }, { documento: '' }] };
+    const clean = await testApp({ fixtures: RELIABILITY_FIXTURES, seed: 'regression' });
+    const expected = (await clean.inject({ method: 'POST', url, payload: valid })).json();
+
+    const app = await testApp({ fixtures: RELIABILITY_FIXTURES, seed: 'regression' });
+    const res = await app.inject({ method: 'POST', url, payload: refused });
+    expect(res.statusCode).toBe(400);
+    const after = (await app.inject({ method: 'POST', url, payload: valid })).json();
+    expect(after.codigo).toBe(expected.codigo);
+    expect(after.registros[0].codigo_identificador).toBe(expected.registros[0].codigo_identificador);
+    expect(after.registros[0].chave_registro).toBe(expected.registros[0].chave_registro);
+  });
+});

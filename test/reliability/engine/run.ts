@@ -12,7 +12,7 @@ import type { BuiltRequest, FuzzOperation } from './operations.js';
 
 const fingerprints = new WeakMap<FastifyInstance, () => string>();
 
-/** Row counts of every table and the bookkeeping bills' open values, hashed. */
+/** Row counts of every table, the bookkeeping bills' open values and the key sequence, hashed. */
 export function fingerprint(app: FastifyInstance): string {
   let fn = fingerprints.get(app);
   if (!fn) {
@@ -23,10 +23,12 @@ export function fingerprint(app: FastifyInstance): string {
       .all() as string[];
     const counts = db.prepare(tables.map((t) => `SELECT '${t}', count(*) FROM "${t}"`).join(' UNION ALL ')).raw();
     const bills = db.prepare('SELECT tenant_id, uid, open_cents, status FROM bk_trade_bills ORDER BY id').raw();
+    // With a seed, the key sequence is state too: a refused request must not consume keys.
     fn = () =>
       createHash('sha256')
         .update(JSON.stringify(counts.all()))
         .update(JSON.stringify(bills.all()))
+        .update(JSON.stringify(app.ids.save()))
         .digest('hex');
     fingerprints.set(app, fn);
   }
