@@ -1,6 +1,7 @@
 // Crash durability: the compiled server on a database file, under write load from several clients,
 // is killed with SIGKILL. After a restart on the same file every acknowledged (2xx) write is there,
-// pending imports finish, and the file passes PRAGMA integrity_check and foreign_key_check.
+// pending imports finish, and the file passes PRAGMA integrity_check and foreign_key_check. The
+// servers' own logs are scanned for secrets too.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,9 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
+/** Everything every server process wrote: scanned for secrets at the end. */
+let serverOutput = '';
+
 async function start(db: string, fixtures: string): Promise<{ child: ChildProcess; base: string }> {
   const child = spawn(
     process.execPath,
@@ -38,6 +42,7 @@ async function start(db: string, fixtures: string): Promise<{ child: ChildProces
   const port = await new Promise<number>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
+      serverOutput += chunk.toString();
       const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
       if (m) resolve(Number(m[1]));
     };
@@ -51,10 +56,12 @@ async function start(db: string, fixtures: string): Promise<{ child: ChildProces
 interface Acked {
   batches: string[];
   loanBonds: string[];
+  tokensAcesso: string[];
   imports: string[];
   payments: Map<string, number>;
 }
 
+const DOCUMENT = Buffer.from('crash-test registry document content').toString('base64');
 const CNAB = Buffer.from(cnabText('cnab400', [{ valueCents: 1234 }]), 'latin1').toString('base64');
 const json = (token?: string): Record<string, string> => ({
   'content-type': 'application/json',
@@ -69,7 +76,7 @@ async function client(base: string, kind: number, acked: Acked, stop: { now: boo
         const res = await fetch(`${base}/api/v1.0/service/dup/registrar_documentos`, {
           method: 'POST',
           headers: json(RG_TOKEN),
-          body: JSON.stringify({ registros: [{ numeroDuplicata: `D-${n}`, documento: 'QUJD' }, { numeroDuplicata: `E-${n}` }] }),
+          body: JSON.stringify({ registros: [{ numeroDuplicata: `D-${n}`, documento: DOCUMENT }, { numeroDuplicata: `E-${n}` }] }),
         });
         const body = (await res.json()) as { chaveRemessa?: string };
         if (res.status === 200 && body.chaveRemessa) acked.batches.push(body.chaveRemessa);
@@ -79,8 +86,14 @@ async function client(base: string, kind: number, acked: Acked, stop: { now: boo
           headers: json(),
           body: JSON.stringify({ versao: '2.0', token: LB_TOKEN, registros: [{ documento: tinyPdf(`c${n}`).toString('base64') }] }),
         });
-        const body = (await res.json()) as { registros?: Array<{ codigo_identificador: string }> };
-        if (res.status === 201) for (const r of body.registros ?? []) acked.loanBonds.push(r.codigo_identificador);
+        const body = (await res.json()) as {
+          registros?: Array<{ codigo_identificador: string; token_acesso: string }>;
+        };
+        if (res.status !== 201) continue;
+        for (const r of body.registros ?? []) {
+          acked.loanBonds.push(r.codigo_identificador);
+          acked.tokensAcesso.push(r.token_acesso);
+        }
       } else if (kind === 2) {
         const res = await fetch(`${base}/v1/import-cnab`, {
           method: 'POST',
@@ -117,7 +130,7 @@ describe('crash durability', () => {
     const db = join(dir, 'sandbox.db');
     const fixtures = join(dir, 'fixtures.json');
     writeFileSync(fixtures, JSON.stringify(RELIABILITY_FIXTURES));
-    const acked: Acked = { batches: [], loanBonds: [], imports: [], payments: new Map() };
+    const acked: Acked = { batches: [], loanBonds: [], tokensAcesso: [], imports: [], payments: new Map() };
 
     for (let round = 0; round < 2; round++) {
       const { child, base } = await start(db, fixtures);
@@ -162,6 +175,12 @@ describe('crash durability', () => {
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
     await exited;
+
+    // The server logs of all three runs (info level) hold no token, token_acesso or file content.
+    expect(serverOutput).toContain('"msg":"request"');
+    for (const secret of [RG_TOKEN, LB_TOKEN, RC_TOKEN, BK_TOKEN, CNAB, DOCUMENT, ...acked.tokensAcesso]) {
+      expect(serverOutput.includes(secret), secret).toBe(false);
+    }
 
     const check = new Database(db, { readonly: true });
     try {

@@ -220,6 +220,10 @@ export function buildInjection(op: FuzzOperation, c: Case): Injection {
     return { method: 'GET', url: mutateQuery(url, c.mutation), headers, pathMutated: mutated };
   }
   const body = applyAuth(op, c, headers, c.request.body);
+  if (op.interface === 'registry' && c.mutation.pick % 7 === 0) {
+    // The registry's optional strict-mode header, valid and not.
+    headers['sandbox-strict'] = ['true', 'false', 'TRUE', 'maybe', ''][c.mutation.pick % 5] ?? '';
+  }
   const wire: Wire = mutateBody(body, c.mutation);
   if (wire.contentType !== null) headers['content-type'] = wire.contentType;
   return {
