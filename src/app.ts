@@ -4,7 +4,13 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import { allAssumptions } from './assumptions.js';
 import { bookkeepingPlugin } from './bookkeeping/index.js';
 import { assumptionText } from './http/assumptions.js';
@@ -19,7 +25,7 @@ import { registryPlugin } from './registry/index.js';
 import { SandboxClock } from './sandbox/clock.js';
 import { Faults } from './sandbox/faults.js';
 import { type FixtureDocument, loadFixtures, readFixtureFile } from './sandbox/fixtures.js';
-import { installControlHooks } from './sandbox/hooks.js';
+import { installControlHooks, journalUnrouted } from './sandbox/hooks.js';
 import { SandboxIds } from './sandbox/ids.js';
 import { sandboxPlugin } from './sandbox/index.js';
 import { Journal } from './sandbox/journal.js';
@@ -30,9 +36,9 @@ import { Store } from './store/index.js';
 
 export const VERSION = '0.1.0';
 export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
-/** The longest path segment (a tenantId, a uid) the router accepts. */
-const MAX_PATH_SEGMENT = 500;
 export const DEFAULT_JOURNAL_SIZE = 1000;
+/** Longest path parameter the router reads. */
+export const MAX_PARAM_LENGTH = 500;
 
 export interface AppOptions {
   /** Database file, or ':memory:' (the default). */
@@ -132,22 +138,23 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     logController: new LogController({ disableRequestLogging: true }),
     // Bodies are validated as sent; see http/validation.ts.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PATH_SEGMENT },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
     // Documented methods only: a HEAD on the extract list is a 501 like any other undocumented method.
     exposeHeadRoutes: false,
     // While closing, in-flight requests finish; a new one gets no undocumented 503.
     return503OnClosing: false,
-    // The router's own refusals (a path segment too long, broken percent-encoding) answer in the
-    // interface's error shape with a documented status, not Fastify's 414 or bare 400.
-    frameworkErrors: (error, request, reply) => {
-      const iface = interfaceOfPath(request.url.split('?')[0] ?? '');
+    // A path the router cannot even read (bad percent-escape, over-long parameter) is refused before
+    // any route: without this Fastify answers in its own body, and with 414 for the long parameter.
+    frameworkErrors: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const message =
-        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-          ? `a path segment is longer than ${MAX_PATH_SEGMENT} characters`
-          : 'the path is not valid percent-encoding';
-      const shape = iface ? INTERFACES[iface].shape : 'standard';
-      const body = JSON.stringify(renderError(shape, new SandboxError(400, message)));
-      void reply.raw.writeHead(400, { 'content-type': 'application/json; charset=utf-8' }).end(body);
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`
+          : 'the path is not a valid URL: a percent-escape in it is malformed';
+      const id = interfaceOfPath(request.url.split('?')[0] ?? '');
+      const iface = id ? INTERFACES[id] : undefined;
+      const body = iface ? renderError(iface.shape, new SandboxError(400, message)) : standardBody(400, message);
+      journalUnrouted(app, request, 400, body);
+      return reply.code(400).type('application/json').send(body);
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);

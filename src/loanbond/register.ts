@@ -156,20 +156,16 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
   const warningsAt = (i: number) =>
     ctx.strict ? [] : taxIds.filter((w) => w.path.startsWith(`${pointer('registros', i)}/`));
 
-  const batch = ids.newId('LBB-');
   const registeredAt = ctx.now.toISOString();
 
   // All or nothing: a problem found anywhere throws inside the transaction, which rolls back.
-  const items = store.transaction(() => {
-    const out: RegistrationResponse['registros'] = [];
-    body.registros.forEach((record, i) => {
-      const documentId = checkAndStoreFile(
-        store,
-        record.documento,
-        pointer('registros', i, 'documento'),
-        details,
-      );
-      const additional = (record.documentos_adicionais ?? []).map((d, j) => ({
+  const { batch, items } = store.transaction(() => {
+    // Every file first (each stored as soon as it is checked, so one decoded copy at a time)...
+    const checked = body.registros.map((record, i) => ({
+      record,
+      i,
+      documentId: checkAndStoreFile(store, record.documento, pointer('registros', i, 'documento'), details),
+      additional: (record.documentos_adicionais ?? []).map((d, j) => ({
         d,
         j,
         id: checkAndStoreFile(
@@ -178,9 +174,15 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
           pointer('registros', i, 'documentos_adicionais', j, 'conteudo'),
           details,
         ),
-      }));
-      if (details.length > 0 || documentId === undefined) return;
+      })),
+    }));
+    if (details.length > 0) throw validationError(details);
 
+    // ...then the keys: a refused request consumes none of them (a seeded sequence stays as it was).
+    const batch = ids.newId('LBB-');
+    const out: RegistrationResponse['registros'] = [];
+    for (const { record, i, documentId, additional } of checked) {
+      if (documentId === undefined) throw new Error('a checked file has no stored document');
       const assinado = record.assinado === true;
       const codigoIdentificador = ids.newId('LB-');
       const chaveRegistro = ids.newId('LBK-');
@@ -227,9 +229,8 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
         chave_registro: chaveRegistro,
         token_acesso: tokenAcesso,
       });
-    });
-    if (details.length > 0) throw validationError(details);
-    return out;
+    }
+    return { batch, items: out };
   });
 
   const n = items.length;

@@ -6,6 +6,7 @@ import type { InterfaceId } from '../http/errors.js';
 import { interfaceOfPath } from '../http/interfaces.js';
 import { faultBody } from './faults.js';
 import { captureText, captureValue } from './journal.js';
+import { redact } from './redact.js';
 
 
 interface Trace {
@@ -98,5 +99,32 @@ export function installControlHooks(app: FastifyInstance): void {
       requestBody: captureValue(request.body, Number(request.headers['content-length'] ?? Number.POSITIVE_INFINITY)),
       responseBody: captureText(trace.response),
     });
+  });
+}
+
+/**
+ * Journals a request refused before routing (a path the router cannot read): no hook runs for it, yet
+ * it came under an interface prefix and the client needs to see what it sent.
+ */
+export function journalUnrouted(app: FastifyInstance, request: FastifyRequest, status: number, body: unknown): void {
+  const path = pathOf(request.url);
+  const iface = interfaceOfPath(path);
+  if (iface === null || !app.journal.enabled) return;
+  const now = app.clock.now().toISOString();
+  app.journal.add({
+    id: app.journal.nextId(),
+    time: now,
+    realTime: new Date().toISOString(),
+    interface: iface,
+    operation: null,
+    method: request.method,
+    path,
+    query: captureValue({}, 0),
+    status,
+    durationMs: 0,
+    warnings: null,
+    fault: null,
+    requestBody: captureValue(null, 0),
+    responseBody: { redacted: true, value: redact(body) },
   });
 }
