@@ -130,3 +130,17 @@ export const fmt = {
   mb: (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`,
   x: (r: number) => `${r.toFixed(2)}x`,
 };
+
+/** Sequential latencies of one GET, in milliseconds with microsecond precision (autocannon's are whole ms). */
+export async function latencies(url: string, headers: Record<string, string>, n: number): Promise<number[]> {
+  for (let i = 0; i < Math.min(200, n); i++) await (await fetch(url, { headers })).arrayBuffer();
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const res = await fetch(url, { headers });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
