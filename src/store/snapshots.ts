@@ -159,19 +159,23 @@ export class SnapshotStore {
   private track(): void {
     if (this.tracking) return;
     this.db.exec('CREATE TEMP TABLE IF NOT EXISTS sb_changed (name TEXT PRIMARY KEY) WITHOUT ROWID');
-    for (const t of this.tables()) {
-      if (t === 'sqlite_sequence') continue;
-      for (const event of ['INSERT', 'UPDATE', 'DELETE']) {
-        this.db.exec(
-          `CREATE TEMP TRIGGER IF NOT EXISTS "sb_changed_${t}_${event.toLowerCase()}" AFTER ${event} ON main."${t}"
-           BEGIN INSERT OR IGNORE INTO temp.sb_changed (name) VALUES ('${t}'); END`,
-        );
-      }
-    }
+    for (const t of this.tables()) if (t !== 'sqlite_sequence') this.db.exec(this.triggers(t, 'create'));
     this.tracking = {
       changed: this.db.prepare('SELECT name FROM temp.sb_changed').pluck(),
       clear: this.db.prepare('DELETE FROM temp.sb_changed'),
     };
+  }
+
+  /** The DDL of a table's three change triggers. */
+  private triggers(table: string, action: 'create' | 'drop'): string {
+    return ['insert', 'update', 'delete']
+      .map((event) =>
+        action === 'drop'
+          ? `DROP TRIGGER IF EXISTS temp."sb_changed_${table}_${event}";`
+          : `CREATE TEMP TRIGGER IF NOT EXISTS "sb_changed_${table}_${event}" AFTER ${event.toUpperCase()} ON main."${table}"
+             BEGIN INSERT OR IGNORE INTO temp.sb_changed (name) VALUES ('${table}'); END;`,
+      )
+      .join('\n');
   }
 
   /** The tables a restore of `name` must copy: all, or the changed ones and those referencing them. */
@@ -200,11 +204,16 @@ export class SnapshotStore {
     if (!slot) return false;
     const tables = this.toRestore(name, slot);
     const steps = slot.restore.filter((s) => tables.has(s.table));
+    // A table with triggers is deleted and copied row by row (SQLite's truncate and page-transfer
+    // optimisations need none), so the tables copied back lose their change triggers meanwhile.
+    const tracked = this.tracking ? steps.map((s) => s.table).filter((t) => t !== 'sqlite_sequence') : [];
     this.db.transaction(() => {
+      for (const t of tracked) this.db.exec(this.triggers(t, 'drop'));
       // Rows come back in table order, parents and children alike: check the keys at commit.
       this.db.pragma('defer_foreign_keys = ON');
       for (const s of [...steps].reverse()) s.del.run();
       for (const s of steps) s.insert.run();
+      for (const t of tracked) this.db.exec(this.triggers(t, 'create'));
       this.tracking?.clear.run();
     })();
     this.synced = name;
