@@ -15,7 +15,7 @@ import { allAssumptions } from './assumptions.js';
 import { bookkeepingPlugin } from './bookkeeping/index.js';
 import { assumptionText } from './http/assumptions.js';
 import { renderError, SandboxError, standardBody } from './http/errors.js';
-import { toSandboxError } from './http/interface-plugin.js';
+import { useStandardErrors } from './http/interface-plugin.js';
 import { INTERFACES, interfaceOfPath } from './http/interfaces.js';
 import { type LogSettings, loggerOptions } from './http/logging.js';
 import { validatorCompiler } from './http/validation.js';
@@ -236,20 +236,10 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   await app.register(receivablesPlugin, { prefix: INTERFACES.receivables.prefix });
   await app.register(loanbondPlugin, { prefix: INTERFACES.loanbond.prefix });
 
-  app.setErrorHandler((err: FastifyError, request, reply) => {
-    const e = toSandboxError(err, request);
-    if (e.status >= 500) request.log.error({ err }, 'unexpected error');
-    return reply.code(e.status).send(standardBody(e.status, e.message, e.details));
-  });
-  app.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .send(
-        standardBody(
-          404,
-          `${request.method} ${request.url.split('?')[0]} is outside every emulated interface (see GET /_sandbox/operations)`,
-        ),
-      ),
+  useStandardErrors(
+    app,
+    (request) =>
+      `${request.method} ${request.url.split('?')[0]} is outside every emulated interface (see GET /_sandbox/operations)`,
   );
 
   await app.ready();

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toIsoDate } from '../domain/dates.js';
 import { toCents } from '../domain/money.js';
 import { assumptionLookup } from '../http/assumptions.js';
+import { bearerToken } from '../http/bearer.js';
 import { pointer, SandboxError, validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { INTERFACES } from '../http/interfaces.js';
@@ -41,24 +42,12 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
 
   // Credentials before anything in the request is read: token (401), tenantId (400), access (403).
   async function authorize(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    reply.header('www-authenticate', 'Bearer');
-    const header = request.headers.authorization;
-    if (typeof header !== 'string' || header.trim() === '') {
-      throw new SandboxError(
-        401,
-        'the Authorization header is missing: send "Authorization: Bearer <accessToken>"',
-      );
-    }
-    // The scheme is case-insensitive (RFC 7235); the token is one run of non-space characters.
-    const token = /^Bearer +(\S+)$/i.exec(header.trim())?.[1];
-    if (token === undefined) {
-      throw new SandboxError(401, 'the Authorization header must be "Bearer <accessToken>"');
-    }
+    const token = bearerToken(request, reply, 'a bookkeeping user');
     const userId = store.userIdByToken(token);
     if (userId === undefined) {
+      reply.header('www-authenticate', 'Bearer');
       throw new SandboxError(401, 'the bearer token is not the access token of any bookkeeping user');
     }
-    reply.removeHeader('www-authenticate');
     const { tenantId } = request.params as { tenantId: string };
     const problem = tenantIdProblem(tenantId);
     if (problem) {

@@ -3,7 +3,7 @@
 // operations the specification knows only by name.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { namedOnly } from './catalog.js';
-import { renderError, SandboxError, STATUS_TEXT, validationError } from './errors.js';
+import { renderError, SandboxError, STATUS_TEXT, validationError, standardBody } from './errors.js';
 import type { InterfaceSetup } from './interfaces.js';
 import { detailsFromAjv } from './validation.js';
 import { assumptions as sandboxAssumptions } from '../sandbox/assumptions.js';
@@ -109,4 +109,17 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
         : { statusCode: 501, error: STATUS_TEXT[501], message, details: [] };
     return reply.code(501).send({ ...base, interface: setup.id, namedOnlyOperations: names });
   });
+}
+
+/**
+ * The standard error body for what is not an emulated interface (the control plane, unknown paths
+ * outside every prefix): statuses as they are, a 404 with the caller's own wording.
+ */
+export function useStandardErrors(app: FastifyInstance, notFound: (request: FastifyRequest) => string): void {
+  app.setErrorHandler((err: FastifyError | SandboxError, request, reply) => {
+    const e = toSandboxError(err, request);
+    if (e.status >= 500) request.log.error({ err }, 'unexpected error');
+    return reply.code(e.status).send(standardBody(e.status, e.message, e.details));
+  });
+  app.setNotFoundHandler((request, reply) => reply.code(404).send(standardBody(404, notFound(request))));
 }

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toIsoDate, toIsoUtc } from '../domain/dates.js';
 import { assumptionLookup } from '../http/assumptions.js';
+import { bearerToken } from '../http/bearer.js';
 import { type ErrorDetail, pointer, SandboxError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { INTERFACES } from '../http/interfaces.js';
@@ -82,21 +83,12 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
 
   // Before the body is read: a caller without credentials learns that first.
   const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
-    const header = request.headers.authorization;
-    const refuse401 = (message: string) => {
-      reply.header('www-authenticate', 'Bearer realm="registry"');
-      return new SandboxError(401, message);
-    };
-    if (header === undefined) {
-      throw refuse401(
-        'the Authorization header is missing: send Authorization: Bearer <accessToken> of a registry participant',
-      );
-    }
-    const match = /^Bearer +(\S+) *$/i.exec(header);
-    if (!match?.[1]) throw refuse401('the Authorization header must be "Bearer <accessToken>"');
-    const participantId = app.store.registry.participantByToken(match[1]);
+    const challenge = 'Bearer realm="registry"';
+    const token = bearerToken(request, reply, 'a registry participant', challenge);
+    const participantId = app.store.registry.participantByToken(token);
     if (participantId === undefined) {
-      throw refuse401('the bearer token is not the accessToken of any registry participant');
+      reply.header('www-authenticate', challenge);
+      throw new SandboxError(401, 'the bearer token is not the accessToken of any registry participant');
     }
     participants.set(request, participantId);
   };

@@ -2,11 +2,11 @@
 // emulated interface; its errors use the standard body.
 import { timingSafeEqual } from 'node:crypto';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bookkeepingInspection } from '../bookkeeping/inspect.js';
 import { assumptionLookup } from '../http/assumptions.js';
 import { SandboxError, standardBody, validationError } from '../http/errors.js';
-import { toSandboxError } from '../http/interface-plugin.js';
+import { useStandardErrors } from '../http/interface-plugin.js';
 import { CATALOG } from '../http/interfaces.js';
 import { StandardError, Strict } from '../http/schema.js';
 import { loanbondInspection } from '../loanbond/inspect.js';
@@ -70,16 +70,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
     });
   }
 
-  app.setErrorHandler((err: FastifyError | SandboxError, request, reply) => {
-    const e = toSandboxError(err, request);
-    if (e.status >= 500) request.log.error({ err }, 'unexpected error');
-    return reply.code(e.status).send(standardBody(e.status, e.message, e.details));
-  });
-  app.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .send(standardBody(404, `${request.method} ${request.url.split('?')[0]} is not a control-plane call`)),
-  );
+  useStandardErrors(app, (request) => `${request.method} ${request.url.split('?')[0]} is not a control-plane call`);
 
   const fixtureContext = () => ({ store: app.store, clock: app.clock });
 

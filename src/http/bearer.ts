@@ -1,0 +1,22 @@
+// Bookkeeping and the registry take `Authorization: Bearer <token>` (the registry by assumption).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SandboxError } from './errors.js';
+
+/**
+ * The token of the request's Bearer header, or a 401 saying what is wrong with the header (and a
+ * WWW-Authenticate challenge). `whose` completes "the access token of ..." in the messages.
+ */
+export function bearerToken(request: FastifyRequest, reply: FastifyReply, whose: string, challenge = 'Bearer'): string {
+  const refuse = (message: string) => {
+    reply.header('www-authenticate', challenge);
+    return new SandboxError(401, message);
+  };
+  const header = request.headers.authorization;
+  if (typeof header !== 'string' || header.trim() === '') {
+    throw refuse(`the Authorization header is missing: send "Authorization: Bearer <accessToken>" of ${whose}`);
+  }
+  // The scheme is case-insensitive (RFC 7235); the token is one run of non-space characters.
+  const token = /^Bearer +(\S+)$/i.exec(header.trim())?.[1];
+  if (token === undefined) throw refuse('the Authorization header must be "Bearer <accessToken>"');
+  return token;
+}
