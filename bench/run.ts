@@ -150,7 +150,7 @@ async function main(): Promise<void> {
   const table = printTable(rows);
   process.stdout.write(`\n${table}\n`);
   writeFileSync(
-    'bench/results.json',
+    quick ? 'bench/results-quick.json' : 'bench/results.json',
     `${JSON.stringify({ date: new Date().toISOString(), node: process.version, quick, baselines: { bareFastifyReqPerSec: bareLoad.reqPerSec, jsonServerReqPerSec: jsLoad.reqPerSec }, rows }, null, 2)}\n`,
   );
 }
