@@ -23,7 +23,7 @@ export const assumptions: Assumption[] = [
     interface: 'loanbond',
     topic: 'Formats of the loan-bond string fields (versao, dates, e-mails, CEP, telephone, IP)',
     decision:
-      'accepted as any string, versao included (versions 1.0 and 2.0 are only named); only uf is checked (two letters A-Z, either case, not matched against the list of states)',
+      'accepted as free text, versao included (versions 1.0 and 2.0 are only named); only uf is checked (two letters A-Z, either case, not matched against the list of states)',
     reason: 'the specification says date and time formats are not shown; uf is documented as two letters',
   },
   {

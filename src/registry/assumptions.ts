@@ -40,7 +40,7 @@ export const assumptions: Assumption[] = [
     interface: 'registry',
     topic: 'What happens to a batch with one bad document',
     decision:
-      'a batch is all or nothing: any refused document refuses the whole request and nothing is stored',
+      'a batch is all or nothing: one refused document refuses the whole request and nothing is stored',
     reason: 'partial acceptance is not shown, and the 200 body carries one key for the whole batch',
   },
   {

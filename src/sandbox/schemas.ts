@@ -64,7 +64,7 @@ export const JournalList = Type.Object({
 
 export const FaultInput = Strict(
   {
-    method: Type.Optional(StringEnum(FAULT_METHODS, { description: 'default: any method' })),
+    method: Type.Optional(StringEnum(FAULT_METHODS, { description: 'default: every method' })),
     path: Type.Optional(
       Type.String({
         minLength: 1,

@@ -70,7 +70,7 @@ export const migrations: Migration[] = [
         extract_requests INTEGER NOT NULL DEFAULT 0
       ) WITHOUT ROWID;
 
-      -- One covering index per sortable field, ties broken by id: any page is an index range.
+      -- One covering index per sortable field, ties broken by id: every page is an index range.
       CREATE INDEX bk_extract_requests_by_id ON bk_extract_requests (tenant_id, request_id);
       CREATE INDEX bk_extract_requests_by_user ON bk_extract_requests (tenant_id, registered_by_user_id, request_id);
       CREATE INDEX bk_extract_requests_by_protocol ON bk_extract_requests (tenant_id, protocol_number, request_id);

@@ -1,23 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { captureText, captureValue, Journal } from '../../src/sandbox/journal.js';
+import { captureText, captureValue, Journal, type JournalEntry } from '../../src/sandbox/journal.js';
 import { redact } from '../../src/sandbox/redact.js';
 import { BASE_FIXTURES, testApp } from '../helpers.js';
 
-interface Entry {
-  id: number;
-  time: string;
-  interface: string | null;
-  operation: string | null;
-  method: string;
-  path: string;
-  query: unknown;
-  status: number;
-  durationMs: number;
-  warnings: number | null;
-  fault: string | null;
-  requestBody: unknown;
-  responseBody: unknown;
-}
+// Entries as the control plane serialises them (realTime is left out of these tests).
+type Entry = Omit<JournalEntry, 'realTime' | 'interface'> & { interface: string | null };
 interface JournalPage {
   capacity: number;
   count: number;
