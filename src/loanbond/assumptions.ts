@@ -31,7 +31,7 @@ export const assumptions: Assumption[] = [
     interface: 'loanbond',
     topic: 'Whether cpf_cnpj of signers and signatures is checked',
     decision:
-      'check digits are checked (CPF or CNPJ, punctuation allowed); a bad one is a warning shown by inspection, or a 400 with its pointer when the sandbox runs with --strict',
+      'check digits are checked (CPF or CNPJ, punctuation allowed); a bad one is a warning shown by inspection, or a 400 with its pointer when the sandbox runs with --strict or the request sends Sandbox-Strict: true',
     reason: 'the field is documented only as a string; a real registry will hardly accept a wrong CPF',
   },
   {

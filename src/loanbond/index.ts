@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumptions.js';
 import { validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
+import { strictFor } from '../http/strict.js';
 import { INTERFACES } from '../http/interfaces.js';
 import { errorResponses, StandardError } from '../http/schema.js';
 import { assumptions as sandboxAssumptions } from '../sandbox/assumptions.js';
@@ -60,7 +61,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
         store: app.store,
         ids: app.ids,
         now: app.clock.now(),
-        strict: app.settings.strict,
+        strict: strictFor(request),
       });
       app.work.kick(RUNNER);
       request.log.debug(

@@ -8,6 +8,7 @@ import { checkTaxId } from '../domain/tax-id.js';
 import { assumptionLookup } from '../http/assumptions.js';
 import { SandboxError, validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
+import { strictFor } from '../http/strict.js';
 import { INTERFACES } from '../http/interfaces.js';
 import { EnvelopeError, errorResponses } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
@@ -100,6 +101,7 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
         receivedAt: app.clock.now().toISOString(),
         file: decoded.bytes,
         lineCount: scan.lines.count,
+        strict: strictFor(request),
       });
       imports.handOff(importId, decoded.bytes);
       app.work.kick(RUNNER);

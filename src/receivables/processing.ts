@@ -45,7 +45,8 @@ export function importRunner(app: FastifyInstance): {
       const file = handed.get(importId) ?? store.file(importId) ?? Buffer.alloc(0);
       handed.delete(importId);
       const pending = { importId, file };
-      const strict = app.settings.strict;
+      // As asked at submission (the sandbox setting or the request's Sandbox-Strict header).
+      const strict = store.import(importId)?.strict === 1 || app.settings.strict;
       const opened = CnabFile.open(pending.file);
       if (opened.ok) {
         store.clearDiagnostics(pending.importId);

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toIsoDate, toIsoUtc } from '../domain/dates.js';
 import { assumptionLookup } from '../http/assumptions.js';
 import { bearerToken } from '../http/bearer.js';
+import { strictFor } from '../http/strict.js';
 import { type ErrorDetail, pointer, SandboxError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { INTERFACES } from '../http/interfaces.js';
@@ -99,8 +100,6 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
     return id;
   };
 
-  const strictMode = (request: FastifyRequest): boolean =>
-    app.settings.strict || String(request.headers['sandbox-strict']).toLowerCase() === 'true';
 
   const common = {
     tags: ['registry'],
@@ -128,7 +127,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const participantId = participantOf(request);
       const { registros } = request.body;
-      const { digests, warnings } = examine(registros, strictMode(request));
+      const { digests, warnings } = examine(registros, strictFor(request));
 
       const now = app.clock.now();
       const registeredAt = toIsoUtc(now);
@@ -187,7 +186,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const participantId = participantOf(request);
       const { registros } = request.body;
-      const { digests, warnings } = examine(registros, strictMode(request));
+      const { digests, warnings } = examine(registros, strictFor(request));
 
       const reconciliationKey = app.ids.newId('CC');
       const counts = { matched: 0, diverging: 0, unknown: 0 };

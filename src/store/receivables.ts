@@ -19,6 +19,8 @@ export interface NewImport {
   receivedAt: string;
   file: Buffer;
   lineCount: number;
+  /** Strict mode asked for at submission; processing honours it. */
+  strict: boolean;
 }
 
 export interface ImportRow {
@@ -61,9 +63,9 @@ export class ReceivablesStore {
       ),
       insertImport: db.prepare(
         `INSERT INTO rc_imports (import_id, fund_cnpj, file_name, additive_number, received_at, status, file,
-           byte_length, line_count)
+           byte_length, line_count, strict)
          VALUES (@importId, @fundCnpj, @fileName, @additiveNumber, @receivedAt, 'pending', @file,
-           @byteLength, @lineCount)`,
+           @byteLength, @lineCount, @strict)`,
       ),
       nextPending: db
         .prepare(`SELECT import_id FROM rc_imports WHERE status = 'pending' ORDER BY rowid LIMIT 1`)
@@ -104,7 +106,7 @@ export class ReceivablesStore {
   }
 
   insertImport(i: NewImport): void {
-    this.s.insertImport.run({ ...i, byteLength: i.file.length });
+    this.s.insertImport.run({ ...i, byteLength: i.file.length, strict: i.strict ? 1 : 0 });
   }
 
   /** The id of the oldest import still waiting for processing. */

@@ -299,6 +299,21 @@ describe('POST /api/service/document/registrar', () => {
     expect(await registrationCount(app)).toBe(0);
   });
 
+  it('refuses a bad cpf_cnpj for one request with the header Sandbox-Strict: true', async () => {
+    const app = await lbApp();
+    const payload = body([record({ assinaturas: [{ ...SIGNATURE, cpf_cnpj: '11222333000180' }] })]);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/service/document/registrar',
+      headers: { 'sandbox-strict': 'true' },
+      payload,
+    });
+    expect(res.statusCode).toBe(400);
+    expect((res.json() as ErrorBody).details.map((d) => d.path)).toEqual(['/registros/0/assinaturas/0/cpf_cnpj']);
+    expect(await registrationCount(app)).toBe(0);
+    expect((await post(app, payload)).statusCode).toBe(201);
+  });
+
   it('answers 501 naming the named-only operations for another path under the prefix', async () => {
     const app = await lbApp();
     const res = await app.inject({ method: 'POST', url: '/api/service/document/cancelar', payload: {} });

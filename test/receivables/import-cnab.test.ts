@@ -362,6 +362,29 @@ describe('asynchronous processing', () => {
     expect(imp.diagnostics[0]).toMatchObject({ line: 3, rule: 'drawee-tax-id', severity: 'error' });
   });
 
+  it('rejects it for one request with the header Sandbox-Strict: true, and only that one', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const file = cnabBytes('cnab400', [{}, { draweeId: '52998224724' }]).toString('base64');
+    const strict = await app.inject({
+      method: 'POST',
+      url: '/v1/import-cnab',
+      headers: { 'sandbox-strict': 'true' },
+      payload: body({ operationFile: file }),
+    });
+    const lax = await post(app, body({ operationFile: file, fileName: 'lax.rem' }));
+    expect([strict.statusCode, lax.statusCode]).toEqual([200, 200]);
+    await app.work.drain();
+    expect(await importOf(app, String(strict.headers['sandbox-import-id']))).toMatchObject({
+      status: 'rejected',
+      strict: true,
+    });
+    expect(await importOf(app, String(lax.headers['sandbox-import-id']))).toMatchObject({
+      status: 'processed',
+      strict: false,
+      warningCount: 1,
+    });
+  });
+
   it('processes the imports in the order received', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
     await post(app, body({ fileName: 'a.rem' }));
@@ -388,6 +411,7 @@ describe('asynchronous processing', () => {
         fundCnpj: '11222333000181',
         fileName: 'left-over.rem',
         additiveNumber: 7,
+        strict: false,
         receivedAt: '2026-11-20T10:00:00.000Z',
         file: cnabBytes('cnab400', [{}]),
         lineCount: 3,

@@ -1,0 +1,8 @@
+// Strict mode: domain checks (check digits, keys, dates) refuse instead of warning. The sandbox-wide
+// setting (SANDBOX_STRICT / --strict) or, for one request, the header `Sandbox-Strict: true`; a
+// header cannot loosen a strict sandbox.
+import type { FastifyRequest } from 'fastify';
+
+export function strictFor(request: FastifyRequest): boolean {
+  return request.server.settings.strict || String(request.headers['sandbox-strict']).toLowerCase() === 'true';
+}
