@@ -65,6 +65,7 @@ const everyRoute = assumptionLookup(sandboxAssumptions)(
   'body-limit',
   'money-cents',
   'money-sign',
+  'query-numbers',
   'named-only-501',
   'sandbox-fault-status',
 );

@@ -2,7 +2,7 @@
 // (__proto__ and constructor keys refused) plus a refusal of duplicate keys, which JSON.parse would
 // silently resolve to the last occurrence ("each field occurs exactly once" in the receivables table;
 // elsewhere a client sending a key twice has a bug that parsers resolve differently).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pointer, SandboxError } from './errors.js';
 
 const QUOTE = 0x22;
@@ -61,11 +61,36 @@ export function findDuplicateKey(text: string): string | undefined {
   return undefined;
 }
 
-/** Installs the JSON-only body parser on an encapsulated instance (other content types: 400). */
-export function useJsonBodies(app: FastifyInstance): void {
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The body may be absent, or empty under Content-Type: application/json (what many HTTP clients
+     * send for a call without one): it then reads as {}. Control-plane calls only; every emulated
+     * interface stays strict.
+     */
+    optionalBody?: boolean;
+  }
+}
+
+/** Whether a request's route reads an absent or empty body as {}. */
+function bodyIsOptional(request: FastifyRequest): boolean {
+  return request.routeOptions.config?.optionalBody === true;
+}
+
+/**
+ * Installs the JSON-only body parser on an encapsulated instance (other content types: 400). With
+ * `optionalBodies`, routes marked `optionalBody` read an absent or empty body as {}.
+ */
+export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: boolean } = {}): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
+  if (options.optionalBodies) {
+    app.addHook('preValidation', async (request) => {
+      if (request.body === undefined && bodyIsOptional(request)) request.body = {};
+    });
+  }
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (options.optionalBodies && (body as string).trim() === '' && bodyIsOptional(request)) return done(null, {});
     parse(request, String(body), (err, value) => {
       if (err) return done(err, undefined);
       const duplicate = findDuplicateKey(body as string);

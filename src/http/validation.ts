@@ -47,9 +47,15 @@ export const textAjv = createAjv({
  */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+  const numeric = httpPart === 'body' ? [] : numericFields(schema);
   let compiled: ValidateFunction | undefined;
   const validate = (data: unknown): boolean => {
     compiled ??= ajv.compile(schema as object);
+    const refused = numeric.length > 0 ? readNumbers(numeric, data) : null;
+    if (refused) {
+      validate.errors = refused;
+      return false;
+    }
     const ok = compiled(data);
     validate.errors = compiled.errors;
     return ok;
@@ -57,6 +63,64 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   validate.errors = null as ValidateFunction['errors'];
   return validate;
 };
+
+interface NumericField {
+  name: string;
+  integer: boolean;
+  /** What a value out of a double's reach is told. */
+  range: string;
+}
+
+/** The top-level integer and number properties of a query or path schema. */
+function numericFields(schema: unknown): NumericField[] {
+  type Property = { type?: unknown; minimum?: number; maximum?: number };
+  const properties = (schema as { properties?: Record<string, Property> } | undefined)?.properties;
+  if (!properties) return [];
+  return Object.entries(properties)
+    .filter(([, p]) => p.type === 'integer' || p.type === 'number')
+    .map(([name, p]) => {
+      const bounds = [
+        p.minimum === undefined ? undefined : `>= ${p.minimum}`,
+        p.maximum === undefined ? undefined : `<= ${p.maximum}`,
+      ].filter((b) => b !== undefined);
+      return {
+        name,
+        integer: p.type === 'integer',
+        range: bounds.length > 0 ? `must be ${bounds.join(' and ')}` : 'is out of the range of numbers',
+      };
+    });
+}
+
+const INTEGER_TEXT = /^[+-]?\d+$/;
+const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * Reads the numeric values of a query string or path as decimal text, before Ajv sees them: Ajv's
+ * own coercion takes `0x10`, ` 5` and `1e400` (Infinity) for numbers, and a value too large for a
+ * double reached SQLite as a non-integer. A value that is not decimal text, or that no double holds
+ * exactly, is refused here naming the parameter; a good one is handed to Ajv as a number.
+ */
+function readNumbers(fields: readonly NumericField[], data: unknown): ErrorObject[] | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const values = data as Record<string, unknown>;
+  for (const { name, integer, range } of fields) {
+    const text = values[name];
+    const instancePath = pointer(name);
+    if (Array.isArray(text)) return [refusal(instancePath, 'repeated', 'is given more than once: give it once')];
+    if (typeof text !== 'string') continue;
+    if (!(integer ? INTEGER_TEXT : NUMBER_TEXT).test(text))
+      return [refusal(instancePath, integer ? 'integer' : 'number', `must be ${integer ? 'an integer' : 'a number'} written in decimal digits`)];
+    const value = Number(text);
+    if (integer ? !Number.isSafeInteger(value) : !Number.isFinite(value))
+      return [refusal(instancePath, 'range', range)];
+    values[name] = value;
+  }
+  return null;
+}
+
+function refusal(instancePath: string, keyword: string, message: string): ErrorObject {
+  return { instancePath, schemaPath: '#/properties', keyword, params: {}, message };
+}
 
 const PART_LABEL: Record<string, string> = {
   querystring: 'query parameter',

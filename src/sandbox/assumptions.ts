@@ -114,6 +114,14 @@ export const assumptions: Assumption[] = [
     reason: 'JSON parsers disagree on which occurrence wins, so a client that sends a key twice has a bug the real service may read differently',
   },
   {
+    id: 'query-numbers',
+    interface: 'sandbox',
+    topic: 'How numeric query and path values are written (the specification says "integer")',
+    decision:
+      'decimal digits only, with an optional sign (no 0x, exponent, fraction or spaces), given once; a value out of the parameter\'s range, however many digits it has, is a 400 that states the range',
+    reason: 'a lax reading turns 0x10 into 16 and 1e400 into Infinity; the client is told the exact rule instead',
+  },
+  {
     id: 'money-sign',
     interface: 'sandbox',
     topic: 'The sign of amounts where the specification shows no range',

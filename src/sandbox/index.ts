@@ -50,7 +50,12 @@ const TAG = ['sandbox control plane'];
 const a = assumptionLookup(assumptions);
 
 export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  useJsonBodies(app);
+  // A control call without a body schema takes none: an empty JSON body (what many clients send with
+  // POST and DELETE) reads as {} there, as it does on reset, whose body is all optional.
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.body === undefined) route.config = { ...route.config, optionalBody: true };
+  });
+  useJsonBodies(app, { optionalBodies: true });
 
   const adminToken = app.settings.adminToken;
   if (adminToken) {
@@ -92,6 +97,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/reset',
     {
+      config: { optionalBody: true },
       schema: {
         tags: TAG,
         summary: 'Wipe all state, then load the given fixtures ("default": the configured file; none: empty)',

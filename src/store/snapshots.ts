@@ -166,14 +166,19 @@ export class SnapshotStore {
     };
   }
 
-  /** The DDL of a table's three change triggers. */
+  /**
+   * The DDL of a table's three change triggers. The body avoids a conflict clause of its own: an
+   * outer statement's clause (an upsert's ON CONFLICT, an INSERT OR ...) overrides the one written
+   * in a trigger, so `INSERT OR IGNORE` here failed as a UNIQUE violation under an upsert.
+   */
   private triggers(table: string, action: 'create' | 'drop'): string {
     return ['insert', 'update', 'delete']
       .map((event) =>
         action === 'drop'
           ? `DROP TRIGGER IF EXISTS temp."sb_changed_${table}_${event}";`
           : `CREATE TEMP TRIGGER IF NOT EXISTS "sb_changed_${table}_${event}" AFTER ${event.toUpperCase()} ON main."${table}"
-             BEGIN INSERT OR IGNORE INTO temp.sb_changed (name) VALUES ('${table}'); END;`,
+             BEGIN INSERT INTO temp.sb_changed (name) SELECT '${table}'
+               WHERE NOT EXISTS (SELECT 1 FROM temp.sb_changed WHERE name = '${table}'); END;`,
       )
       .join('\n');
   }
