@@ -83,9 +83,12 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/health',
     {
       schema: {
+        operationId: 'sandboxHealth',
+        description:
+          'Answers 200 {"status":"ok"} once the database is open and migrated: what a container health check or a test suite waits for before its first call.',
         tags: TAG,
         summary: 'Liveness: 200 once the database is open and migrated',
-        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+        response: { 200: Type.Object({ status: Type.Literal('ok') }), 401: StandardError },
       },
     },
     async () => {
@@ -99,6 +102,9 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { optionalBody: true },
       schema: {
+        operationId: 'resetSandbox',
+        description:
+          'Empties every interface, the journal and the fault rules, returns the clock to real time and restarts generated keys (from seed when given), then loads the fixtures in one transaction: a refused fixture document leaves the state as it was.',
         tags: TAG,
         summary: 'Wipe all state, then load the given fixtures ("default": the configured file; none: empty)',
         body: Type.Optional(
@@ -177,6 +183,9 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/fixtures',
     {
       schema: {
+        operationId: 'loadFixtures',
+        description:
+          'Loads a fixture document (users, participants, funds, callers, trade bills) on top of the current state, in one transaction: a refused document changes nothing, and the 400 names the field at fault.',
         tags: TAG,
         summary: 'Add a fixture document to the current state, all or nothing',
         'x-sandbox-assumption': a('fixture-open-value'),
@@ -195,6 +204,9 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/operations',
     {
       schema: {
+        operationId: 'listOperations',
+        description:
+          'The catalog of the four emulated interfaces: each operation with its method and path when the specification shows them (implemented), or by name only (such a call answers 501).',
         tags: TAG,
         summary: 'Every operation of the four interfaces: documented (implemented) or named only',
         response: { 200: Type.Object({ operations: Type.Array(OperationSchema) }), 401: StandardError },

@@ -121,6 +121,9 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/funds',
     {
       schema: {
+        operationId: 'inspectReceivablesFunds',
+        description:
+          'Every receivables fund with whether it has a token (never the token itself) and how many imports it received.',
         tags: TAGS,
         summary: 'Receivables funds (tokens are never shown)',
         response: {
@@ -129,6 +132,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
               Type.Object({ fundCnpj: Type.String(), hasToken: Type.Boolean(), imports: Type.Integer() }),
             ),
           }),
+          401: StandardError,
         },
       },
     },
@@ -143,6 +147,9 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/funds/:fundCnpj/imports',
     {
       schema: {
+        description:
+          'Every CNAB import the fund received, oldest first, with its Sandbox-Import-Id, file name, status and counts.',
+        operationId: 'inspectReceivablesImports',
         tags: TAGS,
         summary: "A fund's CNAB imports, oldest first",
         params: Type.Object({
@@ -167,6 +174,9 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/imports/:importId/lines',
     {
       schema: {
+        description:
+          "A page of the stored file's lines, numbered from 1 and decoded as Latin-1, so a diagnostic's line number can be read in place.",
+        operationId: 'inspectReceivablesImportLines',
         tags: TAGS,
         summary: "A page of an import's file, line by line as stored (Latin-1), to read next to its diagnostics",
         params: Type.Object({ importId: Type.String() }),
@@ -207,6 +217,9 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/imports/:importId',
     {
       schema: {
+        operationId: 'inspectReceivablesImport',
+        description:
+          'One CNAB import (the Sandbox-Import-Id of its submission): processing status, counts, a page of its titles and the diagnostics of its lines.',
         tags: TAGS,
         summary: 'One CNAB import: status, counts, a page of its titles, its diagnostics',
         params: Type.Object({ importId: Type.String() }),
