@@ -9,7 +9,7 @@ import { bearerToken } from '../http/bearer.js';
 import { pointer, SandboxError, validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { INTERFACES } from '../interfaces.js';
-import { errorResponses, StandardError } from '../http/schema.js';
+import { BEARER_CHALLENGE, errorResponses, StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { tenantIdProblem } from './fixtures.js';
 import { decidePayment, declarationProblems } from './payment.js';
@@ -25,7 +25,7 @@ import {
 
 const a = assumptionLookup(assumptions);
 const TRB = '/integration/v1/:tenantId/trade-receivable-certificates';
-const ERRORS = errorResponses([400, 401, 403, 500], StandardError, a('bk-credential-order'));
+const ERRORS = errorResponses([400, 401, 403, 500], StandardError, a('bk-credential-order'), BEARER_CHALLENGE);
 
 /** The user each authorized request acts as. */
 const actingUser = new WeakMap<FastifyRequest, number>();

@@ -2,7 +2,7 @@
 // emulated interface; its errors use the standard body.
 import { timingSafeEqual } from 'node:crypto';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
 import { bookkeepingInspection } from '../bookkeeping/inspect.js';
 import { assumptionLookup } from '../http/assumptions.js';
 import { SandboxError, standardBody, validationError } from '../http/errors.js';
@@ -47,6 +47,26 @@ function under(prefix: string, fn: () => LoadCounts): LoadCounts {
 }
 
 const TAG = ['sandbox control plane'];
+
+/**
+ * The refusals every control call can give, declared where they arise rather than on each route: a 401
+ * under SANDBOX_ADMIN_TOKEN (the document is the same with or without it), and a 400 for a call that
+ * reads parameters or a body (a malformed JSON body included: POST and DELETE may carry one).
+ */
+function declareRefusals(route: RouteOptions): void {
+  const schema = route.schema as (FastifySchema & { hide?: boolean; response?: Record<string, unknown> }) | undefined;
+  if (!schema || schema.hide || !schema.response) return;
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const reads =
+    schema.body !== undefined ||
+    schema.querystring !== undefined ||
+    schema.params !== undefined ||
+    methods.some((m) => m !== 'GET');
+  const response = { ...schema.response };
+  if (!route.config?.sandboxPublic) response[401] ??= StandardError;
+  if (reads) response[400] ??= StandardError;
+  route.schema = { ...schema, response };
+}
 const a = assumptionLookup(assumptions);
 
 export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
@@ -54,6 +74,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   // POST and DELETE) reads as {} there, as it does on reset, whose body is all optional.
   app.addHook('onRoute', (route) => {
     if (route.schema?.body === undefined) route.config = { ...route.config, optionalBody: true };
+    declareRefusals(route);
   });
   useJsonBodies(app, { optionalBodies: true });
 

@@ -60,6 +60,21 @@ function sameContent(a: Schema, b: Schema): boolean {
 }
 
 /**
+ * The route schemas name two rules by formats of the sandbox's own Ajv (http/validation.ts); the
+ * document says them in keywords every tool knows. `money` becomes `multipleOf: 0.01` (the server
+ * checks the cents exactly, where a float division may not: validators need a tolerance, e.g. Ajv's
+ * multipleOfPrecision), `utc-timestamp` becomes `date-time`.
+ */
+function standardFormats(schema: Schema): void {
+  if (schema.format === 'money') {
+    delete schema.format;
+    schema.multipleOf = 0.01;
+  } else if (schema.format === 'utc-timestamp') {
+    schema.format = 'date-time';
+  }
+}
+
+/**
  * Moves every schema that carries a `title` into components.schemas under that title, and leaves a
  * `$ref` (with the annotations of its place of use, which OpenAPI 3.1 allows beside `$ref`) where it
  * was. Two different schemas with one title are a programming error, reported when the document is built.
@@ -72,6 +87,7 @@ export function nameSchemas(document: Schema): Schema {
     if (!isObject(node)) return node;
     const out: Schema = {};
     for (const [k, v] of Object.entries(node)) out[k] = k === 'examples' || k === 'example' ? v : visit(v);
+    standardFormats(out);
     const title = out.title;
     if (typeof title !== 'string' || !/^[A-Z][A-Za-z0-9]*$/.test(title)) return out;
     const held = named[title];
@@ -83,6 +99,28 @@ export function nameSchemas(document: Schema): Schema {
   };
   const paths = visit(document.paths);
   return { ...document, paths, components: { ...components, schemas: named } };
+}
+
+/**
+ * A response header marked `x-required` in a route schema (where a bare `required: true` would break
+ * the JSON Schema that @fastify/swagger copies it into) becomes the header object's `required: true`.
+ */
+export function hoistRequiredHeaders(document: Schema): Schema {
+  const visit = (node: unknown, key?: string): void => {
+    if (Array.isArray(node)) return node.forEach((n) => visit(n));
+    if (!isObject(node)) return;
+    if (key === 'headers') {
+      for (const header of Object.values(node)) {
+        if (isObject(header) && isObject(header.schema) && header.schema['x-required'] === true) {
+          delete header.schema['x-required'];
+          header.required = true;
+        }
+      }
+    }
+    for (const [k, v] of Object.entries(node)) visit(v, k);
+  };
+  visit(document.paths);
+  return document;
 }
 
 export function swaggerOptions(info: Schema & { title: string; version: string }): FastifyDynamicSwaggerOptions {
@@ -123,7 +161,7 @@ export function swaggerOptions(info: Schema & { title: string; version: string }
     },
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
-      return nameSchemas(documentObject.openapiObject as Schema) as typeof documentObject.openapiObject;
+      return nameSchemas(hoistRequiredHeaders(documentObject.openapiObject as Schema)) as typeof documentObject.openapiObject;
     },
   };
 }

@@ -41,11 +41,31 @@ export const EnvelopeError = Type.Object({
   }),
 });
 
-/** Response schemas for a set of statuses, all with the same error body. */
-export function errorResponses(statuses: readonly number[], body: TSchema, assumption?: string) {
+/** The challenge a 401 of a bearer-token interface carries (RFC 7235), for the document. */
+export const BEARER_CHALLENGE = {
+  'WWW-Authenticate': {
+    type: 'string',
+    description: 'the Bearer challenge (RFC 6750): the Authorization header was missing, malformed or unknown',
+  },
+};
+
+/**
+ * Response schemas for a set of statuses, all with the same error body. `headers401`: response
+ * headers of the 401 (read by @fastify/swagger from the schema's `headers`).
+ */
+export function errorResponses(
+  statuses: readonly number[],
+  body: TSchema,
+  assumption?: string,
+  headers401?: Record<string, unknown>,
+) {
   const out: Record<number, TSchema> = {};
   for (const s of statuses) {
-    out[s] = assumption ? Type.Unsafe({ ...body, 'x-sandbox-assumption': assumption }) : body;
+    const extra = {
+      ...(assumption ? { 'x-sandbox-assumption': assumption } : {}),
+      ...(s === 401 && headers401 ? { headers: headers401 } : {}),
+    };
+    out[s] = Object.keys(extra).length > 0 ? Type.Unsafe({ ...body, ...extra }) : body;
   }
   return out;
 }

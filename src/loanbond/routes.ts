@@ -1,6 +1,7 @@
 // Emulates the loan-bond (CCB) registration interface: records with signers, signatures, PDFs.
 // Differs from the real service where the README's assumptions table says (interface "loanbond").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyError } from 'fastify';
 import { assumptionLookup } from '../http/assumptions.js';
 import { validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
@@ -27,6 +28,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/registrar',
     {
       config: { interface: 'loanbond', operation: 'register-loan-bond' },
+      attachValidation: true,
       schema: {
         tags: ['loanbond'],
         summary: 'Register loan-bond (CCB) documents: up to 50 records, each with its PDF',
@@ -57,6 +59,15 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      const invalid = request.validationError;
+      if (invalid) {
+        // lb-check-order: every field type first (400), then the token (401): a body that is right but
+        // for a missing token is the token's 401, not a schema 400.
+        const onlyToken = ((invalid as FastifyError).validation ?? []).every(
+          (e) => e.keyword === 'required' && e.instancePath === '' && e.params.missingProperty === 'token',
+        );
+        if (!onlyToken) throw invalid;
+      }
       const result = register(request.body, {
         store: app.store,
         ids: app.ids,

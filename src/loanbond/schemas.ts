@@ -100,10 +100,19 @@ export const Installment = Strict({
 
 const fileDescription = `base64 of a PDF file, at most ${MAX_FILE_BYTES} bytes decoded (15 MB), not encrypted`;
 
+/** A file field: the encoding and media type in keywords tools read (rules 3-5 are checked by the server). */
+const PdfFile = () =>
+  Type.String({
+    description: fileDescription,
+    contentEncoding: 'base64',
+    contentMediaType: 'application/pdf',
+    'x-sandbox-assumption': a('lb-file-base64'),
+  });
+
 export const AdditionalDocument = Strict(
   {
     nome: Str(),
-    conteudo: Type.String({ description: fileDescription, 'x-sandbox-assumption': a('lb-file-base64') }),
+    conteudo: PdfFile(),
     assinaturas: Type.Optional(Type.Array(Signature)),
   },
   { 'x-sandbox-assumption': a('lb-required-fields') },
@@ -127,7 +136,7 @@ export const LoanBondRecord = Strict(
     assinantes: Type.Optional(Type.Array(Signer)),
     assinaturas: Type.Optional(Type.Array(Signature)),
     parcelas: Type.Optional(Type.Array(Installment)),
-    documento: Type.String({ description: fileDescription, 'x-sandbox-assumption': a('lb-file-base64') }),
+    documento: PdfFile(),
     documentos_adicionais: Type.Optional(Type.Array(AdditionalDocument)),
   },
   { 'x-sandbox-assumption': a('lb-required-fields') },
@@ -137,8 +146,9 @@ export type LoanBondRecord = Static<typeof LoanBondRecord>;
 export const RegistrationRequest = Strict(
   {
     versao: Type.String({ description: 'interface version of the body' }),
-    // Optional in the schema so that a missing token is the contract's 401, not a schema 400.
-    token: Type.Optional(Type.String({ description: 'access token of the caller (missing or unknown: 401)' })),
+    // Required, as the document says; a body whose only problem is a missing token still gets the
+    // 401 of lb-check-order (routes.ts reads the validation result).
+    token: Type.String({ description: 'access token of the caller (missing or unknown: 401)' }),
     registros: Type.Array(LoanBondRecord, {
       minItems: 1,
       maxItems: MAX_RECORDS,

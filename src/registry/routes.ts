@@ -9,7 +9,7 @@ import { strictFor } from '../runtime/strict.js';
 import { type ErrorDetail, pointer, SandboxError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { INTERFACES } from '../interfaces.js';
-import { errorResponses, StandardError } from '../http/schema.js';
+import { BEARER_CHALLENGE, errorResponses, StandardError } from '../http/schema.js';
 import { MAX_DETAILS } from '../http/validation.js';
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import type { DocumentRow, ReconciliationItemRow } from '../store/registry.js';
@@ -106,7 +106,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
     headers: StrictHeaders,
     'x-sandbox-assumption': a('registry-bearer', 'registry-batch-atomic', 'registry-domain-warnings'),
   };
-  const errors = errorResponses([400, 401, 500], StandardError, a('error-body'));
+  const errors = errorResponses([400, 401, 500], StandardError, a('error-body'), BEARER_CHALLENGE);
 
   app.post(
     '/registrar_documentos',

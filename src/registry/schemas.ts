@@ -74,6 +74,7 @@ const documentFields = {
   documento: opt(
     Type.String({
       description: 'content of the attached document, standard base64 text',
+      contentEncoding: 'base64',
       'x-sandbox-assumption': a('registry-documento-digest'),
     }),
   ),
