@@ -30,7 +30,7 @@ export interface OpenApiDocument {
 const OWN_HEADERS = /^(sandbox-|www-authenticate$)/;
 
 
-class Checker {
+export class Checker {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true, multipleOfPrecision: 6 });
   private readonly compiled = new Map<string, ValidateFunction>();
 
@@ -176,8 +176,21 @@ function record(app: FastifyInstance, request: FastifyRequest, reply: FastifyRep
   );
 }
 
+/** The routes each instance declared (method, Fastify url, hidden), for the route walk. */
+const routes = new WeakMap<FastifyInstance, Array<{ method: string; url: string; hidden: boolean }>>();
+
+export function routesOf(app: FastifyInstance): Array<{ method: string; path: string; hidden: boolean }> {
+  return (routes.get(app) ?? []).map((r) => ({ method: r.method, path: templateOf(r.url), hidden: r.hidden }));
+}
+
 subscribe('fastify.initialization', (message) => {
   const app = (message as { fastify: FastifyInstance }).fastify;
+  const declared: Array<{ method: string; url: string; hidden: boolean }> = [];
+  routes.set(app, declared);
+  app.addHook('onRoute', (route) => {
+    const hidden = Boolean((route.schema as { hide?: boolean } | undefined)?.hide);
+    for (const method of [route.method].flat()) declared.push({ method, url: route.url, hidden });
+  });
   app.addHook('onSend', async (request, reply, payload) => {
     record(app, request, reply, payload);
     return payload;
