@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { testApp } from '../helpers.js';
 import { type Finding, redoclyFindings, spectralFindings } from './linters.js';
@@ -17,6 +18,15 @@ async function servedJson(): Promise<string> {
 }
 
 describe('the served OpenAPI document under outside linters', () => {
+  it('lists every accepted warning in the README table, with a reason', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const section = readme.slice(readme.indexOf('### OpenAPI lint exceptions'));
+    for (const key of Object.keys(JUSTIFIED)) {
+      const [tool, rule] = key.split('/');
+      expect(section, key).toMatch(new RegExp(`\\| ${tool === 'redocly' ? 'Redocly' : 'Spectral'} \\| \`${rule}\` \\| \\S`));
+    }
+  });
+
   it('passes Redocly recommended with no error and no unjustified warning', async () => {
     const findings = await redoclyFindings(await servedJson());
     if (process.env.LINT_PROBE) console.info(summary(findings));
