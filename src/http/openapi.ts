@@ -93,8 +93,11 @@ export function nameSchemas(document: Schema): Schema {
     const held = named[title];
     if (held === undefined) named[title] = out;
     else if (!sameContent(held, out)) throw new Error(`two different schemas are both titled ${title}`);
+    const kept = named[title] ?? out;
     const uses: Schema = { $ref: `#/components/schemas/${title}` };
-    for (const k of ANNOTATIONS) if (out[k] !== undefined && out[k] !== held?.[k]) uses[k] = out[k];
+    for (const k of ANNOTATIONS) {
+      if (out[k] !== undefined && JSON.stringify(out[k]) !== JSON.stringify(kept[k])) uses[k] = out[k];
+    }
     return uses;
   };
   const paths = visit(document.paths);

@@ -22,7 +22,7 @@ export const Strict = <T extends Parameters<typeof Type.Object>[0]>(
 export const ErrorDetailSchema = Type.Object({
   path: Type.String({ description: 'JSON pointer of the field at fault' }),
   message: Type.String({ description: 'the rule it breaks' }),
-});
+}, { title: 'ErrorDetail' });
 
 /** The error body of bookkeeping, registry, loan-bond and the control plane. */
 export const StandardError = Type.Object({
@@ -30,7 +30,7 @@ export const StandardError = Type.Object({
   error: Type.String(),
   message: Type.String(),
   details: Type.Array(ErrorDetailSchema),
-});
+}, { title: 'StandardError' });
 
 /** The documented receivables envelope. */
 export const EnvelopeError = Type.Object({
@@ -39,7 +39,7 @@ export const EnvelopeError = Type.Object({
     message: Type.String(),
     target: Type.Union([Type.String(), Type.Null()]),
   }),
-});
+}, { title: 'EnvelopeError' });
 
 /** The challenge a 401 of a bearer-token interface carries (RFC 7235), for the document. */
 export const BEARER_CHALLENGE = {

@@ -26,7 +26,7 @@ export const Address = Strict({
       'x-sandbox-assumption': a('lb-string-formats'),
     }),
   ),
-});
+}, { title: 'Address' });
 
 const TaxIdField = () =>
   Type.Optional(Type.String({ description: 'CPF or CNPJ', 'x-sandbox-assumption': a('lb-tax-ids') }));
@@ -46,7 +46,7 @@ export const Signer = Strict({
   orgao_expedidor: Str(),
   data_emissao_rg: Str(),
   endereco: Type.Optional(Address),
-});
+}, { title: 'Signer' });
 
 export const DigitalCertificate = Strict({
   tipo_certificado: Str(),
@@ -57,26 +57,26 @@ export const DigitalCertificate = Strict({
   valido_de: Str(),
   valido_ate: Str(),
   chave_autoridade_certificadora: Str(),
-});
+}, { title: 'DigitalCertificate' });
 
 export const ElectronicSignature = Strict({
   pin: Str(),
   forma_checagem: Str(),
   email: Str(),
   celular: Str(),
-});
+}, { title: 'ElectronicSignature' });
 
 export const Timestamp = Strict({
   emitido_por: Str(),
   numero_serial: Str(),
   data_hora_utc: Str(),
-});
+}, { title: 'SignatureTimestamp' });
 
 export const Lcr = Strict({
   emitido_por: Str(),
   numero_serial: Str(),
   data_prox_atualizacao: Str(),
-});
+}, { title: 'Lcr' });
 
 export const Signature = Strict({
   cpf_cnpj: TaxIdField(),
@@ -89,14 +89,14 @@ export const Signature = Strict({
   assinatura_eletronica: Type.Optional(ElectronicSignature),
   carimbo_tempo: Type.Optional(Timestamp),
   lcr: Type.Optional(Lcr),
-});
+}, { title: 'Signature' });
 export type Signature = Static<typeof Signature>;
 
 export const Installment = Strict({
   numero: Type.Optional(Type.Integer()),
   data_vencimento: Str(),
   valor: Type.Optional(Money()),
-});
+}, { title: 'Installment' });
 
 const fileDescription = `base64 of a PDF file, at most ${MAX_FILE_BYTES} bytes decoded (15 MB), not encrypted`;
 
@@ -115,7 +115,7 @@ export const AdditionalDocument = Strict(
     conteudo: PdfFile(),
     assinaturas: Type.Optional(Type.Array(Signature)),
   },
-  { 'x-sandbox-assumption': a('lb-required-fields') },
+  { title: 'AdditionalDocument', 'x-sandbox-assumption': a('lb-required-fields') },
 );
 
 export const LoanBondRecord = Strict(
@@ -139,7 +139,7 @@ export const LoanBondRecord = Strict(
     documento: PdfFile(),
     documentos_adicionais: Type.Optional(Type.Array(AdditionalDocument)),
   },
-  { 'x-sandbox-assumption': a('lb-required-fields') },
+  { title: 'LoanBondRecord', 'x-sandbox-assumption': a('lb-required-fields') },
 );
 export type LoanBondRecord = Static<typeof LoanBondRecord>;
 
@@ -156,7 +156,7 @@ export const RegistrationRequest = Strict(
       'x-sandbox-assumption': a('lb-empty-batch'),
     }),
   },
-  { 'x-sandbox-assumption': a('lb-required-fields') },
+  { title: 'RegistrationRequest', 'x-sandbox-assumption': a('lb-required-fields') },
 );
 export type RegistrationRequest = Static<typeof RegistrationRequest>;
 
@@ -164,7 +164,7 @@ export const RegistrationItem = Type.Object({
   codigo_identificador: Type.String(),
   chave_registro: Type.String(),
   token_acesso: Type.String({ description: 'a secret: keep it; the sandbox stores only its hash' }),
-});
+}, { title: 'RegistrationItem' });
 
 export const RegistrationResponse = Type.Object(
   {
@@ -172,6 +172,6 @@ export const RegistrationResponse = Type.Object(
     mensagem: Type.String(),
     registros: Type.Array(RegistrationItem),
   },
-  { 'x-sandbox-assumption': a('lb-response-keys') },
+  { title: 'RegistrationResponse', 'x-sandbox-assumption': a('lb-response-keys') },
 );
 export type RegistrationResponse = Static<typeof RegistrationResponse>;

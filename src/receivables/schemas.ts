@@ -26,7 +26,10 @@ export const ImportCnabBody = Strict(
     }),
     additiveNumber: Type.Number({ description: "identifier of the operation in the client's own system" }),
   },
-  { description: 'each field occurs exactly once (1:1): a field sent twice is a ValidationError naming it' },
+  {
+    title: 'ImportCnabBody',
+    description: 'each field occurs exactly once (1:1): a field sent twice is a ValidationError naming it',
+  },
 );
 export type ImportCnabBody = Static<typeof ImportCnabBody>;
 

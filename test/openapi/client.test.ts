@@ -12,6 +12,7 @@ import { pdf } from '../loanbond/helpers.js';
 /** The program a user writes: the six documented operations by operationId, with the demo credentials. */
 const PROGRAM = `
 import { createClient } from './client/client/index.js';
+import type { EnvelopeError, PaymentDeclaration, RegistryDocument, Signature, StandardError } from './client/index.js';
 import {
   declarePayment, importCnab, inspectRegistryBatch, listExtractRequests, reconcileDocuments, registerDocuments,
   registerLoanBond,
@@ -21,11 +22,11 @@ export async function run(baseUrl: string, files: { cnab: string; pdf: string })
   const bookkeeping = createClient({ baseUrl, auth: 'bk-demo-token-7' });
   const tenantId = '11222333000181';
   const list = await listExtractRequests({ client: bookkeeping, path: { tenantId }, query: { pageSize: 5 } });
-  const payment = await declarePayment({
-    client: bookkeeping,
-    path: { tenantId, uid: 'IUD-0001' },
-    body: { type: 'bankSlip', informantId: 'directByDrawerHolder', isPartial: true, paymentValue: 100.25 },
-  });
+  // The wire's tables are named types (components.schemas), not anonymous shapes.
+  const declaration: PaymentDeclaration = {
+    type: 'bankSlip', informantId: 'directByDrawerHolder', isPartial: true, paymentValue: 100.25,
+  };
+  const payment = await declarePayment({ client: bookkeeping, path: { tenantId, uid: 'IUD-0001' }, body: declaration });
   // Three decimal places: the types cannot refuse it (a number is a number); the sandbox does, with a 400.
   const tenths = await declarePayment({
     client: bookkeeping,
@@ -35,10 +36,8 @@ export async function run(baseUrl: string, files: { cnab: string; pdf: string })
   const anonymous = await listExtractRequests({ baseUrl, path: { tenantId } });
 
   const registry = createClient({ baseUrl, auth: 'rg-demo-token-1' });
-  const registered = await registerDocuments({
-    client: registry,
-    body: { registros: [{ numeroDuplicata: 'DUP-1', valorDuplicata: 1500.5, dataVencimento: '2026-12-01' }] },
-  });
+  const document: RegistryDocument = { numeroDuplicata: 'DUP-1', valorDuplicata: 1500.5, dataVencimento: '2026-12-01' };
+  const registered = await registerDocuments({ client: registry, body: { registros: [document] } });
   const batch = registered.data
     ? await inspectRegistryBatch({ baseUrl, path: { chaveRemessa: registered.data.chaveRemessa } })
     : undefined;
@@ -63,7 +62,10 @@ export async function run(baseUrl: string, files: { cnab: string; pdf: string })
     body: { versao: '1.0', token: 'lb-demo-token-1', registros: [{ nome_documento: 'ccb.pdf', documento: files.pdf }] },
   });
 
+  const errorBodies: Array<StandardError | EnvelopeError | Signature> = [];
+  if (tenths.error) errorBodies.push(tenths.error);
   return {
+    named: errorBodies.length,
     list: { status: list.response.status, pagination: list.data?.pagination },
     payment: payment.response.status,
     tenths: { status: tenths.response.status, details: tenths.error?.details },
@@ -154,6 +156,7 @@ describe('a TypeScript client generated from the served document (@hey-api/opena
       pdf: pdf(),
     });
     expect(answers).toMatchObject({
+      named: 1,
       list: { status: 200, pagination: { page: 1, size: 5 } },
       payment: 204,
       tenths: { status: 400, details: [{ path: '/paymentValue' }] },
