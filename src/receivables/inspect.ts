@@ -185,8 +185,9 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         summary: "A page of an import's file, line by line as stored (Latin-1), to read next to its diagnostics",
         params: Type.Object({ importId: Type.String() }),
         querystring: Type.Object({
-          offset: Type.Integer({ minimum: 0, default: 0, description: 'lines to skip' }),
-          limit: Type.Integer({ minimum: 1, maximum: 1000, default: 200 }),
+          // Optional with a default (Ajv fills it): a caller may leave them out.
+          offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'lines to skip' })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
         }),
         response: {
           200: Type.Object({
@@ -208,7 +209,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
       const bytes = storeOf(request).file(importId);
       if (!bytes) throw new SandboxError(404, `no CNAB import with id ${importId}`);
       const all = fileLines(bytes);
-      const { offset, limit } = request.query;
+      const { offset = 0, limit = 200 } = request.query;
       return {
         importId,
         lineCount: all.length,
@@ -228,8 +229,8 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'One CNAB import: status, counts, a page of its titles, its diagnostics',
         params: Type.Object({ importId: Type.String() }),
         querystring: Type.Object({
-          titlesOffset: Type.Integer({ minimum: 0, default: 0 }),
-          titlesLimit: Type.Integer({ minimum: 0, maximum: 1000, default: 100 }),
+          titlesOffset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+          titlesLimit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, default: 100 })),
         }),
         response: { 200: ImportDetail, 404: StandardError },
       },
@@ -238,7 +239,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
       const store = storeOf(request);
       const row = store.import(request.params.importId);
       if (!row) throw new SandboxError(404, `no CNAB import with id ${request.params.importId}`);
-      const { titlesOffset, titlesLimit } = request.query;
+      const { titlesOffset = 0, titlesLimit = 100 } = request.query;
       return {
         ...summary(row),
         // Titles are read again from the stored bytes (the same code that checked them).

@@ -77,3 +77,23 @@ describe('the response check of the whole suite (test/openapi/conformance.ts)', 
     expect(problemsOf(checker, unrouted('/elsewhere'), 501, {}, '')).toHaveLength(1);
   });
 });
+
+describe('what the document says a caller must send', () => {
+  it('never marks a parameter with a default as required, and requires the body tokens the server requires', async () => {
+    const app = await testApp();
+    const document = JSON.parse((await app.inject({ url: '/openapi.json' })).body) as {
+      paths: Record<string, Record<string, { parameters?: Array<{ name: string; required?: boolean; schema?: { default?: unknown } }> }>>;
+      components: { schemas: Record<string, { required?: string[] }> };
+    };
+    const requiredWithDefault = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).flatMap(([method, op]) =>
+        (op.parameters ?? [])
+          .filter((p) => p.required && p.schema?.default !== undefined && !path.includes(`{${p.name}}`))
+          .map((p) => `${method} ${path} ${p.name}`),
+      ),
+    );
+    expect(requiredWithDefault).toEqual([]);
+    expect(document.components.schemas.RegistrationRequest?.required).toContain('token');
+    expect(document.components.schemas.ImportCnabBody?.required).toContain('token');
+  });
+});
