@@ -73,3 +73,17 @@ export function errorResponses(
 /** A string from a fixed list: one clean `enum` error instead of a union's noise. */
 export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+
+/**
+ * The optional strict-mode request header (a sandbox addition) of every interface whose domain checks
+ * warn (runtime/strict.ts): registry, receivables and loan-bond. `assumption`: the interface's decision.
+ */
+export const StrictHeaders = (assumption: string) =>
+  Type.Object({
+    'sandbox-strict': Type.Optional(
+      StringEnum(['true', 'false'], {
+        description: 'true: domain checks refuse (400) instead of warning',
+        'x-sandbox-assumption': assumption,
+      }),
+    ),
+  });

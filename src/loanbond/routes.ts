@@ -7,7 +7,7 @@ import { validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { strictFor } from '../runtime/strict.js';
 import { INTERFACES } from '../interfaces.js';
-import { errorResponses, StandardError } from '../http/schema.js';
+import { errorResponses, StandardError, StrictHeaders } from '../http/schema.js';
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
 import { registrationWork } from './runner.js';
@@ -33,6 +33,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
           'Rules 1-7 of the specification: the caller holds the electronic-signature and digital loan-bond ' +
           'products (else 401); every file is a PDF, not encrypted, at most 15 MB decoded; at most 50 records; ' +
           'signatures are imported only when assinado is true. All records are registered, or none.',
+        headers: StrictHeaders(a('lb-tax-ids')),
         body: RegistrationRequest,
         response: {
           201: RegistrationResponse,

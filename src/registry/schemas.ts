@@ -149,16 +149,6 @@ export const ReconcileResponse = Type.Object(
   { title: 'ReconcileResponse', ...warningsHeader },
 );
 
-/** The optional strict-mode request header (a sandbox addition). */
-export const StrictHeaders = Type.Object({
-  'sandbox-strict': opt(
-    StringEnum(['true', 'false'], {
-      description: 'true: domain checks refuse (400) instead of warning',
-      'x-sandbox-assumption': a('registry-domain-warnings'),
-    }),
-  ),
-});
-
 // ---- inspection (the sandbox's own shapes) ----
 
 // Output only: a plain string, since the serializer's Ajv does not know the 'utc-timestamp' format.
