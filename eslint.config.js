@@ -27,5 +27,5 @@ export default tseslint.config(
   },
   { files: ['src/**/*.ts'], rules: { 'no-console': 'error' } },
   // The inspector's page scripts run in the browser.
-  { files: ['src/sandbox/ui/assets/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
+  { files: ['src/control/ui/assets/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
 );

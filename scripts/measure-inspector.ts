@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { buildApp } from '../src/app.js';
-import type { FixtureDocument } from '../src/sandbox/fixtures.js';
+import type { FixtureDocument } from '../src/control/fixtures.js';
 
 const N = 10_000;
 const TENANT = '11222333000181';

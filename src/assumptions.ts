@@ -4,7 +4,7 @@ import type { Assumption } from './http/assumptions.js';
 import { assumptions as loanbond } from './loanbond/assumptions.js';
 import { assumptions as receivables } from './receivables/assumptions.js';
 import { assumptions as registry } from './registry/assumptions.js';
-import { assumptions as sandbox } from './sandbox/assumptions.js';
+import { assumptions as sandbox } from './http/sandbox-assumptions.js';
 
 export const allAssumptions: readonly Assumption[] = [
   ...sandbox,

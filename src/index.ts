@@ -4,15 +4,15 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { type AppOptions, buildApp } from './app.js';
 import type { InterfaceId } from './http/errors.js';
-import type { FaultRule, FaultRuleInput } from './sandbox/faults.js';
-import type { FixtureDocument, LoadCounts } from './sandbox/fixtures.js';
-import type { JournalEntry } from './sandbox/journal.js';
+import type { FaultRule, FaultRuleInput } from './runtime/faults.js';
+import type { FixtureDocument, LoadCounts } from './control/fixtures.js';
+import type { JournalEntry } from './runtime/journal.js';
 
 export { type AppOptions, buildApp } from './app.js';
 export { type Config, parseConfig } from './config.js';
-export type { FaultRule, FaultRuleInput } from './sandbox/faults.js';
-export type { FixtureDocument } from './sandbox/fixtures.js';
-export type { JournalEntry } from './sandbox/journal.js';
+export type { FaultRule, FaultRuleInput } from './runtime/faults.js';
+export type { FixtureDocument } from './control/fixtures.js';
+export type { JournalEntry } from './runtime/journal.js';
 
 /** The demo fixtures shipped with the package (the ones `npm start` loads). */
 export const DEMO_FIXTURES = fileURLToPath(new URL('../fixtures/demo.json', import.meta.url));

@@ -4,9 +4,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { namedOnly } from './catalog.js';
 import { renderError, SandboxError, STATUS_TEXT, validationError, standardBody } from './errors.js';
-import type { InterfaceSetup } from './interfaces.js';
+import type { InterfaceSetup } from '../interfaces.js';
 import { detailsFromAjv } from './validation.js';
-import { assumptions as sandboxAssumptions } from '../sandbox/assumptions.js';
+import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
 import { assumptionLookup } from './assumptions.js';
 import { useJsonBodies } from './json.js';
 

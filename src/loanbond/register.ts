@@ -6,7 +6,7 @@ import { toCents } from '../domain/money.js';
 import { checkPdf, MAX_FILE_BYTES, type PdfRule } from '../domain/pdf.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer, SandboxError, validationError } from '../http/errors.js';
-import type { Ids } from '../sandbox/ids.js';
+import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
 import type { Product } from '../store/loanbond.js';
 import type { LoanBondRecord, RegistrationRequest, RegistrationResponse, Signature } from './schemas.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bookkeepingApp, declaration, inspectBill, paymentUrl, TENANT, TOKEN } from './setup.js';
+import { bookkeepingApp, declaration, inspectBill, paymentUrl, TENANT, TOKEN } from './helpers.js';
 
 describe('concurrent payments', () => {
   it('accepts exactly 30 of 50 parallel payments of 1.00 over real HTTP on a bill of 30.50', async () => {

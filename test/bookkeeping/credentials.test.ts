@@ -10,7 +10,7 @@ import {
   OTHER_TOKEN,
   pay,
   TENANT,
-} from './setup.js';
+} from './helpers.js';
 
 const bills = [
   { tenantId: TENANT, uid: 'IUD-A', amount: 100 },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AUTH, bookkeepingApp, extractRequests, extractUrl, TENANT } from './setup.js';
+import { AUTH, bookkeepingApp, extractRequests, extractUrl, TENANT } from './helpers.js';
 
 interface Item {
   extractTradeReceivableRequestId: number;

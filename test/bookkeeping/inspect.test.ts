@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_FIXTURES, testApp } from '../helpers.js';
-import { bookkeepingApp, declaration, extractRequests, OTHER_TENANT, pay, TENANT } from './setup.js';
+import { bookkeepingApp, declaration, extractRequests, OTHER_TENANT, pay, TENANT } from './helpers.js';
 
 describe('bookkeeping inspection', () => {
   it('lists tenants with their users and counts', async () => {

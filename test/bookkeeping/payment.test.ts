@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AUTH, BASE, bookkeepingApp, declaration, inspectBill, OTHER_TENANT, pay, TENANT } from './setup.js';
+import { AUTH, BASE, bookkeepingApp, declaration, inspectBill, OTHER_TENANT, pay, TENANT } from './helpers.js';
 
 const bills = [
   { tenantId: TENANT, uid: 'IUD-OPEN', amount: 1500 },

@@ -4,7 +4,7 @@ import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SandboxError } from '../../src/http/errors.js';
 import { setupInterface } from '../../src/http/interface-plugin.js';
-import { INTERFACES } from '../../src/http/interfaces.js';
+import { INTERFACES } from '../../src/interfaces.js';
 import { Money, Strict } from '../../src/http/schema.js';
 import { validatorCompiler } from '../../src/http/validation.js';
 

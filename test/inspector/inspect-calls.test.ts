@@ -124,7 +124,7 @@ describe('GET /_sandbox/ui', () => {
     expect(referenced.filter((u) => u.startsWith('/_sandbox/ui/assets/'))).toHaveLength(2);
     for (const u of referenced) expect(u).toMatch(/^(\/_sandbox\/|#|data:)/);
 
-    for (const name of readdirSync('src/sandbox/ui/assets').filter((n) => n !== 'index.html')) {
+    for (const name of readdirSync('src/control/ui/assets').filter((n) => n !== 'index.html')) {
       const res = await app.inject({ url: `/_sandbox/ui/assets/${name}` });
       expect(res.statusCode, name).toBe(200);
       expect(res.body, name).not.toMatch(/https?:\/\//);

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { advanceRegistrations } from '../../src/loanbond/flow.js';
-import { SandboxClock } from '../../src/sandbox/clock.js';
+import { advanceRegistrations } from '../../src/loanbond/runner.js';
+import { SandboxClock } from '../../src/runtime/clock.js';
 import { LogCapture } from '../helpers.js';
 import {
   body,

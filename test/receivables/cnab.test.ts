@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CnabFile, CnabReader, readCnab, scanLines } from '../../src/receivables/cnab.js';
-import { cnabBytes, cnabText, detailLine, headerLine, trailerLine, VALID_NFE_KEY } from './cnab-files.js';
+import { cnabBytes, cnabText, detailLine, headerLine, trailerLine, VALID_NFE_KEY } from './helpers.js';
 
 function read(bytes: Buffer, strict = false) {
   const result = readCnab(bytes, { strict });

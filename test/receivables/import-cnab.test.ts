@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
-import { bigCnab444, cnabBytes, type TitleSpec } from './cnab-files.js';
+import { bigCnab444, cnabBytes, type TitleSpec } from './helpers.js';
 
 const URL = '/v1/import-cnab';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BASE_FIXTURES, DEMO_FIXTURES, testApp } from '../helpers.js';
-import { cnabBytes } from './cnab-files.js';
+import { cnabBytes } from './helpers.js';
 
 async function submit(
   app: Awaited<ReturnType<typeof testApp>>,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_FIXTURES, LogCapture, testApp } from '../helpers.js';
-import { FIXTURES, post, REGISTER, TOKEN } from './support.js';
+import { FIXTURES, post, REGISTER, TOKEN } from './helpers.js';
 
 describe('registry over a real socket', () => {
   it("answers the README's example with the demo token: 200, a batch key and Sandbox-Warnings: 1", async () => {

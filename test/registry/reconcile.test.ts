@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { SandboxClock } from '../../src/sandbox/clock.js';
+import { SandboxClock } from '../../src/runtime/clock.js';
 import { testApp } from '../helpers.js';
-import { batch, FIXTURES, OTHER_TOKEN, post, RECONCILE, register, validDocument } from './support.js';
+import { batch, FIXTURES, OTHER_TOKEN, post, RECONCILE, register, validDocument } from './helpers.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxClock } from '../../src/sandbox/clock.js';
+import { SandboxClock } from '../../src/runtime/clock.js';
 import { testApp } from '../helpers.js';
-import { batch, FIXTURES, post, REGISTER, register, validDocument } from './support.js';
+import { batch, FIXTURES, post, REGISTER, register, validDocument } from './helpers.js';
 
 const NOW = Date.parse('2026-11-20T23:30:00.000Z');
 

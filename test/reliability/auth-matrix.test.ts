@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import type { Operation } from '../../src/http/catalog.js';
-import { CATALOG } from '../../src/http/interfaces.js';
+import { CATALOG } from '../../src/interfaces.js';
 import { testApp } from '../helpers.js';
 import {
   BK_OTHER_TENANT,

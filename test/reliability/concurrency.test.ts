@@ -16,7 +16,7 @@ import {
   RG_TOKEN,
   tinyPdf,
 } from './engine/operations.js';
-import { cnabText } from '../receivables/cnab-files.js';
+import { cnabText } from '../receivables/helpers.js';
 
 const CLIENTS = 16;
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cnabText } from '../receivables/cnab-files.js';
+import { cnabText } from '../receivables/helpers.js';
 import {
   BK_TENANT,
   BK_TOKEN,

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { testApp } from '../helpers.js';
-import { bigCnab444 } from '../receivables/cnab-files.js';
+import { bigCnab444 } from '../receivables/helpers.js';
 import {
   BK_TENANT,
   BK_TOKEN,

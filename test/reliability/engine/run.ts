@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import fc from 'fast-check';
-import { INTERFACES } from '../../../src/http/interfaces.js';
+import { INTERFACES } from '../../../src/interfaces.js';
 import { type Mutation, mutateBody, mutateQueryValue, mutation, type Wire } from './mutate.js';
 import type { BuiltRequest, FuzzOperation } from './operations.js';
 

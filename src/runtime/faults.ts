@@ -2,7 +2,7 @@
 // documented error status in its own error body, or answers late. Lets a user test a client's
 // retries and timeouts against the real state of the sandbox.
 import { type InterfaceId, pointer, renderError, SandboxError, validationError } from '../http/errors.js';
-import { INTERFACES } from '../http/interfaces.js';
+import { INTERFACES } from '../interfaces.js';
 
 export const FAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const MAX_DELAY_MS = 300_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxClock } from '../../src/sandbox/clock.js';
-import { addDuration, parseDuration } from '../../src/sandbox/duration.js';
+import { SandboxClock } from '../../src/runtime/clock.js';
+import { addDuration, parseDuration } from '../../src/runtime/duration.js';
 import { BASE_FIXTURES, testApp } from '../helpers.js';
 
 interface ClockView {

@@ -10,7 +10,7 @@ import { assumptionLookup } from '../../http/assumptions.js';
 import { SandboxError } from '../../http/errors.js';
 import { StandardError } from '../../http/schema.js';
 import { reconciliationDue } from '../../registry/overdue.js';
-import { assumptions } from '../assumptions.js';
+import { assumptions } from '../../http/sandbox-assumptions.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -76,7 +76,7 @@ const Overview = Type.Object({
 
 // Next to this module after `npm run build` (which copies them); from the sources when this module was
 // compiled elsewhere without them (the test suite's dist/, the benchmark's dist-bench/).
-const ASSET_DIRS = ['./assets/', '../../../src/sandbox/ui/assets/', '../../../../src/sandbox/ui/assets/'];
+const ASSET_DIRS = ['./assets/', '../../../src/control/ui/assets/', '../../../../src/control/ui/assets/'];
 
 function assetDir(): URL | undefined {
   return ASSET_DIRS.map((d) => new URL(d, import.meta.url)).find((u) => existsSync(new URL('index.html', u)));

@@ -1,11 +1,11 @@
 // The four emulated interfaces at a glance: where they live, how they answer errors, which statuses
 // the specification documents for each. Plugins, the journal and fault rules all read this table.
-import { operations as bookkeeping, PREFIX as bookkeepingPrefix } from '../bookkeeping/operations.js';
-import { operations as loanbond, PREFIX as loanbondPrefix } from '../loanbond/operations.js';
-import { operations as receivables, PREFIX as receivablesPrefix } from '../receivables/operations.js';
-import { operations as registry, PREFIX as registryPrefix } from '../registry/operations.js';
-import type { Operation } from './catalog.js';
-import type { ErrorShape, InterfaceId } from './errors.js';
+import { operations as bookkeeping, PREFIX as bookkeepingPrefix } from './bookkeeping/contract.js';
+import { operations as loanbond, PREFIX as loanbondPrefix } from './loanbond/contract.js';
+import { operations as receivables, PREFIX as receivablesPrefix } from './receivables/contract.js';
+import { operations as registry, PREFIX as registryPrefix } from './registry/contract.js';
+import type { Operation } from './http/catalog.js';
+import type { ErrorShape, InterfaceId } from './http/errors.js';
 
 export interface InterfaceSetup {
   id: InterfaceId;

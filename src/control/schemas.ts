@@ -3,7 +3,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { INTERFACE_IDS } from '../http/errors.js';
 import { Strict, StringEnum, UtcTimestamp } from '../http/schema.js';
-import { FAULT_METHODS, MAX_DELAY_MS } from './faults.js';
+import { FAULT_METHODS, MAX_DELAY_MS } from '../runtime/faults.js';
 
 export const InterfaceName = StringEnum(INTERFACE_IDS);
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
-import { DEMO_FIXTURES, startSandbox } from '../../src/index.js';
-import { BASE_FIXTURES } from '../helpers.js';
+import { parseConfig } from '../src/config.js';
+import { DEMO_FIXTURES, startSandbox } from '../src/index.js';
+import { BASE_FIXTURES } from './helpers.js';
 
 describe('startSandbox', () => {
   it('listens on a free port and drives the control plane', async () => {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 // README example: begin
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { DEMO_FIXTURES, type Sandbox, startSandbox } from '../../src/index.js';
+import { DEMO_FIXTURES, type Sandbox, startSandbox } from '../src/index.js';
 
 let sandbox: Sandbox;
 
@@ -50,5 +50,5 @@ it('is the code the README shows', () => {
   const section = readme.split('### In-process use')[1] ?? '';
   const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
   expect(block.length).toBeGreaterThan(0);
-  expect(region.replace("'../../src/index.js'", "'tradebill-sandbox'")).toBe(block);
+  expect(region.replace("'../src/index.js'", "'tradebill-sandbox'")).toBe(block);
 });

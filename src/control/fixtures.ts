@@ -9,7 +9,7 @@ import { bodyAjv, detailsFromAjv } from '../http/validation.js';
 import { loanbondFixtureSection } from '../loanbond/fixtures.js';
 import { receivablesFixtureSection } from '../receivables/fixtures.js';
 import { registryFixtureSection } from '../registry/fixtures.js';
-import type { FixtureContext, FixtureSection } from './fixture-section.js';
+import type { FixtureContext, FixtureSection } from '../runtime/fixture-section.js';
 
 const sections = [
   bookkeepingFixtureSection,

@@ -4,8 +4,8 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import { assumptionLookup } from '../http/assumptions.js';
 import { pointer, SandboxError, validationError } from '../http/errors.js';
 import { StandardError } from '../http/schema.js';
-import { assumptions } from './assumptions.js';
-import { addDuration, parseDuration } from './duration.js';
+import { assumptions } from '../http/sandbox-assumptions.js';
+import { addDuration, parseDuration } from '../runtime/duration.js';
 import {
   ClockChange,
   ClockState,
@@ -17,7 +17,7 @@ import {
   SnapshotName,
   WorkResult,
 } from './schemas.js';
-import type { SnapshotMeta } from './snapshots.js';
+import type { SnapshotMeta } from '../runtime/snapshots.js';
 
 const TAG = ['sandbox control plane'];
 const a = assumptionLookup(assumptions);

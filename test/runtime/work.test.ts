@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Work } from '../../src/sandbox/work.js';
+import { Work } from '../../src/runtime/work.js';
 import { testApp } from '../helpers.js';
 
 describe('running pending asynchronous work', () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { globToRegExp } from '../../src/sandbox/faults.js';
+import { globToRegExp } from '../../src/runtime/faults.js';
 import { BASE_FIXTURES, testApp } from '../helpers.js';
 
 type App = Awaited<ReturnType<typeof testApp>>;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { SandboxIds } from '../../src/sandbox/ids.js';
+import { SandboxIds } from '../../src/runtime/ids.js';
 import { BASE_FIXTURES, testApp } from '../helpers.js';
 
 type App = Awaited<ReturnType<typeof testApp>>;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { allAssumptions } from '../../src/assumptions.js';
-import { testApp } from '../helpers.js';
+import { allAssumptions } from '../src/assumptions.js';
+import { testApp } from './helpers.js';
 
 describe('the assumptions table', () => {
   const readme = readFileSync('README.md', 'utf8');

@@ -4,7 +4,7 @@
 // in memory; after a restart an import still pending is processed again from its first line (its
 // partial diagnostics are deleted first), so the outcome never depends on where a run stopped.
 import type { FastifyInstance } from 'fastify';
-import type { Runner } from '../sandbox/work.js';
+import type { Runner } from '../runtime/work.js';
 import { CnabFile, CnabReader } from './cnab.js';
 
 export const RUNNER = 'receivables';

@@ -8,7 +8,7 @@ import { assumptionLookup } from '../http/assumptions.js';
 import { bearerToken } from '../http/bearer.js';
 import { pointer, SandboxError, validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
-import { INTERFACES } from '../http/interfaces.js';
+import { INTERFACES } from '../interfaces.js';
 import { errorResponses, StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { tenantIdProblem } from './fixtures.js';

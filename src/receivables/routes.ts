@@ -8,12 +8,12 @@ import { checkTaxId } from '../domain/tax-id.js';
 import { assumptionLookup } from '../http/assumptions.js';
 import { SandboxError, validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
-import { strictFor } from '../http/strict.js';
-import { INTERFACES } from '../http/interfaces.js';
+import { strictFor } from '../runtime/strict.js';
+import { INTERFACES } from '../interfaces.js';
 import { EnvelopeError, errorResponses } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { scanLines } from './cnab.js';
-import { importRunner, RUNNER } from './processing.js';
+import { importRunner, RUNNER } from './runner.js';
 import { ImportCnabBody, NoBody } from './schemas.js';
 
 const a = assumptionLookup(assumptions);

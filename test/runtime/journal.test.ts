@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { captureText, captureValue, Journal, type JournalEntry } from '../../src/sandbox/journal.js';
-import { redact } from '../../src/sandbox/redact.js';
+import { captureText, captureValue, Journal, type JournalEntry } from '../../src/runtime/journal.js';
+import { redact } from '../../src/runtime/redact.js';
 import { BASE_FIXTURES, testApp } from '../helpers.js';
 
 // Entries as the control plane serialises them (realTime is left out of these tests).

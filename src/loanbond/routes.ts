@@ -4,12 +4,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumptions.js';
 import { validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
-import { strictFor } from '../http/strict.js';
-import { INTERFACES } from '../http/interfaces.js';
+import { strictFor } from '../runtime/strict.js';
+import { INTERFACES } from '../interfaces.js';
 import { errorResponses, StandardError } from '../http/schema.js';
-import { assumptions as sandboxAssumptions } from '../sandbox/assumptions.js';
+import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
-import { advanceRegistrations } from './flow.js';
+import { advanceRegistrations } from './runner.js';
 import { register } from './register.js';
 import { MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
 

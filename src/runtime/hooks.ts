@@ -3,7 +3,7 @@
 // (its documented routes, its 501s) and so do the 404s outside every prefix.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InterfaceId } from '../http/errors.js';
-import { interfaceOfPath } from '../http/interfaces.js';
+import { interfaceOfPath } from '../interfaces.js';
 import { faultBody } from './faults.js';
 import { captureText, captureValue } from './journal.js';
 import { redact } from './redact.js';
