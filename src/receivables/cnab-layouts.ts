@@ -62,10 +62,9 @@ function layoutOf(
   return { id, name, known, records: all };
 }
 
-/** Bradesco's CNAB 400 ("Cobrança Bradesco", remessa): the base most banks follow. */
-export const BRADESCO_400 = layoutOf('bradesco-400', 'Bradesco CNAB 400', true, {
-  '1': TITLE,
-  '2': optional('messages and 2nd/3rd discounts of the title before it', [
+const BRADESCO_MESSAGES = optional(
+  'messages and 2nd/3rd discounts of the title before it',
+  [
     { name: 'message1', from: 2, to: 81 },
     { name: 'message2', from: 82, to: 161 },
     { name: 'message3', from: 162, to: 241 },
@@ -74,21 +73,31 @@ export const BRADESCO_400 = layoutOf('bradesco-400', 'Bradesco CNAB 400', true, 
     { name: 'discount2Value', from: 328, to: 340 },
     { name: 'discount3Date', from: 341, to: 346 },
     { name: 'discount3Value', from: 347, to: 359 },
+  ],
+);
+
+const BRADESCO_SPLIT = optional('credit split (rateio de crédito) of the title before it', [
+  { name: 'beneficiary1Bank', from: 44, to: 46 },
+  { name: 'beneficiary1Value', from: 66, to: 80 },
+  { name: 'beneficiary1Name', from: 81, to: 120 },
+]);
+
+const BRADESCO_GUARANTOR: RecordMeaning = {
+  ...optional('Pagador Avalista (guarantor) of the title before it', [
+    { name: 'address', from: 2, to: 46 },
+    { name: 'cep', from: 47, to: 54 },
+    { name: 'city', from: 55, to: 74 },
+    { name: 'state', from: 75, to: 76 },
   ]),
-  '3': optional('credit split (rateio de crédito) of the title before it', [
-    { name: 'beneficiary1Bank', from: 44, to: 46 },
-    { name: 'beneficiary1Value', from: 66, to: 80 },
-    { name: 'beneficiary1Name', from: 81, to: 120 },
-  ]),
-  '7': {
-    ...optional('Pagador Avalista (guarantor) of the title before it', [
-      { name: 'address', from: 2, to: 46 },
-      { name: 'cep', from: 47, to: 54 },
-      { name: 'city', from: 55, to: 74 },
-      { name: 'state', from: 75, to: 76 },
-    ]),
-    guarantor: true,
-  },
+  guarantor: true,
+};
+
+/** Bradesco's CNAB 400 ("Cobrança Bradesco", remessa): the base most banks follow. */
+export const BRADESCO_400 = layoutOf('bradesco-400', 'Bradesco CNAB 400', true, {
+  '1': TITLE,
+  '2': BRADESCO_MESSAGES,
+  '3': BRADESCO_SPLIT,
+  '7': BRADESCO_GUARANTOR,
 });
 
 /** Banco do Brasil's CNAB 400 (CBR641, convênio of 7 digits): the title is record 7. */
@@ -120,6 +129,10 @@ export const FIDC_444 = layoutOf('fidc-444', 'FIDC CNAB 444', true, {
     { name: 'account', from: 92, to: 103 },
     { name: 'value', from: 105, to: 117 },
   ]),
+  // The custodians' layouts extend the Bradesco cobrança base, whose 3 and 7 these are
+  // (assumption rc-fidc-records): generators emit them after a title.
+  '3': BRADESCO_SPLIT,
+  '7': BRADESCO_GUARANTOR,
 });
 
 /** A bank the sandbox has no layout for: read as before (1 and 7 titles, base columns), with a diagnostic. */

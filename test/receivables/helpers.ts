@@ -333,3 +333,25 @@ export function returnFile(layout: 'cnab400' | 'cnab444-fidc', bank: Bank, count
   put(trailer, 26, String(count * 247056).padStart(14, '0'));
   return Buffer.from(numbered(layout, [header.join(''), ...details, trailer.join('')]), 'latin1');
 }
+
+/**
+ * A FEBRABAN CNAB 240 cobrança remessa: file header (type 0, bank at 001-003, "1" remessa at 143),
+ * batch header (type 1), segments P and Q (type 3), batch trailer (5) and file trailer (9), each
+ * 240 bytes: what a client configured for CNAB 240 sends.
+ */
+export function cnab240Bytes(bank: Bank = BRADESCO): Buffer {
+  const line = (fields: Array<[number, string]>) => {
+    const l = blank(240);
+    for (const [column, text] of fields) put(l, column, text);
+    return l.join('');
+  };
+  const lines = [
+    line([[1, `${bank.code}00000`], [18, '211222333000181'], [73, 'FUNDO DEMO FIDC'], [103, bank.name], [143, '120112026'], [164, '089']]),
+    line([[1, `${bank.code}00011R01  040`], [18, '2011222333000181']]),
+    line([[1, `${bank.code}00013`], [9, '00001P 01'], [63, 'DOC-1'], [78, '15122026'], [86, '000000000247056']]),
+    line([[1, `${bank.code}00013`], [9, '00002Q 01'], [18, '2011222333000181'], [34, 'ACME COMERCIO LTDA']]),
+    line([[1, `${bank.code}00015`], [18, '000004']]),
+    line([[1, `${bank.code}99999`], [18, '000001000006']]),
+  ];
+  return Buffer.from(`${lines.join('\r\n')}\r\n`, 'latin1');
+}
