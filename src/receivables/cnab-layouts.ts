@@ -31,6 +31,8 @@ export interface RecordLayout {
   id: string;
   /** Human name, e.g. 'Bradesco CNAB 400'. */
   name: string;
+  /** Which files it is used for (README, Layouts). */
+  appliesTo: string;
   /** Whether the sandbox knows this layout; false: the Bradesco base columns are read, with a diagnostic. */
   known: boolean;
   /** Meaning of record types 1-8, by digit; 0 (header) and 9 (trailer) are structural everywhere. */
@@ -54,12 +56,18 @@ function optional(meaning: string, fields: readonly RecordField[] = []): RecordM
 function layoutOf(
   id: string,
   name: string,
+  appliesTo: string,
   known: boolean,
   records: Partial<Record<RecordDigit, RecordMeaning>>,
 ): RecordLayout {
   const all = {} as Record<RecordDigit, RecordMeaning>;
   for (const digit of RECORD_DIGITS) all[digit] = records[digit] ?? NOT_READ;
-  return { id, name, known, records: all };
+  return { id, name, appliesTo, known, records: all };
+}
+
+/** Whether `digit` is described by `layout` (the others are optional records, counted, not read). */
+export function describes(layout: RecordLayout, digit: RecordDigit): boolean {
+  return layout.records[digit] !== NOT_READ;
 }
 
 const BRADESCO_MESSAGES = optional(
@@ -93,7 +101,7 @@ const BRADESCO_GUARANTOR: RecordMeaning = {
 };
 
 /** Bradesco's CNAB 400 ("Cobrança Bradesco", remessa): the base most banks follow. */
-export const BRADESCO_400 = layoutOf('bradesco-400', 'Bradesco CNAB 400', true, {
+export const BRADESCO_400 = layoutOf('bradesco-400', 'Bradesco CNAB 400', 'CNAB 400 and "400 + 44" files whose header names bank 237', true, {
   '1': TITLE,
   '2': BRADESCO_MESSAGES,
   '3': BRADESCO_SPLIT,
@@ -101,7 +109,7 @@ export const BRADESCO_400 = layoutOf('bradesco-400', 'Bradesco CNAB 400', true, 
 });
 
 /** Banco do Brasil's CNAB 400 (CBR641, convênio of 7 digits): the title is record 7. */
-export const BB_400 = layoutOf('bb-400', 'Banco do Brasil CNAB 400', true, {
+export const BB_400 = layoutOf('bb-400', 'Banco do Brasil CNAB 400', 'CNAB 400 and "400 + 44" files whose header names bank 001', true, {
   '1': TITLE,
   '5': optional(
     'optional record of the title before it: service 002-003 is 01 e-mail, 03 15-character document number, 07 2nd/3rd discounts, 08 credit bureau, 99 fine',
@@ -112,12 +120,16 @@ export const BB_400 = layoutOf('bb-400', 'Banco do Brasil CNAB 400', true, {
 });
 
 /** Banks whose CNAB 400 title columns are the Bradesco base's (109-156, 219-274). */
-export const BASE_400 = layoutOf('bradesco-base-400', 'CNAB 400 on the Bradesco base', true, {
+export const BASE_400 = layoutOf(
+  'bradesco-base-400',
+  'CNAB 400 on the Bradesco base',
+  'CNAB 400 and "400 + 44" files whose header names bank 341 (Itaú), 033 (Santander) or 756 (Sicoob)',
+  true, {
   '1': TITLE,
 });
 
 /** The custodians' FIDC CNAB 444 (key 395-438, sequence 439-444), whatever bank the header names. */
-export const FIDC_444 = layoutOf('fidc-444', 'FIDC CNAB 444', true, {
+export const FIDC_444 = layoutOf('fidc-444', 'FIDC CNAB 444', 'FIDC 444 files (sequence at 439-444), whatever bank the header names', true, {
   '1': TITLE,
   '2': optional('payment record of the title before it (to the assignor or as a fee)', [
     { name: 'paymentType', from: 2, to: 20 },
@@ -136,7 +148,11 @@ export const FIDC_444 = layoutOf('fidc-444', 'FIDC CNAB 444', true, {
 });
 
 /** A bank the sandbox has no layout for: read as before (1 and 7 titles, base columns), with a diagnostic. */
-export const UNKNOWN_400 = layoutOf('unknown-400', 'CNAB 400 of a bank without a layout here', false, {
+export const UNKNOWN_400 = layoutOf(
+  'unknown-400',
+  'CNAB 400 of a bank without a layout here',
+  'CNAB 400 and "400 + 44" files whose header names any other bank (a bank-layout diagnostic says so)',
+  false, {
   '1': TITLE,
   '7': { ...TITLE, meaning: 'title (read with the Bradesco base columns)' },
 });
@@ -159,3 +175,6 @@ export function layoutForBank(bankCode: string): RecordLayout {
 export function knownBanks(): string {
   return [...BANK_LAYOUTS].map(([code, b]) => `${code} ${b.bank}`).join(', ');
 }
+
+/** Every layout, in the order of the README's layouts table. */
+export const ALL_LAYOUTS: readonly RecordLayout[] = [BRADESCO_400, BB_400, BASE_400, FIDC_444, UNKNOWN_400];
