@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CnabFile, CnabReader, readCnab, scanLines } from '../../src/receivables/cnab.js';
+import { CnabFile, CnabReader, scanLines } from '../../src/receivables/cnab.js';
 import {
   BANCO_DO_BRASIL,
   cnabBytes,
@@ -8,17 +8,9 @@ import {
   headerLine,
   trailerLine,
   VALID_NFE_KEY,
+  read,
+  rules,
 } from './helpers.js';
-
-function read(bytes: Buffer, strict = false) {
-  const result = readCnab(bytes, { strict });
-  if (!result.ok) throw new Error(result.reason);
-  return result;
-}
-
-function rules(bytes: Buffer, strict = false) {
-  return read(bytes, strict).diagnostics.map((d) => `${d.line}:${d.columns}:${d.rule}:${d.severity}`);
-}
 
 describe('scanLines', () => {
   it('accepts CR LF and LF line ends', () => {

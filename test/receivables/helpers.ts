@@ -1,7 +1,7 @@
 // Builds CNAB 400 / 444 files for the tests, column by column (1-based, inclusive, as the manuals):
 // remessas of the Bradesco base, Banco do Brasil's record-7 titles, a cooperative bank's own columns,
 // the optional records that follow a title, and return files (retorno).
-import type { CnabLayout } from '../../src/receivables/cnab.js';
+import { type CnabLayout, readCnab } from '../../src/receivables/cnab.js';
 
 export const VALID_NFE_KEY = '35260722333444000181550010001234561123456787';
 
@@ -354,4 +354,16 @@ export function cnab240Bytes(bank: Bank = BRADESCO): Buffer {
     line([[1, `${bank.code}99999`], [18, '000001000006']]),
   ];
   return Buffer.from(`${lines.join('\r\n')}\r\n`, 'latin1');
+}
+
+/** Reads a whole file (it must open); throws with the reason when its lines cannot be read. */
+export function read(bytes: Buffer, strict = false) {
+  const result = readCnab(bytes, { strict });
+  if (!result.ok) throw new Error(result.reason);
+  return result;
+}
+
+/** The diagnostics of a file as "line:columns:rule:severity". */
+export function rules(bytes: Buffer, strict = false): string[] {
+  return read(bytes, strict).diagnostics.map((d) => `${d.line}:${d.columns}:${d.rule}:${d.severity}`);
 }

@@ -1,7 +1,7 @@
 // Files as real generators and bank layouts write them (issue 14): record types whose meaning comes
 // from the header's bank and layout, other banks' CNAB 400, return files, and what a refusal says.
 import { describe, expect, it } from 'vitest';
-import { CnabFile, readCnab, scanLines } from '../../src/receivables/cnab.js';
+import { CnabFile, scanLines } from '../../src/receivables/cnab.js';
 import {
   BRADESCO,
   bbRemessa,
@@ -16,17 +16,9 @@ import {
   PAULISTA,
   returnFile,
   SICOOB,
+  read,
+  rules,
 } from './helpers.js';
-
-function read(bytes: Buffer, strict = false) {
-  const result = readCnab(bytes, { strict });
-  if (!result.ok) throw new Error(result.reason);
-  return result;
-}
-
-function rules(bytes: Buffer, strict = false) {
-  return read(bytes, strict).diagnostics.map((d) => `${d.line}:${d.columns}:${d.rule}:${d.severity}`);
-}
 
 function open(bytes: Buffer): CnabFile {
   const opened = CnabFile.open(bytes);
