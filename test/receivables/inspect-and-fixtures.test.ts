@@ -31,7 +31,7 @@ describe('the demo CNAB files in fixtures/', () => {
       await submit(app, readFileSync('fixtures/cnab400-demo.rem')),
       await submit(app, readFileSync('fixtures/cnab444-demo.rem')),
     ];
-    await app.work.drain();
+    await app.runtime.work.drain();
     const [c400, c444] = await Promise.all(
       ids.map(async (id) => (await app.inject({ url: `/_sandbox/receivables/imports/${id}` })).json()),
     );
@@ -101,7 +101,7 @@ describe('inspection under /_sandbox/receivables', () => {
     const id = await submit(app, cnabBytes('cnab444-400+44', titles, { others: ['2'] }), {
       token: 'rc-token-1',
     });
-    await app.work.drain();
+    await app.runtime.work.drain();
     const page = (
       await app.inject({ url: `/_sandbox/receivables/imports/${id}?titlesOffset=3&titlesLimit=10` })
     ).json();
@@ -123,7 +123,7 @@ describe('inspection under /_sandbox/receivables', () => {
       { bank: BRADESCO },
     );
     const id = await submit(app, file, { token: 'rc-token-1' });
-    await app.work.drain();
+    await app.runtime.work.drain();
     const detail = (await app.inject({ url: `/_sandbox/receivables/imports/${id}` })).json();
     expect(detail).toMatchObject({
       status: 'processed',
@@ -143,7 +143,7 @@ describe('inspection under /_sandbox/receivables', () => {
   it('rejects a return file with one diagnostic and says so in the record layout', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
     const id = await submit(app, returnFile('cnab444-fidc', PAULISTA, 30), { token: 'rc-token-1' });
-    await app.work.drain();
+    await app.runtime.work.drain();
     const detail = (await app.inject({ url: `/_sandbox/receivables/imports/${id}` })).json();
     expect(detail).toMatchObject({ status: 'rejected', errorCount: 1, warningCount: 0, titles: [] });
     expect(detail.recordLayout).toMatchObject({ id: 'fidc-444', returnFile: true });
