@@ -648,9 +648,11 @@ export class CnabReader {
       this.report(d, n, '219-220', 'drawee-type', 'error', message);
     } else {
       const found = JSON.stringify(text.slice(s + 218, s + 220));
-      const message = `drawee id type must be 01 (CPF) or 02 (CNPJ), found ${found}; the drawee id is not checked`;
+      const missingId = isMissing(text, s + 220, s + 234);
+      const check = missingId ? '' : '; the drawee id is not checked';
+      const message = `drawee id type must be 01 (CPF) or 02 (CNPJ), found ${found}${check}`;
       this.report(d, n, '219-220', 'drawee-type', 'warning', message);
-      if (isMissing(text, s + 220, s + 234)) {
+      if (missingId) {
         const missing = `drawee CPF/CNPJ is missing (${JSON.stringify(text.slice(s + 220, s + 234))}): the layout requires it`;
         this.report(d, n, '221-234', 'drawee-tax-id', 'error', missing);
       }
