@@ -385,6 +385,8 @@ export class CnabFile {
 export class CnabReader {
   readonly layout: CnabLayout;
   private readonly file: CnabFile;
+  /** 1 at index d when record type d is a title in this file's layout (one lookup per line). */
+  private readonly titleType = new Uint8Array(10);
   private readonly text: string;
   private readonly lines: LineIndex;
   private readonly seqStart: number;
@@ -404,6 +406,9 @@ export class CnabReader {
 
   constructor(file: CnabFile, options: CnabOptions) {
     this.file = file;
+    for (const digit of RECORD_DIGITS) {
+      if (file.records.records[digit].role === 'title') this.titleType[Number(digit)] = 1;
+    }
     this.text = file.text;
     this.lines = file.lines;
     this.layout = file.layout;
@@ -489,7 +494,7 @@ export class CnabReader {
     if (i === 0) {
       this.checkHeader(n, s, type, d);
     } else if (type >= TYPE_1 && type <= TYPE_8) {
-      if (this.file.isTitle(i)) this.checkTitle(n, s, length, d);
+      if (this.titleType[type - ZERO] === 1) this.checkTitle(n, s, length, d);
       else this.otherRecordCount++;
     } else if (type === TYPE_0 || type === TYPE_9) {
       const which = type === TYPE_0 ? '0 (header) may only be the first' : '9 (trailer) may only be the last';
@@ -620,29 +625,12 @@ export class CnabReader {
     // The fast checks decide; the slow ones only run to explain a failure.
     const code1 = text.charCodeAt(s + 218);
     const code2 = text.charCodeAt(s + 219);
-    const cpfType = code1 === ZERO && code2 === ZERO + 1;
-    if ((cpfType || (code1 === ZERO && code2 === ZERO + 2)) && isMissing(text, s + 220, s + 234)) {
-      const which = cpfType ? 'CPF' : 'CNPJ';
-      const message = `drawee ${which} is missing (${JSON.stringify(text.slice(s + 220, s + 234))}): the layout requires it`;
-      this.report(d, n, '221-234', 'drawee-tax-id', 'error', message);
-    } else if (cpfType) {
+    if (code1 === ZERO && code2 === ZERO + 1) {
       // A CPF is right-aligned and zero-filled in the 14 columns.
       const zeros = readInt(text, s + 220, s + 223) === 0;
-      if (!zeros || !isValidCpfAt(text, s + 223)) {
-        const cpf = zeros ? text.slice(s + 223, s + 234) : text.slice(s + 220, s + 234);
-        const check = checkTaxId(cpf, { kinds: ['cpf'], punctuation: false });
-        const reason = check.ok ? 'must be zero-filled to 14 columns' : check.reason;
-        const message = `drawee CPF ${JSON.stringify(cpf)}: ${reason}`;
-        this.report(d, n, '221-234', 'drawee-tax-id', 'warning', message);
-      }
+      if (!zeros || !isValidCpfAt(text, s + 223)) this.badDraweeId(n, s, 'CPF', zeros, d);
     } else if (code1 === ZERO && code2 === ZERO + 2) {
-      if (!isValidCnpjAt(text, s + 220)) {
-        const cnpj = text.slice(s + 220, s + 234);
-        const check = checkTaxId(cnpj, { kinds: ['cnpj'], punctuation: false });
-        const reason = check.ok ? 'letters must be upper case in a CNAB file' : check.reason;
-        const message = `drawee CNPJ ${JSON.stringify(cnpj)}: ${reason}`;
-        this.report(d, n, '221-234', 'drawee-tax-id', 'warning', message);
-      }
+      if (!isValidCnpjAt(text, s + 220)) this.badDraweeId(n, s, 'CNPJ', true, d);
     } else if (isBlankText(text, s + 218, s + 220)) {
       const message = 'drawee id type is blank: the layout requires 01 (CPF) or 02 (CNPJ)';
       this.report(d, n, '219-220', 'drawee-type', 'error', message);
@@ -657,6 +645,22 @@ export class CnabReader {
         this.report(d, n, '221-234', 'drawee-tax-id', 'error', missing);
       }
     }
+  }
+
+  /** Explains a drawee CPF/CNPJ that failed the fast check: missing (an error) or wrong (a warning). */
+  private badDraweeId(n: number, s: number, which: 'CPF' | 'CNPJ', zeros: boolean, d: CnabDiagnostic[]): void {
+    const text = this.text;
+    if (isMissing(text, s + 220, s + 234)) {
+      const message = `drawee ${which} is missing (${JSON.stringify(text.slice(s + 220, s + 234))}): the layout requires it`;
+      this.report(d, n, '221-234', 'drawee-tax-id', 'error', message);
+      return;
+    }
+    // A CPF is read from its 11 columns when the 3 before are zeros.
+    const id = which === 'CPF' && zeros ? text.slice(s + 223, s + 234) : text.slice(s + 220, s + 234);
+    const check = checkTaxId(id, { kinds: [which === 'CPF' ? 'cpf' : 'cnpj'], punctuation: false });
+    const fallback = which === 'CPF' ? 'must be zero-filled to 14 columns' : 'letters must be upper case in a CNAB file';
+    const message = `drawee ${which} ${JSON.stringify(id)}: ${check.ok ? fallback : check.reason}`;
+    this.report(d, n, '221-234', 'drawee-tax-id', 'warning', message);
   }
 
   private seqColumns(): string {
