@@ -1,7 +1,8 @@
 // Files as real generators and bank layouts write them (issue 14): record types whose meaning comes
 // from the header's bank and layout, other banks' CNAB 400, return files, and what a refusal says.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CnabFile, scanLines } from '../../src/receivables/cnab.js';
+import { CnabFile, type CnabLayout, scanLines } from '../../src/receivables/cnab.js';
 import {
   BRADESCO,
   bbRemessa,
@@ -169,6 +170,33 @@ describe('record types take their meaning from the header (bank 077-079) and the
       '2:219-220:drawee-type:error',
       '3:221-234:drawee-tax-id:error',
     ]);
+  });
+});
+
+describe('optional records in any number and order after each title', () => {
+  // Each title is followed by any sequence of the records its layout describes (Bradesco 2, 3, 7;
+  // FIDC 444 2, 3, 7): the file is processed clean and every record belongs to the title before it.
+  const records = (layout: CnabLayout): Record<string, () => string> => ({
+    '2': () => (layout === 'cnab444-fidc' ? fidcPayment({ name: 'CEDENTE', cnpj: '11222333000181', valueCents: 100 }) : bradescoMessages(layout, 'MENSAGEM')),
+    '3': () => bradescoSplit(layout, 'FORNECEDOR', 100),
+    '7': () => bradescoGuarantor(layout, GUARANTOR),
+  });
+
+  it.each<[CnabLayout]>([['cnab400'], ['cnab444-fidc'], ['cnab444-400+44']])('%s', (layout) => {
+    const make = records(layout);
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.constantFrom('2', '3', '7'), { maxLength: 4 }), { minLength: 1, maxLength: 6 }), (plan) => {
+        const bytes = cnabBytes(layout, plan.map((after, i) => ({ documentNumber: `DOC-${i + 1}`, after: after.map((t) => make[t]?.() ?? '') })), { bank: BRADESCO });
+        const r = read(bytes);
+        expect(r.diagnostics).toEqual([]);
+        expect(r.summary).toMatchObject({ titleCount: plan.length, otherRecordCount: plan.flat().length });
+        const file = open(bytes);
+        const titles = file.titleIndexes();
+        expect(titles.map((i) => file.attachedTo(i).map((rec) => rec.recordType))).toEqual(plan);
+        expect(titles.map((i) => file.guarantorOf(i) !== null)).toEqual(plan.map((after) => after.includes('7')));
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 
