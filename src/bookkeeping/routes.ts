@@ -2,8 +2,6 @@
 // Differs from the real service where the README's assumptions table says (interface "bookkeeping").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toIsoDate } from '../domain/dates.js';
-import { toCents } from '../domain/money.js';
 import { assumptionLookup } from '../http/assumptions.js';
 import { bearerToken } from '../http/bearer.js';
 import { pointer, SandboxError, validationError } from '../http/errors.js';
@@ -12,7 +10,7 @@ import { INTERFACES } from '../interfaces.js';
 import { errorResponses, StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { tenantIdProblem } from './fixtures.js';
-import { decidePayment, declarationProblems } from './payment.js';
+import { declarePayment } from './payment.js';
 import {
   DEFAULT_PAGE_SIZE,
   ExtractList,
@@ -123,40 +121,8 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { tenantId, uid } = request.params;
-      const body = request.body;
-      const runtime = runtimeOf(request);
-      const now = runtime.clock.now();
-      const problems = declarationProblems(body, toIsoDate(now));
-      if (problems.length > 0) throw validationError(problems);
-      const declaration = {
-        isPartial: body.isPartial,
-        paymentCents: toCents(body.paymentValue),
-        remainingCents: body.remainingValue === undefined ? null : toCents(body.remainingValue),
-      };
-      const effect = runtime.store.bookkeeping.declarePayment(
-        tenantId,
-        uid,
-        {
-          userId: userOf(request),
-          type: body.type,
-          informantId: body.informantId,
-          isPartial: body.isPartial,
-          paymentCents: declaration.paymentCents,
-          remainingCents: declaration.remainingCents,
-          beneficiaryDocument: body.beneficiaryDocument ?? null,
-          paymentDate: body.paymentDate ?? null,
-          recordedAt: now.toISOString(),
-        },
-        (bill) => decidePayment(bill, declaration),
-      );
-      if (effect === undefined) {
-        throw validationError([
-          {
-            path: pointer('uid'),
-            message: `path parameter uid: tenant ${tenantId} has no trade bill "${uid}"`,
-          },
-        ]);
-      }
+      const { store, clock } = runtimeOf(request);
+      declarePayment(request.body, { store, now: clock.now(), tenantId, uid, userId: userOf(request) });
       return reply.code(204).send(null);
     },
   );
