@@ -52,7 +52,7 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
       const { store, ids, clock } = runtime;
       const submitted = submitImport(request.body, { store, ids, now: clock.now(), strict: strictFor(request) });
       const { importId } = submitted;
-      runtime.workOf(importWork).handOff(importId, submitted.file);
+      runtime.workOf(importWork).handOff(importId, submitted.file, submitted.lines);
       runtime.work.kick(importWork.name);
       request.log.debug({ importId, lines: submitted.lines.count }, 'CNAB import stored, pending');
       // No body at all (not "null"): the typed reply only knows the schema's null, so widen it.

@@ -1,6 +1,6 @@
 // Submission of an operation file: the fund and its token, then the file's synchronous checks
-// (base64, not empty, every line 400 or 444 bytes); the import is stored pending, and processing
-// (runner.ts) checks its records later.
+// (base64, not empty, every line 400 or 444 bytes); the import is stored pending, and the line index
+// found here goes to processing (runner.ts) with the bytes, so the file is scanned once.
 import { decodeBase64 } from '../domain/base64.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { sameSecret } from '../http/bearer.js';
