@@ -16,6 +16,7 @@ import { assumptions } from '../http/sandbox-assumptions.js';
 import { controlPlugin } from './tools.js';
 import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile, replaceState } from './fixtures.js';
 import { useJsonBodies } from '../http/json.js';
+import { pathOf } from '../http/url.js';
 import { uiPlugin } from './ui/index.js';
 import { runtimeOf } from '../runtime/index.js';
 
@@ -70,7 +71,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
     });
   }
 
-  useStandardErrors(app, (request) => `${request.method} ${request.url.split('?')[0]} is not a control-plane call`);
+  useStandardErrors(app, (request) => `${request.method} ${pathOf(request.url)} is not a control-plane call`);
 
   app.get(
     '/health',

@@ -9,6 +9,7 @@ import { detailsFromAjv } from './validation.js';
 import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
 import { assumptionLookup } from './assumptions.js';
 import { useJsonBodies } from './json.js';
+import { pathOf } from './url.js';
 
 export function describeBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
@@ -103,7 +104,7 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
 
   const names = namedOnly(setup.operations).map((o) => o.name);
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    const message = `${request.method} ${request.url.split('?')[0]} is not a documented operation of the ${setup.id} interface: the sandbox does not emulate it (the specification shows no method, path or payload for the operations it names only)`;
+    const message = `${request.method} ${pathOf(request.url)} is not a documented operation of the ${setup.id} interface: the sandbox does not emulate it (the specification shows no method, path or payload for the operations it names only)`;
     const base =
       setup.shape === 'envelope'
         ? { error: { code: 'NotImplemented', message, target: null } }
