@@ -6,9 +6,9 @@ import { assumptionLookup } from '../http/assumptions.js';
 import { bearerToken } from '../http/bearer.js';
 import { pointer, SandboxError, validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
-import { INTERFACES } from '../interfaces.js';
 import { errorResponses, StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
+import { setup } from './contract.js';
 import { tenantIdProblem } from './fixtures.js';
 import { declarePayment } from './payment.js';
 import {
@@ -36,7 +36,7 @@ function userOf(request: FastifyRequest): number {
 }
 
 export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  setupInterface(app, INTERFACES.bookkeeping);
+  setupInterface(app, setup);
   // Credentials before anything in the request is read: token (401), tenantId (400), access (403).
   async function authorize(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = bearerToken(request, reply, 'a bookkeeping user');

@@ -3,7 +3,7 @@
 // (its documented routes, its 501s) and so do the 404s outside every prefix.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InterfaceId } from '../http/errors.js';
-import { interfaceOfPath } from '../interfaces.js';
+import { INTERFACES, interfaceOfPath } from '../interfaces.js';
 import { faultBody } from '../runtime/faults.js';
 import { runtimeOf } from '../runtime/index.js';
 import { captureText, captureValue } from '../runtime/journal.js';
@@ -64,7 +64,7 @@ export function installControlHooks(app: FastifyInstance): void {
     request.log.debug({ fault: rule.id }, 'fault rule applied');
     if (rule.delayMs > 0) await sleep(rule.delayMs);
     if (rule.status !== null) {
-      reply.code(rule.status).type('application/json').send(faultBody(rule));
+      reply.code(rule.status).type('application/json').send(faultBody(rule, INTERFACES[rule.interface].shape));
       return reply;
     }
   });

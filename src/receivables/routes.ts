@@ -5,9 +5,9 @@ import type { FastifyReply } from 'fastify';
 import { assumptionLookup } from '../http/assumptions.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { strictFor } from '../runtime/strict.js';
-import { INTERFACES } from '../interfaces.js';
 import { EnvelopeError, errorResponses } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
+import { setup } from './contract.js';
 import { importWork } from './runner.js';
 import { ImportCnabBody, NoBody } from './schemas.js';
 import { submitImport } from './submit.js';
@@ -16,7 +16,7 @@ import { runtimeOf } from '../runtime/index.js';
 const a = assumptionLookup(assumptions);
 
 export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  setupInterface(app, INTERFACES.receivables);
+  setupInterface(app, setup);
 
   app.post(
     '/import-cnab',
@@ -32,7 +32,7 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           200: NoBody,
           ...errorResponses(
-            INTERFACES.receivables.statuses,
+            setup.statuses,
             EnvelopeError,
             a('rc-validation-error', 'rc-error-precedence'),
           ),

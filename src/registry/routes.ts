@@ -8,10 +8,10 @@ import { SandboxError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { errorResponses, StandardError } from '../http/schema.js';
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
-import { INTERFACES } from '../interfaces.js';
 import { runtimeOf } from '../runtime/index.js';
 import { strictFor } from '../runtime/strict.js';
 import { assumptions } from './assumptions.js';
+import { setup } from './contract.js';
 import { reconcileDocuments } from './reconcile.js';
 import { registerDocuments } from './register.js';
 import { ReconcileBody, ReconcileResponse, RegisterBody, RegisterResponse, StrictHeaders } from './schemas.js';
@@ -20,7 +20,7 @@ const a = assumptionLookup([...sandboxAssumptions, ...assumptions]);
 const WARNINGS_HEADER = 'sandbox-warnings';
 
 export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  setupInterface(app, INTERFACES.registry);
+  setupInterface(app, setup);
 
   // The participant behind each authenticated request.
   const participants = new WeakMap<FastifyRequest, string>();
