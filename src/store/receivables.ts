@@ -33,21 +33,6 @@ export interface DiagnosticRow {
   message: string;
 }
 
-/** What processing found, as stored on the import (receivables/cnab.ts summarises a file so). */
-export interface ImportOutcome {
-  status: 'processed' | 'rejected';
-  processedAt: string;
-  strict: boolean;
-  layout: string;
-  lineCount: number;
-  fileDate: string | null;
-  titleCount: number;
-  otherRecordCount: number;
-  totalFaceValueCents: number;
-  errorCount: number;
-  warningCount: number;
-}
-
 export interface ImportRow {
   importId: string;
   fundCnpj: string;
@@ -67,6 +52,13 @@ export interface ImportRow {
   errorCount: number | null;
   warningCount: number | null;
 }
+
+/** What processing found, as stored on the import (receivables/cnab.ts summarises a file so). */
+export type ImportOutcome = {
+  [K in 'layout' | 'lineCount' | 'titleCount' | 'otherRecordCount' | 'totalFaceValueCents' | 'errorCount' | 'warningCount']: NonNullable<
+    ImportRow[K]
+  >;
+} & { fileDate: string | null; status: 'processed' | 'rejected'; processedAt: string; strict: boolean };
 
 const IMPORT_COLUMNS = `import_id AS importId, fund_cnpj AS fundCnpj, file_name AS fileName,
   additive_number AS additiveNumber, received_at AS receivedAt, status, byte_length AS byteLength,
