@@ -126,3 +126,26 @@ describe('the interface folders', () => {
     expect(sql).toEqual([]);
   });
 });
+
+describe("the inspector's browser scripts", () => {
+  const ASSETS = join(SRC, 'control', 'ui', 'assets');
+  const scripts = readdirSync(ASSETS).filter((n) => n.endsWith('.js'));
+
+  it('are one module per interface beside the page, its calls and its DOM helpers', () => {
+    expect(scripts.sort()).toEqual(
+      ['api.js', 'app.js', 'bookkeeping.js', 'dom.js', 'loanbond.js', 'page.js', 'receivables.js', 'registry.js'].sort(),
+    );
+  });
+
+  it.each(scripts)('%s is type-checked (// @ts-check, under tsconfig.ui.json in npm run typecheck)', (name) => {
+    expect(readFileSync(join(ASSETS, name), 'utf8').startsWith('// @ts-check\n')).toBe(true);
+    const ui = JSON.parse(readFileSync('tsconfig.ui.json', 'utf8')) as {
+      include: string[];
+      compilerOptions: { checkJs: boolean; strict: boolean };
+    };
+    expect(ui.include).toContain('src/control/ui/assets/*.js');
+    expect(ui.compilerOptions).toMatchObject({ checkJs: true, strict: true });
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.typecheck).toContain('tsc -p tsconfig.ui.json');
+  });
+});

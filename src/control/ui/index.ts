@@ -27,6 +27,11 @@ const ASSETS: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'api.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',
+  'page.js': 'text/javascript; charset=utf-8',
+  'bookkeeping.js': 'text/javascript; charset=utf-8',
+  'registry.js': 'text/javascript; charset=utf-8',
+  'receivables.js': 'text/javascript; charset=utf-8',
+  'loanbond.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
 };
 
