@@ -84,8 +84,10 @@ const Overview = Type.Object({
 // compiled elsewhere without them (the test suite's dist/, the benchmark's dist-bench/).
 const ASSET_DIRS = ['./assets/', '../../../src/control/ui/assets/', '../../../../src/control/ui/assets/'];
 
+/** The first place holding every file of the page (a copy left by an older build may lack new ones). */
 function assetDir(): URL | undefined {
-  return ASSET_DIRS.map((d) => new URL(d, import.meta.url)).find((u) => existsSync(new URL('index.html', u)));
+  const names = ['index.html', ...Object.keys(ASSETS)];
+  return ASSET_DIRS.map((d) => new URL(d, import.meta.url)).find((u) => names.every((n) => existsSync(new URL(n, u))));
 }
 
 export const uiPlugin: FastifyPluginAsyncTypebox = async (app) => {
