@@ -2,17 +2,15 @@
 // Differs from the real service where the README's assumptions table says (interface "bookkeeping").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toIsoDate } from '../domain/dates.js';
-import { toCents } from '../domain/money.js';
 import { assumptionLookup } from '../http/assumptions.js';
 import { bearerToken } from '../http/bearer.js';
 import { pointer, SandboxError, validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
-import { INTERFACES } from '../interfaces.js';
 import { BEARER_CHALLENGE, errorResponses, StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
+import { setup } from './contract.js';
 import { tenantIdProblem } from './fixtures.js';
-import { decidePayment, declarationProblems } from './payment.js';
+import { declarePayment } from './payment.js';
 import {
   DEFAULT_PAGE_SIZE,
   ExtractList,
@@ -38,7 +36,7 @@ function userOf(request: FastifyRequest): number {
 }
 
 export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  setupInterface(app, INTERFACES.bookkeeping);
+  setupInterface(app, setup);
   // Credentials before anything in the request is read: token (401), tenantId (400), access (403).
   async function authorize(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = bearerToken(request, reply, 'a bookkeeping user');
@@ -127,40 +125,8 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { tenantId, uid } = request.params;
-      const body = request.body;
-      const runtime = runtimeOf(request);
-      const now = runtime.clock.now();
-      const problems = declarationProblems(body, toIsoDate(now));
-      if (problems.length > 0) throw validationError(problems);
-      const declaration = {
-        isPartial: body.isPartial,
-        paymentCents: toCents(body.paymentValue),
-        remainingCents: body.remainingValue === undefined ? null : toCents(body.remainingValue),
-      };
-      const effect = runtime.store.bookkeeping.declarePayment(
-        tenantId,
-        uid,
-        {
-          userId: userOf(request),
-          type: body.type,
-          informantId: body.informantId,
-          isPartial: body.isPartial,
-          paymentCents: declaration.paymentCents,
-          remainingCents: declaration.remainingCents,
-          beneficiaryDocument: body.beneficiaryDocument ?? null,
-          paymentDate: body.paymentDate ?? null,
-          recordedAt: now.toISOString(),
-        },
-        (bill) => decidePayment(bill, declaration),
-      );
-      if (effect === undefined) {
-        throw validationError([
-          {
-            path: pointer('uid'),
-            message: `path parameter uid: tenant ${tenantId} has no trade bill "${uid}"`,
-          },
-        ]);
-      }
+      const { store, clock } = runtimeOf(request);
+      declarePayment(request.body, { store, now: clock.now(), tenantId, uid, userId: userOf(request) });
       return reply.code(204).send(null);
     },
   );

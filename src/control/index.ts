@@ -1,10 +1,10 @@
 // The control plane under /_sandbox: health, reset, fixtures, the operations catalog. Not part of any
 // emulated interface; its errors use the standard body.
-import { timingSafeEqual } from 'node:crypto';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
 import { bookkeepingInspection } from '../bookkeeping/inspect.js';
 import { assumptionLookup } from '../http/assumptions.js';
+import { sameSecret } from '../http/bearer.js';
 import { SandboxError, standardBody, validationError } from '../http/errors.js';
 import { useStandardErrors } from '../http/interface-plugin.js';
 import { CATALOG } from '../interfaces.js';
@@ -14,8 +14,9 @@ import { receivablesInspection } from '../receivables/inspect.js';
 import { registryInspection } from '../registry/inspect.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { controlPlugin } from './tools.js';
-import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile } from './fixtures.js';
+import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile, replaceState } from './fixtures.js';
 import { useJsonBodies } from '../http/json.js';
+import { pathOf } from '../http/url.js';
 import { uiPlugin } from './ui/index.js';
 import { runtimeOf } from '../runtime/index.js';
 
@@ -28,12 +29,6 @@ const OperationSchema = Type.Object({
 });
 
 const Counts = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()));
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /** Prefixes the pointers of a fixture error with where the document sits in the request. */
 function under(prefix: string, fn: () => LoadCounts): LoadCounts {
@@ -97,7 +92,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
     });
   }
 
-  useStandardErrors(app, (request) => `${request.method} ${request.url.split('?')[0]} is not a control-plane call`);
+  useStandardErrors(app, (request) => `${request.method} ${pathOf(request.url)} is not a control-plane call`);
 
   app.get(
     '/health',
@@ -112,8 +107,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const runtime = runtimeOf(request);
-      runtime.store.db.prepare('SELECT 1').get();
+      runtimeOf(request).store.ping();
       return { status: 'ok' as const };
     },
   );
@@ -180,14 +174,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
       runtime.clock.reset();
       let loaded: LoadCounts;
       try {
-        loaded = under('/fixtures', () =>
-          runtime.store.transaction(() => {
-            runtime.store.wipe();
-            const counts = doc === undefined ? {} : loadFixtures(doc, runtime);
-            runtime.store.setMetaValue('lastReset', runtime.clock.now().toISOString());
-            return counts;
-          }),
-        );
+        loaded = under('/fixtures', () => replaceState(doc, runtime));
       } catch (err) {
         runtime.clock.restore(savedClock);
         throw err;
