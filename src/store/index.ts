@@ -2,6 +2,7 @@
 import { BookkeepingStore } from './bookkeeping.js';
 import type { Db } from './db.js';
 import { LoanbondStore } from './loanbond.js';
+import { ReadCache } from './read-cache.js';
 import { ReceivablesStore } from './receivables.js';
 import { RegistryStore } from './registry.js';
 import { SnapshotStore } from './snapshots.js';
@@ -13,13 +14,16 @@ export class Store {
   readonly loanbond: LoanbondStore;
   /** Named copies of the whole state (the control plane's snapshots). */
   readonly snapshots: SnapshotStore;
+  /** Read answers kept until any row changes (read-cache.ts): the hot path's lookups and pages. */
+  readonly reads: ReadCache;
   private readonly wipeAll: () => void;
   private readonly counts: Array<[string, { get(): unknown }]>;
   private readonly getMeta;
   private readonly setMeta;
 
   constructor(readonly db: Db) {
-    this.bookkeeping = new BookkeepingStore(db);
+    this.reads = new ReadCache(db);
+    this.bookkeeping = new BookkeepingStore(db, this.reads);
     this.registry = new RegistryStore(db);
     this.receivables = new ReceivablesStore(db);
     this.loanbond = new LoanbondStore(db);
