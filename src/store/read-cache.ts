@@ -11,12 +11,15 @@ import type { Db } from './db.js';
 /** Entries kept at most; past it the cache starts over (a client walking every page of a big tenant). */
 export const READ_CACHE_ENTRIES = 4096;
 
+/** No data_version read since the cache last started over: nothing may be answered from it yet. */
+const UNKNOWN = -1;
+
 export class ReadCache {
   private readonly changes: Statement;
   /** Undefined for an in-memory database, which no other connection can open. */
   private readonly dataVersion: Statement | undefined;
   private lastChanges = -1;
-  private lastDataVersion = -1;
+  private lastDataVersion = UNKNOWN;
   private readonly entries = new Map<string, unknown>();
 
   constructor(private readonly db: Db) {
@@ -34,14 +37,21 @@ export class ReadCache {
   get<T>(key: string, read: () => T): T {
     if (this.db.inTransaction) return read();
     const changes = this.changes.get() as number;
-    const dataVersion = this.dataVersion ? (this.dataVersion.get() as number) : 0;
-    if (changes !== this.lastChanges || dataVersion !== this.lastDataVersion) {
+    if (changes !== this.lastChanges) {
+      // A row changed here: start over. Other connections' commits are not asked about now (that
+      // read costs more than the rest of the check, and a stream of writes would pay it on every
+      // request): the next check asks, and starts over once more.
       this.entries.clear();
       this.lastChanges = changes;
-      this.lastDataVersion = dataVersion;
-    } else if (this.entries.has(key)) {
-      return this.entries.get(key) as T;
+      this.lastDataVersion = UNKNOWN;
+    } else if (this.dataVersion) {
+      const dataVersion = this.dataVersion.get() as number;
+      if (dataVersion !== this.lastDataVersion) {
+        this.entries.clear();
+        this.lastDataVersion = dataVersion;
+      }
     }
+    if (this.entries.has(key)) return this.entries.get(key) as T;
     const value = read();
     if (this.entries.size >= READ_CACHE_ENTRIES) this.entries.clear();
     this.entries.set(key, value);
