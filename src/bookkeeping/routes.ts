@@ -37,6 +37,17 @@ function userOf(request: FastifyRequest): number {
   return user;
 }
 
+/** tenantIdProblem of the tenants requests name, remembered: a pure check, and per request it was a hot path cost. */
+const tenantProblems = new Map<string, string | undefined>();
+
+function tenantProblem(tenantId: string): string | undefined {
+  if (tenantProblems.has(tenantId)) return tenantProblems.get(tenantId);
+  const problem = tenantIdProblem(tenantId);
+  if (tenantProblems.size >= 1024) tenantProblems.clear();
+  tenantProblems.set(tenantId, problem);
+  return problem;
+}
+
 export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
   setupInterface(app, INTERFACES.bookkeeping);
   // Credentials before anything in the request is read: token (401), tenantId (400), access (403).
@@ -48,7 +59,7 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
       reply.header('www-authenticate', 'Bearer');
       throw new SandboxError(401, 'the bearer token is not the access token of any bookkeeping user');
     }
-    const problem = tenantIdProblem(tenantId);
+    const problem = tenantProblem(tenantId);
     if (problem) {
       throw validationError([{ path: pointer('tenantId'), message: `path parameter tenantId ${problem}` }]);
     }
