@@ -42,7 +42,8 @@ const OWNERS: Array<[string, (url: string, fn: string) => boolean]> = [
   ['tenant check: tenant id check digits', (u, f) => /tenantIdProblem|tenantProblem/.test(f) || /domain\/tax-id/.test(u)],
   ['read cache: change-count check', (u) => /store\/read-cache/.test(u)],
   ['extract page read (SQLite)', (_u, f) => /extractPage|extractRequestCount|toExtractItem/.test(f)],
-  ['payment write (SQLite transaction)', (u, f) => /declarePayment|payTx/.test(f) || /better-sqlite3\/lib\/methods\/transaction/.test(u)],
+  // The transaction's body is an anonymous function of the store module.
+  ['payment write (SQLite transaction)', (u, f) => /declarePayment|payTx/.test(f) || (f === '' && /store\/bookkeeping/.test(u)) || /better-sqlite3\/lib\/methods\/transaction/.test(u)],
   ['payment rules', (u) => /bookkeeping\/payment/.test(u)],
   ['journal (capture, ring buffer)', (u) => /runtime\/journal|runtime\/redact/.test(u)],
   ['fault check + journal trace (control hooks)', (u) => /runtime\/hooks|runtime\/faults/.test(u)],
