@@ -33,8 +33,12 @@ export class ReadCache {
    * The value stored under `key` while no row has changed, else `read()` (stored for later). `read`
    * must only read. Inside a transaction nothing is read from or kept in the cache: rows written
    * there are not committed yet, and a rollback takes them back without counting as a change.
+   *
+   * `checkedForRequest`: the caller's request already made a full check (a get without it) after it
+   * arrived, so other connections are not asked again: a commit of theirs since that check is
+   * concurrent with the request, and the state as of the check is what a read then would answer.
    */
-  get<T>(key: string, read: () => T): T {
+  get<T>(key: string, read: () => T, checkedForRequest = false): T {
     if (this.db.inTransaction) return read();
     const changes = this.changes.get() as number;
     if (changes !== this.lastChanges) {
@@ -44,7 +48,7 @@ export class ReadCache {
       this.entries.clear();
       this.lastChanges = changes;
       this.lastDataVersion = UNKNOWN;
-    } else if (this.dataVersion) {
+    } else if (this.dataVersion && !checkedForRequest) {
       const dataVersion = this.dataVersion.get() as number;
       if (dataVersion !== this.lastDataVersion) {
         this.entries.clear();

@@ -92,6 +92,27 @@ describe('the read cache', () => {
     db.close();
   });
 
+  it('within a request already checked, still sees every change of its own connection; the next request sees the others\'', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'read-cache-'));
+    dirs.push(dir);
+    const file = join(dir, 'sandbox.db');
+    const { db, cache } = setup(file);
+    const read = db.prepare('SELECT v FROM xx_parents WHERE id = 1').pluck();
+    const get = (checked: boolean) => cache.get('v', () => read.get(), checked);
+    // The request's first lookup makes the full check, later ones of the same request skip one part.
+    for (let i = 0; i < 3; i++) get(false);
+    db.exec("UPDATE xx_parents SET v = 'here' WHERE id = 1");
+    expect(get(true)).toBe('here');
+    const other = new Database(file);
+    try {
+      other.exec("UPDATE xx_parents SET v = 'elsewhere' WHERE id = 1");
+    } finally {
+      other.close();
+    }
+    expect(get(false)).toBe('elsewhere');
+    db.close();
+  });
+
   it(`keeps at most ${READ_CACHE_ENTRIES} entries`, () => {
     const { cache } = setup();
     for (let i = 0; i < READ_CACHE_ENTRIES * 2 + 5; i++) cache.get(`k${i}`, () => i);
