@@ -1,5 +1,6 @@
 // The store: one database connection and one module per interface. Routes never see SQL.
 import { BookkeepingStore } from './bookkeeping.js';
+import { Checkpointer } from './checkpointer.js';
 import type { Db } from './db.js';
 import { LoanbondStore } from './loanbond.js';
 import { ReadCache } from './read-cache.js';
@@ -16,6 +17,8 @@ export class Store {
   readonly snapshots: SnapshotStore;
   /** Read answers kept until any row changes (read-cache.ts): the hot path's lookups and pages. */
   readonly reads: ReadCache;
+  /** WAL checkpoints in a worker thread, for a database file (checkpointer.ts). */
+  readonly checkpointer: Checkpointer | undefined;
   private readonly wipeAll: () => void;
   private readonly counts: Array<[string, { get(): unknown }]>;
   private readonly getMeta;
@@ -44,6 +47,7 @@ export class Store {
     );
     // Last: it attaches its own schema, which the table list above must not see.
     this.snapshots = new SnapshotStore(db);
+    this.checkpointer = db.memory ? undefined : new Checkpointer(db);
   }
 
   /** Runs `fn` in one transaction (nested calls become savepoints). */
@@ -70,6 +74,7 @@ export class Store {
   }
 
   close(): void {
+    this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 }
