@@ -51,10 +51,15 @@ export function loggerOptions(settings: LogSettings): LoggerOptions & { stream?:
 
 /** One log line per request, with the operation it reached; no headers, no bodies. */
 export function logRequests(app: FastifyInstance): void {
+  // The line's fields are fixed and none is a secret, so it is written by a child that skips the
+  // redaction walk (pino's wildcard paths cost each line about 8 us, most of the line's cost); the
+  // request's own logger, which handlers write to, keeps it.
+  const requestLines = app.log.child({}, { redact: [] });
   app.addHook('onResponse', async (request, reply) => {
     const config = request.routeOptions.config;
-    request.log.info(
+    requestLines.info(
       {
+        reqId: request.id,
         method: request.method,
         url: pathOf(request.url),
         statusCode: reply.statusCode,

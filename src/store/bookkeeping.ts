@@ -1,6 +1,7 @@
 // Bookkeeping storage: users and their tenants, trade bills and their payments, extract requests.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
+import type { ReadCache } from './read-cache.js';
 
 export type TradeBillStatus = 'open' | 'partially-paid' | 'paid' | 'cancelled' | 'blocked';
 
@@ -74,6 +75,13 @@ export interface PaymentEffect {
   statusAfter: TradeBillStatus;
 }
 
+/** Who a bearer token is and whether they may act for a tenant, as authorization needs it. */
+export interface Access {
+  /** Undefined: the token is no user's. */
+  userId: number | undefined;
+  hasTenant: boolean;
+}
+
 export interface TenantSummary {
   tenantId: string;
   userIds: number[];
@@ -112,7 +120,10 @@ export class BookkeepingStore {
   /** One statement per sort field and direction, each an index range of (tenant_id, field, request_id). */
   private readonly pages: Record<ExtractSortField, Record<Direction, Statement>>;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly reads: ReadCache,
+  ) {
     this.s = {
       insertUser: db.prepare('INSERT INTO bk_users (user_id, access_token) VALUES (?, ?)'),
       insertUserTenant: db.prepare(
@@ -206,6 +217,18 @@ export class BookkeepingStore {
 
   userHasTenant(userId: number, tenantId: string): boolean {
     return this.s.userHasTenant.get(userId, tenantId) !== undefined;
+  }
+
+  /**
+   * The token's user and their access to the tenant in one lookup, answered from the read cache
+   * until any row changes (every request of a client carries the same token and tenant).
+   */
+  access(accessToken: string, tenantId: string): Access {
+    // The tenant's length makes the key unambiguous whatever characters either holds.
+    return this.reads.get(`bk-access|${tenantId.length}|${tenantId}|${accessToken}`, () => {
+      const userId = this.userIdByToken(accessToken);
+      return { userId, hasTenant: userId !== undefined && this.userHasTenant(userId, tenantId) };
+    });
   }
 
   insertTradeBill(bill: Omit<TradeBillRow, 'id'>): void {

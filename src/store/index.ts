@@ -1,7 +1,9 @@
 // The store: one database connection and one module per interface. Routes never see SQL.
 import { BookkeepingStore } from './bookkeeping.js';
+import { Checkpointer } from './checkpointer.js';
 import type { Db } from './db.js';
 import { LoanbondStore } from './loanbond.js';
+import { ReadCache } from './read-cache.js';
 import { ReceivablesStore } from './receivables.js';
 import { RegistryStore } from './registry.js';
 import { SnapshotStore } from './snapshots.js';
@@ -13,13 +15,18 @@ export class Store {
   readonly loanbond: LoanbondStore;
   /** Named copies of the whole state (the control plane's snapshots). */
   readonly snapshots: SnapshotStore;
+  /** Read answers kept until any row changes (read-cache.ts): the hot path's lookups and pages. */
+  readonly reads: ReadCache;
+  /** WAL checkpoints in a worker thread, for a database file (checkpointer.ts). */
+  readonly checkpointer: Checkpointer | undefined;
   private readonly wipeAll: () => void;
   private readonly counts: Array<[string, { get(): unknown }]>;
   private readonly getMeta;
   private readonly setMeta;
 
   constructor(readonly db: Db) {
-    this.bookkeeping = new BookkeepingStore(db);
+    this.reads = new ReadCache(db);
+    this.bookkeeping = new BookkeepingStore(db, this.reads);
     this.registry = new RegistryStore(db);
     this.receivables = new ReceivablesStore(db);
     this.loanbond = new LoanbondStore(db);
@@ -40,6 +47,7 @@ export class Store {
     );
     // Last: it attaches its own schema, which the table list above must not see.
     this.snapshots = new SnapshotStore(db);
+    this.checkpointer = db.memory ? undefined : new Checkpointer(db);
   }
 
   /**
@@ -76,6 +84,7 @@ export class Store {
   }
 
   close(): void {
+    this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 }
