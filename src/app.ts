@@ -27,6 +27,14 @@ import { installControlHooks, journalUnrouted } from './runtime/hooks.js';
 import type { SandboxIds } from './runtime/ids.js';
 import type { SandboxClock } from './runtime/clock.js';
 import { createRuntime, installRuntime } from './runtime/index.js';
+import {
+  DEFAULT_MAX_WORKSPACES,
+  DEFAULT_WORKSPACE_IDLE_MS,
+  workspaceNameOf,
+  workspaceRewrite,
+  Workspaces,
+} from './runtime/workspaces.js';
+import { installWorkspaces, workspaceOpener } from './control/workspaces.js';
 import { importWork } from './receivables/runner.js';
 import { registrationWork } from './loanbond/runner.js';
 import { sandboxPlugin } from './control/index.js';
@@ -63,6 +71,10 @@ export interface AppOptions {
   clock?: SandboxClock;
   /** Inject the key generator; default: random, or seeded by `seed`. */
   ids?: SandboxIds;
+  /** Workspaces allowed besides `default` (default 256). */
+  maxWorkspaces?: number;
+  /** In-memory workspaces unused this long are removed (default one hour; 0: never). */
+  workspaceIdleMs?: number;
 }
 
 /** Server-wide settings; those of one sandbox state are the runtime's (runtime/index.ts). */
@@ -85,6 +97,11 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     adminToken: options.adminToken || undefined,
   };
+  // The app's logger, once it exists (no runner runs before the app is ready).
+  const log = {
+    info: (obj: object, msg: string) => app.log.info(obj, msg),
+    error: (obj: object, msg: string) => app.log.error(obj, msg),
+  };
   const { runtime, isNew } = createRuntime({
     db: options.db ?? ':memory:',
     settings: {
@@ -95,11 +112,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
       journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
     },
     kinds: WORK_KINDS,
-    // The app's logger, once it exists (no runner runs before the app is ready).
-    log: {
-      info: (obj, msg) => app.log.info(obj, msg),
-      error: (obj, msg) => app.log.error(obj, msg),
-    },
+    log,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ids ? { ids: options.ids } : {}),
   });
@@ -119,7 +132,17 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     throw err;
   }
 
+  const workspaces = new Workspaces({
+    defaultRuntime: runtime,
+    opener: workspaceOpener({ db: options.db ?? ':memory:', settings: runtime.settings, kinds: WORK_KINDS, log }),
+    max: options.maxWorkspaces ?? DEFAULT_MAX_WORKSPACES,
+    idleMs: options.workspaceIdleMs ?? DEFAULT_WORKSPACE_IDLE_MS,
+    log,
+  });
+
   const app = Fastify({
+    // A base URL /ws/{name} reaches workspace {name}: the prefix is taken off before routing.
+    rewriteUrl: workspaceRewrite,
     logger: options.logger ? loggerOptions(options.logger) : false,
     bodyLimit: settings.bodyLimit,
     // Our own onResponse line replaces Fastify's two lines per request.
@@ -154,7 +177,6 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   });
 
   app.decorate('settings', settings);
-  installRuntime(app, runtime);
   app.addHook('onClose', () => runtime.close());
 
   // One log line per request, with the operation it reached; no headers, no bodies.
@@ -164,6 +186,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
       {
         method: request.method,
         url: request.url.split('?')[0],
+        workspace: workspaceNameOf(request.raw),
         statusCode: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 100) / 100,
         interface: config.interface,
@@ -175,6 +198,8 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
 
   // Fault rules and the request journal, inherited by every plugin registered below.
   installControlHooks(app);
+  // Each request's runtime: the default one, or the workspace its path names.
+  installRuntime(app, runtime, installWorkspaces(app, workspaces));
 
   // x-sandbox-assumptions: every decision in one list (an extension the InfoObject type does not name).
   const info = {
@@ -219,7 +244,9 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   );
 
   await app.ready();
-  // Resume what a previous run left pending.
+  // Resume what a previous run left pending, in every workspace kept in a file.
   runtime.work.kickAll();
+  workspaces.openPersisted();
+  workspaces.startEviction();
   return app;
 }

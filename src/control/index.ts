@@ -17,6 +17,7 @@ import { controlPlugin } from './tools.js';
 import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile } from './fixtures.js';
 import { useJsonBodies } from '../http/json.js';
 import { uiPlugin } from './ui/index.js';
+import { workspacesPlugin } from './workspaces.js';
 import { runtimeOf } from '../runtime/index.js';
 
 const OperationSchema = Type.Object({
@@ -205,6 +206,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   await app.register(controlPlugin);
+  await app.register(workspacesPlugin);
 
   // Each interface inspects its own state, from its own folder.
   await app.register(bookkeepingInspection, { prefix: '/bookkeeping' });

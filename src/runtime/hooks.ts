@@ -81,8 +81,9 @@ export function installControlHooks(app: FastifyInstance): void {
 
   app.addHook('onResponse', async (request, reply) => {
     const trace = traces.get(request);
+    if (!trace) return;
     const journal = runtimeOf(request).journal;
-    if (!trace || !journal.enabled) return;
+    if (!journal.enabled) return;
     // Outside the interfaces only the unknown paths (404s) are kept: /docs and /openapi.json are not.
     if (trace.interface === null && !request.is404) return;
     const config = request.routeOptions.config;
@@ -112,8 +113,16 @@ export function installControlHooks(app: FastifyInstance): void {
 export function journalUnrouted(request: FastifyRequest, status: number, body: unknown): void {
   const path = pathOf(request.url);
   const iface = interfaceOfPath(path);
-  const { journal, clock } = runtimeOf(request);
-  if (iface === null || !journal.enabled) return;
+  if (iface === null) return;
+  let runtime;
+  try {
+    runtime = runtimeOf(request);
+  } catch {
+    // Its workspace could not be created (the limit): there is no journal to write to.
+    return;
+  }
+  const { journal, clock } = runtime;
+  if (!journal.enabled) return;
   const now = clock.now().toISOString();
   journal.add({
     id: journal.nextId(),
