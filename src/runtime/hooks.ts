@@ -49,6 +49,9 @@ export function installControlHooks(app: FastifyInstance): void {
     const path = pathOf(request.url);
     if (path.startsWith(CONTROL_PREFIX)) return;
     const iface = interfaceOfPath(path);
+    // Outside the interfaces only the 404s are journaled (not /docs, /openapi.json): nothing to do for
+    // the others, and a workspace named in their path is not created by them.
+    if (iface === null && !request.is404) return;
     const { journal, faults, clock } = runtimeOf(request);
     if (iface === null && !journal.enabled) return;
     const trace: Trace = {
