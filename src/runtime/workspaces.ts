@@ -154,13 +154,22 @@ export class Workspaces {
     return name === DEFAULT_WORKSPACE || this.entries.has(name);
   }
 
-  /** The runtime of `name`, created with the start-up fixtures on first use. Counts as a use. */
+  /** The runtime of `name`, created with the start-up fixtures on first use. */
+  runtime(name: string): Runtime {
+    return this.entry(name).runtime;
+  }
+
+  /** runtime(name) for a request: in use (never evicted) until release(name). */
   use(name: string): Runtime {
-    if (name === DEFAULT_WORKSPACE) return this.options.defaultRuntime;
-    const entry = this.entries.get(name) ?? this.add(name, undefined);
+    const entry = this.entry(name);
     entry.lastUsed = this.now();
     entry.active++;
     return entry.runtime;
+  }
+
+  private entry(name: string): Entry {
+    if (name === DEFAULT_WORKSPACE) return this.defaultEntry;
+    return this.entries.get(name) ?? this.add(name, undefined);
   }
 
   /** A request that used `name` is answered. */
