@@ -27,6 +27,7 @@ const ASSETS: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'api.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',
+  'workspaces.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
 };
 

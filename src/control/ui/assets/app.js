@@ -3,6 +3,7 @@
 // sections when either changed. Lists that can grow to thousands are paged.
 import { AuthError, adoptTokenFromFragment, api, setToken } from './api.js';
 import { fill, h, json, money, table, when } from './dom.js';
+import { workspacePicker } from './workspaces.js';
 
 const PAGE = 50;
 const LINES = 200;
@@ -631,7 +632,7 @@ async function refreshSection(fn) {
 
 async function refreshAll() {
   const data = await api('/overview');
-  await Promise.all([overview(data), bookkeeping(), registry(), receivables(), loanbond(), journal()]);
+  await Promise.all([overview(data), bookkeeping(), registry(), receivables(), loanbond(), journal(), workspacePicker()]);
   return data;
 }
 
