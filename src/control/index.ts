@@ -5,7 +5,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bookkeepingInspection } from '../bookkeeping/inspect.js';
 import { assumptionLookup } from '../http/assumptions.js';
-import { SandboxError, standardBody, validationError } from '../http/errors.js';
+import { standardBody, validationError } from '../http/errors.js';
 import { useStandardErrors } from '../http/interface-plugin.js';
 import { CATALOG } from '../interfaces.js';
 import { StandardError, Strict } from '../http/schema.js';
@@ -14,7 +14,7 @@ import { receivablesInspection } from '../receivables/inspect.js';
 import { registryInspection } from '../registry/inspect.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { controlPlugin } from './tools.js';
-import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile } from './fixtures.js';
+import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile, under } from './fixtures.js';
 import { useJsonBodies } from '../http/json.js';
 import { uiPlugin } from './ui/index.js';
 import { workspacesPlugin } from './workspaces.js';
@@ -34,18 +34,6 @@ function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** Prefixes the pointers of a fixture error with where the document sits in the request. */
-function under(prefix: string, fn: () => LoadCounts): LoadCounts {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof SandboxError && err.details.length > 0) {
-      throw validationError(err.details.map((d) => ({ path: prefix + d.path, message: d.message })));
-    }
-    throw err;
-  }
 }
 
 const TAG = ['sandbox control plane'];

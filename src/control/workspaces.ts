@@ -20,7 +20,7 @@ import {
   workspaceNameOf,
   type Workspaces,
 } from '../runtime/workspaces.js';
-import { loadFixtures, readFixtureFile } from './fixtures.js';
+import { loadFixtures, readFixtureFile, under } from './fixtures.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -177,17 +177,6 @@ function refusedUnderPrefix(request: FastifyRequest): void {
     );
 }
 
-/** Prefixes the pointers of a fixture error with where the document sits in the request. */
-function underFixtures<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof SandboxError && err.details.length > 0)
-      throw validationError(err.details.map((d) => ({ path: `/fixtures${d.path}`, message: d.message })));
-    throw err;
-  }
-}
-
 export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/workspaces',
@@ -248,7 +237,7 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       refusedUnderPrefix(request);
       const { name, fixtures } = request.body;
-      const created = underFixtures(() => app.workspaces.create(name, fixtures === 'default' ? undefined : fixtures));
+      const created = under('/fixtures', () => app.workspaces.create(name, fixtures === 'default' ? undefined : fixtures));
       if (!created)
         throw new SandboxError(
           409,
