@@ -1,7 +1,7 @@
 // npm run bench [-- --quick]: every documented operation measured against baselines taken in the
 // same run (a bare Fastify server: the stack's limit; json-server 0.17: the fastest peer). Figures
 // are ratios, because these machines are shared and noisy; no timing ever goes into the test suite.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cnab444, extractRequests, pdf, TENANTS } from './data.js';
@@ -74,6 +74,12 @@ async function main(): Promise<void> {
   process.stderr.write(
     `tradebill-sandbox benchmarks (${quick ? 'quick' : 'full'}), Node ${process.version}\n`,
   );
+  if (process.argv.includes('--workspaces')) {
+    // Only the workspace figures (their baselines are in the same section): -- --workspaces
+    await workspaceFigures();
+    process.stdout.write(`\n${printTable(rows)}\n`);
+    return;
+  }
 
   // Baseline 1: bare Fastify, constant JSON of the same page the sandbox answers.
   const page = extractRequests(TENANTS.t10k, 20, 1);
@@ -162,6 +168,7 @@ async function main(): Promise<void> {
   } finally {
     await lb.stop();
   }
+  await workspaceFigures();
 
   const table = printTable(rows);
   process.stdout.write(`\n${table}\n`);
@@ -452,6 +459,136 @@ async function controlPlane(s: Server): Promise<void> {
   }
 }
 
+/** Workspaces as parallel CI workers use them: in memory, created with the demo fixtures. */
+async function workspaceFigures(): Promise<void> {
+  const ws = await startChild('dist/server.js', (port) => [
+    '--port',
+    String(port),
+    '--db',
+    ':memory:',
+    '--fixtures',
+    'fixtures/demo.json',
+    '--max-workspaces',
+    '400',
+  ]);
+  try {
+    await workspaces(ws);
+  } finally {
+    await ws.stop();
+  }
+}
+
+/** Resident set of a child now (Linux VmRSS), in bytes. */
+function rssNow(pid: number | undefined): number {
+  const m = pid ? /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8')) : null;
+  return m ? Number(m[1]) * 1024 : Number.NaN;
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+async function workspaces(s: Server): Promise<void> {
+  const bar1 = 'report (baseline: reset of the default workspace to the same fixtures)';
+  try {
+    const resets: number[] = [];
+    const creates: number[] = [];
+    // Interleaved, so both sides see the same machine load.
+    for (let i = 0; i < 60; i++) {
+      resets.push(await timed(() => post(s, '/_sandbox/reset', { fixtures: 'default' })));
+      creates.push(await timed(() => post(s, '/_sandbox/workspaces', { name: `c${i}` })));
+    }
+    for (let i = 0; i < 60; i++) await fetch(`${s.url}/_sandbox/workspaces/c${i}`, { method: 'DELETE' });
+    const r = median(creates) / median(resets);
+    row('create a workspace with the demo fixtures (p50)', fmt.ms(median(creates)), `reset p50 ${fmt.ms(median(resets))}`, fmt.x(r), bar1, null);
+  } catch (err) {
+    failed('create a workspace with the demo fixtures', bar1, err);
+  }
+
+  const bar2 = 'report';
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const before = rssNow(s.child.pid);
+    for (let i = 0; i < 256; i++) await post(s, '/_sandbox/workspaces', { name: `idle-${i}` });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const after = rssNow(s.child.pid);
+    row(
+      '256 idle workspaces with the demo fixtures (:memory:), RSS',
+      `+${fmt.mb(after - before)} (${fmt.n((after - before) / 256 / 1024)} KiB each)`,
+      `sandbox before ${fmt.mb(before)}`,
+      fmt.x(after / before),
+      bar2,
+      null,
+    );
+  } catch (err) {
+    failed('256 idle workspaces', bar2, err);
+  }
+
+  const bar3 = '>= 0.9x the default workspace';
+  try {
+    const doc = {
+      bookkeeping: {
+        users: [{ userId: 99, accessToken: BK_TOKEN, tenants: [TENANTS.t10k] }],
+        extractRequests: extractRequests(TENANTS.t10k, 10_000, 100_001),
+      },
+    };
+    await post(s, '/_sandbox/fixtures', doc);
+    await post(s, '/_sandbox/workspaces', { name: 'bench', fixtures: doc });
+    const query = extractUrl(TENANTS.t10k, 'page=1&pageSize=20&sortBy=registeredAt&desc=true');
+    const run = async (base: string) => {
+      const r = await load({ url: s.url + base + query, headers: bkHeaders, connections: 50, duration: quick ? 1 : 2 });
+      if (r.non2xx > 0) throw new Error(`${r.non2xx} non-2xx answers under "${base}"`);
+      return r.reqPerSec;
+    };
+    // Alternating runs (with the 256 idle workspaces above still open): noise hits both sides.
+    // Warm both (JIT, statement cache, the workspace's pages) before measuring.
+    for (const base of ['', '/ws/bench'])
+      await load({ url: s.url + base + query, headers: bkHeaders, connections: 50, duration: 1 });
+    // Many short runs in alternation, the ratio taken pair by pair: on a shared machine the load
+    // drifts within seconds, and a pair sees nearly the same drift on both sides.
+    const pairs: Array<{ plain: number; prefixed: number }> = [];
+    for (let i = 0; i < (quick ? 4 : 10); i++) {
+      const first = i % 2 === 0 ? '' : '/ws/bench';
+      const a = await run(first);
+      const b = await run(first === '' ? '/ws/bench' : '');
+      pairs.push(first === '' ? { plain: a, prefixed: b } : { plain: b, prefixed: a });
+    }
+    const ratio = median(pairs.map((p) => p.prefixed / p.plain));
+    row(
+      'GET extract, 10k tenant, in a workspace vs default, 50 conns',
+      `${fmt.n(median(pairs.map((p) => p.prefixed)))} req/s`,
+      `default ${fmt.n(median(pairs.map((p) => p.plain)))} req/s`,
+      fmt.x(ratio),
+      bar3,
+      ratio >= 0.9,
+    );
+    // One request at a time, the two alternating request by request: the cost of a request alone.
+    const lat: Record<string, number[]> = { '': [], '/ws/bench': [] };
+    for (let i = 0; i < (quick ? 500 : 3000); i++) {
+      for (const base of ['', '/ws/bench']) {
+        const t0 = performance.now();
+        const res = await fetch(s.url + base + query, { headers: bkHeaders });
+        await res.arrayBuffer();
+        lat[base]?.push(performance.now() - t0);
+      }
+    }
+    const p50 = median(lat['/ws/bench'] ?? []);
+    const p50Plain = median(lat[''] ?? []);
+    row(
+      'GET extract, 10k tenant, in a workspace vs default, sequential p50',
+      fmt.ms(p50),
+      `default ${fmt.ms(p50Plain)}`,
+      fmt.x(p50Plain / p50),
+      '>= 0.9x the default workspace (throughput: default p50 / workspace p50)',
+      p50Plain / p50 >= 0.9,
+    );
+  } catch (err) {
+    failed('GET extract in a workspace', bar3, err);
+  }
+}
+
 /** Restore of a snapshot whose 10k-row table (seven B-trees: rows and six sort indexes) changed since. */
 async function snapshotRestore(s: Server, where: string): Promise<void> {
   const bar2 = '<= 5 ms';
@@ -460,7 +597,7 @@ async function snapshotRestore(s: Server, where: string): Promise<void> {
     await post(s, '/_sandbox/fixtures', {
       bookkeeping: {
         users: [{ userId: 7, accessToken: BK_TOKEN, tenants: [TENANTS.t10k] }],
-        extractRequests: extractRequests(TENANTS.t10k, 10_000, 1),
+        extractRequests: extractRequests(TENANTS.t10k, 10_000, 100_001),
       },
     });
     await post(s, '/_sandbox/snapshots', { name: 'bench' });

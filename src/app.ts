@@ -24,6 +24,8 @@ import { registryPlugin } from './registry/routes.js';
 import type { SandboxClock } from './runtime/clock.js';
 import type { SandboxIds } from './runtime/ids.js';
 import { createRuntime, installRuntime, type Runtime, type RuntimeLog } from './runtime/index.js';
+import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS, workspaceNameOf, workspaceRewrite, Workspaces } from './runtime/workspaces.js';
+import { installWorkspaces, workspaceOpener } from './control/workspaces.js';
 
 export const VERSION = '0.1.0';
 export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
@@ -57,6 +59,10 @@ export interface AppOptions {
   clock?: SandboxClock;
   /** Inject the key generator; default: random, or seeded by `seed`. */
   ids?: SandboxIds;
+  /** Workspaces allowed besides `default` (default 256). */
+  maxWorkspaces?: number;
+  /** In-memory workspaces unused this long are removed (default one hour; 0: never). */
+  workspaceIdleMs?: number;
 }
 
 /** Server-wide settings; those of one sandbox state are the runtime's (runtime/index.ts). */
@@ -94,12 +100,21 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   app.decorate('settings', settings);
 
   const runtime = await openRuntime(options, app.log);
-  installRuntime(app, runtime);
   app.addHook('onClose', () => runtime.close());
+  const workspaces = new Workspaces({
+    defaultRuntime: runtime,
+    opener: workspaceOpener({ db: options.db ?? ':memory:', settings: runtime.settings, kinds: WORK_KINDS, log: app.log }),
+    max: options.maxWorkspaces ?? DEFAULT_MAX_WORKSPACES,
+    idleMs: options.workspaceIdleMs ?? DEFAULT_WORKSPACE_IDLE_MS,
+    log: app.log,
+  });
 
-  logRequests(app);
+  logRequests(app, (request) => workspaceNameOf(request.raw));
   // Fault rules and the request journal, inherited by every plugin registered below.
   installControlHooks(app);
+  // Each request's runtime: the default one, or the workspace its path names (after the control
+  // hooks, so a workspace is released once its journal entry is written).
+  installRuntime(app, runtime, installWorkspaces(app, workspaces));
   await registerOpenApi(app, { version: VERSION, assumptions: allAssumptions, tags: OPENAPI_TAGS, interfaces: INTERFACES });
 
   await app.register(sandboxPlugin, { prefix: '/_sandbox' });
@@ -114,13 +129,17 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   );
 
   await app.ready();
-  // Resume what a previous run left pending.
+  // Resume what a previous run left pending, in every workspace kept in a file.
   runtime.work.kickAll();
+  workspaces.openPersisted();
+  workspaces.startEviction();
   return app;
 }
 
 function serverOptions(options: AppOptions, settings: Settings) {
   return {
+    // A base URL /ws/{name} reaches workspace {name}: the prefix is taken off before routing.
+    rewriteUrl: workspaceRewrite,
     logger: options.logger ? loggerOptions(options.logger) : false,
     bodyLimit: settings.bodyLimit,
     // Our own onResponse line (http/logging.ts) replaces Fastify's two lines per request.

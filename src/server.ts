@@ -38,6 +38,8 @@ async function main(): Promise<void> {
     seed: config.seed,
     seedSecrets: config.seedSecrets,
     journalSize: config.journalSize,
+    maxWorkspaces: config.maxWorkspaces,
+    workspaceIdleMs: config.workspaceIdleMs,
   });
 
   let closing = false;

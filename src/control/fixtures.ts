@@ -87,3 +87,14 @@ export function readFixtureFile(path: string): unknown {
     throw new SandboxError(400, `the fixture file ${path} is not valid JSON: ${(err as Error).message}`);
   }
 }
+
+/** Runs `fn`; a refused fixture document's pointers are prefixed with where it sits in the request. */
+export function under<T>(prefix: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof SandboxError && err.details.length > 0)
+      throw validationError(err.details.map((d) => ({ path: prefix + d.path, message: d.message })));
+    throw err;
+  }
+}

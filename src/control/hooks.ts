@@ -45,6 +45,9 @@ export function installControlHooks(app: FastifyInstance): void {
     const path = pathOf(request.url);
     if (path.startsWith(CONTROL_PREFIX)) return;
     const iface = interfaceOfPath(path);
+    // Outside the interfaces only the 404s are journaled (not /docs, /openapi.json): nothing to do for
+    // the others, and a workspace named in their path is not created by them.
+    if (iface === null && !request.is404) return;
     const { journal, faults, clock } = runtimeOf(request);
     if (iface === null && !journal.enabled) return;
     const trace: Trace = {
@@ -77,8 +80,9 @@ export function installControlHooks(app: FastifyInstance): void {
 
   app.addHook('onResponse', async (request, reply) => {
     const trace = traces.get(request);
+    if (!trace) return;
     const journal = runtimeOf(request).journal;
-    if (!trace || !journal.enabled) return;
+    if (!journal.enabled) return;
     // Outside the interfaces only the unknown paths (404s) are kept: /docs and /openapi.json are not.
     if (trace.interface === null && !request.is404) return;
     const config = request.routeOptions.config;
@@ -108,8 +112,16 @@ export function installControlHooks(app: FastifyInstance): void {
 export function journalUnrouted(request: FastifyRequest, status: number, body: unknown): void {
   const path = pathOf(request.url);
   const iface = interfaceOfPath(path);
-  const { journal, clock } = runtimeOf(request);
-  if (iface === null || !journal.enabled) return;
+  if (iface === null) return;
+  let runtime;
+  try {
+    runtime = runtimeOf(request);
+  } catch {
+    // Its workspace could not be created (the limit): there is no journal to write to.
+    return;
+  }
+  const { journal, clock } = runtime;
+  if (!journal.enabled) return;
   const now = clock.now().toISOString();
   journal.add({
     id: journal.nextId(),

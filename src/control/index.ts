@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from '
 import { bookkeepingInspection } from '../bookkeeping/inspect.js';
 import { assumptionLookup } from '../http/assumptions.js';
 import { sameSecret } from '../http/bearer.js';
-import { SandboxError, standardBody, validationError } from '../http/errors.js';
+import { standardBody, validationError } from '../http/errors.js';
 import { useStandardErrors } from '../http/interface-plugin.js';
 import { CATALOG } from '../interfaces.js';
 import { StandardError, Strict } from '../http/schema.js';
@@ -14,10 +14,11 @@ import { receivablesInspection } from '../receivables/inspect.js';
 import { registryInspection } from '../registry/inspect.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { controlPlugin } from './tools.js';
-import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile, replaceState } from './fixtures.js';
+import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile, replaceState, under } from './fixtures.js';
 import { useJsonBodies } from '../http/json.js';
 import { pathOf } from '../http/url.js';
 import { uiPlugin } from './ui/index.js';
+import { workspacesPlugin } from './workspaces.js';
 import { runtimeOf } from '../runtime/index.js';
 
 const OperationSchema = Type.Object({
@@ -29,18 +30,6 @@ const OperationSchema = Type.Object({
 });
 
 const Counts = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()));
-
-/** Prefixes the pointers of a fixture error with where the document sits in the request. */
-function under(prefix: string, fn: () => LoadCounts): LoadCounts {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof SandboxError && err.details.length > 0) {
-      throw validationError(err.details.map((d) => ({ path: prefix + d.path, message: d.message })));
-    }
-    throw err;
-  }
-}
 
 const TAG = ['sandbox control plane'];
 
@@ -225,6 +214,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   await app.register(controlPlugin);
+  await app.register(workspacesPlugin);
 
   // Each interface inspects its own state, from its own folder.
   await app.register(bookkeepingInspection, { prefix: '/bookkeeping' });

@@ -1,6 +1,6 @@
 // Logging: the logger's configuration, where secrets are censored (redaction lives here, not at each
 // call), and the one line written per request.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { DestinationStream, LoggerOptions } from 'pino';
 import { pathOf } from './url.js';
 
@@ -50,7 +50,8 @@ export function loggerOptions(settings: LogSettings): LoggerOptions & { stream?:
 }
 
 /** One log line per request, with the operation it reached; no headers, no bodies. */
-export function logRequests(app: FastifyInstance): void {
+/** `workspaceOf`: the workspace a request reached (undefined: the default one). */
+export function logRequests(app: FastifyInstance, workspaceOf: (request: FastifyRequest) => string | undefined): void {
   // The line's fields are fixed and none is a secret, so it is written by a child that skips the
   // redaction walk (pino's wildcard paths cost each line about 8 us, most of the line's cost); the
   // request's own logger, which handlers write to, keeps it.
@@ -62,6 +63,7 @@ export function logRequests(app: FastifyInstance): void {
         reqId: request.id,
         method: request.method,
         url: pathOf(request.url),
+        workspace: workspaceOf(request),
         statusCode: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 100) / 100,
         interface: config.interface,

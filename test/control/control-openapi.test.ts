@@ -22,6 +22,9 @@ const CALLS: Array<[string, string]> = [
   ['post', '/_sandbox/snapshots/{name}/restore'],
   ['delete', '/_sandbox/snapshots/{name}'],
   ['post', '/_sandbox/work/run'],
+  ['get', '/_sandbox/workspaces'],
+  ['post', '/_sandbox/workspaces'],
+  ['delete', '/_sandbox/workspaces/{name}'],
 ];
 
 describe('the control plane in the OpenAPI document', () => {

@@ -32,6 +32,7 @@ const ASSETS: Record<string, string> = {
   'registry.js': 'text/javascript; charset=utf-8',
   'receivables.js': 'text/javascript; charset=utf-8',
   'loanbond.js': 'text/javascript; charset=utf-8',
+  'workspaces.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
 };
 

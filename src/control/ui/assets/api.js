@@ -3,6 +3,11 @@
 // sessionStorage (never in a URL sent to the server) and sends it as the Sandbox-Admin-Token header.
 const KEY = 'tradebill-sandbox-admin-token';
 
+/** The workspace this page shows: /ws/{name}/_sandbox/ui shows {name}, /_sandbox/ui the default one. */
+const PREFIX = /^\/ws\/([a-z0-9-]{1,64})\/_sandbox\//.exec(location.pathname);
+export const WORKSPACE = PREFIX?.[1] ?? 'default';
+const BASE = PREFIX ? `/ws/${WORKSPACE}` : '';
+
 export class AuthError extends Error {}
 
 /** #adminToken=... in the address (never sent to the server): adopt it, then drop it from the address bar. */
@@ -20,19 +25,21 @@ export function setToken(token) {
 }
 
 /**
- * GET (or method) /_sandbox + path; answers the parsed JSON body, throws with the server's message.
+ * GET (or method) /_sandbox + path in this page's workspace (`server`: the sandbox-wide call, without
+ * the workspace prefix); answers the parsed JSON body, throws with the server's message.
  * The caller names the body's type (types.d.ts), as the /_sandbox API documents it.
  * @param {string} path
- * @param {{ method?: string, body?: unknown }} [options]
+ * @param {{ method?: string, body?: unknown, server?: boolean }} [options]
  * @returns {Promise<unknown>}
  */
-export async function api(path, { method = 'GET', body } = {}) {
+export async function api(path, { method = 'GET', body, server = false } = {}) {
   /** @type {Record<string, string>} */
   const headers = {};
   const token = sessionStorage.getItem(KEY);
   if (token) headers['sandbox-admin-token'] = token;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`/_sandbox${path}`, {
+  const url = `${server ? '' : BASE}/_sandbox${path}`;
+  const res = await fetch(url, {
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -48,6 +55,6 @@ export async function api(path, { method = 'GET', body } = {}) {
   const said = typeof data === 'object' && data !== null ? /** @type {{ message?: unknown }} */ (data).message : undefined;
   const message = typeof said === 'string' ? said : text;
   if (res.status === 401) throw new AuthError(message);
-  if (!res.ok) throw new Error(`${method} /_sandbox${path} answered ${res.status}: ${message}`);
+  if (!res.ok) throw new Error(`${method} ${url} answered ${res.status}: ${message}`);
   return data;
 }

@@ -9,6 +9,7 @@ import { loanbond } from './loanbond.js';
 import { $, badge, handle, lazyDetails, messageOf, PAGE, refreshSection, say, state } from './page.js';
 import { receivables } from './receivables.js';
 import { registry } from './registry.js';
+import { workspacePicker } from './workspaces.js';
 
 /** @typedef {import('../types.js').Overview} Overview */
 /** @typedef {import('../types.js').JournalList} JournalList */
@@ -102,7 +103,7 @@ async function journal() {
 
 async function refreshAll() {
   const data = /** @type {Overview} */ (await api('/overview'));
-  await Promise.all([overview(data), bookkeeping(), registry(), receivables(), loanbond(), journal()]);
+  await Promise.all([overview(data), bookkeeping(), registry(), receivables(), loanbond(), journal(), workspacePicker()]);
   return data;
 }
 
