@@ -50,6 +50,8 @@ function declareRefusals(route: RouteOptions): void {
   const response = { ...schema.response };
   if (!route.config?.sandboxPublic) response[401] ??= StandardError;
   if (reads) response[400] ??= StandardError;
+  // Under /ws/{name}, a workspace the limit keeps from being created (SANDBOX_MAX_WORKSPACES).
+  response[429] ??= StandardError;
   route.schema = { ...schema, response };
 }
 const a = assumptionLookup(assumptions);
