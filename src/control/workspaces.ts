@@ -184,6 +184,7 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: TAG,
         summary: 'The workspaces of this sandbox: name, created, last used, rows per table',
+        operationId: 'listWorkspaces',
         description:
           'A base URL ending in /ws/{name} reaches workspace {name} (every interface path and the whole control plane); ' +
           'without the prefix, paths reach "default".',
@@ -212,6 +213,10 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: TAG,
         summary: 'Create a workspace with the given fixtures (default: the start-up ones)',
+        operationId: 'createWorkspace',
+        description:
+          'Creates workspace {name} now, loaded with the fixtures given (a fixture document, a fixture name, or the ' +
+          "sandbox's start-up fixtures when absent); 409 when it exists, 429 over SANDBOX_MAX_WORKSPACES.",
         body: Type.Object(
           {
             name: WorkspaceName,
@@ -254,6 +259,8 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: TAG,
         summary: 'Remove a workspace with its state, journal, snapshots and database file',
+        operationId: 'deleteWorkspace',
+        description: 'Removes workspace {name}: its state, journal, clock, fault rules, snapshots and database file. The default workspace cannot be removed.',
         params: Type.Object({ name: WorkspaceName }),
         response: {
           200: Type.Object({ removed: Type.Integer() }),
