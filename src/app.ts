@@ -1,5 +1,5 @@
 // buildApp(options) -> a ready Fastify instance. It never listens and never reads the environment:
-// everything it needs arrives as options (STYLE.md, app/server split).
+// everything it needs arrives as options; src/server.ts reads the configuration and listens.
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';

@@ -1,21 +1,21 @@
 // The package's programmatic entry: run the sandbox inside a test suite, without Docker (README,
 // "In-process use"): startSandbox() listens on a free port and hands back the control plane as calls.
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { type AppOptions, buildApp } from './app.js';
+import { readFixtureFile } from './control/fixtures.js';
 import type { InterfaceId } from './http/errors.js';
 import type { FaultRule, FaultRuleInput } from './runtime/faults.js';
 import type { FixtureDocument, LoadCounts } from './control/fixtures.js';
 import type { JournalEntry } from './runtime/journal.js';
 
 export { type AppOptions, buildApp } from './app.js';
-export { type Config, parseConfig } from './config.js';
+export { type Config, DEMO_FIXTURES, parseConfig } from './config.js';
 export type { FaultRule, FaultRuleInput } from './runtime/faults.js';
 export type { FixtureDocument } from './control/fixtures.js';
 export type { JournalEntry } from './runtime/journal.js';
 
-/** The demo fixtures shipped with the package (the ones `npm start` loads). */
-export const DEMO_FIXTURES = fileURLToPath(new URL('../fixtures/demo.json', import.meta.url));
+/** `'default'` (the fixtures the sandbox started with) or the path of a fixture file. */
+export type FixtureSource = 'default' | (string & {});
 
 export interface StartOptions extends AppOptions {
   /** Default 127.0.0.1. */
@@ -44,13 +44,16 @@ export interface Sandbox {
   url: string;
   /** The Fastify instance (app.inject, app.store, app.clock...). */
   app: FastifyInstance;
-  /** Wipes all state, then loads `fixtures` ("default": the ones the sandbox started with). */
+  /**
+   * Wipes all state, then loads `fixtures`: a document, `'default'` (the ones the sandbox started
+   * with), or the path of a fixture file such as `DEMO_FIXTURES`.
+   */
   reset(
-    fixtures?: FixtureDocument | 'default',
+    fixtures?: FixtureDocument | FixtureSource,
     options?: { seed?: string; seedSecrets?: boolean },
   ): Promise<LoadCounts>;
-  /** Adds a fixture document to the current state. */
-  load(fixtures: FixtureDocument): Promise<LoadCounts>;
+  /** Adds a fixture document (or the fixture file at a path) to the current state. */
+  load(fixtures: FixtureDocument | string): Promise<LoadCounts>;
   snapshot(name: string): Promise<void>;
   restore(name: string): Promise<void>;
   fault(rule: FaultRuleInput): Promise<FaultRule>;
@@ -95,17 +98,22 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
     return parsed as T;
   }
 
+  // A path is read here, in the caller's process: the control plane takes documents, never paths.
+  const document = (fixtures: FixtureDocument | string): unknown =>
+    typeof fixtures === 'string' && fixtures !== 'default' ? readFixtureFile(fixtures) : fixtures;
+
   return {
     url,
     app,
     reset: async (fixtures, resetOptions = {}) =>
       (
         await call<{ loaded: LoadCounts }>('POST', '/reset', {
-          ...(fixtures === undefined ? {} : { fixtures }),
+          ...(fixtures === undefined ? {} : { fixtures: document(fixtures) }),
           ...resetOptions,
         })
       ).loaded,
-    load: async (fixtures) => (await call<{ loaded: LoadCounts }>('POST', '/fixtures', fixtures)).loaded,
+    load: async (fixtures) =>
+      (await call<{ loaded: LoadCounts }>('POST', '/fixtures', document(fixtures))).loaded,
     snapshot: async (name) => {
       await call('POST', '/snapshots', { name });
     },

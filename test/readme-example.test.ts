@@ -1,7 +1,8 @@
 // The README's "In-process use" example, run as a test of the project: the code between the markers
 // must equal the README's block, with the package name in place of the relative import.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { readmeBlock, readmeFiles } from './readme.js';
 
 // README example: begin
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
@@ -46,9 +47,12 @@ it('moves time a month on', async () => {
 it('is the code the README shows', () => {
   const own = readFileSync(fileURLToPath(import.meta.url), 'utf8');
   const region = own.split('// README example: begin\n')[1]?.split('// README example: end')[0] ?? '';
-  const readme = readFileSync('README.md', 'utf8');
-  const section = readme.split('### In-process use')[1] ?? '';
-  const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-  expect(block.length).toBeGreaterThan(0);
-  expect(region.replace("'../src/index.js'", "'tradebill-sandbox'")).toBe(block);
+  expect(region.replace("'../src/index.js'", "'tradebill-sandbox'")).toBe(readmeBlock('#### Vitest', 'ts'));
+});
+
+it("shows the Jest example's files exactly as test/package.test.ts runs them", () => {
+  const shown = readmeFiles('#### Jest (CommonJS)', 'js');
+  const files = readdirSync('test/package/jest').sort();
+  expect([...shown.keys()].sort()).toEqual(files);
+  for (const f of files) expect(shown.get(f)).toBe(readFileSync(`test/package/jest/${f}`, 'utf8'));
 });

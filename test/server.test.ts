@@ -80,3 +80,39 @@ describe('the server process', () => {
     expect(err).toContain('--prot');
   });
 });
+
+describe('npm start', () => {
+  it('stops the server when npm gets SIGTERM: no listener is left behind', async () => {
+    const child = spawn('npm', ['start', '--', '--port', '0', '--db', ':memory:', '--fixtures', 'none'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let output = '';
+    const port = await new Promise<number>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+        if (m) resolve(Number(m[1]));
+      };
+      child.stdout?.on('data', onData);
+      child.stderr?.on('data', onData);
+      child.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${output}`)));
+    });
+    const health = `http://127.0.0.1:${port}/_sandbox/health`;
+    expect((await fetch(health)).status).toBe(200);
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
+    // The server notices and closes; until it has, the port may still answer for a moment.
+    let open = true;
+    for (let i = 0; i < 100 && open; i++) {
+      open = await fetch(health).then(
+        () => true,
+        () => false,
+      );
+      if (open) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(open).toBe(false);
+    expect(output).toContain('"msg":"closing"');
+  }, 60_000);
+});

@@ -3,7 +3,8 @@
 // the layout and reads one title on demand; CnabReader checks every record in slices, allocating
 // nothing per record (a title is a pure function of the stored bytes, read again when shown), so a
 // 100 000-title file is checked in about the time it takes to split it into lines.
-// Field positions follow ../shared/reference/domain.md (Bradesco CNAB 400 base, FIDC 444, "400 + 44").
+// Field positions: the layouts the README names under "Receivables" (Bradesco CNAB 400 base, FIDC 444,
+// "400 + 44"); test/receivables/helpers.ts builds test files from the same positions.
 // Hot loops use charCodeAt and slice only: no per-line regex, no per-line split.
 import { isCnabDateAt, parseCnabDateAt } from '../domain/dates.js';
 import { checkNfeKey, isValidNfeKeyAt } from '../domain/nfe-key.js';
