@@ -46,12 +46,12 @@ describe('startSandbox', () => {
     try {
       const demo = await sandbox.reset(DEMO_FIXTURES);
       expect(demo).toMatchObject({ registry: { participants: expect.any(Number) } });
-      expect(sandbox.app.store.registry.participantByToken('rg-demo-token-1')).toBe('PART-1');
+      expect(sandbox.app.runtime.store.registry.participantByToken('rg-demo-token-1')).toBe('PART-1');
       expect(await sandbox.reset('default')).toMatchObject({ registry: { participants: 1 } });
-      expect(sandbox.app.store.registry.participantByToken('rg-demo-token-1')).toBeUndefined();
+      expect(sandbox.app.runtime.store.registry.participantByToken('rg-demo-token-1')).toBeUndefined();
       await sandbox.reset();
       expect(await sandbox.load(DEMO_FIXTURES)).toEqual(demo);
-      expect(sandbox.app.store.registry.participantByToken('rg-demo-token-1')).toBe('PART-1');
+      expect(sandbox.app.runtime.store.registry.participantByToken('rg-demo-token-1')).toBe('PART-1');
       await expect(sandbox.reset('fixtures/none.json')).rejects.toThrow(
         'cannot read the fixture file fixtures/none.json',
       );
