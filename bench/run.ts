@@ -70,7 +70,7 @@ const startSandbox = (extra: string[] = []) =>
 
 async function main(): Promise<void> {
   process.stderr.write(
-    `tradebill-sandbox benchmarks (${quick ? 'quick' : 'full'}), Node ${process.version}\n`,
+    `tradebill-sandbox benchmarks (${startOnly ? 'start only' : quick ? 'quick' : 'full'}), Node ${process.version}\n`,
   );
 
   // Baseline 1: bare Fastify, constant JSON of the same page the sandbox answers.
