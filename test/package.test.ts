@@ -21,6 +21,7 @@ import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HELP } from '../src/config.js';
+import { closesSoon, listeningPort } from './process.js';
 import { readmeBlock } from './readme.js';
 
 const run = promisify(execFile);
@@ -36,15 +37,6 @@ const env: NodeJS.ProcessEnv = Object.fromEntries(
 );
 const sh = async (cmd: string, args: string[], cwd: string) =>
   (await run(cmd, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 })).stdout;
-
-/** Polls until nothing answers (true), giving up after about ten seconds (false). */
-async function closesSoon(url: string): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
-    if (!(await fetch(url).then(() => true, () => false))) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return false;
-}
 
 describe('the packed package, installed into another project', () => {
   let work: string;
@@ -130,17 +122,7 @@ describe('the packed package, installed into another project', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
-    let output = '';
-    const port = await new Promise<number>((done, fail) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-        if (m) done(Number(m[1]));
-      };
-      child.stdout.on('data', onData);
-      child.stderr.on('data', onData);
-      child.once('exit', (code) => fail(new Error(`npx exited with ${code}: ${output}`)));
-    });
+    const port = await listeningPort(child).port;
     const base = `http://127.0.0.1:${port}`;
     expect(await (await fetch(`${base}/_sandbox/health`)).json()).toEqual({ status: 'ok' });
     // Empty (--fixtures none): the registry knows no participant until fixtures add one.
