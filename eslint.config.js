@@ -1,4 +1,4 @@
-// One linter for the whole tree (STYLE.md, 14): typescript-eslint's recommended rules plus the
+// One linter for the whole tree: typescript-eslint's recommended rules plus the
 // project's own: no `any`, no console in src, no focused or skipped tests.
 import js from '@eslint/js';
 import globals from 'globals';
@@ -26,6 +26,11 @@ export default tseslint.config(
     },
   },
   { files: ['src/**/*.ts'], rules: { 'no-console': 'error' } },
+  // The README's Jest example, run by test/package.test.ts in a project of its own: CommonJS.
+  {
+    files: ['test/package/jest/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node, ...globals.jest } },
+  },
   // The inspector's page scripts run in the browser.
   { files: ['src/control/ui/assets/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
 );

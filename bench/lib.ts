@@ -62,6 +62,40 @@ export async function startChild(
   };
 }
 
+/**
+ * Starts `npm start -- <args>` in `cwd` as a user does, resolves once healthy. Stopping signals the
+ * whole process group (npm, its shell, node) and waits until nothing answers on the port.
+ */
+export async function startNpm(
+  cwd: string,
+  args: (port: number) => string[],
+  healthPath = '/_sandbox/health',
+): Promise<Server & { startMs: number }> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = spawn('npm', ['start', '--silent', '--', ...args(port)], {
+    cwd,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitHealthy(url, healthPath);
+  const startMs = performance.now() - t0;
+  return {
+    url,
+    child,
+    startMs,
+    stop: async () => {
+      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+      for (let i = 0; i < 200; i++) {
+        if (!(await fetch(url + healthPath).then(() => true, () => false))) return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`${url} still answers after npm start was stopped`);
+    },
+  };
+}
+
 export interface LoadResult {
   reqPerSec: number;
   p50: number;

@@ -1,14 +1,16 @@
 // npm run bench [-- --quick]: every documented operation measured against baselines taken in the
 // same run (a bare Fastify server: the stack's limit; json-server 0.17: the fastest peer). Figures
 // are ratios, because these machines are shared and noisy; no timing ever goes into the test suite.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { cnab444, extractRequests, pdf, TENANTS } from './data.js';
-import { fmt, latencies, load, type LoadResult, median, peakRss, printTable, type Row, type Server, startChild } from './lib.js';
+import { fmt, latencies, load, type LoadResult, median, peakRss, printTable, type Row, type Server, startChild, startNpm } from './lib.js';
 
 const quick = process.argv.includes('--quick');
-const DURATION = quick ? 2 : 10;
+/** `npm run bench -- --start`: only the start figures (a few seconds). */
+const startOnly = process.argv.includes('--start');
+const DURATION = startOnly ? 1 : quick ? 2 : 10;
 /** Interleaved rounds of the hot-path load runs; each round lasts DURATION / ROUNDS seconds. */
 const ROUNDS = quick ? 2 : 5;
 const ROUND = DURATION / ROUNDS;
@@ -72,7 +74,7 @@ const startSandbox = (extra: string[] = []) =>
 
 async function main(): Promise<void> {
   process.stderr.write(
-    `tradebill-sandbox benchmarks (${quick ? 'quick' : 'full'}), Node ${process.version}\n`,
+    `tradebill-sandbox benchmarks (${startOnly ? 'start only' : quick ? 'quick' : 'full'}), Node ${process.version}\n`,
   );
   if (process.argv.includes('--workspaces')) {
     // Only the workspace figures (their baselines are in the same section): -- --workspaces
@@ -141,6 +143,12 @@ async function main(): Promise<void> {
     '<= 2x bare Fastify',
     startRatio <= 2,
   );
+  await npmStart();
+  if (startOnly) {
+    await bare.stop();
+    await js.stop();
+    return report({});
+  }
 
   const sandbox = await startSandbox(['--body-limit', '512mb']);
   let measured: Record<string, LoadResult> = {};
@@ -170,10 +178,48 @@ async function main(): Promise<void> {
   }
   await workspaceFigures();
 
+  report(measured);
+}
+
+/**
+ * Start as a user types it: `npm start` in the checkout (dist/ already built, so no build) against a
+ * bare Fastify server started by `npm start` of a one-line package. npm's own start-up is in both.
+ */
+async function npmStart(): Promise<void> {
+  const bare = join(work, 'bare-npm');
+  mkdirSync(bare);
+  const script = resolve('dist-bench/bench/baseline-fastify.js');
+  writeFileSync(
+    join(bare, 'package.json'),
+    JSON.stringify({ name: 'bare', private: true, scripts: { start: `node ${JSON.stringify(script)}` } }),
+  );
+  const bareTimes: number[] = [];
+  const sandboxTimes: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const b = await startNpm(bare, (p) => [String(p)]);
+    bareTimes.push(b.startMs);
+    await b.stop();
+    const s = await startNpm('.', (p) => ['--port', String(p), '--db', ':memory:', '--fixtures', 'none']);
+    sandboxTimes.push(s.startMs);
+    await s.stop();
+  }
+  const ratio = median(sandboxTimes) / median(bareTimes);
+  row(
+    'start through npm start: spawn -> health 200, built, :memory:',
+    fmt.ms(median(sandboxTimes)),
+    `bare Fastify via npm start ${fmt.ms(median(bareTimes))}`,
+    fmt.x(ratio),
+    '<= 2x bare Fastify via npm',
+    ratio <= 2,
+  );
+}
+
+/** Prints the table and writes it with the hot-path baselines measured in the same run. */
+function report(measured: Record<string, LoadResult>): void {
   const table = printTable(rows);
   process.stdout.write(`\n${table}\n`);
   writeFileSync(
-    quick ? 'bench/results-quick.json' : 'bench/results.json',
+    quick || startOnly ? 'bench/results-quick.json' : 'bench/results.json',
     `${JSON.stringify({ date: new Date().toISOString(), node: process.version, quick, baselines: { bareFastifyReqPerSec: measured.bareGet?.reqPerSec, bareFastifyP99Ms: measured.bareGet?.p99, bareFastifyPutReqPerSec: measured.barePut?.reqPerSec, bareFastifyPutP99Ms: measured.barePut?.p99, jsonServerReqPerSec: measured.jsonServer?.reqPerSec, rounds: ROUNDS }, rows }, null, 2)}\n`,
   );
 }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { buildApp } from '../src/app.js';
+import { findChromium } from './chromium.js';
 import type { FixtureDocument } from '../src/control/fixtures.js';
 
 const N = 10_000;
@@ -41,13 +42,14 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   process.stdout.write(`sandbox with ${N} trade bills and ${app.runtime.journal.count} journal entries at ${base}\n`);
 
+  const browser = await findChromium();
   const profile = mkdtempSync(join(tmpdir(), 'inspector-measure-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: browser.executablePath,
+    env: browser.env,
     headless: true,
     viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: browser.args,
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const times: number[] = [];

@@ -1,5 +1,5 @@
 // buildApp(options) -> a ready Fastify instance. It never listens and never reads the environment:
-// everything it needs arrives as options (STYLE.md, app/server split).
+// everything it needs arrives as options; src/server.ts reads the configuration and listens.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { allAssumptions } from './assumptions.js';

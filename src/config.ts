@@ -1,5 +1,9 @@
-// Environment and command-line flags -> one typed Config, parsed once (SANDBOX.md, "Running").
+// Environment and command-line flags -> one typed Config, parsed once (README, "Configuration").
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+
+/** The demo fixtures shipped in the package: found from this file, so any working directory works. */
+export const DEMO_FIXTURES = fileURLToPath(new URL('../fixtures/demo.json', import.meta.url));
 
 export interface Config {
   host: string;
@@ -29,13 +33,13 @@ export interface Config {
 export const HELP = `tradebill-sandbox: a stateful sandbox of the trade-bill bookkeeping, registry,
 receivables (CNAB) and loan-bond (CCB) interfaces.
 
-Usage: node dist/server.js [options]        (or: npm start -- [options])
+Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [options], node dist/server.js)
 
   --host <addr>         listen address            env HOST                default 127.0.0.1
   --port <n>            listen port               env PORT                default 3000
-  --db <path>           database file or :memory: env SANDBOX_DB          default data/sandbox.db
-  --fixtures <path>     fixtures for a new db     env SANDBOX_FIXTURES    default fixtures/demo.json
-                        ('none' for an empty start)
+  --db <path>           database file or :memory: env SANDBOX_DB          default ./data/sandbox.db
+  --fixtures <path>     fixtures for a new db     env SANDBOX_FIXTURES    default the package's
+                        ('none' for an empty start)                       fixtures/demo.json
   --log-level <level>   fatal|error|warn|info|debug|trace|silent
                                                   env LOG_LEVEL           default info
   --body-limit <size>   largest request body, e.g. 100mb, 512kb, 1048576 (kb/mb/gb are 1024-based)
@@ -115,7 +119,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   const maxWorkspaces = Number(maxText);
   if (!/^\d+$/.test(maxText.trim()) || maxWorkspaces > 100_000)
     throw new ConfigError(`invalid SANDBOX_MAX_WORKSPACES "${maxText}": a whole number from 0 to 100000`);
-  const fixtures = values.fixtures ?? env.SANDBOX_FIXTURES ?? 'fixtures/demo.json';
+  const fixtures = values.fixtures ?? env.SANDBOX_FIXTURES ?? DEMO_FIXTURES;
   return {
     host: values.host ?? env.HOST ?? '127.0.0.1',
     port,

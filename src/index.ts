@@ -1,21 +1,21 @@
 // The package's programmatic entry: run the sandbox inside a test suite, without Docker (README,
 // "In-process use"): startSandbox() listens on a free port and hands back the control plane as calls.
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { type AppOptions, buildApp } from './app.js';
+import { readFixtureFile } from './control/fixtures.js';
 import type { InterfaceId } from './http/errors.js';
 import type { FaultRule, FaultRuleInput } from './runtime/faults.js';
 import type { FixtureDocument, LoadCounts } from './control/fixtures.js';
 import type { JournalEntry } from './runtime/journal.js';
 
 export { type AppOptions, buildApp } from './app.js';
-export { type Config, parseConfig } from './config.js';
+export { type Config, DEMO_FIXTURES, parseConfig } from './config.js';
 export type { FaultRule, FaultRuleInput } from './runtime/faults.js';
 export type { FixtureDocument } from './control/fixtures.js';
 export type { JournalEntry } from './runtime/journal.js';
 
-/** The demo fixtures shipped with the package (the ones `npm start` loads). */
-export const DEMO_FIXTURES = fileURLToPath(new URL('../fixtures/demo.json', import.meta.url));
+/** `'default'` (the fixtures the sandbox started with) or the path of a fixture file. */
+export type FixtureSource = 'default' | (string & {});
 
 export interface StartOptions extends AppOptions {
   /** Default 127.0.0.1. */
@@ -43,13 +43,16 @@ export interface ClockView {
 export interface SandboxControls {
   /** Base URL of this workspace, e.g. http://127.0.0.1:41234/ws/w3 (no trailing slash). */
   url: string;
-  /** Wipes all state, then loads `fixtures` ("default": the ones the workspace started with). */
+  /**
+   * Wipes all state, then loads `fixtures`: a document, `'default'` (the ones the workspace started
+   * with), or the path of a fixture file such as `DEMO_FIXTURES`.
+   */
   reset(
-    fixtures?: FixtureDocument | 'default',
+    fixtures?: FixtureDocument | FixtureSource,
     options?: { seed?: string; seedSecrets?: boolean },
   ): Promise<LoadCounts>;
-  /** Adds a fixture document to the current state. */
-  load(fixtures: FixtureDocument): Promise<LoadCounts>;
+  /** Adds a fixture document (or the fixture file at a path) to the current state. */
+  load(fixtures: FixtureDocument | string): Promise<LoadCounts>;
   snapshot(name: string): Promise<void>;
   restore(name: string): Promise<void>;
   fault(rule: FaultRuleInput): Promise<FaultRule>;
@@ -127,6 +130,10 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
     return parsed as T;
   }
 
+  // A path is read here, in the caller's process: the control plane takes documents, never paths.
+  const document = (fixtures: FixtureDocument | string): unknown =>
+    typeof fixtures === 'string' && fixtures !== 'default' ? readFixtureFile(fixtures) : fixtures;
+
   /** The control calls under `base` ('' or /ws/{name}). */
   function controls(base: string): SandboxControls {
     const control = <T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) =>
@@ -136,11 +143,11 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
       reset: async (fixtures, resetOptions = {}) =>
         (
           await control<{ loaded: LoadCounts }>('POST', '/reset', {
-            ...(fixtures === undefined ? {} : { fixtures }),
+            ...(fixtures === undefined ? {} : { fixtures: document(fixtures) }),
             ...resetOptions,
           })
         ).loaded,
-      load: async (fixtures) => (await control<{ loaded: LoadCounts }>('POST', '/fixtures', fixtures)).loaded,
+      load: async (fixtures) => (await control<{ loaded: LoadCounts }>('POST', '/fixtures', document(fixtures))).loaded,
       snapshot: async (name) => {
         await control('POST', '/snapshots', { name });
       },

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // The entry point: config -> buildApp -> listen; closes the server and the database on SIGTERM/SIGINT.
 import { createRequire } from 'node:module';
 import { buildApp } from './app.js';
@@ -63,6 +64,15 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => close('SIGTERM'));
   process.on('SIGINT', () => close('SIGINT'));
+  // Under npm (`npm start`, `npx tradebill-sandbox`) the server runs below npm and a shell; a SIGTERM
+  // to npm stops npm and the shell but never reaches this process. Once its parent is gone, the
+  // server closes as on SIGTERM rather than keep the port: `npm start & ... kill $!` leaves nothing.
+  if (process.env.npm_command !== undefined) {
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) close('parent exited');
+    }, 200).unref();
+  }
 
   await app.listen({ host: config.host, port: config.port });
   app.log.info(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig, parseSize } from '../src/config.js';
+import { ConfigError, DEMO_FIXTURES, parseConfig, parseSize } from '../src/config.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -7,7 +7,7 @@ describe('configuration', () => {
       host: '127.0.0.1',
       port: 3000,
       db: 'data/sandbox.db',
-      fixtures: 'fixtures/demo.json',
+      fixtures: DEMO_FIXTURES, // the package's own file, whatever the working directory
       logLevel: 'info',
       bodyLimit: 100 * 1024 * 1024,
       adminToken: undefined,

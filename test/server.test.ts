@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closesSoon, listeningPort } from './process.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -14,18 +15,8 @@ async function start(args: string[]): Promise<{ child: ChildProcess; port: numbe
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
-  let output = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-      if (m) resolve(Number(m[1]));
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-  return { child, port, output: () => output };
+  const listening = listeningPort(child);
+  return { child, port: await listening.port, output: listening.output };
 }
 
 describe('the server process', () => {
@@ -79,4 +70,23 @@ describe('the server process', () => {
     expect(code).toBe(2);
     expect(err).toContain('--prot');
   });
+});
+
+describe('npm start', () => {
+  it('stops the server when npm gets SIGTERM: no listener is left behind', async () => {
+    const child = spawn('npm', ['start', '--', '--port', '0', '--db', ':memory:', '--fixtures', 'none'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const listening = listeningPort(child);
+    const port = await listening.port;
+    const health = `http://127.0.0.1:${port}/_sandbox/health`;
+    expect((await fetch(health)).status).toBe(200);
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
+    // The server notices that npm's shell is gone and closes (src/server.ts).
+    expect(await closesSoon(health)).toBe(true);
+    expect(listening.output()).toContain('"msg":"closing"');
+  }, 60_000);
 });

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { DEMO_FIXTURES, startSandbox } from '../src/index.js';
@@ -72,6 +74,25 @@ describe('startSandbox', () => {
     }
   });
 
+  it('resets to DEMO_FIXTURES by path and back to the fixtures it started with by "default"', async () => {
+    const sandbox = await startSandbox({ fixtures: BASE_FIXTURES });
+    try {
+      const demo = await sandbox.reset(DEMO_FIXTURES);
+      expect(demo).toMatchObject({ registry: { participants: expect.any(Number) } });
+      expect(sandbox.app.runtime.store.registry.participantByToken('rg-demo-token-1')).toBe('PART-1');
+      expect(await sandbox.reset('default')).toMatchObject({ registry: { participants: 1 } });
+      expect(sandbox.app.runtime.store.registry.participantByToken('rg-demo-token-1')).toBeUndefined();
+      await sandbox.reset();
+      expect(await sandbox.load(DEMO_FIXTURES)).toEqual(demo);
+      expect(sandbox.app.runtime.store.registry.participantByToken('rg-demo-token-1')).toBe('PART-1');
+      await expect(sandbox.reset('fixtures/none.json')).rejects.toThrow(
+        'cannot read the fixture file fixtures/none.json',
+      );
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('points DEMO_FIXTURES at the shipped demo file', async () => {
     const sandbox = await startSandbox({ fixtures: DEMO_FIXTURES });
     try {
@@ -83,6 +104,12 @@ describe('startSandbox', () => {
 });
 
 describe('configuration of the control plane', () => {
+  it('finds the default fixtures in the package, whatever the working directory', () => {
+    const c = parseConfig([], {});
+    expect(c === 'help' ? null : c.fixtures).toBe(DEMO_FIXTURES);
+    expect(isAbsolute(DEMO_FIXTURES) && existsSync(DEMO_FIXTURES)).toBe(true);
+  });
+
   it('reads the journal size and seeded secrets from flags and environment', () => {
     const c = parseConfig(['--journal-size', '50', '--seed', 's', '--seed-secrets'], {});
     expect(c).toMatchObject({ journalSize: 50, seed: 's', seedSecrets: true });

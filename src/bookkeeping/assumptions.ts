@@ -24,7 +24,7 @@ export const assumptions: Assumption[] = [
     interface: 'bookkeeping',
     topic: 'Base of the extract list page number',
     decision: 'page starts at 1 and defaults to 1; page 0 or below, or above 2147483647, is a 400',
-    reason: 'SANDBOX.md fixes page 1 as the first page',
+    reason: 'the sandbox contract fixes page 1 as the first page (docs/errors.md)',
   },
   {
     id: 'bk-page-size',
@@ -33,7 +33,7 @@ export const assumptions: Assumption[] = [
     decision:
       'pageSize defaults to 10 and must be 1 to 100; outside that range is a 400 that states the range',
     reason:
-      "the default is SANDBOX.md's; the maximum bounds the cost of one request and is stated rather than silently clamped",
+      "the default of 10 is the sandbox contract's; the maximum bounds the cost of one request and is stated rather than silently clamped",
   },
   {
     id: 'bk-sort',
@@ -132,7 +132,7 @@ export const assumptions: Assumption[] = [
     interface: 'bookkeeping',
     topic: 'Body of a successful payment ("204, empty JSON object")',
     decision: '204 with no body at all',
-    reason: 'a 204 cannot carry a body in HTTP; SANDBOX.md fixes no body',
+    reason: 'a 204 cannot carry a body in HTTP; the sandbox contract fixes no body (docs/errors.md)',
   },
   {
     id: 'bk-payment-not-idempotent',

@@ -1,4 +1,4 @@
-// The fixture document (SANDBOX.md): every section optional, unknown fields refused, loaded all or
+// The fixture document (docs/fixtures.md): every section optional, unknown fields refused, loaded all or
 // nothing: an invalid document names each bad field and changes nothing.
 import { readFileSync } from 'node:fs';
 import { type Static, Type } from '@fastify/type-provider-typebox';

@@ -1,5 +1,5 @@
 // One error type for every interface; each interface's error handler renders it in that
-// interface's body shape (SANDBOX.md, "Answers the specification does not show").
+// interface's body shape (docs/errors.md).
 
 export type InterfaceId = 'bookkeeping' | 'registry' | 'receivables' | 'loanbond';
 export const INTERFACE_IDS: readonly InterfaceId[] = ['bookkeeping', 'registry', 'receivables', 'loanbond'];

@@ -132,7 +132,7 @@ export const assumptions: Assumption[] = [
   {
     id: 'fixture-open-value',
     interface: 'sandbox',
-    topic: 'A fixture trade bill\'s openValue (SANDBOX.md: defaults to amount)',
+    topic: 'A fixture trade bill\'s openValue (docs/fixtures.md: defaults to amount)',
     decision:
       'defaults to amount, except for a paid bill where it defaults to 0; it must agree with the status (open: equal to amount; partially-paid: between 0 and amount; paid: 0), else a 400 naming it',
     reason: 'a fixture that contradicts itself would make every later payment answer surprise the user',

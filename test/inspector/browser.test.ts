@@ -1,4 +1,4 @@
-// The inspector in a real browser: Debian's chromium driven by playwright-core (no browser download).
+// The inspector in a real browser: the npm-installed Chromium (or CHROMIUM_PATH) driven by playwright-core.
 // The sandbox listens on a real port with the demo fixtures, the guided demo fills it, and the page
 // must show that state, follow a payment made meanwhile, open a rejected CNAB file at the diagnosed
 // line, and ask for nothing outside the sandbox. It ends with the README's screenshot.
@@ -8,11 +8,11 @@ import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium } from '../../scripts/chromium.js';
 import { runDemo, type DemoResult } from '../../scripts/demo.js';
 import { buildApp } from '../../src/app.js';
 import { DEMO_FIXTURES } from '../helpers.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const WAIT = { timeout: 15_000 };
 const BK = '/api/bookkeeping/integration/v1/11222333000181/trade-receivable-certificates';
 
@@ -27,8 +27,7 @@ describe('the inspector page in chromium', () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`no browser at ${CHROMIUM}: apt-get install chromium (.ci/run does), or set CHROMIUM_PATH`);
+    const browser = await findChromium();
     // Not testApp: its apps close after each test, and this one serves the whole file.
     app = await buildApp({ db: ':memory:', logger: false, fixtures: DEMO_FIXTURES });
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -40,18 +39,11 @@ describe('the inspector page in chromium', () => {
 
     profile = mkdtempSync(join(tmpdir(), 'inspector-chromium-'));
     context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
+      executablePath: browser.executablePath,
+      env: browser.env,
       headless: true,
       viewport: { width: 1280, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
+      args: browser.args,
       timeout: 30_000,
     });
     page = context.pages()[0] ?? (await context.newPage());

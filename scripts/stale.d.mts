@@ -1,0 +1,2 @@
+export declare const INPUTS: string[];
+export declare function needsBuild(root: string): boolean;
