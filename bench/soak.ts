@@ -92,7 +92,8 @@ async function sequences(): Promise<boolean> {
     );
     return true;
   } catch (err) {
-    log(`sequences: FAILED after ${stats.sequences} sequences, ${stats.commands} commands: ${err instanceof Error ? err.message : String(err)}`);
+    const cause = err instanceof Error && err.cause instanceof Error ? `\ncaused by: ${err.cause.message}` : '';
+    log(`sequences: FAILED after ${stats.sequences} sequences, ${stats.commands} commands: ${err instanceof Error ? err.message : String(err)}${cause}`);
     return false;
   }
 }

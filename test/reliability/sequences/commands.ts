@@ -33,6 +33,7 @@ import {
 import {
   addIso,
   applyFault,
+  byTime,
   clockNow,
   type Data,
   DOCUMENTED_STATUSES,
@@ -378,10 +379,11 @@ const registerDocuments = (workspaces: number) =>
           apply: async (res) => {
             const key = (res.json as { chaveRemessa: string }).chaveRemessa;
             const batch = await (real.ws[w] as Workspace).transport.send({ method: 'GET', path: `/_sandbox/registry/batches/${encodeURIComponent(key)}` });
-            const docs = (batch.json as { documents?: Array<{ chaveRegistro: string }> } | undefined)?.documents ?? [];
+            const view = batch.json as { registeredAt?: string; documents?: Array<{ chaveRegistro: string }> } | undefined;
+            const docs = view?.documents ?? [];
             if (batch.status !== 200 || docs.length !== p.docs.length)
               fail(call, batch, `the batch ${key} should hold ${p.docs.length} documents`);
-            participant.batches.push({ key, chaves: docs.map((d) => d.chaveRegistro) });
+            participant.batches.push({ key, at: view?.registeredAt ?? '', chaves: docs.map((d) => d.chaveRegistro) });
           },
         };
       });
@@ -424,10 +426,11 @@ const reconcileDocuments = (workspaces: number) =>
               method: 'GET',
               path: `/_sandbox/registry/reconciliations/${encodeURIComponent(key)}`,
             });
-            const counts = (view.json as { counts?: { matched: number; unknown: number } } | undefined)?.counts;
+            const body = view.json as { reconciledAt?: string; counts?: { matched: number; unknown: number } } | undefined;
+            const counts = body?.counts;
             if (view.status !== 200 || counts?.matched !== matched || counts.unknown !== p.items.length - matched)
               fail(call, view, `reconciliation ${key} should count ${matched} matched, ${p.items.length - matched} unknown`);
-            participant.reconciliations.push(key);
+            participant.reconciliations.push({ key, at: body?.reconciledAt ?? '' });
           },
         };
       });
@@ -809,8 +812,8 @@ export async function inspect(models: Models, real: Real, w: number): Promise<vo
       batches: Array<{ chaveRemessa: string }>;
       reconciliations: Array<{ chaveConciliacao: string }>;
     };
-    same(`batches of ${x.id}`, view.batches.map((b) => b.chaveRemessa), x.batches.map((b) => b.key));
-    same(`reconciliations of ${x.id}`, view.reconciliations.map((r) => r.chaveConciliacao), x.reconciliations);
+    same(`batches of ${x.id}`, view.batches.map((b) => b.chaveRemessa), byTime(x.batches).map((b) => b.key));
+    same(`reconciliations of ${x.id}`, view.reconciliations.map((r) => r.chaveConciliacao), byTime(x.reconciliations).map((r) => r.key));
   }
 
   const funds = (await get(ws, '/_sandbox/receivables/funds')).json as { funds: unknown[] };

@@ -31,8 +31,9 @@ export interface Data {
   participants: Array<{
     id: string;
     token: string;
-    batches: Array<{ key: string; chaves: string[] }>;
-    reconciliations: string[];
+    /** With the sandbox-clock time each was made: inspection lists them in that order (ties: as made). */
+    batches: Array<{ key: string; at: string; chaves: string[] }>;
+    reconciliations: Array<{ key: string; at: string }>;
   }>;
   funds: Array<{
     cnpj: string;
@@ -284,6 +285,9 @@ export function applyFault(model: Model, iface: InterfaceId, method: string, pat
   }
   return rule;
 }
+
+/** Oldest first by sandbox-clock time, ties in the order made (a stable sort keeps that order). */
+export const byTime = <T extends { at: string }>(list: T[]): T[] => [...list].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
 
 export const DOCUMENTED_STATUSES: Record<InterfaceId, number[]> = {
   bookkeeping: [400, 401, 403, 500],
