@@ -14,6 +14,7 @@ import Fastify, {
 import { allAssumptions } from './assumptions.js';
 import { bookkeepingPlugin } from './bookkeeping/routes.js';
 import { assumptionText } from './http/assumptions.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { renderError, SandboxError, standardBody } from './http/errors.js';
 import { useStandardErrors } from './http/interface-plugin.js';
 import { INTERFACES, interfaceOfPath } from './interfaces.js';
@@ -145,6 +146,11 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     return503OnClosing: false,
     // A path the router cannot even read (bad percent-escape, over-long parameter) is refused before
     // any route: without this Fastify answers in its own body, and with 414 for the long parameter.
+    // Bytes Node's HTTP parser refuses: a 400 in the interface's shape (README, "Errors").
+    clientErrorHandler: clientErrorHandler((path) => {
+      const id = interfaceOfPath(path);
+      return id ? INTERFACES[id].shape : undefined;
+    }),
     frameworkErrors: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const message =
         err.code === 'FST_ERR_MAX_PARAM_LENGTH'

@@ -82,6 +82,7 @@ const everyRoute = assumptionLookup(sandboxAssumptions)(
   'strict-fields',
   'duplicate-keys',
   'malformed-body',
+  'malformed-http',
   'body-limit',
   'money-cents',
   'money-sign',

@@ -8,7 +8,7 @@ import { startSandbox, type Sandbox } from '../../src/index.js';
 import { newStats, runSequences, SEQUENCE_FIXTURES } from './sequences/commands.js';
 import { httpTransport, injectTransport } from './sequences/transport.js';
 
-const RUNS = Number(process.env.SEQ_RUNS ?? 40);
+const RUNS = Number(process.env.SEQ_RUNS ?? 25);
 const SEED = process.env.SEQ_SEED === undefined ? undefined : Number(process.env.SEQ_SEED);
 const seed = SEED === undefined ? {} : { seed: SEED };
 const identity = (p: string) => p;

@@ -834,11 +834,20 @@ export async function inspect(models: Models, real: Real, w: number): Promise<vo
   }
 
   const regs = (await get(ws, '/_sandbox/loanbond/registrations')).json as {
-    registrations: Array<{ codigo_identificador: string; callerId: string; state: string }>;
+    registrations: Array<{ codigo_identificador: string; callerId: string; state: string; registeredAt: string }>;
   };
-  same('loan-bond registrations', regs.registrations.map((r) => [r.codigo_identificador, r.callerId]), data.registrations.map((r) => [r.codigo, r.callerId]));
-  regs.registrations.forEach((g, i) => {
-    const m = data.registrations[i];
+  // Oldest first by sandbox-clock time (the clock may have gone back): the set is the model's, the
+  // order is the times'.
+  const byCode = <T>(list: T[], code: (x: T) => string) => [...list].sort((a, b) => (code(a) < code(b) ? -1 : 1));
+  same(
+    'loan-bond registrations',
+    byCode(regs.registrations, (r) => r.codigo_identificador).map((r) => [r.codigo_identificador, r.callerId]),
+    byCode(data.registrations, (r) => r.codigo).map((r) => [r.codigo, r.callerId]),
+  );
+  const times = regs.registrations.map((r) => Date.parse(r.registeredAt));
+  if (times.some((t, i) => i > 0 && t < (times[i - 1] as number))) throw new Mismatch('loan-bond registrations are not oldest first');
+  regs.registrations.forEach((g) => {
+    const m = data.registrations.find((r) => r.codigo === g.codigo_identificador);
     const final = m?.assinado ? 'signatures-complete' : 'signatures-pending';
     const allowed = m?.done ? [final] : ['registered', final];
     if (!allowed.includes(g.state)) throw new Mismatch(`registration ${g.codigo_identificador} is ${g.state}; the model allows ${allowed.join(' or ')}`);
