@@ -17,6 +17,7 @@ import { controlPlugin } from './tools.js';
 import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile } from './fixtures.js';
 import { useJsonBodies } from '../http/json.js';
 import { uiPlugin } from './ui/index.js';
+import { runtimeOf } from '../runtime/index.js';
 
 const OperationSchema = Type.Object({
   interface: Type.String({ enum: ['bookkeeping', 'registry', 'receivables', 'loanbond'] }),
@@ -77,8 +78,6 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
 
   useStandardErrors(app, (request) => `${request.method} ${request.url.split('?')[0]} is not a control-plane call`);
 
-  const fixtureContext = () => ({ store: app.store, clock: app.clock });
-
   app.get(
     '/health',
     {
@@ -88,8 +87,9 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ status: Type.Literal('ok') }) },
       },
     },
-    async () => {
-      app.store.db.prepare('SELECT 1').get();
+    async (request) => {
+      const runtime = runtimeOf(request);
+      runtime.store.db.prepare('SELECT 1').get();
       return { status: 'ok' as const };
     },
   );
@@ -131,9 +131,10 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
+      const runtime = runtimeOf(request);
       const body = request.body ?? {};
-      const seed = body.seed ?? app.settings.seed;
-      const seedSecrets = body.seedSecrets ?? (body.seed === undefined && app.settings.seedSecrets);
+      const seed = body.seed ?? runtime.settings.seed;
+      const seedSecrets = body.seedSecrets ?? (body.seed === undefined && runtime.settings.seedSecrets);
       if (seedSecrets && seed === undefined)
         throw validationError([
           {
@@ -143,31 +144,31 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
         ]);
       let doc: unknown = body.fixtures;
       if (doc === 'default') {
-        const configured = app.settings.fixtures;
+        const configured = runtime.settings.fixtures;
         doc = typeof configured === 'string' ? readFixtureFile(configured) : (configured ?? {});
       }
       // Reset returns the clock to real time first, so fixture defaults take real timestamps; a
       // refused document puts the clock back too: a rejected request changes nothing.
-      const savedClock = app.clock.save();
-      app.clock.reset();
+      const savedClock = runtime.clock.save();
+      runtime.clock.reset();
       let loaded: LoadCounts;
       try {
         loaded = under('/fixtures', () =>
-          app.store.transaction(() => {
-            app.store.wipe();
-            const counts = doc === undefined ? {} : loadFixtures(doc, fixtureContext());
-            app.store.setMetaValue('lastReset', app.clock.now().toISOString());
+          runtime.store.transaction(() => {
+            runtime.store.wipe();
+            const counts = doc === undefined ? {} : loadFixtures(doc, runtime);
+            runtime.store.setMetaValue('lastReset', runtime.clock.now().toISOString());
             return counts;
           }),
         );
       } catch (err) {
-        app.clock.restore(savedClock);
+        runtime.clock.restore(savedClock);
         throw err;
       }
-      app.ids.reseed(seed, { secrets: seedSecrets });
+      runtime.ids.reseed(seed, { secrets: seedSecrets });
       // A test that resets starts clean: no journal from the test before, no fault rule left over.
-      app.journal.clear();
-      app.faults.clear();
+      runtime.journal.clear();
+      runtime.faults.clear();
       request.log.info({ loaded }, 'sandbox reset');
       return { status: 'reset' as const, loaded };
     },
@@ -185,7 +186,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const loaded = loadFixtures(request.body, fixtureContext());
+      const loaded = loadFixtures(request.body, runtimeOf(request));
       request.log.info({ loaded }, 'fixtures loaded');
       return { loaded };
     },

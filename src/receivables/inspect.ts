@@ -5,8 +5,10 @@ import { centsToNumber } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { SandboxError } from '../http/errors.js';
 import { StandardError } from '../http/schema.js';
-import type { ImportRow } from '../store/receivables.js';
+import type { ImportRow, ReceivablesStore } from '../store/receivables.js';
 import { CnabFile } from './cnab.js';
+import { runtimeOf } from '../runtime/index.js';
+import type { FastifyRequest } from 'fastify';
 
 const TAGS = ['sandbox control plane'];
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -49,7 +51,33 @@ const Title = Type.Object({
   draweeTaxId: Type.String(),
   draweeName: Type.String(),
   nfeKey: Nullable(Type.String()),
+  guarantor: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
+    description:
+      "the title's guarantor (Bradesco's record 7, Pagador Avalista: address, cep, city, state), null when it has none [rc-record-types]",
+  }),
+  records: Type.Array(
+    Type.Object({
+      line: Type.Integer(),
+      recordType: Type.String(),
+      meaning: Type.String({ description: "what the file's layout says the record is (README, Layouts)" }),
+      fields: Type.Record(Type.String(), Type.String(), {
+        description: 'the fields the layout describes, trimmed; empty when the record is counted, not read',
+      }),
+    }),
+    { description: 'the optional records after the title, up to the next title, in file order' },
+  ),
 });
+
+const RecordLayoutInfo = Type.Object(
+  {
+    id: Type.String({ description: 'e.g. bradesco-400, bb-400, fidc-444, unknown-400' }),
+    name: Type.String(),
+    bankCode: Type.String({ description: 'header 077-079 as written' }),
+    known: Type.Boolean({ description: 'false: the Bradesco base columns were read, with a bank-layout diagnostic' }),
+    returnFile: Type.Boolean({ description: 'the header says retorno: nothing after it is read [rc-return-file]' }),
+  },
+  { description: 'how the record types of this file were read [rc-bank-layouts]' },
+);
 
 const Diagnostic = Type.Object({
   line: NullableInt,
@@ -61,6 +89,7 @@ const Diagnostic = Type.Object({
 
 const ImportDetail = Type.Object({
   ...ImportSummary.properties,
+  recordLayout: Type.Union([RecordLayoutInfo, Type.Null()]),
   titles: Type.Array(Title, {
     description: 'a page of the titles read, by line (titlesOffset, titlesLimit)',
   }),
@@ -98,23 +127,42 @@ function fileLines(bytes: Buffer): string[] {
   return text === '' ? [] : text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
 }
 
-export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
-  const store = app.store.receivables;
-  // The last file opened, with its title lines: paging through a 100 000-title import reads it once.
-  let cached: { importId: string; file: CnabFile; titles: number[] } | undefined;
+const storeOf = (request: FastifyRequest) => runtimeOf(request).store.receivables;
 
-  const titlesOf = (importId: string, offset: number, limit: number) => {
-    if (cached?.importId !== importId) {
+export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
+  // The last file opened, with its title lines: paging through a 100 000-title import reads it once.
+  let cached: { store: ReceivablesStore; importId: string; file: CnabFile; titles: number[] } | undefined;
+
+  const open = (store: ReceivablesStore, importId: string) => {
+    if (cached?.importId !== importId || cached.store !== store) {
       const bytes = store.file(importId);
       const opened = bytes ? CnabFile.open(bytes) : undefined;
-      if (!opened?.ok) return [];
-      cached = { importId, file: opened.file, titles: opened.file.titleIndexes() };
+      if (!opened?.ok) return undefined;
+      cached = { store, importId, file: opened.file, titles: opened.file.titleIndexes() };
     }
-    const { file, titles } = cached;
+    return cached;
+  };
+
+  const titlesOf = (store: ReceivablesStore, importId: string, offset: number, limit: number) => {
+    const opened = open(store, importId);
+    if (!opened) return [];
+    const { file, titles } = opened;
     return titles.slice(offset, offset + limit).map((i) => {
       const t = file.title(i);
-      return { ...t, faceValue: centsToNumber(t.faceValueCents) };
+      return {
+        ...t,
+        faceValue: centsToNumber(t.faceValueCents),
+        guarantor: file.guarantorOf(i)?.fields ?? null,
+        records: file.attachedTo(i),
+      };
     });
+  };
+
+  const recordLayoutOf = (store: ReceivablesStore, importId: string) => {
+    const file = open(store, importId)?.file;
+    if (!file) return null;
+    const { id, name, known } = file.records;
+    return { id, name, known, bankCode: file.bankCode, returnFile: file.returnFile };
   };
 
   app.get(
@@ -132,8 +180,8 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async () => ({
-      funds: store
+    async (request) => ({
+      funds: storeOf(request)
         .funds()
         .map((f) => ({ fundCnpj: f.fundCnpj, hasToken: f.hasToken === 1, imports: f.imports })),
     }),
@@ -156,6 +204,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const id = checkTaxId(request.params.fundCnpj, { kinds: ['cnpj'] });
+      const store = storeOf(request);
       const fund = id.ok ? store.fund(id.value) : undefined;
       if (!id.ok || !fund)
         throw new SandboxError(404, `no receivables fund with CNPJ ${request.params.fundCnpj}`);
@@ -191,7 +240,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { importId } = request.params;
-      const bytes = store.file(importId);
+      const bytes = storeOf(request).file(importId);
       if (!bytes) throw new SandboxError(404, `no CNAB import with id ${importId}`);
       const all = fileLines(bytes);
       const { offset, limit } = request.query;
@@ -218,13 +267,15 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
+      const store = storeOf(request);
       const row = store.import(request.params.importId);
       if (!row) throw new SandboxError(404, `no CNAB import with id ${request.params.importId}`);
       const { titlesOffset, titlesLimit } = request.query;
       return {
         ...summary(row),
+        recordLayout: recordLayoutOf(store, row.importId),
         // Titles are read again from the stored bytes (the same code that checked them).
-        titles: titlesOf(row.importId, titlesOffset, titlesLimit),
+        titles: titlesOf(store, row.importId, titlesOffset, titlesLimit),
         diagnostics: store.diagnostics(row.importId),
       };
     },

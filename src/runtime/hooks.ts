@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InterfaceId } from '../http/errors.js';
 import { interfaceOfPath } from '../interfaces.js';
 import { faultBody } from './faults.js';
+import { runtimeOf } from './index.js';
 import { captureText, captureValue } from './journal.js';
 import { redact } from './redact.js';
 
@@ -48,19 +49,20 @@ export function installControlHooks(app: FastifyInstance): void {
     const path = pathOf(request.url);
     if (path.startsWith(CONTROL_PREFIX)) return;
     const iface = interfaceOfPath(path);
-    if (iface === null && !app.journal.enabled) return;
+    const { journal, faults, clock } = runtimeOf(request);
+    if (iface === null && !journal.enabled) return;
     const trace: Trace = {
       interface: iface,
       path,
-      time: app.clock.now().toISOString(),
+      time: clock.now().toISOString(),
       // The real clock on purpose: the journal says when a request really came, next to sandbox time.
       realTime: new Date().toISOString(),
       fault: null,
       response: undefined,
     };
     traces.set(request, trace);
-    if (iface === null || app.faults.size === 0) return;
-    const rule = app.faults.take(request.method, path, iface);
+    if (iface === null || faults.size === 0) return;
+    const rule = faults.take(request.method, path, iface);
     if (!rule) return;
     trace.fault = rule.id;
     request.log.debug({ fault: rule.id }, 'fault rule applied');
@@ -73,18 +75,19 @@ export function installControlHooks(app: FastifyInstance): void {
 
   app.addHook('onSend', async (request, _reply, payload) => {
     const trace = traces.get(request);
-    if (trace && app.journal.enabled) trace.response = payload;
+    if (trace && runtimeOf(request).journal.enabled) trace.response = payload;
     return payload;
   });
 
   app.addHook('onResponse', async (request, reply) => {
     const trace = traces.get(request);
-    if (!trace || !app.journal.enabled) return;
+    const journal = runtimeOf(request).journal;
+    if (!trace || !journal.enabled) return;
     // Outside the interfaces only the unknown paths (404s) are kept: /docs and /openapi.json are not.
     if (trace.interface === null && !request.is404) return;
     const config = request.routeOptions.config;
-    app.journal.add({
-      id: app.journal.nextId(),
+    journal.add({
+      id: journal.nextId(),
       time: trace.time,
       realTime: trace.realTime,
       interface: trace.interface,
@@ -106,13 +109,14 @@ export function installControlHooks(app: FastifyInstance): void {
  * Journals a request refused before routing (a path the router cannot read): no hook runs for it, yet
  * it came under an interface prefix and the client needs to see what it sent.
  */
-export function journalUnrouted(app: FastifyInstance, request: FastifyRequest, status: number, body: unknown): void {
+export function journalUnrouted(request: FastifyRequest, status: number, body: unknown): void {
   const path = pathOf(request.url);
   const iface = interfaceOfPath(path);
-  if (iface === null || !app.journal.enabled) return;
-  const now = app.clock.now().toISOString();
-  app.journal.add({
-    id: app.journal.nextId(),
+  const { journal, clock } = runtimeOf(request);
+  if (iface === null || !journal.enabled) return;
+  const now = clock.now().toISOString();
+  journal.add({
+    id: journal.nextId(),
     time: now,
     realTime: new Date().toISOString(),
     interface: iface,
