@@ -20,7 +20,7 @@ async function sandbox(): Promise<Sandbox> {
 describe('unexpected errors in process, with the logger off', () => {
   it('throws from a control call with the cause, its first frames and the request id', async () => {
     const s = await sandbox();
-    vi.spyOn(s.app.store, 'wipe').mockImplementation(() => {
+    vi.spyOn(s.app.runtime.store, 'wipe').mockImplementation(() => {
       throw new Error('disk I/O error');
     });
     const error = await s.reset({ bookkeeping: { users: [{ userId: 9, accessToken: 'bk-secret-9', tenants: ['11222333000181'] }] } }).then(
@@ -36,7 +36,7 @@ describe('unexpected errors in process, with the logger off', () => {
 
   it('answers a control call that fails unexpectedly with the request id and the cause in the standard body', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
-    vi.spyOn(app.store, 'wipe').mockImplementation(() => {
+    vi.spyOn(app.runtime.store, 'wipe').mockImplementation(() => {
       throw new TypeError('cannot read the snapshot table');
     });
     const res = await app.inject({ method: 'POST', url: '/_sandbox/reset' });
@@ -49,7 +49,7 @@ describe('unexpected errors in process, with the logger off', () => {
 
   it('names the request id in the 500 of an interface that documents one, without the cause', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
-    vi.spyOn(app.store.bookkeeping, 'extractPage').mockImplementation(() => {
+    vi.spyOn(app.runtime.store.bookkeeping, 'extractPage').mockImplementation(() => {
       throw new Error('database table is locked');
     });
     const res = await app.inject({
@@ -67,7 +67,7 @@ describe('unexpected errors in process, with the logger off', () => {
 
   it('names the request id in the 400 of an interface that documents no 5xx', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
-    vi.spyOn(app.store.loanbond, 'callerByToken').mockImplementation(() => {
+    vi.spyOn(app.runtime.store.loanbond, 'callerByToken').mockImplementation(() => {
       throw new Error('database table is locked');
     });
     const res = await app.inject({
