@@ -2,17 +2,15 @@
 // Differs from the real service where the README's assumptions table says (interface "bookkeeping").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toIsoDate } from '../domain/dates.js';
-import { toCents } from '../domain/money.js';
 import { assumptionLookup } from '../http/assumptions.js';
 import { bearerToken } from '../http/bearer.js';
 import { pointer, SandboxError, validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
-import { INTERFACES } from '../interfaces.js';
-import { errorResponses, StandardError } from '../http/schema.js';
+import { BEARER_CHALLENGE, errorResponses, StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
+import { setup } from './contract.js';
 import { tenantIdProblem } from './fixtures.js';
-import { decidePayment, declarationProblems } from './payment.js';
+import { declarePayment } from './payment.js';
 import {
   DEFAULT_PAGE_SIZE,
   ExtractList,
@@ -26,7 +24,7 @@ import { runtimeOf } from '../runtime/index.js';
 
 const a = assumptionLookup(assumptions);
 const TRB = '/integration/v1/:tenantId/trade-receivable-certificates';
-const ERRORS = errorResponses([400, 401, 403, 500], StandardError, a('bk-credential-order'));
+const ERRORS = errorResponses([400, 401, 403, 500], StandardError, a('bk-credential-order'), BEARER_CHALLENGE);
 
 /** The user each authorized request acts as. */
 const actingUser = new WeakMap<FastifyRequest, number>();
@@ -38,7 +36,7 @@ function userOf(request: FastifyRequest): number {
 }
 
 export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  setupInterface(app, INTERFACES.bookkeeping);
+  setupInterface(app, setup);
   // Credentials before anything in the request is read: token (401), tenantId (400), access (403).
   async function authorize(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = bearerToken(request, reply, 'a bookkeeping user');
@@ -66,6 +64,8 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: authorize,
       schema: {
         tags: ['bookkeeping'],
+        description:
+          "The tenant's extract requests, one page at a time (page from 1, pageSize at most 100, sorted by sortBy, desc for descending order), with the pagination totals. The bearer token is checked first (401), then the tenant id (400), then the user's access to the tenant (403).",
         summary: "List the tenant's extract requests, one page at a time",
         params: TenantParams,
         querystring: ExtractQuery,
@@ -108,6 +108,8 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
       schema: {
         tags: ['bookkeeping'],
+        description:
+          "Records a payment of the trade bill uid: partial (isPartial true, below the open value) or total (the whole open value). Amounts are JSON numbers with at most two decimal places. Answers 204 with no body; the trade bill's open value and status change (GET /_sandbox/bookkeeping/tenants/{tenantId}/trade-bills/{uid} shows them).",
         summary: 'Declare a partial or total payment of a trade bill',
         params: PaymentParams,
         body: PaymentDeclaration,
@@ -123,40 +125,8 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { tenantId, uid } = request.params;
-      const body = request.body;
-      const runtime = runtimeOf(request);
-      const now = runtime.clock.now();
-      const problems = declarationProblems(body, toIsoDate(now));
-      if (problems.length > 0) throw validationError(problems);
-      const declaration = {
-        isPartial: body.isPartial,
-        paymentCents: toCents(body.paymentValue),
-        remainingCents: body.remainingValue === undefined ? null : toCents(body.remainingValue),
-      };
-      const effect = runtime.store.bookkeeping.declarePayment(
-        tenantId,
-        uid,
-        {
-          userId: userOf(request),
-          type: body.type,
-          informantId: body.informantId,
-          isPartial: body.isPartial,
-          paymentCents: declaration.paymentCents,
-          remainingCents: declaration.remainingCents,
-          beneficiaryDocument: body.beneficiaryDocument ?? null,
-          paymentDate: body.paymentDate ?? null,
-          recordedAt: now.toISOString(),
-        },
-        (bill) => decidePayment(bill, declaration),
-      );
-      if (effect === undefined) {
-        throw validationError([
-          {
-            path: pointer('uid'),
-            message: `path parameter uid: tenant ${tenantId} has no trade bill "${uid}"`,
-          },
-        ]);
-      }
+      const { store, clock } = runtimeOf(request);
+      declarePayment(request.body, { store, now: clock.now(), tenantId, uid, userId: userOf(request) });
       return reply.code(204).send(null);
     },
   );

@@ -63,6 +63,16 @@ export function loadFixtures(doc: unknown, ctx: FixtureContext): LoadCounts {
   });
 }
 
+/** Wipes the state and loads `doc` (undefined: nothing) in one transaction: a refused document changes nothing. */
+export function replaceState(doc: unknown, ctx: FixtureContext): LoadCounts {
+  return ctx.store.transaction(() => {
+    ctx.store.wipe();
+    const counts = doc === undefined ? {} : loadFixtures(doc, ctx);
+    ctx.store.setMetaValue('lastReset', ctx.clock.now().toISOString());
+    return counts;
+  });
+}
+
 /** Reads a fixture file; a missing or malformed file is a clear error naming the file. */
 export function readFixtureFile(path: string): unknown {
   let text: string;

@@ -2,13 +2,33 @@
 // every refusal (malformed JSON, wrong content type, too large, schema), and a 501 that names the
 // operations the specification knows only by name.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { namedOnly } from './catalog.js';
-import { renderError, SandboxError, STATUS_TEXT, validationError, standardBody } from './errors.js';
-import type { InterfaceSetup } from '../interfaces.js';
+import { namedOnly, type Operation } from './catalog.js';
+import {
+  type ErrorShape,
+  type InterfaceId,
+  renderError,
+  SandboxError,
+  STATUS_TEXT,
+  validationError,
+  standardBody,
+} from './errors.js';
 import { detailsFromAjv } from './validation.js';
 import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
 import { assumptionLookup } from './assumptions.js';
 import { useJsonBodies } from './json.js';
+import { pathOf } from './url.js';
+
+/** What an interface folder tells the shared HTTP layer about itself (its contract.ts exports it). */
+export interface InterfaceSetup {
+  id: InterfaceId;
+  prefix: string;
+  shape: ErrorShape;
+  /** Statuses the specification documents for this interface (501 is the sandbox's own). */
+  statuses: readonly number[];
+  operations: readonly Operation[];
+}
+
+export type InterfaceTable = Readonly<Record<InterfaceId, InterfaceSetup>>;
 
 export function describeBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
@@ -124,7 +144,7 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
 
   const names = namedOnly(setup.operations).map((o) => o.name);
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    const message = `${request.method} ${request.url.split('?')[0]} is not a documented operation of the ${setup.id} interface: the sandbox does not emulate it (the specification shows no method, path or payload for the operations it names only)`;
+    const message = `${request.method} ${pathOf(request.url)} is not a documented operation of the ${setup.id} interface: the sandbox does not emulate it (the specification shows no method, path or payload for the operations it names only)`;
     const base =
       setup.shape === 'envelope'
         ? { error: { code: 'NotImplemented', message, target: null } }

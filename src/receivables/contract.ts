@@ -1,4 +1,5 @@
 import { catalog } from '../http/catalog.js';
+import type { InterfaceSetup } from '../http/interface-plugin.js';
 
 export const PREFIX = '/v1';
 
@@ -12,3 +13,13 @@ export const operations = catalog('receivables', [
   ['import-assignor-credit-limit', 'import assignor/credit limit', 'POST'],
   ['cancel-operation', 'cancel operation (reversal and rejection)', null],
 ]);
+
+/** What the shared HTTP layer, the journal and fault rules need to know of this interface. */
+export const setup: InterfaceSetup = {
+  id: 'receivables',
+  prefix: PREFIX,
+  shape: 'envelope',
+  /** The statuses the specification documents (501 is the sandbox's own). */
+  statuses: [400],
+  operations,
+};

@@ -42,9 +42,19 @@ export class Store {
     this.snapshots = new SnapshotStore(db);
   }
 
-  /** Runs `fn` in one transaction (nested calls become savepoints). */
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+  /**
+   * Runs `fn` in one transaction (nested calls become savepoints). `immediate`: the write lock is
+   * taken before the first read, so no other writer (another process on the same file) can slip in
+   * between what a read-modify-write reads and what it writes.
+   */
+  transaction<T>(fn: () => T, options: { immediate?: boolean } = {}): T {
+    const tx = this.db.transaction(fn);
+    return options.immediate ? tx.immediate() : tx();
+  }
+
+  /** Throws unless the database answers a query (the health check). */
+  ping(): void {
+    this.db.prepare('SELECT 1').get();
   }
 
   /** Deletes every row of every table: the sandbox's state is gone, the schema stays. */

@@ -27,6 +27,11 @@ const ASSETS: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'api.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',
+  'page.js': 'text/javascript; charset=utf-8',
+  'bookkeeping.js': 'text/javascript; charset=utf-8',
+  'registry.js': 'text/javascript; charset=utf-8',
+  'receivables.js': 'text/javascript; charset=utf-8',
+  'loanbond.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
 };
 
@@ -79,8 +84,10 @@ const Overview = Type.Object({
 // compiled elsewhere without them (the test suite's dist/, the benchmark's dist-bench/).
 const ASSET_DIRS = ['./assets/', '../../../src/control/ui/assets/', '../../../../src/control/ui/assets/'];
 
+/** The first place holding every file of the page (a copy left by an older build may lack new ones). */
 function assetDir(): URL | undefined {
-  return ASSET_DIRS.map((d) => new URL(d, import.meta.url)).find((u) => existsSync(new URL('index.html', u)));
+  const names = ['index.html', ...Object.keys(ASSETS)];
+  return ASSET_DIRS.map((d) => new URL(d, import.meta.url)).find((u) => names.every((n) => existsSync(new URL(n, u))));
 }
 
 export const uiPlugin: FastifyPluginAsyncTypebox = async (app) => {
@@ -126,6 +133,9 @@ export const uiPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/overview',
     {
       schema: {
+        operationId: 'getOverview',
+        description:
+          'What the inspector page shows first: row counts per interface, the sandbox clock, when the state was last reset, and the domain warnings recorded.',
         tags: TAG,
         summary: 'The inspector overview: rows per interface, the clock, the last reset, warnings',
         response: { 200: Overview, 401: StandardError },

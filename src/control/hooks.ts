@@ -3,11 +3,12 @@
 // (its documented routes, its 501s) and so do the 404s outside every prefix.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InterfaceId } from '../http/errors.js';
-import { interfaceOfPath } from '../interfaces.js';
-import { faultBody } from './faults.js';
-import { runtimeOf } from './index.js';
-import { captureText, captureValue } from './journal.js';
-import { redact } from './redact.js';
+import { INTERFACES, interfaceOfPath } from '../interfaces.js';
+import { faultBody } from '../runtime/faults.js';
+import { runtimeOf } from '../runtime/index.js';
+import { captureText, captureValue } from '../runtime/journal.js';
+import { redact } from '../runtime/redact.js';
+import { pathOf } from '../http/url.js';
 
 
 interface Trace {
@@ -20,11 +21,6 @@ interface Trace {
 }
 
 const CONTROL_PREFIX = '/_sandbox';
-
-function pathOf(url: string): string {
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -68,7 +64,7 @@ export function installControlHooks(app: FastifyInstance): void {
     request.log.debug({ fault: rule.id }, 'fault rule applied');
     if (rule.delayMs > 0) await sleep(rule.delayMs);
     if (rule.status !== null) {
-      reply.code(rule.status).type('application/json').send(faultBody(rule));
+      reply.code(rule.status).type('application/json').send(faultBody(rule, INTERFACES[rule.interface].shape));
       return reply;
     }
   });
