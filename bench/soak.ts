@@ -1,4 +1,5 @@
 // npm run soak [-- --runs 100000] [-- --ops import-cnab,...] [-- --journal 1000000] [-- --seed 42]
+//              [-- --sequences 10000] [-- --bodies no]   (0 or "no" skips a phase)
 // The long versions of the reliability suite (docs/reliability.md): the schema-driven fuzzer on each
 // documented operation (a fresh app every few thousand cases keeps the database small), a journal
 // flooded far past its capacity, and bodies at the size limit, with memory figures for each.
@@ -6,6 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { OPERATIONS, PINNED_NOW, RELIABILITY_FIXTURES, BK_TENANT, BK_TOKEN, LB_TOKEN } from '../test/reliability/engine/operations.js';
 import { fuzzOperation } from '../test/reliability/engine/run.js';
+import { newStats, runSequences, SEQUENCE_FIXTURES } from '../test/reliability/sequences/commands.js';
+import { injectTransport } from '../test/reliability/sequences/transport.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -16,6 +19,8 @@ const RUNS = Number(arg('runs') ?? 100_000);
 const JOURNAL_REQUESTS = Number(arg('journal') ?? 1_000_000);
 const SEED = arg('seed') === undefined ? Date.now() % 2 ** 31 : Number(arg('seed'));
 const ONLY = arg('ops')?.split(',');
+const SEQUENCES = Number(arg('sequences') ?? 10_000);
+const BODIES = arg('bodies') !== 'no';
 const MiB = 1024 * 1024;
 
 const mem = () => {
@@ -38,6 +43,7 @@ async function fuzzApp(): Promise<FastifyInstance> {
 }
 
 async function fuzz(): Promise<boolean> {
+  if (RUNS === 0) return true;
   let ok = true;
   log(`## fuzz: ${RUNS} cases per operation, seed ${SEED}`);
   for (const op of OPERATIONS) {
@@ -59,7 +65,41 @@ async function fuzz(): Promise<boolean> {
   return ok;
 }
 
+async function sequences(): Promise<boolean> {
+  log(`## model-based sequences: ${SEQUENCES}, seed ${SEED}`);
+  const stats = newStats();
+  const started = performance.now();
+  // A fresh app every 500 sequences keeps the database small; each chunk has its own seed.
+  const chunk = 500;
+  try {
+    for (let done = 0; done < SEQUENCES; done += chunk) {
+      const app = await buildApp({ db: ':memory:', logger: false, fixtures: SEQUENCE_FIXTURES });
+      try {
+        await runSequences({
+          workspaces: [{ transport: injectTransport(app), path: (p) => p }],
+          runs: Math.min(chunk, SEQUENCES - done),
+          seed: (SEED + done) % 2 ** 31,
+          stats,
+        });
+      } finally {
+        await app.close();
+      }
+      log(`  ${stats.sequences} sequences, ${stats.commands} commands, memory ${JSON.stringify(mem())}`);
+    }
+    log(
+      `sequences: ${stats.sequences} sequences, ${stats.commands} commands in ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
+        `commands ${JSON.stringify(stats.byCommand)}; statuses ${JSON.stringify(stats.statuses)}; operations ${JSON.stringify(stats.outcomes)}`,
+    );
+    return true;
+  } catch (err) {
+    const cause = err instanceof Error && err.cause instanceof Error ? `\ncaused by: ${err.cause.message}` : '';
+    log(`sequences: FAILED after ${stats.sequences} sequences, ${stats.commands} commands: ${err instanceof Error ? err.message : String(err)}${cause}`);
+    return false;
+  }
+}
+
 async function journalFlood(): Promise<boolean> {
+  if (JOURNAL_REQUESTS === 0) return true;
   log(`## journal: ${JOURNAL_REQUESTS} requests into the default journal (1000 entries)`);
   const app = await fuzzApp();
   const started = performance.now();
@@ -84,6 +124,7 @@ async function journalFlood(): Promise<boolean> {
 }
 
 async function bigBodies(): Promise<boolean> {
+  if (!BODIES) return true;
   log('## bodies at the default limit (100 MiB)');
   const app = await buildApp({ db: ':memory:', logger: false, fixtures: RELIABILITY_FIXTURES });
   let ok = true;
@@ -103,6 +144,6 @@ async function bigBodies(): Promise<boolean> {
 }
 
 const t0 = performance.now();
-const results = [await fuzz(), await journalFlood(), await bigBodies()];
+const results = [await fuzz(), SEQUENCES === 0 || (await sequences()), await journalFlood(), await bigBodies()];
 log(`## done in ${((performance.now() - t0) / 1000).toFixed(0)} s; peak memory ${JSON.stringify(mem())}`);
 process.exit(results.every(Boolean) ? 0 : 1);

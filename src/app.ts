@@ -7,6 +7,7 @@ import { bookkeepingPlugin } from './bookkeeping/routes.js';
 import { type FixtureDocument, loadFixtures, readFixtureFile } from './control/fixtures.js';
 import { installControlHooks, journalUnrouted } from './control/hooks.js';
 import { sandboxPlugin } from './control/index.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { SandboxError } from './http/errors.js';
 import { useStandardErrors } from './http/interface-plugin.js';
 import { type LogSettings, loggerOptions, logRequests } from './http/logging.js';
@@ -151,6 +152,11 @@ function serverOptions(options: AppOptions, settings: Settings) {
     exposeHeadRoutes: false,
     // While closing, in-flight requests finish; a new one gets no undocumented 503.
     return503OnClosing: false,
+    // Bytes Node's HTTP parser refuses: a 400 in the interface's shape (README, "Errors").
+    clientErrorHandler: clientErrorHandler((path) => {
+      const id = interfaceOfPath(path);
+      return id ? INTERFACES[id].shape : undefined;
+    }),
     frameworkErrors: routerErrorHandler({
       maxParamLength: MAX_PARAM_LENGTH,
       shapeOf: (path) => {

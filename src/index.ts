@@ -124,8 +124,11 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
     });
     const parsed = res.body === '' ? undefined : (JSON.parse(res.body) as unknown);
     if (res.statusCode >= 400) {
-      const message = (parsed as { message?: string } | undefined)?.message ?? res.body;
-      throw new Error(`${method} ${path} answered ${res.statusCode}: ${message}`);
+      // The message and every detail (a refused field's pointer, or an unexpected error's cause and
+      // request id): with the logger off, this error is all the caller sees.
+      const body = parsed as { message?: string; details?: Array<{ path: string; message: string }> } | undefined;
+      const details = (body?.details ?? []).map((d) => `\n  ${d.path ? `${d.path}: ` : ''}${d.message}`).join('');
+      throw new Error(`${method} ${path} answered ${res.statusCode}: ${body?.message ?? res.body}${details}`);
     }
     return parsed as T;
   }

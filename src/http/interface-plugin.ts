@@ -74,7 +74,27 @@ export function toSandboxError(
   }
   const status = fe.statusCode ?? 500;
   if (status >= 400 && status < 500) return new SandboxError(400, fe.message || 'bad request');
-  return new SandboxError(500, 'internal sandbox error: see the sandbox log');
+  // The request id ties the answer to the log line; in process, with the logger off, the control
+  // plane's body carries the cause itself (causeDetails), so the thrown error says what broke.
+  return new SandboxError(500, `internal sandbox error (request ${request.id}): see the sandbox log`);
+}
+
+/**
+ * An unexpected error as a detail a developer can act on: its name, message and first frames, with
+ * paths relative to the working directory. Only the control plane shows it (its caller runs the
+ * sandbox); the message is cut short, and no request value is ever part of it.
+ */
+export function causeDetails(err: unknown): Array<{ path: string; message: string }> {
+  if (!(err instanceof Error)) return [];
+  const cwd = `${process.cwd()}/`;
+  const frames = (err.stack ?? '')
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().replaceAll(`file://${cwd}`, '').replaceAll(cwd, ''))
+    .filter((line) => line.startsWith('at '))
+    .slice(0, 3);
+  const message = `${err.name}: ${err.message}`.slice(0, 300);
+  return [{ path: '', message: `cause: ${[message, ...frames].join(' | ')}` }];
 }
 
 /** The sandbox-wide decisions that hold for every documented route, marked on each in OpenAPI. */
@@ -82,6 +102,7 @@ const everyRoute = assumptionLookup(sandboxAssumptions)(
   'strict-fields',
   'duplicate-keys',
   'malformed-body',
+  'malformed-http',
   'body-limit',
   'money-cents',
   'money-sign',
@@ -114,7 +135,7 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
           ? new SandboxError(400, e.message, { code: e.code, details: e.details })
           : new SandboxError(
               400,
-              'internal sandbox error: a fault of the sandbox, not of your request (see the sandbox log); this interface documents no 5xx status',
+              `internal sandbox error (request ${request.id}): a fault of the sandbox, not of your request (see the sandbox log); this interface documents no 5xx status`,
               { code: 'SandboxFault' },
             );
     }
@@ -139,7 +160,10 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
 export function useStandardErrors(app: FastifyInstance, notFound: (request: FastifyRequest) => string): void {
   app.setErrorHandler((err: FastifyError | SandboxError, request, reply) => {
     const e = toSandboxError(err, request);
-    if (e.status >= 500) request.log.error({ err }, 'unexpected error');
+    if (e.status >= 500) {
+      request.log.error({ err }, 'unexpected error');
+      return reply.code(e.status).send(standardBody(e.status, e.message, causeDetails(err)));
+    }
     return reply.code(e.status).send(standardBody(e.status, e.message, e.details));
   });
   app.setNotFoundHandler((request, reply) => reply.code(404).send(standardBody(404, notFound(request))));

@@ -84,6 +84,17 @@ function bodyIsOptional(request: FastifyRequest): boolean {
 export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: boolean } = {}): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
+  // Fastify ignores a GET's body; a client that sends one believes it is read, so it is refused.
+  app.addHook('onRequest', async (request) => {
+    if (request.method !== 'GET') return;
+    const length = request.headers['content-length'];
+    const chunked = request.headers['transfer-encoding'] !== undefined;
+    if (chunked || (length !== undefined && length !== '0'))
+      throw new SandboxError(
+        400,
+        `a GET takes no body, and this one has ${chunked ? 'Transfer-Encoding' : `Content-Length ${length}`}: send the parameters in the query string`,
+      );
+  });
   if (options.optionalBodies) {
     app.addHook('preValidation', async (request) => {
       if (request.body === undefined && bodyIsOptional(request)) request.body = {};

@@ -81,8 +81,16 @@ export const MUTATIONS = [
   'non-object',
   'empty-body',
   'number-overflow-text',
+  // Issue 13's broader classes.
+  'extreme-number',
+  'control-chars',
+  'lone-surrogate',
+  'huge-array',
+  'swap-type-at-depth',
 ] as const;
 export type MutationKind = (typeof MUTATIONS)[number];
+
+const COSTLY: readonly MutationKind[] = ['huge-string', 'deep-nesting', 'huge-array'];
 
 export interface Mutation {
   kind: MutationKind;
@@ -96,9 +104,11 @@ export interface Mutation {
 
 export const mutation: fc.Arbitrary<Mutation> = fc.record({
   // About one case in four unmutated: valid requests exercise the success paths.
+  // The costly kinds (a megabyte of text, 100 000 items, 10 000 levels) half as often as the rest.
   kind: fc.oneof(
     { weight: 12, arbitrary: fc.constant<MutationKind>('none') },
-    { weight: MUTATIONS.length * 2, arbitrary: fc.constantFrom(...MUTATIONS) },
+    { weight: (MUTATIONS.length - COSTLY.length) * 2, arbitrary: fc.constantFrom(...MUTATIONS.filter((k) => !COSTLY.includes(k))) },
+    { weight: COSTLY.length, arbitrary: fc.constantFrom(...COSTLY) },
   ),
   pick: fc.nat(),
   value: weirdValue,
@@ -119,6 +129,40 @@ export const mutation: fc.Arbitrary<Mutation> = fc.record({
     '',
   ),
 });
+
+/**
+ * Numbers as JSON text of extreme magnitude, precision and sign: hundreds of digits, exponents past
+ * the double range either way, -0, more decimals than a double keeps.
+ */
+export const EXTREME_NUMBERS = [
+  '1e309',
+  '-1e309',
+  '1E+400',
+  '4.9e-325',
+  '-0',
+  '-0.0',
+  '0e0',
+  '1E2',
+  '1e-7',
+  '9'.repeat(400),
+  `-${'9'.repeat(400)}`,
+  `1${'0'.repeat(308)}`,
+  `0.${'0'.repeat(400)}1`,
+  `1.${'0'.repeat(30)}1`,
+  '123456789012345678901234567890',
+  '9007199254740993',
+  '-9007199254740993',
+  '100.005',
+  '0.1e1',
+  '2147483648',
+  '-2147483649',
+] as const;
+
+/** NUL and the other control characters, alone and inside text. */
+export const CONTROL_STRINGS: readonly string[] = ['\u0000', 'a\u0000b', '\u0001', '\u0008', '\t', '\n', '\r\n', '\u001b[31m', '\u001f', '\u007f', '\u0085', 'IUD-1\u0000'];
+
+/** Lone and reversed surrogates, as JSON escapes (JSON.stringify writes them escaped too). */
+export const SURROGATE_TEXTS = ['"\\ud800"', '"\\udfff"', '"a\\ud83d"', '"\\ude00b"', '"\\udc00\\ud800"', '"\\ud800\\ud800"'];
 
 /** Every path in the tree (objects and arrays included), root first. */
 export function paths(value: unknown, at: Path = [], out: Path[] = []): Path[] {
@@ -192,7 +236,7 @@ export function mutateBody(valid: unknown, m: Mutation): Wire {
     case 'deep-nesting': {
       // Written as text: JSON.stringify itself would overflow the stack at these depths.
       const p = pickFrom(nonRoot) ?? [];
-      const depth = m.size >= 1_000_000 ? 100_000 : m.size >= 70_000 ? 5_000 : 200;
+      const depth = m.size >= 1_000_000 ? 100_000 : m.size >= 70_000 ? 10_000 : 200;
       const text = JSON.stringify(setAt(body, p, 'DEEP-NESTING-HERE'));
       const deep = `${'[{"a":'.repeat(depth)}1${'}]'.repeat(depth)}`;
       return { payload: text.replace('"DEEP-NESTING-HERE"', deep), contentType: 'application/json' };
@@ -246,6 +290,41 @@ export function mutateBody(valid: unknown, m: Mutation): Wire {
     }
     case 'empty-body':
       return { payload: m.pick % 2 === 0 ? '' : undefined, contentType: 'application/json' };
+    case 'extreme-number': {
+      // Written as text: most of these have no double that JSON.stringify would write back.
+      const p = pickFrom(numbers) ?? pickFrom(nonRoot) ?? [];
+      const text = JSON.stringify(setAt(body, p, 424242.4242));
+      const raw = EXTREME_NUMBERS[m.pick % EXTREME_NUMBERS.length] ?? '1e309';
+      return { payload: text.replace('424242.4242', raw), contentType: 'application/json' };
+    }
+    case 'control-chars': {
+      const p = pickFrom(strings) ?? pickFrom(nonRoot) ?? [];
+      return json(setAt(body, p, CONTROL_STRINGS[m.pick % CONTROL_STRINGS.length]));
+    }
+    case 'lone-surrogate': {
+      const p = pickFrom(strings) ?? pickFrom(nonRoot) ?? [];
+      const text = JSON.stringify(setAt(body, p, 'LONE-SURROGATE-HERE'));
+      return { payload: text.replace('"LONE-SURROGATE-HERE"', SURROGATE_TEXTS[m.pick % SURROGATE_TEXTS.length] ?? '"\\ud800"'), contentType: 'application/json' };
+    }
+    case 'huge-array': {
+      // 100 000 items where the schema has an array or a scalar: scalars of each JSON type, never
+      // objects (100 000 empty registry documents would be a valid, and slow, batch).
+      const p = pickFrom(nonRoot) ?? [];
+      const item = ['0', 'null', '"x"', 'true', '1e309'][m.pick % 5] ?? '0';
+      const text = JSON.stringify(setAt(body, p, 'HUGE-ARRAY-HERE'));
+      return { payload: text.replace('"HUGE-ARRAY-HERE"', `[${`${item},`.repeat(99_999)}${item}]`), contentType: 'application/json' };
+    }
+    case 'swap-type-at-depth': {
+      // A wrong type at a chosen depth (1 is a top-level field), so every depth is reached.
+      const deepest = Math.max(0, ...nonRoot.map((q) => q.length));
+      const depth = deepest === 0 ? 0 : 1 + (m.pick % deepest);
+      const atDepth = nonRoot.filter((q) => q.length === depth);
+      const p = pickFrom(atDepth) ?? [];
+      const current = getAt(body, p);
+      const wrong =
+        typeof current === 'string' ? 1 : typeof current === 'number' ? String(current) : typeof current === 'boolean' ? 'true' : Array.isArray(current) ? {} : current === null ? 0 : [];
+      return json(setAt(body, p, wrong));
+    }
     case 'number-overflow-text': {
       // 1e400 parses to Infinity; JSON.stringify could never write it.
       const p = pickFrom(numbers);
@@ -258,6 +337,33 @@ export function mutateBody(valid: unknown, m: Mutation): Wire {
 
 /** A query-string value mutated the same way, as text. */
 export function mutateQueryValue(m: Mutation): string {
-  const odd = ['', 'NaN', '-0', '1e308', '0', '-1', '1.5', '0x10', '%zz', '%00', 'true', '[]', '%E0%A4%A', '😀', 'x'.repeat(m.size)];
+  const odd = [
+    '',
+    'NaN',
+    '-0',
+    '1e308',
+    '0',
+    '-1',
+    '1.5',
+    '0x10',
+    '%zz',
+    '%00',
+    'true',
+    '[]',
+    '%E0%A4%A',
+    '😀',
+    'x'.repeat(m.size),
+    // Numbers of extreme magnitude, precision and sign, as a client would write them.
+    ...EXTREME_NUMBERS.map(encodeURIComponent),
+    '%2B1',
+    `${'0'.repeat(300)}1`,
+    // Control characters and a lone surrogate, percent-encoded (the only way into a query).
+    '%01',
+    '%1F',
+    '%7F',
+    '1%00',
+    '%ED%A0%80',
+    '%C0%80',
+  ];
   return odd[m.pick % odd.length] ?? '';
 }

@@ -135,6 +135,15 @@ const PATH_SEGMENTS = [
   '%C0%AF',
   encodeURIComponent('__proto__'),
   encodeURIComponent('IUD-0001 '),
+  // Numbers of extreme magnitude and sign, control characters, a lone surrogate.
+  '9'.repeat(400),
+  `-${'9'.repeat(300)}`,
+  '1e309',
+  '-0',
+  '11222333000181%00',
+  '%01%1F',
+  '%ED%A0%80',
+  'IUD-0001%0A',
 ];
 
 export interface Case {
@@ -217,6 +226,11 @@ function mutateQuery(url: string, m: Mutation): string {
       break;
     case 'duplicate-key':
       if (pairs[at]) pairs.push([pairs[at][0], value]);
+      break;
+    case 'huge-array':
+      // The parameter repeated: 2 to 1000 times.
+      if (pairs[at]) for (let i = 0; i < Math.min(1000, 2 + (m.pick % 1000)); i++) pairs.push([pairs[at][0], pairs[at][1]]);
+      else pairs.push(['page', '1'], ['page', '1']);
       break;
     default:
       if (pairs[at]) pairs[at] = [pairs[at][0], value];

@@ -1,0 +1,45 @@
+// Requests Node's HTTP parser refuses before Fastify sees them (a Content-Length that is no length or
+// is given twice, a malformed chunked body, a header line without a colon, an unknown HTTP version):
+// the answer is still a 400 in the interface's own error shape, with a message that says what was
+// wrong, instead of Fastify's generic "Client Error". The path comes from the request line of the
+// bytes that failed, when they hold one.
+import type { Socket } from 'node:net';
+import { type ErrorShape, renderError, SandboxError, standardBody } from './errors.js';
+
+const MESSAGES: Record<string, string> = {
+  HPE_INVALID_CONTENT_LENGTH: 'Content-Length must be one decimal length, sent once and without Transfer-Encoding',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length must be one decimal length, sent once and without Transfer-Encoding',
+  HPE_INVALID_CHUNK_SIZE: 'the chunked body is malformed: a chunk size is not hexadecimal',
+  HPE_INVALID_TRANSFER_ENCODING: 'the Transfer-Encoding header is not one the sandbox reads (chunked)',
+  HPE_INVALID_HEADER_TOKEN: 'a header line is malformed (a name with spaces, or no colon)',
+  HPE_INVALID_VERSION: 'the HTTP version is not 1.0 or 1.1',
+  HPE_INVALID_METHOD: 'the request method is not a valid HTTP method',
+  HPE_INVALID_URL: 'the request target is not a valid URL',
+  HPE_HEADER_OVERFLOW: 'the request headers are larger than the HTTP parser accepts (16 KiB)',
+  HPE_LF_EXPECTED: 'a line of the request does not end with CR LF',
+  HPE_CR_EXPECTED: 'a line of the request does not end with CR LF',
+};
+
+export function clientErrorHandler(shapeOf: (path: string) => ErrorShape | undefined) {
+  return (err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
+    // A reset or a destroyed socket has nobody left to answer; a timeout keeps Node's own 408.
+    if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const head = Buffer.isBuffer(err.rawPacket) ? err.rawPacket.subarray(0, 2048).toString('latin1') : '';
+    const path = /^[A-Z]+ (\/\S*) HTTP\//.exec(head)?.[1]?.split('?')[0] ?? '';
+    const shape = shapeOf(path);
+    const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    const status = timeout && shape === undefined ? 408 : 400;
+    const message = `the request is malformed at the HTTP level: ${
+      timeout ? 'it did not arrive in time' : (MESSAGES[err.code ?? ''] ?? `the HTTP parser refused it (${err.code ?? 'unknown'})`)
+    }`;
+    const error = new SandboxError(status, message);
+    const body = JSON.stringify(shape ? renderError(shape, error) : standardBody(status, message));
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 400 ? 'Bad Request' : 'Request Timeout'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  };
+}

@@ -1,0 +1,84 @@
+// Requests malformed at the HTTP level (issue 13, item 4), sent as raw bytes over a socket: a 400 in
+// the interface's error shape naming what is wrong, wherever the sandbox gets to answer.
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/index.js';
+import { errorShapeProblem } from '../reliability/engine/run.js';
+import { BASE_FIXTURES } from '../helpers.js';
+
+let sandbox: Sandbox;
+let port: number;
+beforeAll(async () => {
+  sandbox = await startSandbox({ fixtures: BASE_FIXTURES });
+  port = Number(new URL(sandbox.url).port);
+});
+afterAll(() => sandbox.close());
+
+/** Sends raw bytes and reads the first answer: status and body. */
+function send(text: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let out = '';
+    const done = () => {
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(out)?.[1] ?? 0);
+      const head = out.indexOf('\r\n\r\n');
+      const length = Number(/\r\ncontent-length: (\d+)/i.exec(out)?.[1] ?? -1);
+      const body = head < 0 ? '' : out.slice(head + 4);
+      if (status && length >= 0 && Buffer.byteLength(body) >= length) {
+        socket.destroy();
+        resolve({ status, body: body.slice(0, length) });
+        return true;
+      }
+      return false;
+    };
+    socket.on('data', (d) => {
+      out += d.toString('latin1');
+      done();
+    });
+    socket.on('close', () => (done() ? undefined : reject(new Error(`no complete answer: ${JSON.stringify(out)}`))));
+    socket.on('error', reject);
+    socket.write(text);
+  });
+}
+
+const head = (method: string, path: string, extra: string) =>
+  `${method} ${path} HTTP/1.1\r\nHost: sandbox\r\nContent-Type: application/json\r\n${extra}\r\n`;
+const REGISTRY = '/api/v1.0/service/dup/registrar_documentos';
+const EXTRACT = '/api/bookkeeping/integration/v1/11222333000181/trade-receivable-certificates/extract';
+
+describe('requests malformed at the HTTP level', () => {
+  it.each([
+    ['a Content-Length that is not a number', 'receivables', head('POST', '/v1/import-cnab', 'Content-Length: abc\r\n') + '{}', 'Content-Length must be one decimal length'],
+    ['a negative Content-Length', 'registry', head('POST', REGISTRY, 'Authorization: Bearer rg-token-1\r\nContent-Length: -1\r\n') + '{}', 'Content-Length must be one decimal length'],
+    ['Content-Length given twice', 'loanbond', head('POST', '/api/service/document/registrar', 'Content-Length: 2\r\nContent-Length: 3\r\n') + '{}', 'sent once'],
+    ['Content-Length with chunking', 'registry', head('POST', REGISTRY, 'Transfer-Encoding: chunked\r\nContent-Length: 2\r\n') + '2\r\n{}\r\n0\r\n\r\n', 'without Transfer-Encoding'],
+    ['a chunk size that is not hexadecimal', 'receivables', head('POST', '/v1/import-cnab', 'Transfer-Encoding: chunked\r\n') + 'zz\r\n{}\r\n0\r\n\r\n', 'a chunk size is not hexadecimal'],
+    ['a header line without a colon', 'receivables', head('POST', '/v1/import-cnab', 'Bad Header\r\nContent-Length: 2\r\n') + '{}', 'a header line is malformed'],
+    ['an unknown HTTP version', 'receivables', 'GET /v1/import-cnab HTTP/9.9\r\nHost: sandbox\r\n\r\n', 'the HTTP version'],
+  ] as const)('answers %s with a 400 in the %s shape', async (_name, iface, bytes, message) => {
+    const res = await send(bytes);
+    expect(res.status).toBe(400);
+    expect(errorShapeProblem(iface, 400, res.body)).toBeNull();
+    expect(res.body).toContain(message);
+  });
+
+  it('refuses a GET with a body in the interface shape and journals it', async () => {
+    const res = await send(head('GET', EXTRACT, 'Authorization: Bearer bk-token-1\r\nContent-Length: 2\r\n') + '{}');
+    expect(res.status).toBe(400);
+    expect(errorShapeProblem('bookkeeping', 400, res.body)).toBeNull();
+    expect(JSON.parse(res.body)).toMatchObject({ message: expect.stringContaining('a GET takes no body') });
+    const journal = await sandbox.requests({ limit: 1 });
+    expect(journal[0]).toMatchObject({ operation: 'list-extract-requests', status: 400 });
+  });
+
+  it('refuses a GET with a chunked body on the control plane too', async () => {
+    const res = await send(head('GET', '/_sandbox/clock', 'Transfer-Encoding: chunked\r\n') + '2\r\n{}\r\n0\r\n\r\n');
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toMatchObject({ message: expect.stringContaining('Transfer-Encoding') });
+  });
+
+  it('still answers a GET with an empty Content-Length normally', async () => {
+    const res = await send(head('GET', EXTRACT, 'Authorization: Bearer bk-token-1\r\nContent-Length: 0\r\n'));
+    expect(res.status).toBe(200);
+  });
+});
