@@ -35,23 +35,19 @@ const TAG = ['sandbox control plane'];
 
 /**
  * The refusals every control call can give, declared where they arise rather than on each route: a 401
- * under SANDBOX_ADMIN_TOKEN (the document is the same with or without it), and a 400 for a call that
- * reads parameters or a body (a malformed JSON body included: POST and DELETE may carry one).
+ * under SANDBOX_ADMIN_TOKEN (the document is the same with or without it); a 400 for a malformed
+ * request (a body on a GET, a bad JSON body, a bad parameter); a 429 under /ws/{name} when the
+ * workspace limit keeps the workspace from being created; a 500 for an unexpected error, whose body
+ * names the request id and the cause.
  */
 function declareRefusals(route: RouteOptions): void {
   const schema = route.schema as (FastifySchema & { hide?: boolean; response?: Record<string, unknown> }) | undefined;
   if (!schema || schema.hide || !schema.response) return;
-  const methods = Array.isArray(route.method) ? route.method : [route.method];
-  const reads =
-    schema.body !== undefined ||
-    schema.querystring !== undefined ||
-    schema.params !== undefined ||
-    methods.some((m) => m !== 'GET');
   const response = { ...schema.response };
   if (!route.config?.sandboxPublic) response[401] ??= StandardError;
-  if (reads) response[400] ??= StandardError;
-  // Under /ws/{name}, a workspace the limit keeps from being created (SANDBOX_MAX_WORKSPACES).
+  response[400] ??= StandardError;
   response[429] ??= StandardError;
+  response[500] ??= StandardError;
   route.schema = { ...schema, response };
 }
 const a = assumptionLookup(assumptions);
