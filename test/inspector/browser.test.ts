@@ -178,6 +178,8 @@ describe('the inspector page in chromium', () => {
       await tab.waitForURL(`${base}/ws/w2/_sandbox/ui`, WAIT);
       await tab.waitForSelector('[data-count="bookkeeping.trade bills"]', WAIT);
       expect(await tab.textContent('[data-count="bookkeeping.trade bills"]')).toBe('0');
+      // The picker fills in beside the sections, not before them.
+      await tab.waitForSelector('#workspace option[value="default"]', { ...WAIT, state: 'attached' });
       expect(await tab.inputValue('#workspace')).toBe('w2');
       await tab.selectOption('#workspace', 'default');
       await tab.waitForURL(`${base}/_sandbox/ui`, WAIT);
