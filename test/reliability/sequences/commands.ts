@@ -177,7 +177,8 @@ class Step implements fc.AsyncCommand<Models, Real> {
     models.stats.commands++;
     models.stats.byCommand[this.name] = (models.stats.byCommand[this.name] ?? 0) + 1;
     await this.body(models, real, this.w);
-    await inspect(models, real, this.w);
+    // Every workspace, not only the one the command went to: isolation is checked after each command.
+    for (let w = 0; w < models.ws.length; w++) await inspect(models, real, w);
   }
   toString(): string {
     return `${this.name}${this.w === 0 ? '' : `@${this.w}`} ${JSON.stringify(this.params)}`;
