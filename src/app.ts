@@ -16,7 +16,7 @@ import { bookkeepingPlugin } from './bookkeeping/routes.js';
 import { assumptionText } from './http/assumptions.js';
 import { renderError, SandboxError, standardBody } from './http/errors.js';
 import { useStandardErrors } from './http/interface-plugin.js';
-import { INTERFACES, interfaceOfPath } from './interfaces.js';
+import { CATALOG, INTERFACES, interfaceOfPath, OUTCOMES } from './interfaces.js';
 import { type LogSettings, loggerOptions } from './http/logging.js';
 import { validatorCompiler } from './http/validation.js';
 import { loanbondPlugin } from './loanbond/routes.js';
@@ -29,6 +29,7 @@ import { installControlHooks, journalUnrouted } from './runtime/hooks.js';
 import { SandboxIds } from './runtime/ids.js';
 import { sandboxPlugin } from './control/index.js';
 import { Journal } from './runtime/journal.js';
+import { Coverage } from './runtime/coverage.js';
 import { Snapshots } from './runtime/snapshots.js';
 import { Work } from './runtime/work.js';
 import { openDatabase } from './store/db.js';
@@ -88,6 +89,7 @@ declare module 'fastify' {
     journal: Journal;
     faults: Faults;
     snapshots: Snapshots;
+    coverage: Coverage;
   }
 }
 
@@ -175,6 +177,9 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   app.decorate('work', work);
   app.decorate('journal', new Journal(settings.journalSize));
   app.decorate('faults', new Faults());
+  // Counted per sandbox state, like the journal; cleared by reset.
+  app.decorate('coverage', new Coverage(OUTCOMES, CATALOG, () => clock.now().getTime()));
+  app.decorateRequest('outcome', null);
   app.decorate('snapshots', new Snapshots(store.snapshots, clock, ids));
   app.addHook('onClose', async () => {
     await work.close();

@@ -7,12 +7,16 @@ import type { InterfaceId } from './http/errors.js';
 import type { FaultRule, FaultRuleInput } from './runtime/faults.js';
 import type { FixtureDocument, LoadCounts } from './control/fixtures.js';
 import type { JournalEntry } from './runtime/journal.js';
+import type { CoverageReport } from './runtime/coverage.js';
 
 export { type AppOptions, buildApp } from './app.js';
 export { type Config, parseConfig } from './config.js';
 export type { FaultRule, FaultRuleInput } from './runtime/faults.js';
 export type { FixtureDocument } from './control/fixtures.js';
 export type { JournalEntry } from './runtime/journal.js';
+export type { CoverageReport, OperationCoverage, OutcomeCoverage } from './runtime/coverage.js';
+export type { Outcome } from './http/outcomes.js';
+export { OUTCOMES, outcomeTagProblem } from './interfaces.js';
 
 /** The demo fixtures shipped with the package (the ones `npm start` loads). */
 export const DEMO_FIXTURES = fileURLToPath(new URL('../fixtures/demo.json', import.meta.url));
@@ -61,6 +65,14 @@ export interface Sandbox {
   clock(change?: { now?: string; advance?: string; freeze?: boolean }): Promise<ClockView>;
   /** Runs all pending asynchronous processing now; resolves when it is done. */
   runPendingWork(): Promise<Record<string, number>>;
+  /**
+   * Client coverage since the last reset: every outcome of the documented operations with its hits
+   * (GET /_sandbox/coverage); 'junit' or 'markdown' give the report as text.
+   */
+  coverage(): Promise<CoverageReport>;
+  coverage(format: 'junit' | 'markdown'): Promise<string>;
+  /** Starts counting coverage again from zero. */
+  clearCoverage(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -78,6 +90,15 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
   const bound = typeof address === 'object' && address ? address.port : port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
   const headers = options.adminToken ? { 'sandbox-admin-token': options.adminToken } : undefined;
+
+  function coverage(): Promise<CoverageReport>;
+  function coverage(format: 'junit' | 'markdown'): Promise<string>;
+  async function coverage(format?: 'junit' | 'markdown'): Promise<CoverageReport | string> {
+    if (format === undefined) return call<CoverageReport>('GET', '/coverage');
+    const res = await app.inject({ method: 'GET', url: `/_sandbox/coverage?format=${format}`, headers });
+    if (res.statusCode !== 200) throw new Error(`GET /_sandbox/coverage answered ${res.statusCode}: ${res.body}`);
+    return res.body;
+  }
 
   // Through the control plane itself, so the calls validate and answer exactly as over HTTP.
   async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
@@ -126,6 +147,10 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
       change ? call<ClockView>('POST', '/clock', change) : call<ClockView>('GET', '/clock'),
     runPendingWork: async () =>
       (await call<{ processed: Record<string, number> }>('POST', '/work/run')).processed,
+    coverage,
+    clearCoverage: async () => {
+      await call('DELETE', '/coverage');
+    },
     close: () => app.close(),
   };
 }

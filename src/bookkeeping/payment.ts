@@ -13,6 +13,11 @@ export interface Declaration {
   remainingCents: number | null;
 }
 
+/** The outcome of a refusal by declarationProblems: its first problem decides. */
+export function declarationOutcome(details: readonly ErrorDetail[]): string {
+  return details[0]?.path === pointer('paymentDate') ? 'payment-date-future' : 'beneficiary-document-invalid';
+}
+
 /**
  * Checks that need no bill: the beneficiary's document and the payment date (`today` is the sandbox
  * clock's UTC date, YYYY-MM-DD). Every problem is reported, with the field's pointer.
@@ -55,7 +60,7 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect
     throw new SandboxError(
       400,
       `trade bill ${bill.uid} is ${bill.status}: only open or partially-paid bills accept a payment`,
-      { details: [{ path: pointer('uid'), message: `trade bill is ${bill.status}` }] },
+      { details: [{ path: pointer('uid'), message: `trade bill is ${bill.status}` }], outcome: `not-payable-${bill.status}` },
     );
   }
   const open = formatCents(bill.openCents);
@@ -66,7 +71,7 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect
         path: pointer('paymentValue'),
         message: `${paid} exceeds the open value of the trade bill (${open})`,
       },
-    ]);
+    ]).tag('above-open-value');
   }
   if (d.isPartial && d.paymentCents === bill.openCents) {
     throw validationError([
@@ -74,7 +79,7 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect
         path: pointer('isPartial'),
         message: `a partial payment must be below the open value (${open}); to settle it, send isPartial false`,
       },
-    ]);
+    ]).tag('partial-equals-open');
   }
   if (!d.isPartial && d.paymentCents < bill.openCents) {
     throw validationError([
@@ -82,7 +87,7 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect
         path: pointer('paymentValue'),
         message: `a total payment (isPartial false) must equal the open value (${open}), got ${paid}; for less, send isPartial true`,
       },
-    ]);
+    ]).tag('total-below-open');
   }
   const openAfterCents = bill.openCents - d.paymentCents;
   if (d.remainingCents !== null && d.remainingCents !== openAfterCents) {
@@ -91,7 +96,7 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect
         path: pointer('remainingValue'),
         message: `must equal the open value after this payment: ${formatCents(openAfterCents)} (open value ${open} - payment ${paid}), got ${formatCents(d.remainingCents)}`,
       },
-    ]);
+    ]).tag('remaining-mismatch');
   }
   return { openAfterCents, statusAfter: openAfterCents === 0 ? 'paid' : 'partially-paid' };
 }

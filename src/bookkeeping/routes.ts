@@ -12,7 +12,7 @@ import { INTERFACES } from '../interfaces.js';
 import { errorResponses, StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { tenantIdProblem } from './fixtures.js';
-import { decidePayment, declarationProblems } from './payment.js';
+import { decidePayment, declarationOutcome, declarationProblems } from './payment.js';
 import {
   DEFAULT_PAGE_SIZE,
   ExtractList,
@@ -46,15 +46,23 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
     const userId = store.userIdByToken(token);
     if (userId === undefined) {
       reply.header('www-authenticate', 'Bearer');
-      throw new SandboxError(401, 'the bearer token is not the access token of any bookkeeping user');
+      throw new SandboxError(
+        401,
+        'the bearer token sent in the Authorization header is not the access token of any bookkeeping user (fixtures: bookkeeping.users[].accessToken)',
+      ).tag('token-unknown');
     }
     const { tenantId } = request.params as { tenantId: string };
     const problem = tenantIdProblem(tenantId);
     if (problem) {
-      throw validationError([{ path: pointer('tenantId'), message: `path parameter tenantId ${problem}` }]);
+      throw validationError([{ path: pointer('tenantId'), message: `path parameter tenantId ${problem}` }]).tag(
+        'tenant-id-invalid',
+      );
     }
     if (!store.userHasTenant(userId, tenantId)) {
-      throw new SandboxError(403, `user ${userId} has no access to tenant ${tenantId}`);
+      throw new SandboxError(
+        403,
+        `user ${userId} (identified by the bearer token in the Authorization header) has no access to tenant ${tenantId} (the tenantId in the path); the user's tenants are fixtures: bookkeeping.users[].tenants`,
+      ).tag('tenant-forbidden');
     }
     actingUser.set(request, userId);
   }
@@ -89,6 +97,7 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
         { tenantId, sortBy, desc, offset: (page - 1) * pageSize, limit: pageSize },
         total,
       );
+      request.outcome = items.length > 0 ? 'listed' : 'listed-empty';
       return {
         extractTradeReceivables: items,
         pagination: { page, size: pageSize, totalItems: total, totalPages: Math.ceil(total / pageSize) },
@@ -125,7 +134,7 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
       const body = request.body;
       const now = app.clock.now();
       const problems = declarationProblems(body, toIsoDate(now));
-      if (problems.length > 0) throw validationError(problems);
+      if (problems.length > 0) throw validationError(problems).tag(declarationOutcome(problems));
       const declaration = {
         isPartial: body.isPartial,
         paymentCents: toCents(body.paymentValue),
@@ -153,8 +162,9 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
             path: pointer('uid'),
             message: `path parameter uid: tenant ${tenantId} has no trade bill "${uid}"`,
           },
-        ]);
+        ]).tag('unknown-uid');
       }
+      request.outcome = effect.statusAfter === 'paid' ? 'total-accepted' : 'partial-accepted';
       return reply.code(204).send(null);
     },
   );

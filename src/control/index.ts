@@ -14,6 +14,7 @@ import { receivablesInspection } from '../receivables/inspect.js';
 import { registryInspection } from '../registry/inspect.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { controlPlugin } from './tools.js';
+import { coveragePlugin } from './coverage.js';
 import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile } from './fixtures.js';
 import { useJsonBodies } from '../http/json.js';
 import { uiPlugin } from './ui/index.js';
@@ -165,9 +166,11 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
         throw err;
       }
       app.ids.reseed(seed, { secrets: seedSecrets });
-      // A test that resets starts clean: no journal from the test before, no fault rule left over.
+      // A test that resets starts clean: no journal from the test before, no fault rule left over, no
+      // coverage counted by another client.
       app.journal.clear();
       app.faults.clear();
+      app.coverage.clear();
       request.log.info({ loaded }, 'sandbox reset');
       return { status: 'reset' as const, loaded };
     },
@@ -204,6 +207,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   await app.register(controlPlugin);
+  await app.register(coveragePlugin);
 
   // Each interface inspects its own state, from its own folder.
   await app.register(bookkeepingInspection, { prefix: '/bookkeeping' });

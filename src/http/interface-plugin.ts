@@ -9,6 +9,7 @@ import { detailsFromAjv } from './validation.js';
 import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
 import { assumptionLookup } from './assumptions.js';
 import { useJsonBodies } from './json.js';
+import { fallbackSlug } from './outcomes.js';
 
 export function describeBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
@@ -86,6 +87,7 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
     if (e.status >= 500) {
       request.log.error({ err }, 'unexpected error');
     }
+    const operation = request.routeOptions.config.operation;
     if (!setup.statuses.includes(e.status)) {
       // Documented statuses only. An undocumented refusal becomes the interface's 400; a fault of the
       // sandbox itself, where the interface documents no 5xx, is a 400 that says whose fault it is.
@@ -97,6 +99,17 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
               'internal sandbox error: a fault of the sandbox, not of your request (see the sandbox log); this interface documents no 5xx status',
               { code: 'SandboxFault' },
             );
+    }
+    if (operation !== undefined) {
+      // The rule that refused named its outcome; what the framework refused gets one from its kind.
+      request.outcome =
+        e.outcome ??
+        fallbackSlug(
+          err,
+          { status: e.status, sandboxFault: e.code === 'SandboxFault' },
+          e.details[0]?.path,
+          app.coverage.slugs(operation),
+        );
     }
     return reply.code(e.status).type('application/json').send(renderError(setup.shape, e));
   });

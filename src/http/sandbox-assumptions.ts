@@ -145,4 +145,29 @@ export const assumptions: Assumption[] = [
       'the page and its static files (no state in them) are served without the token; every call the page makes for data needs it: the page asks for it, or takes it from #adminToken=... in the address, keeps it in the tab\'s sessionStorage and sends the Sandbox-Admin-Token header',
     reason: 'a browser cannot send a header when it opens a page, and a token in a query string would reach logs',
   },
+  {
+    id: 'coverage-outcomes',
+    interface: 'sandbox',
+    topic: 'Which answers of an operation count as distinct behaviours (the real services report none)',
+    decision:
+      'each documented status split by the rule that decides it, with a stable id <operation>.<outcome> and a sentence (GET /_sandbox/coverage lists them all); every answer of a documented operation carries its id in the Sandbox-Outcome response header and in the journal\'s outcome field; a body the framework refuses is body-malformed or body-invalid (receivables: invalid-<field> per target), an answer of a fault rule fault-<status>; the result of an accepted CNAB file (processed, rejected-<rule>) is counted when its processing ends; a 501 or 404 carries none',
+    reason:
+      'an integrator preparing homologation needs to know which answers the client has met, in any language; the sandbox sees which rule decided each answer',
+  },
+  {
+    id: 'coverage-scope',
+    interface: 'sandbox',
+    topic: 'What the coverage counters hold and when they start again',
+    decision:
+      'per sandbox state, in memory: hits per outcome with first and last time on the sandbox clock, since the start, the last POST /_sandbox/reset or DELETE /_sandbox/coverage; not in snapshots (a restore keeps the counts); control-plane calls are not counted',
+    reason: 'a CI run resets once and reads the report at the end; restoring a baseline between tests must not forget what was exercised',
+  },
+  {
+    id: 'coverage-junit',
+    interface: 'sandbox',
+    topic: 'How coverage reads as JUnit XML (no standard for behaviour coverage)',
+    decision:
+      'testsuites > one testsuite per documented operation (properties interface, operation, since, hits) > one testcase per outcome, classname <interface>.<operation>, name "<id> (<status>): <sentence>"; an outcome never answered is skipped, an answered one passes with its hits in system-out; never failures or errors; timestamps UTC without zone, as the common schema writes them',
+    reason: 'CI dashboards show skipped tests as to-do, which is what an uncovered behaviour is; a red build for missing coverage is the user\'s choice, not the sandbox\'s',
+  },
 ];

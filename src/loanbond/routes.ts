@@ -52,7 +52,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
               path: '/registros',
               message: `rule 6: a request holds at most ${MAX_RECORDS} records; this one holds ${registros.length}`,
             },
-          ]);
+          ]).tag('rule-6-too-many-records');
         }
       },
     },
@@ -64,6 +64,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
         strict: strictFor(request),
       });
       app.work.kick(RUNNER);
+      request.outcome = result.outcome;
       request.log.debug(
         {
           callerId: result.callerId,

@@ -6,6 +6,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Runner } from '../runtime/work.js';
 import { CnabFile, CnabReader } from './cnab.js';
+import { importResultSlug } from './outcomes.js';
+
+const OPERATION = 'import-cnab';
 
 export const RUNNER = 'receivables';
 /** Records per slice: a few milliseconds of work. */
@@ -20,6 +23,8 @@ interface Job {
   next: number;
   ordinal: number;
   strict: boolean;
+  /** The rule of the first error found, which names the import's outcome (receivables/outcomes.ts). */
+  firstError: string | null;
 }
 
 /**
@@ -52,7 +57,7 @@ export function importRunner(app: FastifyInstance): {
         store.clearDiagnostics(pending.importId);
         const reader = new CnabReader(opened.file, { strict, maxDiagnostics: MAX_DIAGNOSTICS });
         const lineCount = opened.file.lines.count;
-        return { importId: pending.importId, reader, lineCount, next: 0, ordinal: 0, strict };
+        return { importId: pending.importId, reader, lineCount, next: 0, ordinal: 0, strict, firstError: null };
       }
       // Unreachable for files the route accepted; kept so a damaged database cannot stall the runner.
       app.store.transaction(() => {
@@ -97,6 +102,7 @@ export function importRunner(app: FastifyInstance): {
     const from = current.next;
     const to = Math.min(from + SLICE_LINES, current.lineCount);
     const diagnostics = current.reader.read(from, to);
+    current.firstError ??= diagnostics.find((d) => d.severity === 'error')?.rule ?? null;
     app.store.transaction(() => {
       store.addDiagnostics(current.importId, diagnostics, current.ordinal);
       if (current.reader.done) {
@@ -112,7 +118,11 @@ export function importRunner(app: FastifyInstance): {
     current.ordinal += diagnostics.length;
     current.next = to;
     if (current.reader.done) {
-      app.log.info({ importId: current.importId, ...current.reader.summary() }, 'CNAB import processed');
+      const summary = current.reader.summary();
+      app.log.info({ importId: current.importId, ...summary }, 'CNAB import processed');
+      // What the client's accepted file came to is an outcome of import-cnab too.
+      if (summary.errorCount === 0 || current.firstError !== null)
+        app.coverage.record(OPERATION, importResultSlug(summary.errorCount === 0 ? null : current.firstError));
       job = null;
     }
     return Math.max(1, to - from);

@@ -31,14 +31,14 @@ const a = assumptionLookup([...sandboxAssumptions, ...assumptions]);
 const WARNINGS_HEADER = 'sandbox-warnings';
 
 /** A 400 listing at most MAX_DETAILS problems, whose message still counts them all. */
-function refuse(details: ErrorDetail[]): SandboxError {
+function refuse(details: ErrorDetail[], outcome: string): SandboxError {
   const first = details[0];
   const head = first ? `${first.path}: ${first.message}` : 'the request is invalid';
   const more =
     details.length > 1
       ? ` (and ${details.length - 1} more problems${details.length > MAX_DETAILS ? `; the first ${MAX_DETAILS} are listed` : ''})`
       : '';
-  return new SandboxError(400, `${head}${more}`, { details: details.slice(0, MAX_DETAILS) });
+  return new SandboxError(400, `${head}${more}`, { details: details.slice(0, MAX_DETAILS), outcome });
 }
 
 /**
@@ -51,6 +51,8 @@ function examine(
 ): { digests: Array<Digest | undefined>; warnings: Warning[] } {
   const problems: ErrorDetail[] = [];
   const warnings: Warning[] = [];
+  // The first problem in item order names the outcome.
+  let outcome: string | undefined;
   const digests = registros.map((doc, i) => {
     let digest: Digest | undefined;
     if (doc.documento !== undefined) {
@@ -61,14 +63,18 @@ function examine(
           path: pointer('registros', i, 'documento'),
           message: `must be standard base64: ${r.reason}`,
         });
+        outcome ??= 'documento-not-base64';
       }
     }
     const found = checkDocument(doc, i);
     warnings.push(...found);
-    if (strict) problems.push(...strictDetails(found));
+    if (strict && found.length > 0) {
+      problems.push(...strictDetails(found));
+      outcome ??= 'strict-refused';
+    }
     return digest;
   });
-  if (problems.length > 0) throw refuse(problems);
+  if (problems.length > 0) throw refuse(problems, outcome ?? 'strict-refused');
   return { digests, warnings };
 }
 
@@ -89,7 +95,10 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
     const participantId = app.store.registry.participantByToken(token);
     if (participantId === undefined) {
       reply.header('www-authenticate', challenge);
-      throw new SandboxError(401, 'the bearer token is not the accessToken of any registry participant');
+      throw new SandboxError(
+        401,
+        'the bearer token sent in the Authorization header is not the accessToken of any registry participant (fixtures: registry.participants[].accessToken)',
+      ).tag('token-unknown');
     }
     participants.set(request, participantId);
   };
@@ -160,6 +169,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
         'documents registered',
       );
       reply.header(WARNINGS_HEADER, String(warnings.length));
+      request.outcome = warnings.length > 0 ? 'registered-with-warnings' : 'registered';
       return {
         mensagem: `${plural(documents.length, 'document')} registered`,
         chaveRemessa: batchKey,
@@ -248,6 +258,12 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
         'documents reconciled',
       );
       reply.header(WARNINGS_HEADER, String(warnings.length));
+      request.outcome =
+        counts.unknown > 0
+          ? 'reconciled-with-unknown'
+          : counts.diverging > 0
+            ? 'reconciled-with-divergences'
+            : 'reconciled-matched';
       return {
         mensagem: `${plural(items.length, 'document')} reconciled: ${counts.matched} matched, ${counts.diverging} diverging, ${counts.unknown} unknown`,
         chaveConciliacao: reconciliationKey,

@@ -7,6 +7,10 @@ import { interfaceOfPath } from '../interfaces.js';
 import { faultBody } from './faults.js';
 import { captureText, captureValue } from './journal.js';
 import { redact } from './redact.js';
+import { faultSlug } from '../http/outcomes.js';
+
+/** The response header naming the outcome of an answer of a documented operation. */
+export const OUTCOME_HEADER = 'sandbox-outcome';
 
 
 interface Trace {
@@ -16,6 +20,8 @@ interface Trace {
   realTime: string;
   fault: string | null;
   response: unknown;
+  /** The outcome id the answer carries (Sandbox-Outcome), null: none. */
+  outcome: string | null;
 }
 
 const CONTROL_PREFIX = '/_sandbox';
@@ -57,6 +63,7 @@ export function installControlHooks(app: FastifyInstance): void {
       realTime: new Date().toISOString(),
       fault: null,
       response: undefined,
+      outcome: null,
     };
     traces.set(request, trace);
     if (iface === null || app.faults.size === 0) return;
@@ -66,13 +73,28 @@ export function installControlHooks(app: FastifyInstance): void {
     request.log.debug({ fault: rule.id }, 'fault rule applied');
     if (rule.delayMs > 0) await sleep(rule.delayMs);
     if (rule.status !== null) {
+      // Answered by the rule, not by the service: the operation's fault outcome for that status.
+      if (request.routeOptions.config.operation !== undefined) request.outcome = faultSlug(rule.status);
       reply.code(rule.status).type('application/json').send(faultBody(rule));
       return reply;
     }
   });
 
-  app.addHook('onSend', async (request, _reply, payload) => {
+  app.addHook('onSend', async (request, reply, payload) => {
     const trace = traces.get(request);
+    const slug = request.outcome;
+    if (slug !== null) {
+      // Counted as it is sent; a tag whose status is not the one sent is a bug of the sandbox, never counted.
+      const operation = request.routeOptions.config.operation;
+      const counter = operation === undefined ? undefined : app.coverage.find(operation, slug);
+      if (counter !== undefined && counter.outcome.status === reply.statusCode) {
+        app.coverage.hit(counter);
+        reply.header(OUTCOME_HEADER, counter.outcome.id);
+        if (trace) trace.outcome = counter.outcome.id;
+      } else {
+        request.log.error({ operation, outcome: slug, statusCode: reply.statusCode }, 'answer tagged with an outcome that does not fit it');
+      }
+    }
     if (trace && app.journal.enabled) trace.response = payload;
     return payload;
   });
@@ -96,6 +118,7 @@ export function installControlHooks(app: FastifyInstance): void {
       durationMs: Math.round(reply.elapsedTime * 100) / 100,
       warnings: warningCount(reply.getHeader('sandbox-warnings')),
       fault: trace.fault,
+      outcome: trace.outcome,
       requestBody: captureValue(request.body, Number(request.headers['content-length'] ?? Number.POSITIVE_INFINITY)),
       responseBody: captureText(trace.response),
     });
@@ -124,6 +147,7 @@ export function journalUnrouted(app: FastifyInstance, request: FastifyRequest, s
     durationMs: 0,
     warnings: null,
     fault: null,
+    outcome: null,
     requestBody: captureValue(null, 0),
     responseBody: { redacted: true, value: redact(body) },
   });
