@@ -33,7 +33,7 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 async function fuzzApp(): Promise<FastifyInstance> {
   // Seeded: the key sequence is part of the state a refused request must leave alone.
   const app = await buildApp({ db: ':memory:', logger: false, fixtures: RELIABILITY_FIXTURES, journalSize: 1000, seed: 'soak' });
-  app.clock.set(PINNED_NOW, true);
+  app.runtime.clock.set(PINNED_NOW, true);
   return app;
 }
 
@@ -74,10 +74,10 @@ async function journalFlood(): Promise<boolean> {
           ? await app.inject({ method: 'POST', url: '/api/service/document/registrar', payload: { versao: '2.0', token: LB_TOKEN, registros: [{ documento: 'x'.repeat(2000) }] } })
           : await app.inject({ url, headers });
       if (res.statusCode >= 500) bad++;
-      if (i % 100_000 === 0) log(`  ${i} requests: journal ${app.journal.count} entries, memory ${JSON.stringify(mem())}`);
+      if (i % 100_000 === 0) log(`  ${i} requests: journal ${app.runtime.journal.count} entries, memory ${JSON.stringify(mem())}`);
     }
-    log(`journal: ${JOURNAL_REQUESTS} requests in ${((performance.now() - started) / 1000).toFixed(1)} s, 5xx ${bad}, journal ${app.journal.count}/${app.journal.capacity} entries, dropped ${app.journal.dropped}`);
-    return bad === 0 && app.journal.count === app.journal.capacity;
+    log(`journal: ${JOURNAL_REQUESTS} requests in ${((performance.now() - started) / 1000).toFixed(1)} s, 5xx ${bad}, journal ${app.runtime.journal.count}/${app.runtime.journal.capacity} entries, dropped ${app.runtime.journal.dropped}`);
+    return bad === 0 && app.runtime.journal.count === app.runtime.journal.capacity;
   } finally {
     await app.close();
   }

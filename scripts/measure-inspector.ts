@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  process.stdout.write(`sandbox with ${N} trade bills and ${app.journal.count} journal entries at ${base}\n`);
+  process.stdout.write(`sandbox with ${N} trade bills and ${app.runtime.journal.count} journal entries at ${base}\n`);
 
   const profile = mkdtempSync(join(tmpdir(), 'inspector-measure-'));
   const context = await chromium.launchPersistentContext(profile, {

@@ -22,18 +22,14 @@ import { validatorCompiler } from './http/validation.js';
 import { loanbondPlugin } from './loanbond/routes.js';
 import { receivablesPlugin } from './receivables/routes.js';
 import { registryPlugin } from './registry/routes.js';
-import { SandboxClock } from './runtime/clock.js';
-import { Faults } from './runtime/faults.js';
 import { type FixtureDocument, loadFixtures, readFixtureFile } from './control/fixtures.js';
 import { installControlHooks, journalUnrouted } from './runtime/hooks.js';
-import { SandboxIds } from './runtime/ids.js';
+import type { SandboxIds } from './runtime/ids.js';
+import type { SandboxClock } from './runtime/clock.js';
+import { createRuntime, installRuntime } from './runtime/index.js';
+import { importWork } from './receivables/runner.js';
+import { registrationWork } from './loanbond/runner.js';
 import { sandboxPlugin } from './control/index.js';
-import { Journal } from './runtime/journal.js';
-import { Coverage } from './runtime/coverage.js';
-import { Snapshots } from './runtime/snapshots.js';
-import { Work } from './runtime/work.js';
-import { openDatabase } from './store/db.js';
-import { Store } from './store/index.js';
 
 export const VERSION = '0.1.0';
 export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
@@ -69,63 +65,54 @@ export interface AppOptions {
   ids?: SandboxIds;
 }
 
+/** Server-wide settings; those of one sandbox state are the runtime's (runtime/index.ts). */
 export interface Settings {
   bodyLimit: number;
   adminToken: string | undefined;
-  strict: boolean;
-  seed: string | undefined;
-  seedSecrets: boolean;
-  fixtures: string | FixtureDocument | null;
-  journalSize: number;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    store: Store;
-    clock: SandboxClock;
-    ids: SandboxIds;
     settings: Settings;
-    work: Work;
-    journal: Journal;
-    faults: Faults;
-    snapshots: Snapshots;
-    coverage: Coverage;
   }
 }
+
+/** The asynchronous work of the interfaces, in the order /_sandbox/work/run reports it. */
+const WORK_KINDS = [importWork, registrationWork];
 
 export async function buildApp(options: AppOptions = {}): Promise<FastifyInstance> {
   const settings: Settings = {
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     adminToken: options.adminToken || undefined,
-    strict: options.strict ?? false,
-    seed: options.seed,
-    seedSecrets: options.seedSecrets ?? false,
-    fixtures: options.fixtures ?? null,
-    journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
   };
-  if (!Number.isInteger(settings.journalSize) || settings.journalSize < 0)
-    throw new Error(`journalSize must be a whole number of entries, 0 or more (got ${settings.journalSize})`);
-  const { db, isNew } = openDatabase(options.db ?? ':memory:');
-  const store = new Store(db);
-  const clock = options.clock ?? new SandboxClock();
-  const ids = options.ids ?? new SandboxIds(settings.seed, { secrets: settings.seedSecrets });
-  if (!options.ids && settings.seed !== undefined && !isNew) {
-    // A seeded sequence restarts with every process: on a database that already holds keys from the
-    // same seed, it would hand them out again. Each restart on an existing database continues from a
-    // new generation of the seed instead (still reproducible run to run from a new database).
-    const generation = Number(store.meta('idsGeneration') ?? '0') + 1;
-    store.setMetaValue('idsGeneration', String(generation));
-    ids.reseed(`${settings.seed}#${generation}`, { secrets: settings.seedSecrets });
-  }
+  const { runtime, isNew } = createRuntime({
+    db: options.db ?? ':memory:',
+    settings: {
+      strict: options.strict ?? false,
+      seed: options.seed,
+      seedSecrets: options.seedSecrets ?? false,
+      fixtures: options.fixtures ?? null,
+      journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
+    },
+    kinds: WORK_KINDS,
+    catalog: { outcomes: OUTCOMES, operations: CATALOG },
+    // The app's logger, once it exists (no runner runs before the app is ready).
+    log: {
+      info: (obj, msg) => app.log.info(obj, msg),
+      error: (obj, msg) => app.log.error(obj, msg),
+    },
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.ids ? { ids: options.ids } : {}),
+  });
 
   try {
-    if (isNew && settings.fixtures) {
-      const doc =
-        typeof settings.fixtures === 'string' ? readFixtureFile(settings.fixtures) : settings.fixtures;
-      loadFixtures(doc, { store, clock });
+    const fixtures = runtime.settings.fixtures;
+    if (isNew && fixtures) {
+      const doc = typeof fixtures === 'string' ? readFixtureFile(fixtures) : fixtures;
+      loadFixtures(doc, runtime);
     }
   } catch (err) {
-    store.close();
+    await runtime.close();
     if (err instanceof SandboxError) {
       const where = err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n');
       throw new Error(`the fixtures could not be loaded: ${err.message}${where ? `\n${where}` : ''}`);
@@ -155,7 +142,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
       const id = interfaceOfPath(request.url.split('?')[0] ?? '');
       const iface = id ? INTERFACES[id] : undefined;
       const body = iface ? renderError(iface.shape, new SandboxError(400, message)) : standardBody(400, message);
-      journalUnrouted(app, request, 400, body);
+      journalUnrouted(request, 400, body);
       return reply.code(400).type('application/json').send(body);
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -167,24 +154,10 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     return (data: unknown) => (serialize ??= buildSerializer({ ...route, httpStatus: route.httpStatus ?? '200' }))(data);
   });
 
-  app.decorate('store', store);
-  app.decorate('clock', clock);
-  app.decorate('ids', ids);
   app.decorate('settings', settings);
-  const work = new Work((name, err) =>
-    app.log.error({ err, runner: name }, 'asynchronous processing failed'),
-  );
-  app.decorate('work', work);
-  app.decorate('journal', new Journal(settings.journalSize));
-  app.decorate('faults', new Faults());
-  // Counted per sandbox state, like the journal; cleared by reset.
-  app.decorate('coverage', new Coverage(OUTCOMES, CATALOG, () => clock.now().getTime()));
+  installRuntime(app, runtime);
+  app.addHook('onClose', () => runtime.close());
   app.decorateRequest('outcome', null);
-  app.decorate('snapshots', new Snapshots(store.snapshots, clock, ids));
-  app.addHook('onClose', async () => {
-    await work.close();
-    store.close();
-  });
 
   // One log line per request, with the operation it reached; no headers, no bodies.
   app.addHook('onResponse', async (request, reply) => {
@@ -249,6 +222,6 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
 
   await app.ready();
   // Resume what a previous run left pending.
-  work.kickAll();
+  runtime.work.kickAll();
   return app;
 }

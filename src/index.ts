@@ -46,7 +46,7 @@ export interface ClockView {
 export interface Sandbox {
   /** Base URL, e.g. http://127.0.0.1:41234 (no trailing slash). */
   url: string;
-  /** The Fastify instance (app.inject, app.store, app.clock...). */
+  /** The Fastify instance (app.inject; app.runtime: store, clock, ids, journal, work...). */
   app: FastifyInstance;
   /** Wipes all state, then loads `fixtures` ("default": the ones the sandbox started with). */
   reset(

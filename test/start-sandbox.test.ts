@@ -16,9 +16,9 @@ describe('startSandbox', () => {
       ).toEqual({
         registry: { participants: 1 },
       });
-      expect(sandbox.app.store.registry.participantExists('P-9')).toBe(true);
+      expect(sandbox.app.runtime.store.registry.participantExists('P-9')).toBe(true);
       expect(await sandbox.reset('default')).toMatchObject({ registry: { participants: 1 } });
-      expect(sandbox.app.store.registry.participantExists('PART-1')).toBe(true);
+      expect(sandbox.app.runtime.store.registry.participantExists('PART-1')).toBe(true);
       await expect(
         sandbox.reset({ registry: { participants: [{ participantId: 'P' }] } } as never),
       ).rejects.toThrow(/answered 400: .*accessToken/);
@@ -42,7 +42,7 @@ describe('startSandbox', () => {
   it('points DEMO_FIXTURES at the shipped demo file', async () => {
     const sandbox = await startSandbox({ fixtures: DEMO_FIXTURES });
     try {
-      expect(sandbox.app.store.registry.participantByToken('rg-demo-token-1')).toBe('PART-1');
+      expect(sandbox.app.runtime.store.registry.participantByToken('rg-demo-token-1')).toBe('PART-1');
     } finally {
       await sandbox.close();
     }

@@ -5,6 +5,8 @@ import { SandboxError } from '../http/errors.js';
 import { StandardError, Strict } from '../http/schema.js';
 import type { PaymentRow, TradeBillRow } from '../store/bookkeeping.js';
 import { TradeBillStatusSchema } from './schemas.js';
+import { runtimeOf } from '../runtime/index.js';
+import type { FastifyRequest } from 'fastify';
 
 const TAG = ['sandbox control plane'];
 const Amount = () => Type.Number({ description: 'amount in reais, exact to the cent' });
@@ -76,9 +78,9 @@ function billAmounts(b: Pick<TradeBillRow, 'amountCents' | 'openCents'>) {
   return { amount: centsToNumber(b.amountCents), openValue: centsToNumber(b.openCents) };
 }
 
-export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
-  const store = app.store.bookkeeping;
+const storeOf = (request: FastifyRequest) => runtimeOf(request).store.bookkeeping;
 
+export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/tenants',
     {
@@ -88,7 +90,7 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Strict({ tenants: Type.Array(TenantSummary) }), 401: StandardError },
       },
     },
-    async () => ({ tenants: store.tenants() }),
+    async (request) => ({ tenants: storeOf(request).tenants() }),
   );
 
   app.get(
@@ -120,7 +122,7 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { tenantId } = request.params;
       const { offset, limit } = request.query;
-      const all = store.tradeBills(tenantId);
+      const all = storeOf(request).tradeBills(tenantId);
       const paged = offset !== undefined || limit !== undefined;
       const start = offset ?? 0;
       const page = paged ? all.slice(start, limit === undefined ? undefined : start + limit) : all;
@@ -146,6 +148,7 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { tenantId, uid } = request.params;
+      const store = storeOf(request);
       const bill = store.tradeBill(tenantId, uid);
       if (!bill) throw new SandboxError(404, `tenant ${tenantId} has no trade bill "${uid}"`);
       return {

@@ -22,6 +22,7 @@ import {
   PaymentParams,
   TenantParams,
 } from './schemas.js';
+import { runtimeOf } from '../runtime/index.js';
 
 const a = assumptionLookup(assumptions);
 const TRB = '/integration/v1/:tenantId/trade-receivable-certificates';
@@ -38,11 +39,10 @@ function userOf(request: FastifyRequest): number {
 
 export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
   setupInterface(app, INTERFACES.bookkeeping);
-  const store = app.store.bookkeeping;
-
   // Credentials before anything in the request is read: token (401), tenantId (400), access (403).
   async function authorize(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = bearerToken(request, reply, 'a bookkeeping user');
+    const store = runtimeOf(request).store.bookkeeping;
     const userId = store.userIdByToken(token);
     if (userId === undefined) {
       reply.header('www-authenticate', 'Bearer');
@@ -92,6 +92,7 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
       // Ajv has filled the defaults; the fallbacks only satisfy the optional types.
       const { page = 1, pageSize = DEFAULT_PAGE_SIZE, sortBy = 'registeredAt', desc = false } = request.query;
       // The total comes from the tenant's counter: no count over the tenant's rows.
+      const store = runtimeOf(request).store.bookkeeping;
       const total = store.extractRequestCount(tenantId);
       const items = store.extractPage(
         { tenantId, sortBy, desc, offset: (page - 1) * pageSize, limit: pageSize },
@@ -132,7 +133,8 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { tenantId, uid } = request.params;
       const body = request.body;
-      const now = app.clock.now();
+      const runtime = runtimeOf(request);
+      const now = runtime.clock.now();
       const problems = declarationProblems(body, toIsoDate(now));
       if (problems.length > 0) throw validationError(problems).tag(declarationOutcome(problems));
       const declaration = {
@@ -140,7 +142,7 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
         paymentCents: toCents(body.paymentValue),
         remainingCents: body.remainingValue === undefined ? null : toCents(body.remainingValue),
       };
-      const effect = store.declarePayment(
+      const effect = runtime.store.bookkeeping.declarePayment(
         tenantId,
         uid,
         {

@@ -5,6 +5,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import { assumptionLookup } from '../http/assumptions.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
+import { runtimeOf } from '../runtime/index.js';
 import { toJunit, toMarkdown } from './coverage-report.js';
 import { CoverageQuery, CoverageReportSchema } from './schemas.js';
 
@@ -43,7 +44,7 @@ export const coveragePlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const report = app.coverage.report(request.query.interface);
+      const report = runtimeOf(request).coverage.report(request.query.interface);
       switch (request.query.format) {
         case 'junit':
           return reply.type(JUNIT_TYPE).send(toJunit(report));
@@ -71,9 +72,10 @@ export const coveragePlugin: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': a('coverage-scope'),
       },
     },
-    async () => {
-      const cleared = app.coverage.clear();
-      return { cleared, since: app.coverage.since };
+    async (request) => {
+      const { coverage } = runtimeOf(request);
+      const cleared = coverage.clear();
+      return { cleared, since: coverage.since };
     },
   );
 };

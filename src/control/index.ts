@@ -18,6 +18,7 @@ import { coveragePlugin } from './coverage.js';
 import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile } from './fixtures.js';
 import { useJsonBodies } from '../http/json.js';
 import { uiPlugin } from './ui/index.js';
+import { runtimeOf } from '../runtime/index.js';
 
 const OperationSchema = Type.Object({
   interface: Type.String({ enum: ['bookkeeping', 'registry', 'receivables', 'loanbond'] }),
@@ -78,8 +79,6 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
 
   useStandardErrors(app, (request) => `${request.method} ${request.url.split('?')[0]} is not a control-plane call`);
 
-  const fixtureContext = () => ({ store: app.store, clock: app.clock });
-
   app.get(
     '/health',
     {
@@ -89,8 +88,9 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ status: Type.Literal('ok') }) },
       },
     },
-    async () => {
-      app.store.db.prepare('SELECT 1').get();
+    async (request) => {
+      const runtime = runtimeOf(request);
+      runtime.store.db.prepare('SELECT 1').get();
       return { status: 'ok' as const };
     },
   );
@@ -132,9 +132,10 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
+      const runtime = runtimeOf(request);
       const body = request.body ?? {};
-      const seed = body.seed ?? app.settings.seed;
-      const seedSecrets = body.seedSecrets ?? (body.seed === undefined && app.settings.seedSecrets);
+      const seed = body.seed ?? runtime.settings.seed;
+      const seedSecrets = body.seedSecrets ?? (body.seed === undefined && runtime.settings.seedSecrets);
       if (seedSecrets && seed === undefined)
         throw validationError([
           {
@@ -144,33 +145,33 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
         ]);
       let doc: unknown = body.fixtures;
       if (doc === 'default') {
-        const configured = app.settings.fixtures;
+        const configured = runtime.settings.fixtures;
         doc = typeof configured === 'string' ? readFixtureFile(configured) : (configured ?? {});
       }
       // Reset returns the clock to real time first, so fixture defaults take real timestamps; a
       // refused document puts the clock back too: a rejected request changes nothing.
-      const savedClock = app.clock.save();
-      app.clock.reset();
+      const savedClock = runtime.clock.save();
+      runtime.clock.reset();
       let loaded: LoadCounts;
       try {
         loaded = under('/fixtures', () =>
-          app.store.transaction(() => {
-            app.store.wipe();
-            const counts = doc === undefined ? {} : loadFixtures(doc, fixtureContext());
-            app.store.setMetaValue('lastReset', app.clock.now().toISOString());
+          runtime.store.transaction(() => {
+            runtime.store.wipe();
+            const counts = doc === undefined ? {} : loadFixtures(doc, runtime);
+            runtime.store.setMetaValue('lastReset', runtime.clock.now().toISOString());
             return counts;
           }),
         );
       } catch (err) {
-        app.clock.restore(savedClock);
+        runtime.clock.restore(savedClock);
         throw err;
       }
-      app.ids.reseed(seed, { secrets: seedSecrets });
+      runtime.ids.reseed(seed, { secrets: seedSecrets });
       // A test that resets starts clean: no journal from the test before, no fault rule left over, no
       // coverage counted by another client.
-      app.journal.clear();
-      app.faults.clear();
-      app.coverage.clear();
+      runtime.journal.clear();
+      runtime.faults.clear();
+      runtime.coverage.clear();
       request.log.info({ loaded }, 'sandbox reset');
       return { status: 'reset' as const, loaded };
     },
@@ -188,7 +189,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const loaded = loadFixtures(request.body, fixtureContext());
+      const loaded = loadFixtures(request.body, runtimeOf(request));
       request.log.info({ loaded }, 'fixtures loaded');
       return { loaded };
     },

@@ -18,6 +18,7 @@ import {
   WorkResult,
 } from './schemas.js';
 import type { SnapshotMeta } from '../runtime/snapshots.js';
+import { runtimeOf } from '../runtime/index.js';
 
 const TAG = ['sandbox control plane'];
 const a = assumptionLookup(assumptions);
@@ -43,8 +44,9 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
+      const runtime = runtimeOf(request);
       const q = request.query;
-      const entries = app.journal.list({
+      const entries = runtime.journal.list({
         interface: q.interface,
         operation: q.operation,
         status: q.status,
@@ -52,9 +54,9 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
         limit: q.limit,
       });
       return {
-        capacity: app.journal.capacity,
-        count: app.journal.count,
-        dropped: app.journal.dropped,
+        capacity: runtime.journal.capacity,
+        count: runtime.journal.count,
+        dropped: runtime.journal.dropped,
         entries,
       };
     },
@@ -69,7 +71,7 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ cleared: Type.Integer() }), 401: StandardError },
       },
     },
-    async () => ({ cleared: app.journal.clear() }),
+    async (request) => ({ cleared: runtimeOf(request).journal.clear() }),
   );
 
   // --- faults ----------------------------------------------------------------------------------
@@ -89,7 +91,8 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const rule = app.faults.add(request.body, app.clock.now());
+      const runtime = runtimeOf(request);
+      const rule = runtime.faults.add(request.body, runtime.clock.now());
       request.log.info({ fault: rule.id, path: rule.path, status: rule.status }, 'fault rule added');
       return reply.code(201).send(rule);
     },
@@ -104,7 +107,7 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ faults: Type.Array(FaultRuleSchema) }), 401: StandardError },
       },
     },
-    async () => ({ faults: app.faults.list() }),
+    async (request) => ({ faults: runtimeOf(request).faults.list() }),
   );
 
   app.delete(
@@ -116,7 +119,7 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ removed: Type.Integer() }), 401: StandardError },
       },
     },
-    async () => ({ removed: app.faults.clear() }),
+    async (request) => ({ removed: runtimeOf(request).faults.clear() }),
   );
 
   app.delete(
@@ -130,7 +133,8 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      if (!app.faults.remove(request.params.id))
+      const runtime = runtimeOf(request);
+      if (!runtime.faults.remove(request.params.id))
         throw new SandboxError(404, `no fault rule "${request.params.id}" (GET /_sandbox/faults lists them)`);
       return { removed: 1 };
     },
@@ -146,7 +150,7 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ClockState, 401: StandardError },
       },
     },
-    async () => app.clock.describe(),
+    async (request) => runtimeOf(request).clock.describe(),
   );
 
   app.post(
@@ -164,14 +168,15 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
+      const runtime = runtimeOf(request);
       const { now, advance, freeze } = request.body;
       if (now !== undefined && advance !== undefined)
         throw validationError([{ path: pointer('advance'), message: 'give now or advance, not both' }]);
       if (now === undefined && advance === undefined && freeze === undefined)
         throw validationError([{ path: '', message: 'give now, advance or freeze' }]);
-      const frozen = freeze ?? app.clock.describe().frozen;
+      const frozen = freeze ?? runtime.clock.describe().frozen;
       if (now !== undefined) {
-        app.clock.set(new Date(now), frozen);
+        runtime.clock.set(new Date(now), frozen);
       } else if (advance !== undefined) {
         const duration = parseDuration(advance);
         if (!duration)
@@ -181,17 +186,17 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
               message: 'must be an ISO 8601 duration such as P31D, PT36H, P1M or P1Y2M3DT4H5M6S',
             },
           ]);
-        const from = app.clock.now();
+        const from = runtime.clock.now();
         const to = addDuration(from, duration);
         if (Number.isNaN(to.getTime()) || Math.abs(to.getTime()) > 8.64e15)
           throw validationError([
             { path: pointer('advance'), message: 'moves the clock out of the range of dates' },
           ]);
-        app.clock.set(to, frozen);
+        runtime.clock.set(to, frozen);
       } else {
-        app.clock.set(app.clock.now(), frozen);
+        runtime.clock.set(runtime.clock.now(), frozen);
       }
-      const state = app.clock.describe();
+      const state = runtime.clock.describe();
       request.log.info({ clock: state.now, frozen: state.frozen }, 'sandbox clock moved');
       return state;
     },
@@ -206,9 +211,10 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ClockState, 401: StandardError },
       },
     },
-    async () => {
-      app.clock.reset();
-      return app.clock.describe();
+    async (request) => {
+      const runtime = runtimeOf(request);
+      runtime.clock.reset();
+      return runtime.clock.describe();
     },
   );
 
@@ -229,7 +235,8 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { meta, replaced } = app.snapshots.save(request.body.name);
+      const runtime = runtimeOf(request);
+      const { meta, replaced } = runtime.snapshots.save(request.body.name);
       request.log.info({ snapshot: meta.name, rows: meta.rows }, 'snapshot saved');
       return reply.code(201).send({ ...snapshotView(meta), replaced });
     },
@@ -244,7 +251,7 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ snapshots: Type.Array(SnapshotInfo) }), 401: StandardError },
       },
     },
-    async () => ({ snapshots: app.snapshots.list().map(snapshotView) }),
+    async (request) => ({ snapshots: runtimeOf(request).snapshots.list().map(snapshotView) }),
   );
 
   app.post(
@@ -259,14 +266,15 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const meta = app.snapshots.restore(request.params.name);
+      const runtime = runtimeOf(request);
+      const meta = runtime.snapshots.restore(request.params.name);
       if (!meta)
         throw new SandboxError(
           404,
           `no snapshot "${request.params.name}" (GET /_sandbox/snapshots lists them)`,
         );
       // Work that was pending in the snapshot resumes.
-      app.work.kickAll();
+      runtime.work.kickAll();
       request.log.info({ snapshot: meta.name }, 'snapshot restored');
       return snapshotView(meta);
     },
@@ -288,7 +296,8 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      if (!app.snapshots.delete(request.params.name))
+      const runtime = runtimeOf(request);
+      if (!runtime.snapshots.delete(request.params.name))
         throw new SandboxError(
           404,
           `no snapshot "${request.params.name}" (GET /_sandbox/snapshots lists them)`,
@@ -308,10 +317,11 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: WorkResult, 401: StandardError },
       },
     },
-    async () => {
-      const errorsBefore = app.work.errors;
-      const processed = await app.work.drain();
-      return { processed, errors: app.work.errors - errorsBefore };
+    async (request) => {
+      const runtime = runtimeOf(request);
+      const errorsBefore = runtime.work.errors;
+      const processed = await runtime.work.drain();
+      return { processed, errors: runtime.work.errors - errorsBefore };
     },
   );
 };

@@ -71,6 +71,8 @@ const everyRoute = assumptionLookup(sandboxAssumptions)(
   'sandbox-fault-status',
 );
 
+const NO_SLUGS: ReadonlySet<string> = new Set();
+
 export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): void {
   app.addHook('onRoute', (route) => {
     const schema = (route.schema ?? {}) as Record<string, unknown>;
@@ -81,6 +83,14 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
 
   // Only JSON bodies: Fastify would otherwise parse text/plain and report a confusing type error.
   useJsonBodies(app);
+
+  // The outcome slugs of each operation, for the fallback of a refusal nobody tagged.
+  const slugsOf = new Map<string, Set<string>>();
+  for (const o of setup.outcomes) {
+    let slugs = slugsOf.get(o.operation);
+    if (!slugs) slugsOf.set(o.operation, (slugs = new Set()));
+    slugs.add(o.slug);
+  }
 
   app.setErrorHandler((err: FastifyError | SandboxError, request, reply) => {
     let e = toSandboxError(err, request);
@@ -108,7 +118,7 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
           err,
           { status: e.status, sandboxFault: e.code === 'SandboxFault' },
           e.details[0]?.path,
-          app.coverage.slugs(operation),
+          slugsOf.get(operation) ?? NO_SLUGS,
         );
     }
     return reply.code(e.status).type('application/json').send(renderError(setup.shape, e));

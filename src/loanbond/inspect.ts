@@ -6,6 +6,7 @@ import { SandboxError } from '../http/errors.js';
 import { ErrorDetailSchema, StandardError } from '../http/schema.js';
 import type { AdditionalDocumentRow, RegistrationRow } from '../store/loanbond.js';
 import { Signature, type Signature as SignatureT, Signer } from './schemas.js';
+import { runtimeOf } from '../runtime/index.js';
 
 const TAG = ['sandbox control plane'];
 
@@ -182,7 +183,7 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => ({
-      registrations: app.store.loanbond.registrations(request.query.callerId).map(summary),
+      registrations: runtimeOf(request).store.loanbond.registrations(request.query.callerId).map(summary),
     }),
   );
 
@@ -199,13 +200,14 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { codigoIdentificador } = request.params;
-      const row = app.store.loanbond.registration(codigoIdentificador);
+      const store = runtimeOf(request).store.loanbond;
+      const row = store.registration(codigoIdentificador);
       if (!row)
         throw new SandboxError(
           404,
           `no loan-bond registration has codigo_identificador ${codigoIdentificador}`,
         );
-      return detail(row, app.store.loanbond.additionalDocuments(codigoIdentificador));
+      return detail(row, store.additionalDocuments(codigoIdentificador));
     },
   );
 
@@ -218,6 +220,6 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ count: Type.Integer() }), 401: StandardError },
       },
     },
-    async () => ({ count: app.store.loanbond.documentCount() }),
+    async (request) => ({ count: runtimeOf(request).store.loanbond.documentCount() }),
   );
 };

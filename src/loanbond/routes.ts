@@ -9,19 +9,16 @@ import { INTERFACES } from '../interfaces.js';
 import { errorResponses, StandardError } from '../http/schema.js';
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
-import { advanceRegistrations } from './runner.js';
+import { registrationWork } from './runner.js';
 import { register } from './register.js';
 import { MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
+import { runtimeOf } from '../runtime/index.js';
 
 const a = assumptionLookup(assumptions);
 const s = assumptionLookup(sandboxAssumptions);
 
-export const RUNNER = 'loanbond';
-
 export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
   setupInterface(app, INTERFACES.loanbond);
-
-  app.work.register(RUNNER, () => advanceRegistrations(app.store, app.clock.now()));
 
   app.post(
     '/registrar',
@@ -57,13 +54,14 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      const runtime = runtimeOf(request);
       const result = register(request.body, {
-        store: app.store,
-        ids: app.ids,
-        now: app.clock.now(),
+        store: runtime.store,
+        ids: runtime.ids,
+        now: runtime.clock.now(),
         strict: strictFor(request),
       });
-      app.work.kick(RUNNER);
+      runtime.work.kick(registrationWork.name);
       request.outcome = result.outcome;
       request.log.debug(
         {

@@ -3,6 +3,7 @@
 // record) or signatures-pending (signing is not emulated, so it stays there). At the end of the
 // flow the emails_final_fluxo addresses would be notified; the notification's shape is not shown,
 // so the sandbox records "would notify" and sends nothing.
+import type { WorkKind } from '../runtime/index.js';
 import type { Store } from '../store/index.js';
 
 const SLICE = 100;
@@ -25,3 +26,8 @@ export function advanceRegistrations(store: Store, now: Date): number {
     return rows.length;
   });
 }
+
+export const registrationWork: WorkKind = {
+  name: 'loanbond',
+  create: (ctx) => ({ run: () => advanceRegistrations(ctx.store, ctx.clock.now()) }),
+};

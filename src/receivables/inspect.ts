@@ -5,8 +5,10 @@ import { centsToNumber } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { SandboxError } from '../http/errors.js';
 import { StandardError } from '../http/schema.js';
-import type { ImportRow } from '../store/receivables.js';
+import type { ImportRow, ReceivablesStore } from '../store/receivables.js';
 import { CnabFile } from './cnab.js';
+import { runtimeOf } from '../runtime/index.js';
+import type { FastifyRequest } from 'fastify';
 
 const TAGS = ['sandbox control plane'];
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -98,17 +100,18 @@ function fileLines(bytes: Buffer): string[] {
   return text === '' ? [] : text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
 }
 
-export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
-  const store = app.store.receivables;
-  // The last file opened, with its title lines: paging through a 100 000-title import reads it once.
-  let cached: { importId: string; file: CnabFile; titles: number[] } | undefined;
+const storeOf = (request: FastifyRequest) => runtimeOf(request).store.receivables;
 
-  const titlesOf = (importId: string, offset: number, limit: number) => {
-    if (cached?.importId !== importId) {
+export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
+  // The last file opened, with its title lines: paging through a 100 000-title import reads it once.
+  let cached: { store: ReceivablesStore; importId: string; file: CnabFile; titles: number[] } | undefined;
+
+  const titlesOf = (store: ReceivablesStore, importId: string, offset: number, limit: number) => {
+    if (cached?.importId !== importId || cached.store !== store) {
       const bytes = store.file(importId);
       const opened = bytes ? CnabFile.open(bytes) : undefined;
       if (!opened?.ok) return [];
-      cached = { importId, file: opened.file, titles: opened.file.titleIndexes() };
+      cached = { store, importId, file: opened.file, titles: opened.file.titleIndexes() };
     }
     const { file, titles } = cached;
     return titles.slice(offset, offset + limit).map((i) => {
@@ -132,8 +135,8 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async () => ({
-      funds: store
+    async (request) => ({
+      funds: storeOf(request)
         .funds()
         .map((f) => ({ fundCnpj: f.fundCnpj, hasToken: f.hasToken === 1, imports: f.imports })),
     }),
@@ -156,6 +159,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const id = checkTaxId(request.params.fundCnpj, { kinds: ['cnpj'] });
+      const store = storeOf(request);
       const fund = id.ok ? store.fund(id.value) : undefined;
       if (!id.ok || !fund)
         throw new SandboxError(404, `no receivables fund with CNPJ ${request.params.fundCnpj}`);
@@ -191,7 +195,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { importId } = request.params;
-      const bytes = store.file(importId);
+      const bytes = storeOf(request).file(importId);
       if (!bytes) throw new SandboxError(404, `no CNAB import with id ${importId}`);
       const all = fileLines(bytes);
       const { offset, limit } = request.query;
@@ -218,13 +222,14 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
+      const store = storeOf(request);
       const row = store.import(request.params.importId);
       if (!row) throw new SandboxError(404, `no CNAB import with id ${request.params.importId}`);
       const { titlesOffset, titlesLimit } = request.query;
       return {
         ...summary(row),
         // Titles are read again from the stored bytes (the same code that checked them).
-        titles: titlesOf(row.importId, titlesOffset, titlesLimit),
+        titles: titlesOf(store, row.importId, titlesOffset, titlesLimit),
         diagnostics: store.diagnostics(row.importId),
       };
     },

@@ -13,8 +13,9 @@ import { INTERFACES } from '../interfaces.js';
 import { EnvelopeError, errorResponses } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { scanLines } from './cnab.js';
-import { importRunner, RUNNER } from './runner.js';
+import { importWork } from './runner.js';
 import { ImportCnabBody, NoBody } from './schemas.js';
+import { runtimeOf } from '../runtime/index.js';
 
 const a = assumptionLookup(assumptions);
 
@@ -34,9 +35,6 @@ function badFile(message: string, outcome: string): SandboxError {
 
 export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
   setupInterface(app, INTERFACES.receivables);
-  const store = app.store.receivables;
-  const imports = importRunner(app);
-  app.work.register(RUNNER, imports.runner);
 
   app.post(
     '/import-cnab',
@@ -69,6 +67,8 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const body = request.body;
+      const runtime = runtimeOf(request);
+      const store = runtime.store.receivables;
       const cnpj = checkTaxId(body.fundCnpj, { kinds: ['cnpj'] });
       if (!cnpj.ok)
         throw validationError([{ path: '/fundCnpj', message: cnpj.reason }], `fundCnpj ${cnpj.reason}`).tag(
@@ -101,19 +101,19 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
       const scan = scanLines(decoded.bytes);
       if (!scan.ok) throw badFile(`is not a CNAB 400/444 file: ${scan.reason}`, 'file-not-cnab');
 
-      const importId = app.ids.newId('CNAB-');
+      const importId = runtime.ids.newId('CNAB-');
       store.insertImport({
         importId,
         fundCnpj: cnpj.value,
         fileName: body.fileName,
         additiveNumber: body.additiveNumber,
-        receivedAt: app.clock.now().toISOString(),
+        receivedAt: runtime.clock.now().toISOString(),
         file: decoded.bytes,
         lineCount: scan.lines.count,
         strict: strictFor(request),
       });
-      imports.handOff(importId, decoded.bytes);
-      app.work.kick(RUNNER);
+      runtime.workOf(importWork).handOff(importId, decoded.bytes);
+      runtime.work.kick(importWork.name);
       request.log.debug({ importId, lines: scan.lines.count }, 'CNAB import stored, pending');
       request.outcome = 'accepted';
       // No body at all (not "null"): the typed reply only knows the schema's null, so widen it.

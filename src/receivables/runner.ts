@@ -1,16 +1,15 @@
-// Asynchronous processing of CNAB imports, off the request path (app.work runner "receivables").
+// Asynchronous processing of CNAB imports, off the request path (the runtime's work "receivables").
 // One import at a time, in slices of SLICE_LINES records: each slice is checked and its diagnostics
 // written in one transaction, then the runner yields so requests keep flowing. The job's state lives
 // in memory; after a restart an import still pending is processed again from its first line (its
 // partial diagnostics are deleted first), so the outcome never depends on where a run stopped.
-import type { FastifyInstance } from 'fastify';
+import type { RunnerContext, WorkKind } from '../runtime/index.js';
 import type { Runner } from '../runtime/work.js';
 import { CnabFile, CnabReader } from './cnab.js';
 import { importResultSlug } from './outcomes.js';
 
 const OPERATION = 'import-cnab';
 
-export const RUNNER = 'receivables';
 /** Records per slice: a few milliseconds of work. */
 export const SLICE_LINES = 20_000;
 /** Diagnostics kept per import; the error and warning counts stay exact. */
@@ -27,15 +26,19 @@ interface Job {
   firstError: string | null;
 }
 
-/**
- * The runner, and the hand-off through which the route passes the bytes it just stored, so that the
- * runner does not read a file of tens of megabytes back from the database (after a restart it does).
- */
-export function importRunner(app: FastifyInstance): {
-  runner: Runner;
-  handOff: (importId: string, file: Buffer) => void;
-} {
-  const store = app.store.receivables;
+export interface ImportWork {
+  run: Runner;
+  /**
+   * The route passes the bytes it just stored, so that the runner does not read a file of tens of
+   * megabytes back from the database (after a restart it does).
+   */
+  handOff(importId: string, file: Buffer): void;
+}
+
+export const importWork: WorkKind<ImportWork> = { name: 'receivables', create: importRunner };
+
+function importRunner(ctx: RunnerContext): ImportWork {
+  const store = ctx.store.receivables;
   const handed = new Map<string, Buffer>();
   let job: Job | null = null;
 
@@ -51,7 +54,7 @@ export function importRunner(app: FastifyInstance): {
       handed.delete(importId);
       const pending = { importId, file };
       // As asked at submission (the sandbox setting or the request's Sandbox-Strict header).
-      const strict = store.import(importId)?.strict === 1 || app.settings.strict;
+      const strict = store.import(importId)?.strict === 1 || ctx.settings.strict;
       const opened = CnabFile.open(pending.file);
       if (opened.ok) {
         store.clearDiagnostics(pending.importId);
@@ -60,7 +63,7 @@ export function importRunner(app: FastifyInstance): {
         return { importId: pending.importId, reader, lineCount, next: 0, ordinal: 0, strict, firstError: null };
       }
       // Unreachable for files the route accepted; kept so a damaged database cannot stall the runner.
-      app.store.transaction(() => {
+      ctx.store.transaction(() => {
         store.clearDiagnostics(pending.importId);
         const diagnostic = {
           line: null,
@@ -72,7 +75,7 @@ export function importRunner(app: FastifyInstance): {
         store.addDiagnostics(pending.importId, [diagnostic], 0);
         store.finish(pending.importId, {
           status: 'rejected',
-          processedAt: app.clock.now().toISOString(),
+          processedAt: ctx.clock.now().toISOString(),
           strict,
           layout: 'cnab400',
           lineCount: 0,
@@ -91,7 +94,7 @@ export function importRunner(app: FastifyInstance): {
     handed.set(importId, file);
   };
 
-  const runner: Runner = () => {
+  const run: Runner = () => {
     if (job && store.status(job.importId) !== 'pending') job = null; // wiped by a reset meanwhile
     if (!job) {
       // Opening a file (reading its bytes, finding its lines) is one stretch; its records come in later turns.
@@ -103,14 +106,14 @@ export function importRunner(app: FastifyInstance): {
     const to = Math.min(from + SLICE_LINES, current.lineCount);
     const diagnostics = current.reader.read(from, to);
     current.firstError ??= diagnostics.find((d) => d.severity === 'error')?.rule ?? null;
-    app.store.transaction(() => {
+    ctx.store.transaction(() => {
       store.addDiagnostics(current.importId, diagnostics, current.ordinal);
       if (current.reader.done) {
         const summary = current.reader.summary();
         store.finish(current.importId, {
           ...summary,
           status: summary.errorCount === 0 ? 'processed' : 'rejected',
-          processedAt: app.clock.now().toISOString(),
+          processedAt: ctx.clock.now().toISOString(),
           strict: current.strict,
         });
       }
@@ -119,13 +122,13 @@ export function importRunner(app: FastifyInstance): {
     current.next = to;
     if (current.reader.done) {
       const summary = current.reader.summary();
-      app.log.info({ importId: current.importId, ...summary }, 'CNAB import processed');
+      ctx.log.info({ importId: current.importId, ...summary }, 'CNAB import processed');
       // What the client's accepted file came to is an outcome of import-cnab too.
       if (summary.errorCount === 0 || current.firstError !== null)
-        app.coverage.record(OPERATION, importResultSlug(summary.errorCount === 0 ? null : current.firstError));
+        ctx.coverage.record(OPERATION, importResultSlug(summary.errorCount === 0 ? null : current.firstError));
       job = null;
     }
     return Math.max(1, to - from);
   };
-  return { runner, handOff };
+  return { run, handOff };
 }

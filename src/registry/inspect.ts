@@ -9,6 +9,8 @@ import { assumptions } from './assumptions.js';
 import { type HeldFields, heldToView } from './documents.js';
 import { reconciliationDue } from './overdue.js';
 import { BatchView, type Divergence, ParticipantView, ReconciliationView, type Warning } from './schemas.js';
+import { runtimeOf } from '../runtime/index.js';
+import type { FastifyRequest } from 'fastify';
 
 const a = assumptionLookup(assumptions);
 const TAG = ['sandbox control plane'];
@@ -21,9 +23,9 @@ type Reported = {
   statusPagamento?: number;
 };
 
-export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
-  const store = app.store.registry;
+const storeOf = (request: FastifyRequest) => runtimeOf(request).store.registry;
 
+export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/batches/:chaveRemessa',
     {
@@ -36,6 +38,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
+      const store = storeOf(request);
       const batch = store.batch(request.params.chaveRemessa);
       if (!batch) throw new SandboxError(404, 'no registry batch has this chaveRemessa');
       return {
@@ -67,6 +70,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
+      const store = storeOf(request);
       const r = store.reconciliation(request.params.chaveConciliacao);
       if (!r) throw new SandboxError(404, 'no registry reconciliation has this chaveConciliacao');
       return {
@@ -110,8 +114,10 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': a('registry-overdue'),
       },
     },
-    async () => {
-      const now = app.clock.now();
+    async (request) => {
+      const runtime = runtimeOf(request);
+      const store = runtime.store.registry;
+      const now = runtime.clock.now();
       return {
         now: toIsoUtc(now),
         participants: store.participantIds().map((participantId) => {
@@ -143,10 +149,12 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { participantId } = request.params;
+      const runtime = runtimeOf(request);
+      const store = runtime.store.registry;
       if (!store.participantExists(participantId)) {
         throw new SandboxError(404, 'no registry participant has this participantId');
       }
-      const now = app.clock.now();
+      const now = runtime.clock.now();
       const activity = store.activity(participantId);
       const last = store.lastReconciliation(participantId);
       const due = reconciliationDue(activity.firstRegistrationAt, last?.reconciledAt ?? null, now);

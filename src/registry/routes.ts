@@ -26,6 +26,7 @@ import {
   StrictHeaders,
   type Warning,
 } from './schemas.js';
+import { runtimeOf } from '../runtime/index.js';
 
 const a = assumptionLookup([...sandboxAssumptions, ...assumptions]);
 const WARNINGS_HEADER = 'sandbox-warnings';
@@ -92,7 +93,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
   const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     const challenge = 'Bearer realm="registry"';
     const token = bearerToken(request, reply, 'a registry participant', challenge);
-    const participantId = app.store.registry.participantByToken(token);
+    const participantId = runtimeOf(request).store.registry.participantByToken(token);
     if (participantId === undefined) {
       reply.header('www-authenticate', challenge);
       throw new SandboxError(
@@ -138,12 +139,13 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
       const { registros } = request.body;
       const { digests, warnings } = examine(registros, strictFor(request));
 
-      const now = app.clock.now();
+      const runtime = runtimeOf(request);
+      const now = runtime.clock.now();
       const registeredAt = toIsoUtc(now);
       const registrationDate = toIsoDate(now);
-      const batchKey = app.ids.newId('RM');
+      const batchKey = runtime.ids.newId('RM');
       const documents: DocumentRow[] = registros.map((doc, i) => ({
-        registryKey: app.ids.newId('RG'),
+        registryKey: runtime.ids.newId('RG'),
         batchKey,
         itemIndex: i,
         participantId,
@@ -151,8 +153,8 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
         registrationDate,
         fields: JSON.stringify(toHeld(doc, digests[i])),
       }));
-      app.store.transaction(() =>
-        app.store.registry.insertBatch(
+      runtime.store.transaction(() =>
+        runtime.store.registry.insertBatch(
           {
             batchKey,
             participantId,
@@ -198,7 +200,8 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
       const { registros } = request.body;
       const { digests, warnings } = examine(registros, strictFor(request));
 
-      const reconciliationKey = app.ids.newId('CC');
+      const runtime = runtimeOf(request);
+      const reconciliationKey = runtime.ids.newId('CC');
       const counts = { matched: 0, diverging: 0, unknown: 0 };
       const items: ReconciliationItemRow[] = registros.map((item, i) => {
         const reported = {
@@ -210,7 +213,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
         const base = { reconciliationKey, itemIndex: i, reported: JSON.stringify(reported) };
         const key = item.chaveRegistro;
         const held =
-          key === undefined ? undefined : app.store.registry.participantDocument(key, participantId);
+          key === undefined ? undefined : runtime.store.registry.participantDocument(key, participantId);
         if (key === undefined || held === undefined) {
           counts.unknown++;
           return {
@@ -239,9 +242,9 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
         };
       });
 
-      const reconciledAt = toIsoUtc(app.clock.now());
-      app.store.transaction(() =>
-        app.store.registry.insertReconciliation(
+      const reconciledAt = toIsoUtc(runtime.clock.now());
+      runtime.store.transaction(() =>
+        runtime.store.registry.insertReconciliation(
           {
             reconciliationKey,
             participantId,

@@ -63,8 +63,6 @@ function totalsOf(counters: readonly { hits: number }[]): Totals {
   return { outcomes: counters.length, covered, uncovered: counters.length - covered, hits };
 }
 
-const NONE: ReadonlySet<string> = new Set();
-
 const iso = (ms: number): string | null => (ms === 0 ? null : new Date(ms).toISOString());
 
 export class Coverage {
@@ -90,11 +88,6 @@ export class Coverage {
   /** The counter of an operation's outcome, or undefined when the operation has no such outcome. */
   find(operation: string, slug: string): Counter | undefined {
     return this.index.get(operation)?.get(slug);
-  }
-
-  /** The slugs an operation's outcomes use (for the error handler's fallback). */
-  slugs(operation: string): { has(slug: string): boolean } {
-    return this.index.get(operation) ?? NONE;
   }
 
   hit(counter: Counter): void {

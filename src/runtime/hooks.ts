@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InterfaceId } from '../http/errors.js';
 import { interfaceOfPath } from '../interfaces.js';
 import { faultBody } from './faults.js';
+import { runtimeOf } from './index.js';
 import { captureText, captureValue } from './journal.js';
 import { redact } from './redact.js';
 import { faultSlug } from '../http/outcomes.js';
@@ -54,11 +55,12 @@ export function installControlHooks(app: FastifyInstance): void {
     const path = pathOf(request.url);
     if (path.startsWith(CONTROL_PREFIX)) return;
     const iface = interfaceOfPath(path);
-    if (iface === null && !app.journal.enabled) return;
+    const { journal, faults, clock } = runtimeOf(request);
+    if (iface === null && !journal.enabled) return;
     const trace: Trace = {
       interface: iface,
       path,
-      time: app.clock.now().toISOString(),
+      time: clock.now().toISOString(),
       // The real clock on purpose: the journal says when a request really came, next to sandbox time.
       realTime: new Date().toISOString(),
       fault: null,
@@ -66,8 +68,8 @@ export function installControlHooks(app: FastifyInstance): void {
       outcome: null,
     };
     traces.set(request, trace);
-    if (iface === null || app.faults.size === 0) return;
-    const rule = app.faults.take(request.method, path, iface);
+    if (iface === null || faults.size === 0) return;
+    const rule = faults.take(request.method, path, iface);
     if (!rule) return;
     trace.fault = rule.id;
     request.log.debug({ fault: rule.id }, 'fault rule applied');
@@ -82,31 +84,33 @@ export function installControlHooks(app: FastifyInstance): void {
 
   app.addHook('onSend', async (request, reply, payload) => {
     const trace = traces.get(request);
+    const { coverage, journal } = runtimeOf(request);
     const slug = request.outcome;
     if (slug !== null) {
       // Counted as it is sent; a tag whose status is not the one sent is a bug of the sandbox, never counted.
       const operation = request.routeOptions.config.operation;
-      const counter = operation === undefined ? undefined : app.coverage.find(operation, slug);
+      const counter = operation === undefined ? undefined : coverage.find(operation, slug);
       if (counter !== undefined && counter.outcome.status === reply.statusCode) {
-        app.coverage.hit(counter);
+        coverage.hit(counter);
         reply.header(OUTCOME_HEADER, counter.outcome.id);
         if (trace) trace.outcome = counter.outcome.id;
       } else {
         request.log.error({ operation, outcome: slug, statusCode: reply.statusCode }, 'answer tagged with an outcome that does not fit it');
       }
     }
-    if (trace && app.journal.enabled) trace.response = payload;
+    if (trace && journal.enabled) trace.response = payload;
     return payload;
   });
 
   app.addHook('onResponse', async (request, reply) => {
     const trace = traces.get(request);
-    if (!trace || !app.journal.enabled) return;
+    const journal = runtimeOf(request).journal;
+    if (!trace || !journal.enabled) return;
     // Outside the interfaces only the unknown paths (404s) are kept: /docs and /openapi.json are not.
     if (trace.interface === null && !request.is404) return;
     const config = request.routeOptions.config;
-    app.journal.add({
-      id: app.journal.nextId(),
+    journal.add({
+      id: journal.nextId(),
       time: trace.time,
       realTime: trace.realTime,
       interface: trace.interface,
@@ -129,13 +133,14 @@ export function installControlHooks(app: FastifyInstance): void {
  * Journals a request refused before routing (a path the router cannot read): no hook runs for it, yet
  * it came under an interface prefix and the client needs to see what it sent.
  */
-export function journalUnrouted(app: FastifyInstance, request: FastifyRequest, status: number, body: unknown): void {
+export function journalUnrouted(request: FastifyRequest, status: number, body: unknown): void {
   const path = pathOf(request.url);
   const iface = interfaceOfPath(path);
-  if (iface === null || !app.journal.enabled) return;
-  const now = app.clock.now().toISOString();
-  app.journal.add({
-    id: app.journal.nextId(),
+  const { journal, clock } = runtimeOf(request);
+  if (iface === null || !journal.enabled) return;
+  const now = clock.now().toISOString();
+  journal.add({
+    id: journal.nextId(),
     time: now,
     realTime: new Date().toISOString(),
     interface: iface,

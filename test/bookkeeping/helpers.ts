@@ -27,7 +27,7 @@ export function fixtures(extra: Partial<BookkeepingSection> = {}): FixtureDocume
 export async function bookkeepingApp(extra: Partial<BookkeepingSection> = {}): Promise<FastifyInstance> {
   const app = await testApp({ fixtures: fixtures(extra) });
   // Payments compare paymentDate with the sandbox's date: pin it.
-  app.clock.set(new Date('2026-11-20T12:00:00Z'), true);
+  app.runtime.clock.set(new Date('2026-11-20T12:00:00Z'), true);
   return app;
 }
 

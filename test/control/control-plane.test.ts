@@ -5,12 +5,12 @@ type App = Awaited<ReturnType<typeof testApp>>;
 
 /** Rows per table: the whole state, to show that a refused request changed nothing. */
 function state(app: App): Record<string, number> {
-  const tables = app.store.db
+  const tables = app.runtime.store.db
     .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
     .pluck()
     .all() as string[];
   return Object.fromEntries(
-    tables.map((t) => [t, app.store.db.prepare(`SELECT count(*) FROM "${t}"`).pluck().get() as number]),
+    tables.map((t) => [t, app.runtime.store.db.prepare(`SELECT count(*) FROM "${t}"`).pluck().get() as number]),
   );
 }
 
@@ -231,7 +231,7 @@ describe('POST /_sandbox/fixtures', () => {
       ...json({ bookkeeping: { tradeBills: [{ tenantId: '11222333000181', uid: 'C', amount: 0.29 }] } }),
     });
     expect(ok.statusCode).toBe(200);
-    expect(app.store.bookkeeping.tradeBill('11222333000181', 'C')).toMatchObject({
+    expect(app.runtime.store.bookkeeping.tradeBill('11222333000181', 'C')).toMatchObject({
       amountCents: 29,
       openCents: 29,
     });

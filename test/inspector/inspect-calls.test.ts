@@ -18,7 +18,7 @@ async function importCnab(app: FastifyInstance, file: Buffer): Promise<string> {
     },
   });
   expect(res.statusCode).toBe(200);
-  await app.work.drain();
+  await app.runtime.work.drain();
   return String(res.headers['sandbox-import-id']);
 }
 

@@ -87,7 +87,7 @@ describe('loan-bond registration flow and inspection', () => {
       assinaturas: [],
     });
     // Not stored at all: nothing of the signature reaches the database.
-    const raw = app.store.db
+    const raw = app.runtime.store.db
       .prepare(
         'SELECT signatures FROM lb_registrations UNION ALL SELECT signatures FROM lb_additional_documents',
       )
@@ -137,7 +137,7 @@ describe('loan-bond registration flow and inspection', () => {
       emails_final_fluxo: ['a@example.com', 'b@example.com'],
     });
     const id = created.registros[0]?.codigo_identificador;
-    await app.work.drain();
+    await app.runtime.work.drain();
     const d = await detail(app, id);
     expect(d.state).toBe('signatures-complete');
     expect(d.notificacao).toMatchObject({
@@ -150,21 +150,21 @@ describe('loan-bond registration flow and inspection', () => {
   it('keeps a registration at registered until the asynchronous runner has processed it', async () => {
     const app = await lbApp();
     // A closed runner never runs: the state stays what the request left.
-    await app.work.close();
+    await app.runtime.work.close();
     const created = await registerOne(app);
     const id = created.registros[0]?.codigo_identificador;
     const before = await detail(app, id);
     expect(before.state).toBe('registered');
     expect(before.notificacao.status).toBe('not-yet-processed');
-    expect(advanceRegistrations(app.store, new Date('2026-11-20T12:00:00Z'))).toBe(1);
+    expect(advanceRegistrations(app.runtime.store, new Date('2026-11-20T12:00:00Z'))).toBe(1);
     expect((await detail(app, id)).state).toBe('signatures-complete');
-    expect(advanceRegistrations(app.store, new Date('2026-11-20T12:00:00Z'))).toBe(0);
+    expect(advanceRegistrations(app.runtime.store, new Date('2026-11-20T12:00:00Z'))).toBe(0);
   });
 
   it('leaves an unsigned registration at signatures-pending, notifying no one yet', async () => {
     const app = await lbApp();
     const created = await registerOne(app, { assinado: false });
-    await app.work.drain();
+    await app.runtime.work.drain();
     const d = await detail(app, created.registros[0]?.codigo_identificador);
     expect(d.state).toBe('signatures-pending');
     expect(d.notificacao).toMatchObject({ status: 'waiting-for-signatures', at: null });
@@ -203,7 +203,7 @@ describe('loan-bond registration flow and inspection', () => {
     const app = await lbApp({ logger: { level: 'debug', stream: capture } });
     const created = await registerOne(app);
     await post(app, body([record({ documento: 'bad!' })]));
-    await app.work.drain();
+    await app.runtime.work.drain();
     const tokens = created.registros.map((r) => r.token_acesso);
     const id = created.registros[0]?.codigo_identificador;
     const list = (await app.inject({ url: '/_sandbox/loanbond/registrations' })).body;
@@ -224,7 +224,7 @@ describe('loan-bond registration flow and inspection', () => {
     const app = await lbApp();
     const created = await registerOne(app);
     const token = created.registros[0]?.token_acesso ?? '';
-    const dump = JSON.stringify(app.store.db.prepare('SELECT * FROM lb_registrations').all());
+    const dump = JSON.stringify(app.runtime.store.db.prepare('SELECT * FROM lb_registrations').all());
     expect(dump).not.toContain(token);
   });
   it('resumes registrations left unprocessed when the sandbox restarts on the same database', async () => {
@@ -232,11 +232,11 @@ describe('loan-bond registration flow and inspection', () => {
     try {
       const db = join(dir, 'sandbox.db');
       const first = await lbApp({ db });
-      await first.work.close();
+      await first.runtime.work.close();
       const created = await registerOne(first);
       await first.close();
       const second = await lbApp({ db });
-      await second.work.drain();
+      await second.runtime.work.drain();
       const d = await detail(second, created.registros[0]?.codigo_identificador);
       expect(d.state).toBe('signatures-complete');
       await second.close();

@@ -51,7 +51,7 @@ async function importOf(app: FastifyInstance, id: string, query = '') {
 async function submitAndProcess(app: FastifyInstance, bytes: Buffer) {
   const res = await post(app, body({ operationFile: bytes.toString('base64') }));
   expect(res.statusCode).toBe(200);
-  await app.work.drain();
+  await app.runtime.work.drain();
   return importOf(app, String(res.headers['sandbox-import-id']));
 }
 
@@ -90,16 +90,16 @@ describe('POST /v1/import-cnab: accepted submissions', () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
     const res = await post(app, body());
     const id = String(res.headers['sandbox-import-id']);
-    expect(app.store.receivables.import(id)?.status).toBe('pending');
-    await app.work.drain();
-    expect(app.store.receivables.import(id)?.status).toBe('processed');
+    expect(app.runtime.store.receivables.import(id)?.status).toBe('pending');
+    await app.runtime.work.drain();
+    expect(app.runtime.store.receivables.import(id)?.status).toBe('processed');
   });
 
   it('stores the file bytes as sent', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
     const bytes = cnabBytes('cnab400', [{}], { tail: '\x1a' });
     const res = await post(app, body({ operationFile: bytes.toString('base64') }));
-    expect(app.store.receivables.file(String(res.headers['sandbox-import-id']))).toEqual(bytes);
+    expect(app.runtime.store.receivables.file(String(res.headers['sandbox-import-id']))).toEqual(bytes);
   });
 
   it('answers with no body over real HTTP too', async () => {
@@ -131,7 +131,7 @@ describe('POST /v1/import-cnab: InvalidToken', () => {
       expect(error.message).toContain(c.says);
       expect(error.message).not.toContain(c.token);
     }
-    expect(app.store.receivables.importsOfFund('11222333000181')).toEqual([]);
+    expect(app.runtime.store.receivables.importsOfFund('11222333000181')).toEqual([]);
   });
 });
 
@@ -223,7 +223,7 @@ describe('POST /v1/import-cnab: ValidationError names the field', () => {
       expect(error).toMatchObject({ code: 'ValidationError', target: 'operationFile' });
       expect(error.message).toContain(says);
     }
-    expect(app.store.receivables.importsOfFund('11222333000181')).toEqual([]);
+    expect(app.runtime.store.receivables.importsOfFund('11222333000181')).toEqual([]);
   });
 
   it('answers malformed JSON, an empty body and a wrong content type in the envelope, target null', async () => {
@@ -256,7 +256,7 @@ describe('POST /v1/import-cnab: ValidationError names the field', () => {
     const b = body();
     await post(app, b);
     await post(app, body({ token: 'secret-wrong-token' }));
-    await app.work.drain();
+    await app.runtime.work.drain();
     expect(logs.lines.length).toBeGreaterThan(0);
     expect(logs.text).not.toContain('rc-token-1');
     expect(logs.text).not.toContain('secret-wrong-token');
@@ -373,7 +373,7 @@ describe('asynchronous processing', () => {
     });
     const lax = await post(app, body({ operationFile: file, fileName: 'lax.rem' }));
     expect([strict.statusCode, lax.statusCode]).toEqual([200, 200]);
-    await app.work.drain();
+    await app.runtime.work.drain();
     expect(await importOf(app, String(strict.headers['sandbox-import-id']))).toMatchObject({
       status: 'rejected',
       strict: true,
@@ -393,7 +393,7 @@ describe('asynchronous processing', () => {
       app,
       body({ fileName: 'c.rem', operationFile: cnabBytes('cnab400', [{}]).toString('base64') }),
     );
-    await app.work.drain();
+    await app.runtime.work.drain();
     const list = (await app.inject({ url: '/_sandbox/receivables/funds/11222333000181/imports' })).json();
     expect(
       list.imports.map((i: { fileName: string; status: string }) => `${i.fileName}:${i.status}`),
@@ -406,7 +406,7 @@ describe('asynchronous processing', () => {
       const db = join(dir, 'sandbox.db');
       const first = await testApp({ db, fixtures: BASE_FIXTURES });
       // Stored as the route stores it, but never kicked: as if the process stopped right after the 200.
-      first.store.receivables.insertImport({
+      first.runtime.store.receivables.insertImport({
         importId: 'CNAB-PENDING',
         fundCnpj: '11222333000181',
         fileName: 'left-over.rem',
@@ -418,8 +418,8 @@ describe('asynchronous processing', () => {
       });
       await first.close();
       const second = await testApp({ db, fixtures: BASE_FIXTURES });
-      await second.work.drain();
-      expect(second.store.receivables.import('CNAB-PENDING')).toMatchObject({
+      await second.runtime.work.drain();
+      expect(second.runtime.store.receivables.import('CNAB-PENDING')).toMatchObject({
         status: 'processed',
         titleCount: 1,
       });
@@ -433,8 +433,8 @@ describe('asynchronous processing', () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
     await post(app, body());
     expect((await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: {} })).statusCode).toBe(200);
-    await app.work.drain();
-    expect(app.work.errors).toBe(0);
+    await app.runtime.work.drain();
+    expect(app.runtime.work.errors).toBe(0);
   });
 });
 
@@ -444,7 +444,7 @@ describe('a 100 000-title CNAB 444 file', () => {
     const bytes = bigCnab444(100_000);
     const res = await post(app, body({ operationFile: bytes.toString('base64'), fileName: 'big.rem' }));
     expect(res.statusCode).toBe(200);
-    await app.work.drain();
+    await app.runtime.work.drain();
     const imp = await importOf(
       app,
       String(res.headers['sandbox-import-id']),

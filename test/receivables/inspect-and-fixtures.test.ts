@@ -31,7 +31,7 @@ describe('the demo CNAB files in fixtures/', () => {
       await submit(app, readFileSync('fixtures/cnab400-demo.rem')),
       await submit(app, readFileSync('fixtures/cnab444-demo.rem')),
     ];
-    await app.work.drain();
+    await app.runtime.work.drain();
     const [c400, c444] = await Promise.all(
       ids.map(async (id) => (await app.inject({ url: `/_sandbox/receivables/imports/${id}` })).json()),
     );
@@ -101,7 +101,7 @@ describe('inspection under /_sandbox/receivables', () => {
     const id = await submit(app, cnabBytes('cnab444-400+44', titles, { others: ['2'] }), {
       token: 'rc-token-1',
     });
-    await app.work.drain();
+    await app.runtime.work.drain();
     const page = (
       await app.inject({ url: `/_sandbox/receivables/imports/${id}?titlesOffset=3&titlesLimit=10` })
     ).json();

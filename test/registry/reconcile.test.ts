@@ -194,7 +194,7 @@ describe('registry: reconcile documents', () => {
 describe('registry: the monthly reconciliation', () => {
   it('is not overdue without registrations, however much time passes', async () => {
     const a = await app();
-    a.clock.advance(400 * DAY);
+    a.runtime.clock.advance(400 * DAY);
     const p = await participant(a);
     expect(p.overdue).toBe(false);
     expect(p.reconciliationDueBy).toBeNull();
@@ -208,9 +208,9 @@ describe('registry: the monthly reconciliation', () => {
     expect(p.reconciliationDueBy).toBe('2026-12-20T12:00:00.000Z');
     expect(p.overdue).toBe(false);
 
-    a.clock.set(new Date('2026-12-20T12:00:00.000Z'), true);
+    a.runtime.clock.set(new Date('2026-12-20T12:00:00.000Z'), true);
     expect((await participant(a)).overdue).toBe(false);
-    a.clock.advance(1);
+    a.runtime.clock.advance(1);
     expect((await participant(a)).overdue).toBe(true);
 
     const { key } = await reconcile(a, [{ chaveRegistro: k1 }]);
@@ -219,14 +219,14 @@ describe('registry: the monthly reconciliation', () => {
     expect(p.lastReconciliation).toEqual({ chaveConciliacao: key, reconciledAt: '2026-12-20T12:00:00.001Z' });
     expect(p.reconciliationDueBy).toBe('2027-01-20T12:00:00.001Z');
 
-    a.clock.advance(32 * DAY);
+    a.runtime.clock.advance(32 * DAY);
     expect((await participant(a)).overdue).toBe(true);
   });
 
   it('does not count a refused reconciliation', async () => {
     const a = await app();
     await registered(a);
-    a.clock.advance(40 * DAY);
+    a.runtime.clock.advance(40 * DAY);
     const res = await post(a, RECONCILE, { registros: [{ statusPagamento: 'x' }] });
     expect(res.statusCode).toBe(400);
     expect((await participant(a)).overdue).toBe(true);
@@ -236,7 +236,7 @@ describe('registry: the monthly reconciliation', () => {
     const a = await app();
     await registered(a);
     await register(a, [validDocument(3)], { token: OTHER_TOKEN });
-    a.clock.advance(40 * DAY);
+    a.runtime.clock.advance(40 * DAY);
     await reconcile(a, [{ chaveRegistro: 'RGX' }], OTHER_TOKEN);
     expect((await participant(a, 'PART-1')).overdue).toBe(true);
     expect((await participant(a, 'PART-2')).overdue).toBe(false);

@@ -112,7 +112,7 @@ describe('registry: register documents', () => {
       size: bytes.length,
       sha256: createHash('sha256').update(bytes).digest('hex'),
     });
-    const stored = a.store.db.prepare('SELECT fields FROM rg_documents').pluck().get() as string;
+    const stored = a.runtime.store.db.prepare('SELECT fields FROM rg_documents').pluck().get() as string;
     expect(stored).not.toContain(doc.documento as string);
   });
 

@@ -122,7 +122,7 @@ const DOCUMENTED = CATALOG.filter((o) => o.status === 'implemented');
 
 async function app(options: { adminToken?: string } = {}): Promise<FastifyInstance> {
   const a = await testApp({ fixtures: RELIABILITY_FIXTURES, ...options });
-  a.clock.set(PINNED_NOW, true);
+  a.runtime.clock.set(PINNED_NOW, true);
   return a;
 }
 

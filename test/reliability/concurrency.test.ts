@@ -36,7 +36,7 @@ async function pool<T>(limit: number, tasks: Array<() => Promise<T>>): Promise<T
 
 async function listening(): Promise<{ app: FastifyInstance; base: string }> {
   const app = await testApp({ fixtures: RELIABILITY_FIXTURES });
-  app.clock.set(PINNED_NOW, true);
+  app.runtime.clock.set(PINNED_NOW, true);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');

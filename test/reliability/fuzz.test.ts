@@ -13,7 +13,7 @@ const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.en
 
 async function fuzzApp() {
   const app = await buildApp({ db: ':memory:', logger: false, fixtures: RELIABILITY_FIXTURES, journalSize: 100, seed: 'fuzz' });
-  app.clock.set(PINNED_NOW, true);
+  app.runtime.clock.set(PINNED_NOW, true);
   return app;
 }
 

@@ -24,7 +24,7 @@ const N = 10_000;
 
 async function app(options: { bodyLimit?: number; journalSize?: number } = {}): Promise<FastifyInstance> {
   const a = await testApp({ fixtures: RELIABILITY_FIXTURES, ...options });
-  a.clock.set(PINNED_NOW, true);
+  a.runtime.clock.set(PINNED_NOW, true);
   return a;
 }
 
@@ -115,7 +115,7 @@ describe('resource bounds', () => {
     const a = await app();
     const res = await a.inject({ method: 'POST', url: '/v1/import-cnab', payload: { token: RC_TOKEN, fundCnpj: RC_FUND, operationFile: bigCnab444(N).toString('base64'), fileName: 'big.rem', additiveNumber: 1 } });
     expect(res.statusCode).toBe(200);
-    await a.work.drain();
+    await a.runtime.work.drain();
     const imp = await a.inject({ url: `/_sandbox/receivables/imports/${res.headers['sandbox-import-id']}?titlesLimit=1` });
     expect(imp.json().titleCount).toBe(N);
   });
@@ -125,6 +125,6 @@ describe('resource bounds', () => {
     for (let i = 0; i < 1000; i++) await a.inject({ url: `${BK}/extract`, headers: { authorization: `Bearer ${BK_TOKEN}` } });
     const res = await a.inject({ url: '/_sandbox/requests' });
     expect(res.json()).toMatchObject({ capacity: 100, count: 100, dropped: 900 });
-    expect(a.journal.count).toBe(100);
+    expect(a.runtime.journal.count).toBe(100);
   });
 });

@@ -65,7 +65,7 @@ class Session {
       adminToken: ADMIN,
       journalSize: 100_000,
     });
-    this.app.clock.set(PINNED_NOW, true);
+    this.app.runtime.clock.set(PINNED_NOW, true);
     return this.app;
   }
 
@@ -131,7 +131,7 @@ describe('secret hygiene', () => {
     // A fault rule: the service "fails" with a 500 while the secrets are in flight.
     await s.call({ method: 'POST', url: '/_sandbox/faults', headers: admin, payload: { path: '/api/service/document/registrar', status: 500, times: 1 } });
     await s.call({ method: 'POST', url: '/api/service/document/registrar', payload: lb });
-    await s.app.work.drain();
+    await s.app.runtime.work.drain();
     // The control plane and every inspection route, with the admin token and without.
     for (const url of [
       '/_sandbox/bookkeeping/tenants',

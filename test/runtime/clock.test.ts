@@ -60,7 +60,7 @@ describe('the sandbox clock over the control plane', () => {
     expect(set.json()).toMatchObject({ now: '2026-01-31T12:00:00.000Z', frozen: true });
     const moved = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advance: 'P31D' } });
     expect(moved.json()).toMatchObject({ now: '2026-03-03T12:00:00.000Z', frozen: true });
-    expect(app.clock.now().toISOString()).toBe('2026-03-03T12:00:00.000Z');
+    expect(app.runtime.clock.now().toISOString()).toBe('2026-03-03T12:00:00.000Z');
     const month = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advance: 'P1M' } });
     expect((month.json() as ClockView).now).toBe('2026-04-03T12:00:00.000Z');
     const real = await app.inject({ method: 'DELETE', url: '/_sandbox/clock' });
@@ -72,13 +72,13 @@ describe('the sandbox clock over the control plane', () => {
     const app = await testApp({ clock: new SandboxClock(() => real) });
     await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { now: '2030-01-01T00:00:00Z' } });
     real += 5000;
-    expect(app.clock.now().toISOString()).toBe('2030-01-01T00:00:05.000Z');
+    expect(app.runtime.clock.now().toISOString()).toBe('2030-01-01T00:00:05.000Z');
     await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { freeze: true } });
     real += 5000;
-    expect(app.clock.now().toISOString()).toBe('2030-01-01T00:00:05.000Z');
+    expect(app.runtime.clock.now().toISOString()).toBe('2030-01-01T00:00:05.000Z');
     await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { freeze: false } });
     real += 1000;
-    expect(app.clock.now().toISOString()).toBe('2030-01-01T00:00:06.000Z');
+    expect(app.runtime.clock.now().toISOString()).toBe('2030-01-01T00:00:06.000Z');
   });
 
   it('refuses both now and advance, neither, a bad duration or a non-UTC instant, naming the field', async () => {
@@ -97,14 +97,14 @@ describe('the sandbox clock over the control plane', () => {
       );
     }
     expect((await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: {} })).statusCode).toBe(400);
-    expect(app.clock.describe().offsetMs).toBe(0);
+    expect(app.runtime.clock.describe().offsetMs).toBe(0);
   });
 
   it('is returned to real time by reset', async () => {
     const app = await testApp();
     await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advance: 'P400D', freeze: true } });
     await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: {} });
-    expect(app.clock.describe()).toMatchObject({ offsetMs: 0, frozen: false });
+    expect(app.runtime.clock.describe()).toMatchObject({ offsetMs: 0, frozen: false });
   });
 
   it('gives fixture timestamps and the journal the sandbox time', async () => {
@@ -134,7 +134,7 @@ describe('the sandbox clock over the control plane', () => {
       },
     });
     expect(load.statusCode).toBe(200);
-    const registeredAt = app.store.db
+    const registeredAt = app.runtime.store.db
       .prepare('SELECT registered_at FROM bk_extract_requests WHERE request_id = 9')
       .pluck()
       .get();

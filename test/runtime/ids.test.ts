@@ -9,7 +9,7 @@ import { BASE_FIXTURES, testApp } from '../helpers.js';
 type App = Awaited<ReturnType<typeof testApp>>;
 
 function keys(app: App): string[] {
-  return [app.ids.newId('REM'), app.ids.newId('REG'), app.ids.newId(), app.ids.newId('CON')];
+  return [app.runtime.ids.newId('REM'), app.runtime.ids.newId('REG'), app.runtime.ids.newId(), app.runtime.ids.newId('CON')];
 }
 
 describe('deterministic ids', () => {
@@ -59,7 +59,7 @@ describe('deterministic ids', () => {
   it('keeps secrets random under a seed unless seedSecrets is asked for', async () => {
     const a = await testApp({ seed: 'same' });
     const b = await testApp({ seed: 'same' });
-    expect(a.ids.secret()).not.toEqual(b.ids.secret());
+    expect(a.runtime.ids.secret()).not.toEqual(b.runtime.ids.secret());
     for (const app of [a, b]) {
       const res = await app.inject({
         method: 'POST',
@@ -68,19 +68,19 @@ describe('deterministic ids', () => {
       });
       expect(res.statusCode).toBe(200);
     }
-    const sa = a.ids.secret();
-    expect(sa).toEqual(b.ids.secret());
+    const sa = a.runtime.ids.secret();
+    expect(sa).toEqual(b.runtime.ids.secret());
     expect(sa).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // The option lasts until the next reset that does not ask for it.
     for (const app of [a, b])
       await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: { seed: 'same' } });
-    expect(a.ids.secret()).not.toEqual(b.ids.secret());
+    expect(a.runtime.ids.secret()).not.toEqual(b.runtime.ids.secret());
   });
 
   it('seeds secrets from the start with seedSecrets', async () => {
     const a = await testApp({ seed: 's', seedSecrets: true });
     const b = await testApp({ seed: 's', seedSecrets: true });
-    expect(a.ids.secret()).toEqual(b.ids.secret());
+    expect(a.runtime.ids.secret()).toEqual(b.runtime.ids.secret());
   });
 
   it('refuses seedSecrets without any seed', async () => {

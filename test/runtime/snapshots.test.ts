@@ -6,14 +6,14 @@ type App = Awaited<ReturnType<typeof testApp>>;
 
 /** Every row of every table: the whole state, to compare. */
 function dump(app: App): Record<string, unknown[]> {
-  const tables = app.store.db
+  const tables = app.runtime.store.db
     .prepare(
       "SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
     )
     .pluck()
     .all() as string[];
   return Object.fromEntries(
-    tables.map((t) => [t, app.store.db.prepare(`SELECT * FROM "${t}" ORDER BY 1, 2`).all()]),
+    tables.map((t) => [t, app.runtime.store.db.prepare(`SELECT * FROM "${t}" ORDER BY 1, 2`).all()]),
   );
 }
 
@@ -45,15 +45,15 @@ describe('snapshots', () => {
     });
 
     expect((await post(app, '/_sandbox/fixtures', MORE)).statusCode).toBe(200);
-    app.store.db.prepare("DELETE FROM lb_callers WHERE caller_id = 'CALLER-1'").run();
+    app.runtime.store.db.prepare("DELETE FROM lb_callers WHERE caller_id = 'CALLER-1'").run();
     expect(dump(app)).not.toEqual(before);
 
     const restored = await post(app, '/_sandbox/snapshots/baseline/restore');
     expect(restored.statusCode).toBe(200);
     expect(dump(app)).toEqual(before);
     // The store modules keep working on the same connection.
-    expect(app.store.registry.participantByToken('rg-token-1')).toBe('PART-1');
-    expect(app.store.registry.participantExists('PART-2')).toBe(false);
+    expect(app.runtime.store.registry.participantByToken('rg-token-1')).toBe('PART-1');
+    expect(app.runtime.store.registry.participantExists('PART-2')).toBe(false);
   });
 
   it('restores after a reset, any number of times', async () => {
@@ -61,7 +61,7 @@ describe('snapshots', () => {
     const before = dump(app);
     await post(app, '/_sandbox/snapshots', { name: 'baseline' });
     await post(app, '/_sandbox/reset', {});
-    expect(app.store.registry.participantExists('PART-1')).toBe(false);
+    expect(app.runtime.store.registry.participantExists('PART-1')).toBe(false);
     for (let i = 0; i < 3; i++) {
       await post(app, '/_sandbox/fixtures', MORE);
       expect((await post(app, '/_sandbox/snapshots/baseline/restore')).statusCode).toBe(200);
@@ -73,12 +73,12 @@ describe('snapshots', () => {
     const app = await testApp({ seed: 'snap' });
     await post(app, '/_sandbox/clock', { now: '2030-01-01T00:00:00Z', freeze: true });
     await post(app, '/_sandbox/snapshots', { name: 't0' });
-    const keys = [app.ids.newId('K'), app.ids.newId('K')];
+    const keys = [app.runtime.ids.newId('K'), app.runtime.ids.newId('K')];
     await post(app, '/_sandbox/clock', { advance: 'P31D' });
     const restored = await post(app, '/_sandbox/snapshots/t0/restore');
     expect(restored.json()).toMatchObject({ clock: { now: '2030-01-01T00:00:00.000Z', frozen: true } });
-    expect(app.clock.now().toISOString()).toBe('2030-01-01T00:00:00.000Z');
-    expect([app.ids.newId('K'), app.ids.newId('K')]).toEqual(keys);
+    expect(app.runtime.clock.now().toISOString()).toBe('2030-01-01T00:00:00.000Z');
+    expect([app.runtime.ids.newId('K'), app.runtime.ids.newId('K')]).toEqual(keys);
   });
 
   it('lists, replaces and deletes snapshots by name', async () => {
@@ -95,7 +95,7 @@ describe('snapshots', () => {
 
     await post(app, '/_sandbox/reset', {});
     await post(app, '/_sandbox/snapshots/a/restore');
-    expect(app.store.registry.participantExists('PART-2')).toBe(true);
+    expect(app.runtime.store.registry.participantExists('PART-2')).toBe(true);
 
     expect((await app.inject({ method: 'DELETE', url: '/_sandbox/snapshots/a' })).json()).toEqual({
       removed: 1,
@@ -129,6 +129,6 @@ describe('snapshots', () => {
     await post(app, '/_sandbox/reset', {});
     expect((await post(app, '/_sandbox/snapshots/big/restore')).statusCode).toBe(200);
     expect(dump(app)).toEqual(before);
-    expect(app.store.db.prepare('SELECT count(*) FROM bk_trade_bills').pluck().get()).toBe(10_000);
+    expect(app.runtime.store.db.prepare('SELECT count(*) FROM bk_trade_bills').pluck().get()).toBe(10_000);
   });
 });

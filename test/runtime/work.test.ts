@@ -7,7 +7,7 @@ describe('running pending asynchronous work', () => {
     const app = await testApp();
     // A runner as the interfaces register theirs: it processes a slice of its pending items per call.
     let pending = 7;
-    app.work.register('test-imports', () => {
+    app.runtime.work.register('test-imports', () => {
       const n = Math.min(pending, 3);
       pending -= n;
       return n;
@@ -22,7 +22,7 @@ describe('running pending asynchronous work', () => {
 
   it('reports a runner that failed', async () => {
     const app = await testApp();
-    app.work.register('broken', () => {
+    app.runtime.work.register('broken', () => {
       throw new Error('boom');
     });
     const res = await app.inject({ method: 'POST', url: '/_sandbox/work/run' });

@@ -67,8 +67,8 @@ describe('opening the database', () => {
     await first.close();
     // Loading BASE_FIXTURES again would clash with the rows already there; a reopened database is not new.
     const second = await buildApp({ db: path, fixtures: BASE_FIXTURES });
-    expect(second.store.registry.participantByToken('rg-token-2')).toBe('PART-2');
-    expect(second.store.registry.participantByToken('rg-token-1')).toBe('PART-1');
+    expect(second.runtime.store.registry.participantByToken('rg-token-2')).toBe('PART-2');
+    expect(second.runtime.store.registry.participantByToken('rg-token-1')).toBe('PART-1');
     await second.close();
   });
 

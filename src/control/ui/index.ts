@@ -11,6 +11,7 @@ import { SandboxError } from '../../http/errors.js';
 import { StandardError } from '../../http/schema.js';
 import { reconciliationDue } from '../../registry/overdue.js';
 import { assumptions } from '../../http/sandbox-assumptions.js';
+import { runtimeOf } from '../../runtime/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -131,25 +132,26 @@ export const uiPlugin: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': a('inspector-token'),
       },
     },
-    async () => {
+    async (request) => {
+      const runtime = runtimeOf(request);
       const counts: Record<string, Record<string, number>> = {
         bookkeeping: {},
         registry: {},
         receivables: {},
         loanbond: {},
       };
-      for (const [table, n] of Object.entries(app.store.tableCounts())) {
+      for (const [table, n] of Object.entries(runtime.store.tableCounts())) {
         if (UNLISTED.has(table)) continue;
         const label = TABLE_LABELS[table];
         const iface = label?.[0] ?? PREFIXES[table.slice(0, 3)];
         if (!iface) continue;
         (counts[iface] ??= {})[label?.[1] ?? table] = n;
       }
-      counts.bookkeeping = { tenants: app.store.bookkeeping.tenants().length, ...counts.bookkeeping };
+      counts.bookkeeping = { tenants: runtime.store.bookkeeping.tenants().length, ...counts.bookkeeping };
 
       const warnings: string[] = [];
-      const now = app.clock.now();
-      const registry = app.store.registry;
+      const now = runtime.clock.now();
+      const registry = runtime.store.registry;
       for (const participantId of registry.participantIds()) {
         const activity = registry.activity(participantId);
         const last = registry.lastReconciliation(participantId);
@@ -159,23 +161,23 @@ export const uiPlugin: FastifyPluginAsyncTypebox = async (app) => {
             `registry: participant ${participantId} is overdue for its monthly reconciliation (due by ${toIsoUtc(due.dueBy)})`,
           );
       }
-      const imports = app.store.receivables
+      const imports = runtime.store.receivables
         .funds()
-        .flatMap((f) => app.store.receivables.importsOfFund(f.fundCnpj));
+        .flatMap((f) => runtime.store.receivables.importsOfFund(f.fundCnpj));
       const rejected = imports.filter((i) => i.status === 'rejected').length;
       const pending = imports.filter((i) => i.status === 'pending').length;
       if (rejected > 0) warnings.push(`receivables: ${rejected} CNAB import(s) rejected`);
       if (pending > 0) warnings.push(`receivables: ${pending} CNAB import(s) still pending`);
-      const registered = app.store.loanbond.registrations().filter((r) => r.state === 'registered').length;
+      const registered = runtime.store.loanbond.registrations().filter((r) => r.state === 'registered').length;
       if (registered > 0) warnings.push(`loan-bond: ${registered} registration(s) not yet processed`);
-      if (app.journal.dropped > 0)
-        warnings.push(`journal: ${app.journal.dropped} older request(s) no longer kept`);
+      if (runtime.journal.dropped > 0)
+        warnings.push(`journal: ${runtime.journal.dropped} older request(s) no longer kept`);
 
       return {
-        clock: app.clock.describe(),
-        lastReset: app.store.meta('lastReset') ?? null,
+        clock: runtime.clock.describe(),
+        lastReset: runtime.store.meta('lastReset') ?? null,
         counts,
-        journal: { capacity: app.journal.capacity, count: app.journal.count, dropped: app.journal.dropped },
+        journal: { capacity: runtime.journal.capacity, count: runtime.journal.count, dropped: runtime.journal.dropped },
         warnings,
       };
     },

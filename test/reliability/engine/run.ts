@@ -16,7 +16,7 @@ const fingerprints = new WeakMap<FastifyInstance, () => string>();
 export function fingerprint(app: FastifyInstance): string {
   let fn = fingerprints.get(app);
   if (!fn) {
-    const db = app.store.db;
+    const db = app.runtime.store.db;
     const tables = db
       .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
       .pluck()
@@ -28,7 +28,7 @@ export function fingerprint(app: FastifyInstance): string {
       createHash('sha256')
         .update(JSON.stringify(counts.all()))
         .update(JSON.stringify(bills.all()))
-        .update(JSON.stringify(app.ids.save()))
+        .update(JSON.stringify(app.runtime.ids.save()))
         .digest('hex');
     fingerprints.set(app, fn);
   }
@@ -313,7 +313,7 @@ export async function fuzzOperation(
           if (after !== before) throw new Error(`${op.id}: a refused request (${res.statusCode}) changed the state`);
         } else {
           stats.accepted++;
-          await app.work.drain();
+          await app.runtime.work.drain();
         }
         if (({} as Record<string, unknown>).polluted !== undefined) throw new Error('Object.prototype polluted');
         if (stats.cases % healthEvery === 0) await healthy();

@@ -1,0 +1,164 @@
+// The runtime: everything one sandbox's state is made of (database, clock, key generator, journal,
+// fault rules, snapshots, asynchronous work) and the settings that belong to it, in one object.
+// Routes, the control plane and the journal/fault hooks reach it only through runtimeOf(request);
+// runners get it as their argument. So a sandbox holding several isolated states (workspaces) only
+// changes how the app resolves a request's runtime (installRuntime), nothing below.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { openDatabase } from '../store/db.js';
+import { Store } from '../store/index.js';
+import { SandboxClock } from './clock.js';
+import { type CoveredOperation, Coverage } from './coverage.js';
+import type { Outcome } from '../http/outcomes.js';
+import { Faults } from './faults.js';
+import { SandboxIds } from './ids.js';
+import { Journal } from './journal.js';
+import { Snapshots } from './snapshots.js';
+import { type Runner, Work } from './work.js';
+
+/** Settings of one sandbox state (server-wide ones, body limit and admin token, stay on the app). */
+export interface RuntimeSettings {
+  /** Domain checks refuse instead of warning (a request's Sandbox-Strict header can only tighten). */
+  strict: boolean;
+  /** Seed of the generated keys; undefined: random. */
+  seed: string | undefined;
+  /** With `seed`: secrets follow the seed too. */
+  seedSecrets: boolean;
+  /** What reset with "default" loads: a fixture file path, a fixture document, or nothing. */
+  fixtures: string | object | null;
+  /** Entries the request journal keeps (0: off). */
+  journalSize: number;
+}
+
+/** What a runner may touch: the state, the clock, the settings; never the HTTP layer. */
+export interface RunnerContext {
+  readonly store: Store;
+  readonly clock: SandboxClock;
+  /** Client coverage: a runner counts the outcomes it decides (a CNAB import's result). */
+  readonly coverage: Coverage;
+  readonly settings: RuntimeSettings;
+  readonly log: RuntimeLog;
+}
+
+/** The part of a pino logger the runtime writes to. */
+export interface RuntimeLog {
+  info(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/**
+ * An interface's asynchronous work: built once per runtime. `run` processes a slice of pending items
+ * and returns how many (0: none left); other members are the interface's own hand-over points.
+ */
+export interface WorkKind<T extends { run: Runner } = { run: Runner }> {
+  name: string;
+  create(ctx: RunnerContext): T;
+}
+
+export interface Runtime extends RunnerContext {
+  readonly ids: SandboxIds;
+  readonly journal: Journal;
+  readonly faults: Faults;
+  readonly snapshots: Snapshots;
+  readonly work: Work;
+  /** The instance of an interface's work kind in this runtime (its hand-over points). */
+  workOf<T extends { run: Runner }>(kind: WorkKind<T>): T;
+  /** Stops the work (waiting for runs in flight) and closes the database. */
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  /** Database file, or ':memory:'. */
+  db: string;
+  settings: RuntimeSettings;
+  /** The work kinds of the interfaces, registered in this order. */
+  kinds: readonly WorkKind[];
+  log: RuntimeLog;
+  /** What coverage counts: the outcomes of the documented operations (handed in: no interface here). */
+  catalog?: { outcomes: readonly Outcome[]; operations: readonly CoveredOperation[] };
+  /** Injected clock (tests pin time); default: real time. */
+  clock?: SandboxClock;
+  /** Injected key generator; default: random, or seeded by settings.seed. */
+  ids?: SandboxIds;
+}
+
+/** Opens one sandbox state; `isNew`: its database was just created (fixtures may be loaded into it). */
+export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNew: boolean } {
+  const { settings, log } = options;
+  if (!Number.isInteger(settings.journalSize) || settings.journalSize < 0)
+    throw new Error(`journalSize must be a whole number of entries, 0 or more (got ${settings.journalSize})`);
+  const { db, isNew } = openDatabase(options.db);
+  const store = new Store(db);
+  const clock = options.clock ?? new SandboxClock();
+  const ids = options.ids ?? new SandboxIds(settings.seed, { secrets: settings.seedSecrets });
+  if (!options.ids && settings.seed !== undefined && !isNew) {
+    // A seeded sequence restarts with every process: on a database that already holds keys from the
+    // same seed, it would hand them out again. Each restart on an existing database continues from a
+    // new generation of the seed instead (still reproducible run to run from a new database).
+    const generation = Number(store.meta('idsGeneration') ?? '0') + 1;
+    store.setMetaValue('idsGeneration', String(generation));
+    ids.reseed(`${settings.seed}#${generation}`, { secrets: settings.seedSecrets });
+  }
+  const work = new Work((name, err) => log.error({ err, runner: name }, 'asynchronous processing failed'));
+  const instances = new Map<string, { run: Runner }>();
+  const runtime: Runtime = {
+    store,
+    clock,
+    settings,
+    log,
+    ids,
+    journal: new Journal(settings.journalSize),
+    coverage: new Coverage(options.catalog?.outcomes ?? [], options.catalog?.operations ?? [], () => clock.now().getTime()),
+    faults: new Faults(),
+    snapshots: new Snapshots(store.snapshots, clock, ids),
+    work,
+    workOf<T extends { run: Runner }>(kind: WorkKind<T>): T {
+      const instance = instances.get(kind.name);
+      if (!instance) throw new Error(`work "${kind.name}" is not part of this runtime`);
+      return instance as T;
+    },
+    async close() {
+      await work.close();
+      store.close();
+    },
+  };
+  for (const kind of options.kinds) {
+    const instance = kind.create(runtime);
+    instances.set(kind.name, instance);
+    work.register(kind.name, () => instance.run());
+  }
+  return { runtime, isNew };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The sandbox state requests resolve to unless the resolver says otherwise. */
+    runtime: Runtime;
+    /** Which runtime a request works on (see installRuntime). */
+    runtimeResolver: (request: FastifyRequest) => Runtime;
+  }
+}
+
+const resolved = new WeakMap<FastifyRequest, Runtime>();
+
+/**
+ * Makes `runtime` the app's state; `resolve` picks a request's runtime (default: always this one).
+ * Called once, on the root instance, before any plugin that reads runtimeOf.
+ */
+export function installRuntime(
+  app: FastifyInstance,
+  runtime: Runtime,
+  resolve: (request: FastifyRequest) => Runtime = () => runtime,
+): void {
+  app.decorate('runtime', runtime);
+  app.decorate('runtimeResolver', resolve);
+}
+
+/** The one way a route, hook or control call reaches the state it works on. */
+export function runtimeOf(request: FastifyRequest): Runtime {
+  let runtime = resolved.get(request);
+  if (!runtime) {
+    runtime = request.server.runtimeResolver(request);
+    resolved.set(request, runtime);
+  }
+  return runtime;
+}
