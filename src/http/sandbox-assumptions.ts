@@ -95,7 +95,7 @@ export const assumptions: Assumption[] = [
     interface: 'sandbox',
     topic: 'What POST /_sandbox/reset clears besides the data',
     decision:
-      'it also clears the journal and the fault rules and returns the clock to real time; snapshots stay',
+      'it also clears the journal, the fault rules and the coverage counts and returns the clock to real time; snapshots stay',
     reason: 'a test that resets starts clean, and can still restore a baseline saved once',
   },
   {
