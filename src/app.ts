@@ -218,6 +218,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     app,
     (request) =>
       `${request.method} ${request.url.split('?')[0]} is outside every emulated interface (see GET /_sandbox/operations)`,
+    CATALOG,
   );
 
   await app.ready();

@@ -10,6 +10,13 @@ import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
 import { assumptionLookup } from './assumptions.js';
 import { useJsonBodies } from './json.js';
 import { fallbackSlug } from './outcomes.js';
+import { type NearMiss, nearestOperation, nearMissSentence, OUTSIDE_PREFIX_DISTANCE } from './near-miss.js';
+import type { Operation } from './catalog.js';
+
+/** A near miss as the body shows it (the distance is the sandbox's business). */
+function nearMissView(miss: NearMiss) {
+  return { operation: miss.operation, method: miss.method, path: miss.path, differences: miss.differences };
+}
 
 export function describeBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
@@ -69,6 +76,7 @@ const everyRoute = assumptionLookup(sandboxAssumptions)(
   'query-numbers',
   'named-only-501',
   'sandbox-fault-status',
+  'near-miss',
 );
 
 const NO_SLUGS: ReadonlySet<string> = new Set();
@@ -126,12 +134,17 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
 
   const names = namedOnly(setup.operations).map((o) => o.name);
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    const message = `${request.method} ${request.url.split('?')[0]} is not a documented operation of the ${setup.id} interface: the sandbox does not emulate it (the specification shows no method, path or payload for the operations it names only)`;
+    const path = request.url.split('?')[0] ?? '';
+    // The nearest documented operation of this interface, and what differs (near-miss).
+    const nearest = nearestOperation(request.method, path, setup.operations);
+    const message = `${request.method} ${path} is not a documented operation of the ${setup.id} interface: the sandbox does not emulate it (the specification shows no method, path or payload for the operations it names only)${nearest ? `; ${nearMissSentence(nearest)}` : ''}`;
     const base =
       setup.shape === 'envelope'
         ? { error: { code: 'NotImplemented', message, target: null } }
         : { statusCode: 501, error: STATUS_TEXT[501], message, details: [] };
-    return reply.code(501).send({ ...base, interface: setup.id, namedOnlyOperations: names });
+    return reply
+      .code(501)
+      .send({ ...base, interface: setup.id, namedOnlyOperations: names, ...(nearest ? { nearest: nearMissView(nearest) } : {}) });
   });
 }
 
@@ -139,11 +152,22 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
  * The standard error body for what is not an emulated interface (the control plane, unknown paths
  * outside every prefix): statuses as they are, a 404 with the caller's own wording.
  */
-export function useStandardErrors(app: FastifyInstance, notFound: (request: FastifyRequest) => string): void {
+export function useStandardErrors(
+  app: FastifyInstance,
+  notFound: (request: FastifyRequest) => string,
+  /** Documented operations a 404 may be a near miss of (outside every prefix: a version or prefix typo). */
+  operations: readonly Operation[] = [],
+): void {
   app.setErrorHandler((err: FastifyError | SandboxError, request, reply) => {
     const e = toSandboxError(err, request);
     if (e.status >= 500) request.log.error({ err }, 'unexpected error');
     return reply.code(e.status).send(standardBody(e.status, e.message, e.details));
   });
-  app.setNotFoundHandler((request, reply) => reply.code(404).send(standardBody(404, notFound(request))));
+  app.setNotFoundHandler((request, reply) => {
+    const nearest = nearestOperation(request.method, request.url.split('?')[0] ?? '', operations);
+    if (!nearest || nearest.distance > OUTSIDE_PREFIX_DISTANCE)
+      return reply.code(404).send(standardBody(404, notFound(request)));
+    const body = standardBody(404, `${notFound(request)}; ${nearMissSentence(nearest)}`);
+    return reply.code(404).send({ ...body, nearest: nearMissView(nearest) });
+  });
 }

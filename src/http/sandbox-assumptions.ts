@@ -170,4 +170,12 @@ export const assumptions: Assumption[] = [
       'testsuites > one testsuite per documented operation (properties interface, operation, since, hits) > one testcase per outcome, classname <interface>.<operation>, name "<id> (<status>): <sentence>"; an outcome never answered is skipped, an answered one passes with its hits in system-out; never failures or errors; timestamps UTC without zone, as the common schema writes them',
     reason: 'CI dashboards show skipped tests as to-do, which is what an uncovered behaviour is; a red build for missing coverage is the user\'s choice, not the sandbox\'s',
   },
+  {
+    id: 'near-miss',
+    interface: 'sandbox',
+    topic: 'What a request that reaches no documented operation is told (the real services answer their own 404s)',
+    decision:
+      'a 501 under an interface prefix names, in its message and in a nearest field {operation, method, path, differences}, the documented operation of that interface nearest by edit distance over path segments (a {parameter} takes any non-empty segment, a literal costs its character distance, a different method half a segment) and each difference; a 404 outside the prefixes does the same when some documented operation is within 1.5 segments (a version or prefix typo); the journal keeps the body. A 401 or 403 names the credential looked for and where (the Authorization header, the body field token) and the fixture it is checked against, never the value sent',
+    reason: 'a client author fixes "payments" for "payment" or v1 for v1.0 in seconds when told; a value echoed back could be a secret',
+  },
 ];

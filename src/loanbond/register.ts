@@ -63,7 +63,7 @@ function authorize(store: Store, token: string | undefined): string {
   if (missing.length > 0) {
     const details = missing.map((p) => ({
       path: '/token',
-      message: `rule ${p.rule}: the caller has not contracted the ${p.name} product`,
+      message: `rule ${p.rule}: the caller whose token the body field token holds has not contracted the ${p.name} product (fixtures: loanbond.callers[].products)`,
     }));
     const first = missing[0]?.rule === 1 ? 'rule-1-electronic-signature' : 'rule-2-digital-loan-bond';
     throw new SandboxError(401, `${details.map((d) => d.message).join('; ')}`, { details, outcome: first });

@@ -78,13 +78,13 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
       const fund = store.fund(cnpj.value);
       if (!fund) {
         throw invalidToken(
-          `no fund with CNPJ ${cnpj.value} is known to this sandbox (fixtures: receivables.funds), so the token cannot be valid`,
+          `no fund with CNPJ ${cnpj.value} (the body field fundCnpj) is known to this sandbox (fixtures: receivables.funds), so the body field token cannot be valid`,
           'token-unknown-fund',
         );
       }
       if (fund.token === null) {
         throw invalidToken(
-          `the fund ${cnpj.value} has no token: generate one in the management system`,
+          `the fund ${cnpj.value} (the body field fundCnpj) has no token: generate one in the management system (fixtures: receivables.funds[].token)`,
           'token-not-issued',
         );
       }
