@@ -569,6 +569,53 @@ async function registrationView(id) {
   ];
 }
 
+// --- coverage ---------------------------------------------------------------------------------------
+
+const IFACE_NAMES = { bookkeeping: 'Bookkeeping', registry: 'Registry', receivables: 'Receivables', loanbond: 'Loan-bond' };
+
+/** Uncovered first (what is left to exercise), then in catalog order. */
+const uncoveredFirst = (outcomes) => [...outcomes.filter((o) => o.hits === 0), ...outcomes.filter((o) => o.hits > 0)];
+
+async function coverage() {
+  const report = await api('/coverage');
+  const byInterface = new Map();
+  for (const op of report.operations) {
+    if (!byInterface.has(op.interface)) byInterface.set(op.interface, []);
+    byInterface.get(op.interface).push(op);
+  }
+  const t = report.totals;
+  fill(
+    $('coverage-body'),
+    h('p', { id: 'coverage-totals' }, `${t.covered} of ${t.outcomes} outcomes met, ${t.hits} answers counted since ${when(report.since)}.`),
+    [...byInterface.entries()].map(([iface, ops]) => {
+      const covered = ops.reduce((n, op) => n + op.totals.covered, 0);
+      const total = ops.reduce((n, op) => n + op.totals.outcomes, 0);
+      return h(
+        'div',
+        { class: 'block', 'data-coverage': iface },
+        h('h3', {}, `${IFACE_NAMES[iface] ?? iface}: ${covered} of ${total} outcomes met`),
+        ops.map((op) =>
+          table(
+            `${op.operation} (${op.method} ${op.path}): ${op.totals.covered} of ${op.totals.outcomes}`,
+            ['Outcome', 'Status', { text: 'Hits', class: 'num' }, 'Last', 'What it is'],
+            uncoveredFirst(op.outcomes).map((o) =>
+              h(
+                'tr',
+                { 'data-outcome': o.id, class: o.hits === 0 ? 'uncovered' : 'covered' },
+                h('th', { scope: 'row' }, h('code', {}, o.id.slice(op.operation.length + 1))),
+                h('td', {}, String(o.status)),
+                h('td', { class: 'num' }, o.hits === 0 ? badge('not met', 'warning') : String(o.hits)),
+                h('td', {}, when(o.lastAt)),
+                h('td', {}, o.sentence),
+              ),
+            ),
+          ),
+        ),
+      );
+    }),
+  );
+}
+
 // --- journal ----------------------------------------------------------------------------------------
 
 async function journal() {
@@ -594,6 +641,7 @@ async function journal() {
             ],
             async () => [
               h('p', {}, `#${e.id} · ${e.durationMs} ms${e.fault ? ` · fault rule ${e.fault}` : ''} · real time ${when(e.realTime)}`),
+              e.outcome ? h('p', {}, 'Outcome: ', h('code', {}, e.outcome)) : null,
               e.query && Object.keys(e.query).length ? [h('h5', {}, 'Query'), h('pre', {}, json(e.query))] : null,
               h('h5', {}, 'Request body (redacted)'),
               h('pre', {}, json(e.requestBody)),
@@ -631,7 +679,7 @@ async function refreshSection(fn) {
 
 async function refreshAll() {
   const data = await api('/overview');
-  await Promise.all([overview(data), bookkeeping(), registry(), receivables(), loanbond(), journal()]);
+  await Promise.all([overview(data), bookkeeping(), registry(), receivables(), loanbond(), coverage(), journal()]);
   return data;
 }
 
