@@ -59,6 +59,8 @@ export interface AppOptions {
   seedSecrets?: boolean;
   /** Entries the request journal keeps (default 1000; 0 turns it off). */
   journalSize?: number;
+  /** false: answers carry no Sandbox-Outcome and nothing is counted (GET /_sandbox/coverage is empty). Default true. */
+  coverage?: boolean;
   /** Inject a clock (tests pin time); default: a SandboxClock on real time. */
   clock?: SandboxClock;
   /** Inject the key generator; default: random, or seeded by `seed`. */
@@ -95,7 +97,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
       journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
     },
     kinds: WORK_KINDS,
-    catalog: { outcomes: OUTCOMES, operations: CATALOG },
+    catalog: options.coverage === false ? { outcomes: [], operations: [] } : { outcomes: OUTCOMES, operations: CATALOG },
     // The app's logger, once it exists (no runner runs before the app is ready).
     log: {
       info: (obj, msg) => app.log.info(obj, msg),

@@ -20,6 +20,8 @@ export interface Config {
   seedSecrets: boolean;
   /** Entries the request journal keeps; 0 turns it off. */
   journalSize: number;
+  /** Client coverage: answers carry Sandbox-Outcome and are counted (GET /_sandbox/coverage). */
+  coverage: boolean;
 }
 
 export const HELP = `tradebill-sandbox: a stateful sandbox of the trade-bill bookkeeping, registry,
@@ -44,6 +46,8 @@ Usage: node dist/server.js [options]        (or: npm start -- [options])
                                                   env SANDBOX_SEED_SECRETS=true default off
   --journal-size <n>    requests kept by GET /_sandbox/requests (0: off)
                                                   env SANDBOX_JOURNAL_SIZE default 1000
+  --no-coverage         answers carry no Sandbox-Outcome header and no coverage is counted
+                                                  env SANDBOX_COVERAGE=false default on
   -h, --help            this text
   env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token.
 `;
@@ -106,6 +110,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     seedSecrets:
       values['seed-secrets'] === true || parseBool('SANDBOX_SEED_SECRETS', env.SANDBOX_SEED_SECRETS),
     journalSize,
+    coverage:
+      values['no-coverage'] !== true &&
+      (env.SANDBOX_COVERAGE === undefined || env.SANDBOX_COVERAGE === '' || parseBool('SANDBOX_COVERAGE', env.SANDBOX_COVERAGE)),
   };
 }
 
@@ -125,6 +132,7 @@ function parse(argv: readonly string[]) {
       seed: { type: 'string' },
       'seed-secrets': { type: 'boolean' },
       'journal-size': { type: 'string' },
+      'no-coverage': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     seed: config.seed,
     seedSecrets: config.seedSecrets,
     journalSize: config.journalSize,
+    coverage: config.coverage,
   });
 
   let closing = false;

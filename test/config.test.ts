@@ -15,6 +15,7 @@ describe('configuration', () => {
       seed: undefined,
       seedSecrets: false,
       journalSize: 1000,
+      coverage: true,
     });
   });
 
@@ -31,6 +32,7 @@ describe('configuration', () => {
       SANDBOX_SEED: 's1',
       SANDBOX_SEED_SECRETS: 'true',
       SANDBOX_JOURNAL_SIZE: '50',
+      SANDBOX_COVERAGE: 'false',
     };
     expect(parseConfig([], env)).toEqual({
       host: '0.0.0.0',
@@ -44,6 +46,7 @@ describe('configuration', () => {
       seed: 's1',
       seedSecrets: true,
       journalSize: 50,
+      coverage: false,
     });
     const flags = [
       '--port',

@@ -70,6 +70,8 @@ export class Coverage {
   /** operation -> slug -> counter. */
   private readonly index = new Map<string, Map<string, Counter>>();
   private sinceMs: number;
+  /** false with an empty catalog (coverage turned off): answers are neither tagged nor counted. */
+  readonly enabled: boolean;
 
   constructor(
     outcomes: readonly Outcome[],
@@ -83,6 +85,7 @@ export class Coverage {
       slugs.set(c.outcome.slug, c);
     }
     this.sinceMs = now();
+    this.enabled = outcomes.length > 0;
   }
 
   /** The counter of an operation's outcome, or undefined when the operation has no such outcome. */

@@ -86,7 +86,7 @@ export function installControlHooks(app: FastifyInstance): void {
     const trace = traces.get(request);
     const { coverage, journal } = runtimeOf(request);
     const slug = request.outcome;
-    if (slug !== null) {
+    if (slug !== null && coverage.enabled) {
       // Counted as it is sent; a tag whose status is not the one sent is a bug of the sandbox, never counted.
       const operation = request.routeOptions.config.operation;
       const counter = operation === undefined ? undefined : coverage.find(operation, slug);

@@ -107,7 +107,7 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     log,
     ids,
     journal: new Journal(settings.journalSize),
-    coverage: new Coverage(options.catalog?.outcomes ?? [], options.catalog?.operations ?? [], () => clock.now().getTime()),
+    coverage: new Coverage(options.catalog?.outcomes ?? [], options.catalog?.operations ?? [], () => clock.nowMs()),
     faults: new Faults(),
     snapshots: new Snapshots(store.snapshots, clock, ids),
     work,
