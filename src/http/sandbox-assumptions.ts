@@ -150,7 +150,7 @@ export const assumptions: Assumption[] = [
     interface: 'sandbox',
     topic: 'Which answers of an operation count as distinct behaviours (the real services report none)',
     decision:
-      'each documented status split by the rule that decides it, with a stable id <operation>.<outcome> and a sentence (GET /_sandbox/coverage lists them all); every answer of a documented operation carries its id in the Sandbox-Outcome response header and in the journal\'s outcome field; a body the framework refuses is body-malformed or body-invalid (receivables: invalid-<field> per target), an answer of a fault rule fault-<status>; the result of an accepted CNAB file (processed, rejected-<rule>) is counted when its processing ends; a 501 or 404 carries none',
+      'each documented status split by the rule that decides it, with a stable id <operation>.<outcome> and a sentence (GET /_sandbox/coverage lists them all); every answer of a documented operation carries its id in the Sandbox-Outcome response header and in the journal\'s outcome field; a body the framework refuses is body-malformed or body-invalid (receivables: invalid-<field> per target), an answer of a fault rule fault-<status>; the result of an accepted CNAB file (processed, or rejected-<rule> by the first error in file order: a structural fault, or a domain check in strict mode) is counted when its processing ends; a 501 or 404 carries none',
     reason:
       'an integrator preparing homologation needs to know which answers the client has met, in any language; the sandbox sees which rule decided each answer',
   },

@@ -3,8 +3,11 @@
 // file, counted by runner.ts when the import ends (the client got its 200 before).
 import { operationOutcomes } from '../http/outcomes.js';
 
-/** Rules of cnab.ts that reject a file whatever the mode: each is an outcome of its own. */
-export const STRUCTURAL_RULES: Readonly<Record<string, string>> = {
+/**
+ * Rules of cnab.ts that can reject a file, each an outcome of its own (`rejected-<rule>`): structural
+ * faults always, domain checks when the import runs in strict mode. A rule cnab.ts adds belongs here.
+ */
+export const REJECTING_RULES: Readonly<Record<string, string>> = {
   header: 'the first line is not a header (record type 0)',
   'header-operation': 'the header is not a remessa (operation 1)',
   trailer: 'the last line is not a trailer (record type 9), or the file has a single line',
@@ -16,12 +19,17 @@ export const STRUCTURAL_RULES: Readonly<Record<string, string>> = {
   'document-number': "a title's document number is blank",
   'due-date': "a title's due date is not a real date",
   'face-value': "a title's face value is not digits, or is zero",
+  'drawee-tax-id': "in strict mode, a drawee's CPF or CNPJ has wrong check digits",
+  'drawee-type': 'in strict mode, a drawee id type is neither 01 (CPF) nor 02 (CNPJ)',
+  'nfe-key': 'in strict mode, an NF-e key is not a valid access key',
+  'issue-date': "in strict mode, a title's issue date is not a real date",
+  'file-date': "in strict mode, the header's file date is not a real date",
 };
 
-/** The outcome slug of an import that ended with `firstErrorRule` (null: processed, no error). */
-export function importResultSlug(firstErrorRule: string | null): string {
+/** The outcome slug of an import that ended with `firstErrorRule` (null: processed); null when the rule has none. */
+export function importResultSlug(firstErrorRule: string | null): string | null {
   if (firstErrorRule === null) return 'processed';
-  return firstErrorRule in STRUCTURAL_RULES ? `rejected-${firstErrorRule}` : 'rejected-strict';
+  return firstErrorRule in REJECTING_RULES ? `rejected-${firstErrorRule}` : null;
 }
 
 export const outcomes = operationOutcomes(
@@ -31,15 +39,11 @@ export const outcomes = operationOutcomes(
     accepted: [200, 'the file is accepted for asynchronous processing (the Sandbox-Import-Id header names the import)'],
     processed: [200, 'an accepted file was then processed without error'],
     ...Object.fromEntries(
-      Object.entries(STRUCTURAL_RULES).map(([rule, sentence]) => [
+      Object.entries(REJECTING_RULES).map(([rule, sentence]) => [
         `rejected-${rule}`,
         [200, `an accepted file was then rejected: ${sentence}`] as const,
       ]),
     ),
-    'rejected-strict': [
-      200,
-      'an accepted file was then rejected in strict mode by a domain check (drawee CPF/CNPJ or type, NF-e key, dates)',
-    ],
     'fund-cnpj-invalid': [400, 'fundCnpj is not a valid CNPJ (ValidationError, target fundCnpj)'],
     'token-unknown-fund': [400, 'InvalidToken: no fund with this CNPJ is known'],
     'token-not-issued': [400, 'InvalidToken: the fund has no token (generate one in the management system)'],

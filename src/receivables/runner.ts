@@ -124,8 +124,9 @@ function importRunner(ctx: RunnerContext): ImportWork {
       const summary = current.reader.summary();
       ctx.log.info({ importId: current.importId, ...summary }, 'CNAB import processed');
       // What the client's accepted file came to is an outcome of import-cnab too.
-      if (summary.errorCount === 0 || current.firstError !== null)
-        ctx.coverage.record(OPERATION, importResultSlug(summary.errorCount === 0 ? null : current.firstError));
+      const slug = importResultSlug(summary.errorCount === 0 ? null : current.firstError);
+      if (slug !== null) ctx.coverage.record(OPERATION, slug);
+      else ctx.log.error({ importId: current.importId, rule: current.firstError }, 'a rejecting CNAB rule has no outcome (receivables/outcomes.ts)');
       job = null;
     }
     return Math.max(1, to - from);
