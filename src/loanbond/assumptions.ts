@@ -99,4 +99,13 @@ export const assumptions: Assumption[] = [
       'a PDF is a file with %PDF- and a version digit within its first 1024 bytes (as PDF readers accept); it is encrypted when the name /Encrypt (not /EncryptMetadata) appears, as in a trailer or cross-reference stream dictionary',
     reason: 'the PDF standard lets bytes precede the header, and every encrypted PDF, owner password included, names its /Encrypt dictionary in uncompressed form',
   },
+  {
+    id: 'lb-pdf-containers',
+    interface: 'loanbond',
+    topic: 'A file that holds a PDF (a stored ZIP, a CMS / PKCS#7 signed envelope) passes the %PDF- test',
+    decision:
+      'rule 4 also refuses a file whose bytes before its %PDF- header start with a container signature (ZIP, CMS / PKCS#7 in DER or PEM, OLE, tar, RAR), or that has bytes before the header and no %%EOF in its last 1024 bytes; a PDF whose header is at byte 0 never needs %%EOF, so trailing NULs, incremental updates, linearization and PDF 2.0 pass',
+    reason:
+      'a signed contract (.p7s) or a zipped PDF is not a PDF to a registry that files PDFs; leading junk a reader skips is still allowed, and real PDFs end with %%EOF',
+  },
 ];

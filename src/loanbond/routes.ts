@@ -36,7 +36,13 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
           201: RegistrationResponse,
           ...errorResponses([400, 401], StandardError, s('error-body')),
         },
-        'x-sandbox-assumption': a('lb-check-order', 'lb-status-products', 'lb-document-store', 'lb-pdf-detection'),
+        'x-sandbox-assumption': a(
+          'lb-check-order',
+          'lb-status-products',
+          'lb-document-store',
+          'lb-pdf-detection',
+          'lb-pdf-containers',
+        ),
       },
       // Rule 6 by name, before the schema would report it as a bare "more than 50 items".
       preValidation: async (request) => {

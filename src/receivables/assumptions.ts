@@ -56,18 +56,51 @@ export const assumptions: Assumption[] = [
     interface: 'receivables',
     topic: 'record types between header and trailer',
     decision:
-      'types 1 and 7 (Banco do Brasil) are titles; 2-8 are optional records, counted and not read; 0 or 9 in the middle and non-digits are errors; trailer content other than its sequence (totals) is not checked',
+      'what a digit means comes from the layout (README, Layouts): titles are 1 everywhere and 7 in Banco do Brasil\'s CNAB 400; every other digit 2-8 is a record of the title before it (Bradesco\'s 7 is its guarantor, shown by inspection), counted and, where the layout describes it, read for inspection; 0 or 9 in the middle and non-digits are errors; trailer content other than its sequence (totals) is not checked',
     reason:
-      'real files use other detail digits and trailers with totals; they must be processed, not rejected',
+      'Bradesco\'s record 7 is the Pagador Avalista, BB\'s is the title; real files use other detail digits and trailers with totals, which must be processed, not rejected',
+  },
+  {
+    id: 'rc-bank-layouts',
+    interface: 'receivables',
+    topic: 'which bank\'s CNAB 400 layout a file follows',
+    decision:
+      'the bank number in the header (077-079) picks the layout of a CNAB 400 or "400 + 44" file: 237 Bradesco, 001 Banco do Brasil, 341 Itaú, 033 Santander and 756 Sicoob are known; any other bank is read on the Bradesco base (1 and 7 titles) with a bank-layout diagnostic on the header, a warning or an error in strict mode',
+    reason:
+      'each bank owns its CNAB 400 detail layout; reading another bank\'s columns silently would say green where the bank says no',
+  },
+  {
+    id: 'rc-fidc-records',
+    interface: 'receivables',
+    topic: 'the records FIDC 444 generators write after a title',
+    decision:
+      'FIDC 444 follows the custodians\' layout whatever bank its header names: 2 is the payment record of the title before it, 3 and 7 are read as in the Bradesco base those layouts extend (credit split, Pagador Avalista); other digits are counted',
+    reason: 'CNAB 444 has no FEBRABAN standard; FIDC generators emit 2, 3 and 7 after a title',
+  },
+  {
+    id: 'rc-return-file',
+    interface: 'receivables',
+    topic: 'a return file (retorno) submitted as an operation file',
+    decision:
+      'a header with operation 2 at column 2 or RETORNO at 3-9 makes the import rejected with exactly one diagnostic (rule return-file, line 1, columns 2-9); none of its records is checked',
+    reason: 'the 15-45 follow-on errors of reading a retorno as a remessa hide the one real cause',
+  },
+  {
+    id: 'rc-file-encoding',
+    interface: 'receivables',
+    topic: 'files that are not single-byte CNAB 400/444 text',
+    decision:
+      'refused at once (400, target operationFile) with a message naming what the file is: UTF-16 (a byte-order mark, or a NUL byte between the first characters), CNAB 240 (a first line of 240 bytes), or UTF-8 (a line of the wrong length whose first non-ASCII bytes are a well-formed UTF-8 sequence: line and column named)',
+    reason: 'lengths count bytes; a client saving the file in the wrong encoding needs to be told which',
   },
   {
     id: 'rc-cnab-rules',
     interface: 'receivables',
     topic: 'which faults reject a file',
     decision:
-      'always: header not first, trailer not last, header operation not 1 (remessa), sequence not consecutive from 000001, trailer sequence not the line count, no title, blank document number, impossible due date, face value not digits or zero. Warnings, errors in strict mode: drawee CPF/CNPJ check digits, drawee type not 01/02, NF-e key (not for kind 41, whose columns hold an IPOC), issue and file dates',
+      'always: header not first, trailer not last, header operation not 1 (remessa), sequence not consecutive from 000001, trailer sequence not the line count, no title, and on every title a blank occurrence code, blank document number, impossible due date, face value not digits or zero, blank kind, blank drawee id type, or a missing drawee CPF/CNPJ. Warnings, errors in strict mode: drawee CPF/CNPJ check digits, drawee type not 01/02, kind not 2 digits, NF-e key (not for kind 41, whose columns hold an IPOC), issue and file dates, a bank without a layout here',
     reason:
-      "structure and the title's amount and due date are needed to import it; real sample files carry wrong check digits, so those warn unless SANDBOX_STRICT",
+      "structure and the title's required fields are needed to import it; real sample files carry wrong check digits, so those warn unless SANDBOX_STRICT",
   },
   {
     id: 'rc-no-webhook',

@@ -3,11 +3,20 @@
 // the layout and reads one title on demand; CnabReader checks every record in slices, allocating
 // nothing per record (a title is a pure function of the stored bytes, read again when shown), so a
 // 100 000-title file is checked in about the time it takes to split it into lines.
-// Field positions follow ../shared/reference/domain.md (Bradesco CNAB 400 base, FIDC 444, "400 + 44").
+// Title columns follow the Bradesco CNAB 400 base (FIDC 444 and "400 + 44" keep them); what each
+// record type means comes from the header's bank and the layout (cnab-layouts.ts, README "Layouts").
 // Hot loops use charCodeAt and slice only: no per-line regex, no per-line split.
 import { isCnabDateAt, parseCnabDateAt } from '../domain/dates.js';
 import { checkNfeKey, isValidNfeKeyAt } from '../domain/nfe-key.js';
 import { checkTaxId, isValidCnpjAt, isValidCpfAt } from '../domain/tax-id.js';
+import {
+  FIDC_444,
+  knownBanks,
+  layoutForBank,
+  RECORD_DIGITS,
+  type RecordLayout,
+  type RecordMeaning,
+} from './cnab-layouts.js';
 
 export type CnabLayout = 'cnab400' | 'cnab444-fidc' | 'cnab444-400+44';
 
@@ -30,9 +39,12 @@ const TAB = 0x09;
 /**
  * Finds the lines of a CNAB file and checks each is 400 or 444 bytes long. Line ends may be CR LF or
  * LF; a trailing EOF byte (0x1A), line ends and whitespace-only lines after the last record are
- * tolerated, as real generators leave them.
+ * tolerated, as real generators leave them. A refusal names what the file is when it can tell:
+ * UTF-16 text, a CNAB 240 file, UTF-8 text whose accented letters take two bytes.
  */
 export function scanLines(bytes: Buffer): LineScan {
+  const utf16 = utf16Reason(bytes);
+  if (utf16 !== null) return { ok: false, line: 1, reason: utf16 };
   let end = bytes.length;
   for (;;) {
     while (end > 0) {
@@ -58,11 +70,7 @@ export function scanLines(bytes: Buffer): LineScan {
     let length = lineEnd - pos;
     if (length > 0 && bytes[lineEnd - 1] === CR) length--;
     if (length !== 400 && length !== 444) {
-      return {
-        ok: false,
-        line: starts.length + 1,
-        reason: `line ${starts.length + 1} has ${length} bytes; every line of a CNAB file must have 400 or 444 (line ends CR LF or LF)${nonAsciiHint(bytes, pos, pos + length)}`,
-      };
+      return { ok: false, line: starts.length + 1, reason: lengthReason(bytes, starts.length + 1, length) };
     }
     starts.push(pos);
     lengths.push(length);
@@ -79,13 +87,67 @@ function isBlank(bytes: Buffer, start: number, end: number): boolean {
   return true;
 }
 
-function nonAsciiHint(bytes: Buffer, start: number, end: number): string {
-  for (let i = start; i < end; i++) {
+const SINGLE_BYTE = 'CNAB files are single-byte text: save it as ASCII or Latin-1 (ISO-8859-1)';
+
+/** Why a file is UTF-16 text (a byte-order mark, or NUL bytes between its first characters), or null. */
+function utf16Reason(bytes: Buffer): string | null {
+  const [b0, b1, b2, b3] = [bytes[0], bytes[1], bytes[2], bytes[3]];
+  if ((b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff)) {
+    const mark = b0 === 0xff ? 'FF FE' : 'FE FF';
+    return `the file is UTF-16 text (it starts with the byte-order mark ${mark}); ${SINGLE_BYTE}`;
+  }
+  // Without a mark, ASCII in UTF-16 puts a NUL before (big-endian) or after (little-endian) each letter.
+  if (bytes.length >= 4 && ((b1 === 0 && b3 === 0 && b0 !== 0) || (b0 === 0 && b2 === 0 && b1 !== 0))) {
+    return `the file is UTF-16 text (a NUL byte between its first characters); ${SINGLE_BYTE}`;
+  }
+  return null;
+}
+
+/** The refusal of line n, whose length is neither 400 nor 444. */
+function lengthReason(bytes: Buffer, n: number, length: number): string {
+  const base = `line ${n} has ${length} bytes; every line of a CNAB file must have 400 or 444 (line ends CR LF or LF)`;
+  if (n === 1 && length === 240) {
+    return `CNAB 240 is not supported: use CNAB 400 or 444 (line 1 has 240 bytes, the CNAB 240 width)`;
+  }
+  const utf8 = firstUtf8Character(bytes);
+  if (utf8 === null) return base;
+  const where = `line ${utf8.line}, column ${utf8.column}`;
+  const hex = utf8.bytes.map((b) => b.toString(16).toUpperCase().padStart(2, '0')).join(' ');
+  return (
+    `${base}: the file must be ASCII or Latin-1 (one byte per character), but it is UTF-8, where an ` +
+    `accented letter takes two bytes; the first multi-byte character is ${JSON.stringify(utf8.character)} ` +
+    `(bytes ${hex}) at ${where}`
+  );
+}
+
+/**
+ * The first non-ASCII character of the file when it is a well-formed UTF-8 sequence (so the file is
+ * most likely UTF-8, not Latin-1), with its 1-based line and column; null otherwise. Only called to
+ * explain a refusal, so it may scan the whole file.
+ */
+function firstUtf8Character(
+  bytes: Buffer,
+): { line: number; column: number; character: string; bytes: number[] } | null {
+  let at = -1;
+  for (let i = 0; i < bytes.length; i++) {
     if ((bytes[i] ?? 0) >= 0x80) {
-      return '; lengths count bytes and this line has non-ASCII bytes: CNAB files are single-byte (ASCII or Latin-1), not UTF-8';
+      at = i;
+      break;
     }
   }
-  return '';
+  if (at < 0) return null;
+  const lead = bytes[at] ?? 0;
+  const size = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+  if (size === 0 || at + size > bytes.length) return null;
+  for (let k = 1; k < size; k++) {
+    const c = bytes[at + k] ?? 0;
+    if (c < 0x80 || c > 0xbf) return null;
+  }
+  const lineStart = at === 0 ? 0 : bytes.lastIndexOf(LF, at - 1) + 1;
+  let line = 1;
+  for (let i = bytes.indexOf(LF); i >= 0 && i < lineStart; i = bytes.indexOf(LF, i + 1)) line++;
+  const slice = bytes.subarray(at, at + size);
+  return { line, column: at - lineStart + 1, character: slice.toString('utf8'), bytes: [...slice] };
 }
 
 export type Severity = 'error' | 'warning';
@@ -102,9 +164,9 @@ export interface CnabDiagnostic {
 
 export interface CnabTitle {
   line: number;
-  /** Column 1: 1 (detail) or 7 (Banco do Brasil's detail). */
+  /** Column 1: 1, or 7 in Banco do Brasil's CNAB 400 (and in files of a bank without a layout here). */
   recordType: string;
-  /** 038-062: the participant's (or FIDC's) own control number of the title. */
+  /** 038-062 (039-063 in Banco do Brasil's record 7): the participant's (or FIDC's) control number. */
   titleId: string;
   /** 109-110: occurrence code (01 remessa / acquisition). */
   occurrence: string;
@@ -128,6 +190,16 @@ export interface CnabTitle {
   nfeKey: string | null;
 }
 
+/** A record that belongs to the title before it (a guarantor, messages, a payment...). */
+export interface CnabRecord {
+  line: number;
+  recordType: string;
+  /** What the file's layout says this record is. */
+  meaning: string;
+  /** The fields the layout describes, trimmed; empty when the record is not read. */
+  fields: Record<string, string>;
+}
+
 export interface CnabSummary {
   layout: CnabLayout;
   lineCount: number;
@@ -142,18 +214,21 @@ export interface CnabSummary {
 }
 
 export interface CnabOptions {
-  /** Domain-check warnings (drawee check digits, NF-e key, dates) become errors. */
+  /** Domain-check warnings (drawee check digits, NF-e key, dates, unknown bank) become errors. */
   strict: boolean;
   /** At most this many diagnostics are kept; the counts stay exact. Default 1000. */
   maxDiagnostics?: number;
 }
 
-// Record types read as titles: 1 everywhere, 7 in Banco do Brasil's CNAB 400 (same title columns).
 const ZERO = 0x30;
 const TYPE_0 = ZERO;
 const TYPE_1 = 0x31;
-const TYPE_7 = 0x37;
+const TYPE_8 = 0x38;
 const TYPE_9 = 0x39;
+// Roles of record types 0-9, as codes in a Uint8Array: the hot loop does one lookup per line.
+const ROLE_NONE = 0;
+const ROLE_TITLE = 1;
+const ROLE_ATTACHED = 2;
 // Kind 41 (digital CCB) carries an IPOC, not an NF-e key, in the key columns.
 const KIND_CCB_1 = 0x34;
 const KIND_CCB_2 = 0x31;
@@ -165,6 +240,14 @@ export class CnabFile {
   readonly seqStart: number;
   /** 0-based start of the NF-e key in a 444-byte line; null in CNAB 400. */
   readonly keyStart: number | null;
+  /** Header 077-079 as written. */
+  readonly bankCode: string;
+  /** What each record type means in this file (by the layout, and for CNAB 400 by the bank). */
+  readonly records: RecordLayout;
+  /** The header says this is a return file (operation 2 at column 2, or RETORNO at 3-9). */
+  readonly returnFile: boolean;
+  /** Role of record types '0'-'9' (index = digit). */
+  private readonly roles: Uint8Array;
 
   constructor(
     readonly text: string,
@@ -188,6 +271,16 @@ export class CnabFile {
       this.seqStart = 438;
       this.keyStart = 394;
     }
+    this.bankCode = text.slice(headerStart + 76, headerStart + 79);
+    // FIDC 444 is the custodian's layout; the "400 + 44" columns 1-400 are the bank's CNAB 400.
+    this.records = this.layout === 'cnab444-fidc' ? FIDC_444 : layoutForBank(this.bankCode);
+    this.returnFile =
+      text.charCodeAt(headerStart) === TYPE_0 &&
+      (text.charAt(headerStart + 1) === '2' || text.slice(headerStart + 2, headerStart + 9) === 'RETORNO');
+    this.roles = new Uint8Array(10);
+    for (const digit of RECORD_DIGITS) {
+      this.roles[Number(digit)] = this.records.records[digit].role === 'title' ? ROLE_TITLE : ROLE_ATTACHED;
+    }
   }
 
   /** Scans and opens a file's bytes (read as Latin-1: one character per byte). */
@@ -197,14 +290,25 @@ export class CnabFile {
     return { ok: true, file: new CnabFile(bytes.toString('latin1'), scan.lines) };
   }
 
-  /** Whether line i (0-based) is a title record: type 1 or 7, between header and trailer. */
-  isTitle(i: number): boolean {
-    if (i <= 0 || i >= this.lines.count - 1) return false;
-    const type = this.text.charCodeAt(this.lines.starts[i] ?? 0);
-    return type === TYPE_1 || type === TYPE_7;
+  /** The record types read as titles in this file, e.g. "1" or "1 and 7". */
+  titleTypes(): string {
+    const digits = RECORD_DIGITS.filter((d) => this.records.records[d].role === 'title');
+    return digits.length === 1 ? (digits[0] ?? '1') : `${digits.slice(0, -1).join(', ')} and ${digits.at(-1)}`;
   }
 
-  /** The 0-based indexes of the title lines, in file order. */
+  /** 0 none, 1 title, 2 attached: the role of line i (0-based) between header and trailer. */
+  private roleAt(i: number): number {
+    if (i <= 0 || i >= this.lines.count - 1 || this.returnFile) return ROLE_NONE;
+    const type = this.text.charCodeAt(this.lines.starts[i] ?? 0);
+    return type >= TYPE_1 && type <= TYPE_8 ? (this.roles[type - ZERO] ?? ROLE_NONE) : ROLE_NONE;
+  }
+
+  /** Whether line i (0-based) is a title record of this file's layout, between header and trailer. */
+  isTitle(i: number): boolean {
+    return this.roleAt(i) === ROLE_TITLE;
+  }
+
+  /** The 0-based indexes of the title lines, in file order (none in a return file). */
   titleIndexes(): number[] {
     const out: number[] = [];
     for (let i = 1; i < this.lines.count - 1; i++) if (this.isTitle(i)) out.push(i);
@@ -223,10 +327,11 @@ export class CnabFile {
     const k = this.keyStart;
     const hasKey = k !== null && length >= k + 44 && !isBlankText(text, s + k, s + k + 44);
     const value = readInt(text, s + 126, s + 139);
+    const id = this.meaningAt(i)?.titleId ?? { from: 38, to: 62 };
     return {
       line: i + 1,
       recordType: text.charAt(s),
-      titleId: trimmed(text, s + 37, s + 62),
+      titleId: trimmed(text, s + id.from - 1, s + id.to),
       occurrence: text.slice(s + 108, s + 110),
       documentNumber: trimmed(text, s + 110, s + 120),
       dueDate: parseCnabDateAt(text, s + 120) ?? null,
@@ -239,6 +344,37 @@ export class CnabFile {
       nfeKey: hasKey && k !== null ? text.slice(s + k, s + k + 44) : null,
     };
   }
+
+  /** The records that belong to the title at line i (0-based): those after it, up to the next title. */
+  attachedTo(i: number): CnabRecord[] {
+    const out: CnabRecord[] = [];
+    for (let j = i + 1; this.roleAt(j) === ROLE_ATTACHED; j++) {
+      const meaning = this.meaningAt(j);
+      if (meaning) out.push(this.record(j, meaning));
+    }
+    return out;
+  }
+
+  /** The record of the title at line i that carries its guarantor (Bradesco's record 7), if any. */
+  guarantorOf(i: number): CnabRecord | null {
+    for (let j = i + 1; this.roleAt(j) === ROLE_ATTACHED; j++) {
+      const meaning = this.meaningAt(j);
+      if (meaning?.guarantor) return this.record(j, meaning);
+    }
+    return null;
+  }
+
+  private meaningAt(i: number): RecordMeaning | undefined {
+    const digit = this.text.charAt(this.lines.starts[i] ?? 0);
+    return (this.records.records as Record<string, RecordMeaning | undefined>)[digit];
+  }
+
+  private record(i: number, meaning: RecordMeaning): CnabRecord {
+    const s = this.lines.starts[i] ?? 0;
+    const fields: Record<string, string> = {};
+    for (const f of meaning.fields) fields[f.name] = trimmed(this.text, s + f.from - 1, s + f.to);
+    return { line: i + 1, recordType: this.text.charAt(s), meaning: meaning.meaning, fields };
+  }
 }
 
 /**
@@ -248,6 +384,9 @@ export class CnabFile {
  */
 export class CnabReader {
   readonly layout: CnabLayout;
+  private readonly file: CnabFile;
+  /** 1 at index d when record type d is a title in this file's layout (one lookup per line). */
+  private readonly titleType = new Uint8Array(10);
   private readonly text: string;
   private readonly lines: LineIndex;
   private readonly seqStart: number;
@@ -266,6 +405,10 @@ export class CnabReader {
   private warnings = 0;
 
   constructor(file: CnabFile, options: CnabOptions) {
+    this.file = file;
+    for (const digit of RECORD_DIGITS) {
+      if (file.records.records[digit].role === 'title') this.titleType[Number(digit)] = 1;
+    }
     this.text = file.text;
     this.lines = file.lines;
     this.layout = file.layout;
@@ -283,6 +426,12 @@ export class CnabReader {
     }
     const end = Math.min(to, this.lines.count);
     const d: CnabDiagnostic[] = [];
+    if (this.file.returnFile) {
+      // One diagnostic says what the file is; its records are not a remessa's, so none is checked.
+      if (from === 0 && end > 0) this.refuseReturnFile(d);
+      this.next = end;
+      return d;
+    }
     if (from === 0 && this.lines.count < 2) {
       const message =
         'the file has a single line: a header (type 0) and a trailer (type 9) are both required';
@@ -291,7 +440,7 @@ export class CnabReader {
     for (let i = from; i < end; i++) this.readLine(i, d);
     this.next = end;
     if (end === this.lines.count && this.lines.count >= 2 && this.titleCount === 0) {
-      const message = 'the file has no title records (type 1 or 7) between header and trailer';
+      const message = `the file has no title records (type ${this.file.titleTypes()} in the ${this.file.records.name} layout) between header and trailer`;
       this.report(d, null, null, 'no-titles', 'error', message);
     }
     return d;
@@ -314,6 +463,16 @@ export class CnabReader {
     };
   }
 
+  private refuseReturnFile(d: CnabDiagnostic[]): void {
+    const s = this.lines.starts[0] ?? 0;
+    this.fileDate = parseCnabDateAt(this.text, s + 94) ?? null;
+    const found = JSON.stringify(this.text.slice(s + 1, s + 9));
+    const message =
+      `this is a return file (retorno), not an operation file (remessa): the header's operation is ${found} at 2-9, ` +
+      'where a remessa has "1REMESSA". A return file is what the bank sends back; submit the remessa you generated';
+    this.report(d, 1, '2-9', 'return-file', 'error', message);
+  }
+
   private readLine(i: number, d: CnabDiagnostic[]): void {
     const text = this.text;
     const s = this.lines.starts[i] ?? 0;
@@ -334,10 +493,9 @@ export class CnabReader {
     this.checkSequence(n, s, d);
     if (i === 0) {
       this.checkHeader(n, s, type, d);
-    } else if (type === TYPE_1 || type === TYPE_7) {
-      this.checkTitle(n, s, length, d);
-    } else if (type > TYPE_1 && type < TYPE_9) {
-      this.otherRecordCount++;
+    } else if (type >= TYPE_1 && type <= TYPE_8) {
+      if (this.titleType[type - ZERO] === 1) this.checkTitle(n, s, length, d);
+      else this.otherRecordCount++;
     } else if (type === TYPE_0 || type === TYPE_9) {
       const which = type === TYPE_0 ? '0 (header) may only be the first' : '9 (trailer) may only be the last';
       this.report(d, n, '1', 'record-type', 'error', `record type ${which} line`);
@@ -356,14 +514,22 @@ export class CnabReader {
     }
     if (text.charCodeAt(s + 1) !== TYPE_1) {
       const found = text.charAt(s + 1);
-      const hint = found === '2' ? ': 2 is a retorno (return) file' : '';
-      const message = `header operation must be 1 (remessa), found ${JSON.stringify(found)}${hint}`;
+      const message = `header operation must be 1 (remessa), found ${JSON.stringify(found)}`;
       this.report(d, n, '2', 'header-operation', 'error', message);
     }
     this.fileDate = parseCnabDateAt(text, s + 94) ?? null;
     if (this.fileDate === null) {
       const message = `header file date must be a real date DDMMAA, found ${JSON.stringify(text.slice(s + 94, s + 100))}`;
       this.report(d, n, '95-100', 'file-date', 'warning', message);
+    }
+    if (!this.file.records.known) {
+      const bank = JSON.stringify(this.file.bankCode);
+      const name = JSON.stringify(text.slice(s + 79, s + 94).trim());
+      const message =
+        `the header names bank ${bank} (${name}), whose CNAB 400 layout this sandbox does not know: ` +
+        `its titles are read with the Bradesco base columns (occurrence 109-110, due date 121-126, value 127-139, ` +
+        `drawee 219-274), which may not be where this bank puts them; layouts known: ${knownBanks()}`;
+      this.report(d, n, '77-79', 'bank-layout', 'warning', message);
     }
   }
 
@@ -403,6 +569,14 @@ export class CnabReader {
   private checkTitle(n: number, s: number, length: number, d: CnabDiagnostic[]): void {
     const text = this.text;
     this.titleCount++;
+    // Fields every layout here requires on a title: a missing one refuses the file.
+    if (!digitsAt(text, s + 108, 2)) {
+      const found = text.slice(s + 108, s + 110);
+      const message = isBlankText(text, s + 108, s + 110)
+        ? 'occurrence code is blank: the layout requires it (01 = remessa, entry of the title)'
+        : `occurrence code must be 2 digits, found ${JSON.stringify(found)}`;
+      this.report(d, n, '109-110', 'occurrence', 'error', message);
+    }
     if (isBlankText(text, s + 110, s + 120)) {
       this.report(d, n, '111-120', 'document-number', 'error', 'document number is blank');
     }
@@ -419,49 +593,20 @@ export class CnabReader {
     } else {
       this.totalCents += cents;
     }
+    if (!digitsAt(text, s + 147, 2)) {
+      const found = JSON.stringify(text.slice(s + 147, s + 149));
+      if (isBlankText(text, s + 147, s + 149)) {
+        const message = 'kind of title is blank: the layout requires it (01 duplicata, 41 digital CCB...)';
+        this.report(d, n, '148-149', 'kind', 'error', message);
+      } else {
+        this.report(d, n, '148-149', 'kind', 'warning', `kind of title must be 2 digits, found ${found}`);
+      }
+    }
     if (!isCnabDateAt(text, s + 150)) {
       const message = `issue date must be a real date DDMMAA, found ${JSON.stringify(text.slice(s + 150, s + 156))}`;
       this.report(d, n, '151-156', 'issue-date', 'warning', message);
     }
-
-    // The fast checks decide; the slow ones only run to explain a failure.
-    const code1 = text.charCodeAt(s + 218);
-    const code2 = text.charCodeAt(s + 219);
-    if (code1 === ZERO && code2 === ZERO + 1) {
-      // A CPF is right-aligned and zero-filled in the 14 columns.
-      const zeros = readInt(text, s + 220, s + 223) === 0;
-      if (!zeros || !isValidCpfAt(text, s + 223)) {
-        const cpf = zeros ? text.slice(s + 223, s + 234) : text.slice(s + 220, s + 234);
-        const check = checkTaxId(cpf, { kinds: ['cpf'], punctuation: false });
-        const reason = check.ok ? 'must be zero-filled to 14 columns' : check.reason;
-        this.report(
-          d,
-          n,
-          '221-234',
-          'drawee-tax-id',
-          'warning',
-          `drawee CPF ${JSON.stringify(cpf)}: ${reason}`,
-        );
-      }
-    } else if (code1 === ZERO && code2 === ZERO + 2) {
-      if (!isValidCnpjAt(text, s + 220)) {
-        const cnpj = text.slice(s + 220, s + 234);
-        const check = checkTaxId(cnpj, { kinds: ['cnpj'], punctuation: false });
-        const reason = check.ok ? 'letters must be upper case in a CNAB file' : check.reason;
-        this.report(
-          d,
-          n,
-          '221-234',
-          'drawee-tax-id',
-          'warning',
-          `drawee CNPJ ${JSON.stringify(cnpj)}: ${reason}`,
-        );
-      }
-    } else {
-      const found = JSON.stringify(text.slice(s + 218, s + 220));
-      const message = `drawee id type must be 01 (CPF) or 02 (CNPJ), found ${found}; the drawee id is not checked`;
-      this.report(d, n, '219-220', 'drawee-type', 'warning', message);
-    }
+    this.checkDrawee(n, s, d);
 
     const k = this.keyStart;
     const ccb = text.charCodeAt(s + 147) === KIND_CCB_1 && text.charCodeAt(s + 148) === KIND_CCB_2;
@@ -472,6 +617,50 @@ export class CnabReader {
         this.report(d, n, `${k + 1}-${k + 44}`, 'nfe-key', 'warning', reason);
       }
     }
+  }
+
+  /** Drawee id type (219-220) and CPF/CNPJ (221-234): required; check digits warn. */
+  private checkDrawee(n: number, s: number, d: CnabDiagnostic[]): void {
+    const text = this.text;
+    // The fast checks decide; the slow ones only run to explain a failure.
+    const code1 = text.charCodeAt(s + 218);
+    const code2 = text.charCodeAt(s + 219);
+    if (code1 === ZERO && code2 === ZERO + 1) {
+      // A CPF is right-aligned and zero-filled in the 14 columns.
+      const zeros = readInt(text, s + 220, s + 223) === 0;
+      if (!zeros || !isValidCpfAt(text, s + 223)) this.badDraweeId(n, s, 'CPF', zeros, d);
+    } else if (code1 === ZERO && code2 === ZERO + 2) {
+      if (!isValidCnpjAt(text, s + 220)) this.badDraweeId(n, s, 'CNPJ', true, d);
+    } else if (isBlankText(text, s + 218, s + 220)) {
+      const message = 'drawee id type is blank: the layout requires 01 (CPF) or 02 (CNPJ)';
+      this.report(d, n, '219-220', 'drawee-type', 'error', message);
+    } else {
+      const found = JSON.stringify(text.slice(s + 218, s + 220));
+      const missingId = isMissing(text, s + 220, s + 234);
+      const check = missingId ? '' : '; the drawee id is not checked';
+      const message = `drawee id type must be 01 (CPF) or 02 (CNPJ), found ${found}${check}`;
+      this.report(d, n, '219-220', 'drawee-type', 'warning', message);
+      if (missingId) {
+        const missing = `drawee CPF/CNPJ is missing (${JSON.stringify(text.slice(s + 220, s + 234))}): the layout requires it`;
+        this.report(d, n, '221-234', 'drawee-tax-id', 'error', missing);
+      }
+    }
+  }
+
+  /** Explains a drawee CPF/CNPJ that failed the fast check: missing (an error) or wrong (a warning). */
+  private badDraweeId(n: number, s: number, which: 'CPF' | 'CNPJ', zeros: boolean, d: CnabDiagnostic[]): void {
+    const text = this.text;
+    if (isMissing(text, s + 220, s + 234)) {
+      const message = `drawee ${which} is missing (${JSON.stringify(text.slice(s + 220, s + 234))}): the layout requires it`;
+      this.report(d, n, '221-234', 'drawee-tax-id', 'error', message);
+      return;
+    }
+    // A CPF is read from its 11 columns when the 3 before are zeros.
+    const id = which === 'CPF' && zeros ? text.slice(s + 223, s + 234) : text.slice(s + 220, s + 234);
+    const check = checkTaxId(id, { kinds: [which === 'CPF' ? 'cpf' : 'cnpj'], punctuation: false });
+    const fallback = which === 'CPF' ? 'must be zero-filled to 14 columns' : 'letters must be upper case in a CNAB file';
+    const message = `drawee ${which} ${JSON.stringify(id)}: ${check.ok ? fallback : check.reason}`;
+    this.report(d, n, '221-234', 'drawee-tax-id', 'warning', message);
   }
 
   private seqColumns(): string {
@@ -539,6 +728,11 @@ function digitsAt(text: string, start: number, length: number): boolean {
 function isBlankText(text: string, start: number, end: number): boolean {
   for (let i = start; i < end; i++) if (text.charCodeAt(i) !== SPACE) return false;
   return true;
+}
+
+/** Blank, or zero-filled: a numeric field left empty. */
+function isMissing(text: string, start: number, end: number): boolean {
+  return isBlankText(text, start, end) || readInt(text, start, end) === 0;
 }
 
 function pad6(n: number): string {

@@ -51,7 +51,33 @@ const Title = Type.Object({
   draweeTaxId: Type.String(),
   draweeName: Type.String(),
   nfeKey: Nullable(Type.String()),
+  guarantor: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
+    description:
+      "the title's guarantor (Bradesco's record 7, Pagador Avalista: address, cep, city, state), null when it has none [rc-record-types]",
+  }),
+  records: Type.Array(
+    Type.Object({
+      line: Type.Integer(),
+      recordType: Type.String(),
+      meaning: Type.String({ description: "what the file's layout says the record is (README, Layouts)" }),
+      fields: Type.Record(Type.String(), Type.String(), {
+        description: 'the fields the layout describes, trimmed; empty when the record is counted, not read',
+      }),
+    }),
+    { description: 'the optional records after the title, up to the next title, in file order' },
+  ),
 });
+
+const RecordLayoutInfo = Type.Object(
+  {
+    id: Type.String({ description: 'e.g. bradesco-400, bb-400, fidc-444, unknown-400' }),
+    name: Type.String(),
+    bankCode: Type.String({ description: 'header 077-079 as written' }),
+    known: Type.Boolean({ description: 'false: the Bradesco base columns were read, with a bank-layout diagnostic' }),
+    returnFile: Type.Boolean({ description: 'the header says retorno: nothing after it is read [rc-return-file]' }),
+  },
+  { description: 'how the record types of this file were read [rc-bank-layouts]' },
+);
 
 const Diagnostic = Type.Object({
   line: NullableInt,
@@ -63,6 +89,7 @@ const Diagnostic = Type.Object({
 
 const ImportDetail = Type.Object({
   ...ImportSummary.properties,
+  recordLayout: Type.Union([RecordLayoutInfo, Type.Null()]),
   titles: Type.Array(Title, {
     description: 'a page of the titles read, by line (titlesOffset, titlesLimit)',
   }),
@@ -106,18 +133,36 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
   // The last file opened, with its title lines: paging through a 100 000-title import reads it once.
   let cached: { store: ReceivablesStore; importId: string; file: CnabFile; titles: number[] } | undefined;
 
-  const titlesOf = (store: ReceivablesStore, importId: string, offset: number, limit: number) => {
+  const open = (store: ReceivablesStore, importId: string) => {
     if (cached?.importId !== importId || cached.store !== store) {
       const bytes = store.file(importId);
       const opened = bytes ? CnabFile.open(bytes) : undefined;
-      if (!opened?.ok) return [];
+      if (!opened?.ok) return undefined;
       cached = { store, importId, file: opened.file, titles: opened.file.titleIndexes() };
     }
-    const { file, titles } = cached;
+    return cached;
+  };
+
+  const titlesOf = (store: ReceivablesStore, importId: string, offset: number, limit: number) => {
+    const opened = open(store, importId);
+    if (!opened) return [];
+    const { file, titles } = opened;
     return titles.slice(offset, offset + limit).map((i) => {
       const t = file.title(i);
-      return { ...t, faceValue: centsToNumber(t.faceValueCents) };
+      return {
+        ...t,
+        faceValue: centsToNumber(t.faceValueCents),
+        guarantor: file.guarantorOf(i)?.fields ?? null,
+        records: file.attachedTo(i),
+      };
     });
+  };
+
+  const recordLayoutOf = (store: ReceivablesStore, importId: string) => {
+    const file = open(store, importId)?.file;
+    if (!file) return null;
+    const { id, name, known } = file.records;
+    return { id, name, known, bankCode: file.bankCode, returnFile: file.returnFile };
   };
 
   app.get(
@@ -228,6 +273,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
       const { titlesOffset, titlesLimit } = request.query;
       return {
         ...summary(row),
+        recordLayout: recordLayoutOf(store, row.importId),
         // Titles are read again from the stored bytes (the same code that checked them).
         titles: titlesOf(store, row.importId, titlesOffset, titlesLimit),
         diagnostics: store.diagnostics(row.importId),

@@ -15,7 +15,7 @@ export const ImportCnabBody = Strict(
     }),
     operationFile: Type.String({
       description: 'file in CNAB400 or CNAB444 layout, per the layout of the custodian bank, as base64 text',
-      'x-sandbox-assumption': a('rc-file-base64', 'rc-layouts'),
+      'x-sandbox-assumption': a('rc-file-base64', 'rc-layouts', 'rc-file-encoding'),
     }),
     fileName: Type.String({
       minLength: 1,

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
 import { checkPdf, isEncryptedPdf, isPdf, MAX_FILE_BYTES } from '../../src/domain/pdf.js';
+import { cmsSignedData, storedZip } from './helpers.js';
 
 /** A minimal one-page PDF; `trailerExtra` is spliced into the trailer dictionary. */
 function minimalPdf(trailerExtra = '', catalogExtra = ''): Buffer {
@@ -154,5 +155,41 @@ describe('checkPdf', () => {
     expect(big.length).toBe(MAX_FILE_BYTES);
     expect(checkPdf(big, MAX_FILE_BYTES).ok === false).toBe(true);
     expect(isEncryptedPdf(big)).toBe(true);
+  });
+});
+
+describe('checkPdf: a PDF inside another file is not a PDF (rule 4)', () => {
+  const refusal = (bytes: Buffer) => {
+    const result = checkPdf(bytes, MAX_FILE_BYTES);
+    return result.ok ? 'accepted' : `${result.rule}: ${result.reason}`;
+  };
+
+  it('refuses a PDF stored in a ZIP archive, naming the container and where the PDF starts', () => {
+    const zip = storedZip('contrato.pdf', minimalPdf());
+    expect(isPdf(zip)).toBe(true); // the old check alone let it through
+    expect(refusal(zip)).toBe(
+      'pdf-only: the file is a ZIP archive with a PDF inside (its "%PDF-" header is at byte 42); send the PDF itself',
+    );
+  });
+
+  it('refuses a PDF signed inside a CMS envelope (.p7s), DER with definite lengths', () => {
+    const p7s = cmsSignedData(minimalPdf());
+    expect(refusal(p7s)).toMatch(/^pdf-only: the file is a CMS \/ PKCS#7 signed envelope .* at byte \d+\); send the PDF itself$/);
+  });
+
+  it('refuses a PDF in a container it has no signature for when the file does not end like a PDF', () => {
+    const wrapped = Buffer.concat([Buffer.alloc(300, 0x01), minimalPdf(), Buffer.alloc(2000, 0x02)]);
+    expect(refusal(wrapped)).toMatch(/^pdf-only: the file has 300 bytes before its "%PDF-" header and no "%%EOF" in its last 1024 bytes/);
+  });
+
+  it('accepts real PDFs: 600 bytes of junk before the header, incremental updates, linearization, PDF 2.0, trailing NULs', () => {
+    expect(refusal(withJunkBefore(minimalPdf(), 600))).toBe('accepted');
+    const update = Buffer.from('1 0 obj\n<< /Type /Catalog /Pages 2 0 R /Lang (pt-BR) >>\nendobj\nxref\n0 1\n0000000000 65535 f \ntrailer\n<< /Size 4 /Root 1 0 R /Prev 9 >>\nstartxref\n400\n%%EOF\n');
+    expect(refusal(withJunkBefore(Buffer.concat([minimalPdf(), update]), 600))).toBe('accepted');
+    const linearized = Buffer.from(minimalPdf().toString('latin1').replace('%PDF-1.7\n', '%PDF-1.7\n4 0 obj\n<< /Linearized 1 /L 900 /O 3 /E 800 /N 1 /T 700 >>\nendobj\n'), 'latin1');
+    expect(refusal(linearized)).toBe('accepted');
+    const v2 = Buffer.from(minimalPdf().toString('latin1').replace('%PDF-1.7', '%PDF-2.0'), 'latin1');
+    expect(refusal(withJunkBefore(v2, 100))).toBe('accepted');
+    expect(refusal(Buffer.concat([minimalPdf(), Buffer.alloc(3000)]))).toBe('accepted');
   });
 });

@@ -11,6 +11,7 @@ import {
   record,
   registrationCount,
 } from './helpers.js';
+import { cmsSignedData, storedZip } from '../domain/helpers.js';
 
 const plain = (overrides: Record<string, unknown> = {}) =>
   record({ assinantes: [], assinaturas: [], documentos_adicionais: [], ...overrides });
@@ -95,6 +96,24 @@ describe('loan-bond files (rules 3-5)', () => {
     const bytes = Buffer.concat([Buffer.alloc(1000, 0x20), pdfBytes()]);
     const res = await post(app, body([plain({ documento: bytes.toString('base64') })]));
     expect(res.statusCode).toBe(201);
+  });
+
+  it('refuses a real PDF stored in a ZIP and one signed inside a CMS envelope (rule 4), and registers the PDF with 600 bytes before its header', async () => {
+    const app = await lbApp();
+    const inner = pdfBytes(900, { tag: 'contrato' });
+    const zip = storedZip('contrato.pdf', inner).toString('base64');
+    const p7s = cmsSignedData(inner).toString('base64');
+    const refused = await post(app, body([plain({ documento: zip }), plain({ documento: p7s })]));
+    expect(refused.statusCode).toBe(400);
+    const details = (refused.json() as ErrorBody).details;
+    expect(details.map((d) => d.path)).toEqual(['/registros/0/documento', '/registros/1/documento']);
+    expect(details[0]?.message).toMatch(/^rule 4 \(pdf-only\).*a ZIP archive with a PDF inside/);
+    expect(details[1]?.message).toMatch(/^rule 4 \(pdf-only\).*a CMS \/ PKCS#7 signed envelope/);
+    expect(await documentCount(app)).toBe(0);
+
+    const junk600 = Buffer.concat([Buffer.alloc(600, 0x0a), inner]).toString('base64');
+    const accepted = await post(app, body([plain({ documento: junk600 })]));
+    expect(accepted.statusCode).toBe(201);
   });
 
   it.each([

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
-import { bigCnab444, cnabBytes, type TitleSpec } from './helpers.js';
+import { bigCnab444, cnab240Bytes, cnabBytes, cnabText, type TitleSpec } from './helpers.js';
 
 const URL = '/v1/import-cnab';
 
@@ -461,4 +461,21 @@ describe('a 100 000-title CNAB 444 file', () => {
     });
     expect(imp.titles).toEqual([expect.objectContaining({ line: 100_001, faceValueCents: 247056 })]);
   }, 60_000);
+});
+
+describe('a file that is not CNAB 400 or 444 is refused at once, saying what it is', () => {
+  it.each([
+    ['a CNAB 240 file', cnab240Bytes(), 'CNAB 240 is not supported: use CNAB 400 or 444'],
+    ['UTF-16 text', Buffer.from(`\ufeff${cnabText('cnab400', [{}])}`, 'utf16le'), 'the file is UTF-16 text'],
+    [
+      'UTF-8 text with accented letters',
+      Buffer.from(cnabText('cnab400', [{ draweeName: 'AÇÚCAR LTDA' }]), 'utf8'),
+      'the file must be ASCII or Latin-1 (one byte per character), but it is UTF-8',
+    ],
+  ])('%s', async (_name, file, message) => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const error = envelope(await post(app, body({ operationFile: file.toString('base64') })));
+    expect(error).toMatchObject({ code: 'ValidationError', target: 'operationFile' });
+    expect(error.message).toContain(message);
+  });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BASE_FIXTURES, DEMO_FIXTURES, testApp } from '../helpers.js';
-import { cnabBytes } from './helpers.js';
+import { BRADESCO, bradescoGuarantor, bradescoMessages, cnabBytes, PAULISTA, returnFile } from './helpers.js';
 
 async function submit(
   app: Awaited<ReturnType<typeof testApp>>,
@@ -109,6 +109,45 @@ describe('inspection under /_sandbox/receivables', () => {
     expect(page).toMatchObject({ titleCount: 5, otherRecordCount: 1, layout: 'cnab444-400+44' });
     const none = await app.inject({ url: `/_sandbox/receivables/imports/${id}?titlesLimit=1001` });
     expect(none.statusCode).toBe(400);
+  });
+
+  it("shows each title's guarantor (Bradesco record 7) and its other records, and how the file's records were read", async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const guarantor = { address: 'RUA DOS AVALISTAS 77', cep: '20040002', city: 'RIO DE JANEIRO', state: 'RJ' };
+    const file = cnabBytes(
+      'cnab400',
+      [
+        { documentNumber: 'DOC-1', after: [bradescoMessages('cnab400', 'PROTESTAR APOS 5 DIAS'), bradescoGuarantor('cnab400', guarantor)] },
+        { documentNumber: 'DOC-2' },
+      ],
+      { bank: BRADESCO },
+    );
+    const id = await submit(app, file, { token: 'rc-token-1' });
+    await app.runtime.work.drain();
+    const detail = (await app.inject({ url: `/_sandbox/receivables/imports/${id}` })).json();
+    expect(detail).toMatchObject({
+      status: 'processed',
+      titleCount: 2,
+      otherRecordCount: 2,
+      diagnostics: [],
+      recordLayout: { id: 'bradesco-400', bankCode: '237', known: true, returnFile: false },
+    });
+    expect(detail.titles[0]).toMatchObject({ line: 2, documentNumber: 'DOC-1', guarantor });
+    expect(detail.titles[0].records).toEqual([
+      expect.objectContaining({ line: 3, recordType: '2', fields: expect.objectContaining({ message1: 'PROTESTAR APOS 5 DIAS' }) }),
+      { line: 4, recordType: '7', meaning: 'Pagador Avalista (guarantor) of the title before it', fields: guarantor },
+    ]);
+    expect(detail.titles[1]).toMatchObject({ line: 5, documentNumber: 'DOC-2', guarantor: null, records: [] });
+  });
+
+  it('rejects a return file with one diagnostic and says so in the record layout', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const id = await submit(app, returnFile('cnab444-fidc', PAULISTA, 30), { token: 'rc-token-1' });
+    await app.runtime.work.drain();
+    const detail = (await app.inject({ url: `/_sandbox/receivables/imports/${id}` })).json();
+    expect(detail).toMatchObject({ status: 'rejected', errorCount: 1, warningCount: 0, titles: [] });
+    expect(detail.recordLayout).toMatchObject({ id: 'fidc-444', returnFile: true });
+    expect(detail.diagnostics.map((d: { rule: string }) => d.rule)).toEqual(['return-file']);
   });
 
   it('answers 404 for an unknown import', async () => {
