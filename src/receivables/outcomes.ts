@@ -10,6 +10,7 @@ import { operationOutcomes } from '../http/outcomes.js';
 export const REJECTING_RULES: Readonly<Record<string, string>> = {
   header: 'the first line is not a header (record type 0)',
   'header-operation': 'the header is not a remessa (operation 1)',
+  'return-file': 'the file is a return file (retorno: operation 2 or RETORNO), not a remessa',
   trailer: 'the last line is not a trailer (record type 9), or the file has a single line',
   'trailer-count': "the trailer's sequence is not the file's record count",
   sequence: 'sequence numbers are not consecutive from 000001',
@@ -17,13 +18,16 @@ export const REJECTING_RULES: Readonly<Record<string, string>> = {
   'line-length': 'a FIDC CNAB 444 file has a line that is not 444 bytes',
   'no-titles': 'the file has no title records (type 1 or 7)',
   'document-number': "a title's document number is blank",
+  occurrence: "a title's occurrence code is blank or not digits",
+  kind: "a title's kind is blank",
   'due-date': "a title's due date is not a real date",
   'face-value': "a title's face value is not digits, or is zero",
-  'drawee-tax-id': "in strict mode, a drawee's CPF or CNPJ has wrong check digits",
-  'drawee-type': 'in strict mode, a drawee id type is neither 01 (CPF) nor 02 (CNPJ)',
+  'drawee-tax-id': "a drawee's CPF or CNPJ is missing, or (strict mode) has wrong check digits",
+  'drawee-type': 'a drawee id type is blank, or (strict mode) neither 01 (CPF) nor 02 (CNPJ)',
   'nfe-key': 'in strict mode, an NF-e key is not a valid access key',
   'issue-date': "in strict mode, a title's issue date is not a real date",
   'file-date': "in strict mode, the header's file date is not a real date",
+  'bank-layout': 'in strict mode, the header names a bank whose CNAB 400 layout the sandbox does not know',
 };
 
 /** The outcome slug of an import that ended with `firstErrorRule` (null: processed); null when the rule has none. */
