@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     environment: 'node',
     globalSetup: ['test/global-setup.ts'],
+    // Checks every response of every test against the served OpenAPI document.
+    setupFiles: ['test/openapi/conformance.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
   },

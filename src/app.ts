@@ -14,6 +14,7 @@ import Fastify, {
 import { allAssumptions } from './assumptions.js';
 import { bookkeepingPlugin } from './bookkeeping/routes.js';
 import { assumptionText } from './http/assumptions.js';
+import { swaggerOptions } from './http/openapi.js';
 import { renderError, SandboxError, standardBody } from './http/errors.js';
 import { useStandardErrors } from './http/interface-plugin.js';
 import { CATALOG, INTERFACES, interfaceOfPath, OUTCOMES } from './interfaces.js';
@@ -193,19 +194,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
       text: assumptionText(a),
     })),
   };
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info,
-      tags: [
-        { name: 'bookkeeping', description: 'trade-bill bookkeeping (duplicatas escriturais)' },
-        { name: 'registry', description: 'trade-bill registry' },
-        { name: 'receivables', description: 'receivables management: CNAB operation files' },
-        { name: 'loanbond', description: 'loan-bond (CCB) registration' },
-        { name: 'sandbox control plane', description: 'the sandbox itself, under /_sandbox' },
-      ],
-    },
-  });
+  await app.register(swagger, swaggerOptions(info));
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

@@ -85,6 +85,9 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/tenants',
     {
       schema: {
+        operationId: 'inspectBookkeepingTenants',
+        description:
+          'Every bookkeeping tenant as the sandbox holds it: its users (never their tokens), its extract requests and its trade bills, to check what a client changed.',
         tags: TAG,
         summary: 'Bookkeeping: every tenant with its users, extract requests and trade bills',
         response: { 200: Strict({ tenants: Type.Array(TenantSummary) }), 401: StandardError },
@@ -97,6 +100,9 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/tenants/:tenantId/trade-bills',
     {
       schema: {
+        description:
+          'Each trade bill of the tenant with its amount, its open value and its status (open, partially-paid, paid, cancelled, blocked): what declarePayment acts on.',
+        operationId: 'inspectBookkeepingTradeBills',
         tags: TAG,
         summary: "Bookkeeping: a tenant's trade bills with amount, open value and status",
         params: Strict({ tenantId: Type.String() }),
@@ -140,6 +146,9 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/tenants/:tenantId/trade-bills/:uid',
     {
       schema: {
+        operationId: 'inspectBookkeepingTradeBill',
+        description:
+          'One trade bill of the tenant with every payment declared on it, in order, and the open value after each.',
         tags: TAG,
         summary: 'Bookkeeping: one trade bill with its payment history',
         params: Strict({ tenantId: Type.String(), uid: Type.String() }),

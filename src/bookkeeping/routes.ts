@@ -9,7 +9,7 @@ import { bearerToken } from '../http/bearer.js';
 import { pointer, SandboxError, validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { INTERFACES } from '../interfaces.js';
-import { errorResponses, StandardError } from '../http/schema.js';
+import { BEARER_CHALLENGE, errorResponses, StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { tenantIdProblem } from './fixtures.js';
 import { decidePayment, declarationOutcome, declarationProblems } from './payment.js';
@@ -26,7 +26,7 @@ import { runtimeOf } from '../runtime/index.js';
 
 const a = assumptionLookup(assumptions);
 const TRB = '/integration/v1/:tenantId/trade-receivable-certificates';
-const ERRORS = errorResponses([400, 401, 403, 500], StandardError, a('bk-credential-order'));
+const ERRORS = errorResponses([400, 401, 403, 500], StandardError, a('bk-credential-order'), BEARER_CHALLENGE);
 
 /** The user each authorized request acts as. */
 const actingUser = new WeakMap<FastifyRequest, number>();
@@ -74,6 +74,8 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: authorize,
       schema: {
         tags: ['bookkeeping'],
+        description:
+          "The tenant's extract requests, one page at a time (page from 1, pageSize at most 100, sorted by sortBy, desc for descending order), with the pagination totals. The bearer token is checked first (401), then the tenant id (400), then the user's access to the tenant (403).",
         summary: "List the tenant's extract requests, one page at a time",
         params: TenantParams,
         querystring: ExtractQuery,
@@ -117,6 +119,8 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
       schema: {
         tags: ['bookkeeping'],
+        description:
+          "Records a payment of the trade bill uid: partial (isPartial true, below the open value) or total (the whole open value). Amounts are JSON numbers with at most two decimal places. Answers 204 with no body; the trade bill's open value and status change (GET /_sandbox/bookkeeping/tenants/{tenantId}/trade-bills/{uid} shows them).",
         summary: 'Declare a partial or total payment of a trade bill',
         params: PaymentParams,
         body: PaymentDeclaration,

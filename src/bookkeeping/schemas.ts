@@ -73,21 +73,21 @@ export const ExtractItem = Strict({
     'x-sandbox-assumption': a('bk-extract-steps'),
   }),
   generatedAt: UtcTimestamp({ description: 'when the extract was generated' }),
-});
+}, { title: 'ExtractItem' });
 
 export const Pagination = Strict({
   page: Type.Integer({ description: 'current page' }),
   size: Type.Integer({ description: 'page size' }),
   totalItems: Type.Integer(),
   totalPages: Type.Integer({ description: 'ceil(totalItems / size)' }),
-});
+}, { title: 'Pagination' });
 
 export const ExtractList = Strict(
   {
     extractTradeReceivables: Type.Array(ExtractItem),
     pagination: Pagination,
   },
-  { 'x-sandbox-assumption': a('bk-page-past-end') },
+  { title: 'ExtractList', 'x-sandbox-assumption': a('bk-page-past-end') },
 );
 export type ExtractList = Static<typeof ExtractList>;
 
@@ -132,7 +132,7 @@ export const PaymentDeclaration = Strict({
       'x-sandbox-assumption': a('bk-payment-date'),
     }),
   ),
-});
+}, { title: 'PaymentDeclaration' });
 export type PaymentDeclaration = Static<typeof PaymentDeclaration>;
 
 export const NoBody = Type.Null({

@@ -2,7 +2,7 @@
 // emulated interface; its errors use the standard body.
 import { timingSafeEqual } from 'node:crypto';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
 import { bookkeepingInspection } from '../bookkeeping/inspect.js';
 import { assumptionLookup } from '../http/assumptions.js';
 import { SandboxError, standardBody, validationError } from '../http/errors.js';
@@ -49,6 +49,26 @@ function under(prefix: string, fn: () => LoadCounts): LoadCounts {
 }
 
 const TAG = ['sandbox control plane'];
+
+/**
+ * The refusals every control call can give, declared where they arise rather than on each route: a 401
+ * under SANDBOX_ADMIN_TOKEN (the document is the same with or without it), and a 400 for a call that
+ * reads parameters or a body (a malformed JSON body included: POST and DELETE may carry one).
+ */
+function declareRefusals(route: RouteOptions): void {
+  const schema = route.schema as (FastifySchema & { hide?: boolean; response?: Record<string, unknown> }) | undefined;
+  if (!schema || schema.hide || !schema.response) return;
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const reads =
+    schema.body !== undefined ||
+    schema.querystring !== undefined ||
+    schema.params !== undefined ||
+    methods.some((m) => m !== 'GET');
+  const response = { ...schema.response };
+  if (!route.config?.sandboxPublic) response[401] ??= StandardError;
+  if (reads) response[400] ??= StandardError;
+  route.schema = { ...schema, response };
+}
 const a = assumptionLookup(assumptions);
 
 export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
@@ -56,6 +76,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   // POST and DELETE) reads as {} there, as it does on reset, whose body is all optional.
   app.addHook('onRoute', (route) => {
     if (route.schema?.body === undefined) route.config = { ...route.config, optionalBody: true };
+    declareRefusals(route);
   });
   useJsonBodies(app, { optionalBodies: true });
 
@@ -83,9 +104,12 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/health',
     {
       schema: {
+        operationId: 'sandboxHealth',
+        description:
+          'Answers 200 {"status":"ok"} once the database is open and migrated: what a container health check or a test suite waits for before its first call.',
         tags: TAG,
         summary: 'Liveness: 200 once the database is open and migrated',
-        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+        response: { 200: Type.Object({ status: Type.Literal('ok') }), 401: StandardError },
       },
     },
     async (request) => {
@@ -100,6 +124,9 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { optionalBody: true },
       schema: {
+        operationId: 'resetSandbox',
+        description:
+          'Empties every interface, the journal and the fault rules, returns the clock to real time and restarts generated keys (from seed when given), then loads the fixtures in one transaction: a refused fixture document leaves the state as it was.',
         tags: TAG,
         summary: 'Wipe all state, then load the given fixtures ("default": the configured file; none: empty)',
         body: Type.Optional(
@@ -181,6 +208,9 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/fixtures',
     {
       schema: {
+        operationId: 'loadFixtures',
+        description:
+          'Loads a fixture document (users, participants, funds, callers, trade bills) on top of the current state, in one transaction: a refused document changes nothing, and the 400 names the field at fault.',
         tags: TAG,
         summary: 'Add a fixture document to the current state, all or nothing',
         'x-sandbox-assumption': a('fixture-open-value'),
@@ -199,6 +229,9 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/operations',
     {
       schema: {
+        operationId: 'listOperations',
+        description:
+          'The catalog of the four emulated interfaces: each operation with its method and path when the specification shows them (implemented), or by name only (such a call answers 501).',
         tags: TAG,
         summary: 'Every operation of the four interfaces: documented (implemented) or named only',
         response: { 200: Type.Object({ operations: Type.Array(OperationSchema) }), 401: StandardError },

@@ -33,6 +33,7 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/requests',
     {
       schema: {
+        operationId: 'listRequests',
         tags: TAG,
         summary: 'The request journal: what clients sent to the interfaces and what they got, newest first',
         description:
@@ -66,6 +67,9 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/requests',
     {
       schema: {
+        operationId: 'clearRequests',
+        description:
+          'Empties the request journal and answers how many entries it removed.',
         tags: TAG,
         summary: 'Clear the request journal',
         response: { 200: Type.Object({ cleared: Type.Integer() }), 401: StandardError },
@@ -79,6 +83,7 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/faults',
     {
       schema: {
+        operationId: 'addFault',
         tags: TAG,
         summary:
           "Add a fault rule: matching requests get a documented error status in the interface's body, or a delay",
@@ -102,6 +107,9 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/faults',
     {
       schema: {
+        operationId: 'listFaults',
+        description:
+          'Every fault rule in the order it is tried, with how many requests it has matched and how many matches it has left.',
         tags: TAG,
         summary: 'The fault rules, with their hit counts',
         response: { 200: Type.Object({ faults: Type.Array(FaultRuleSchema) }), 401: StandardError },
@@ -114,6 +122,9 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/faults',
     {
       schema: {
+        operationId: 'clearFaults',
+        description:
+          'Removes every fault rule and answers how many there were.',
         tags: TAG,
         summary: 'Remove every fault rule',
         response: { 200: Type.Object({ removed: Type.Integer() }), 401: StandardError },
@@ -126,6 +137,9 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/faults/:id',
     {
       schema: {
+        operationId: 'removeFault',
+        description:
+          'Removes the fault rule with this id; an unknown id is a 404.',
         tags: TAG,
         summary: 'Remove one fault rule',
         params: Type.Object({ id: Type.String() }),
@@ -145,6 +159,9 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/clock',
     {
       schema: {
+        operationId: 'getClock',
+        description:
+          'The time the sandbox acts on (due dates, overdue reconciliations, the loan-bond flow), the real time beside it, the offset between them and whether the clock is frozen.',
         tags: TAG,
         summary: 'Read the sandbox clock',
         response: { 200: ClockState, 401: StandardError },
@@ -157,6 +174,7 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/clock',
     {
       schema: {
+        operationId: 'setClock',
         tags: TAG,
         summary: 'Set, advance, freeze or unfreeze the sandbox clock',
         description:
@@ -206,6 +224,9 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/clock',
     {
       schema: {
+        operationId: 'resetClock',
+        description:
+          'Removes any offset and unfreezes the clock: the sandbox acts on real time again.',
         tags: TAG,
         summary: 'Return the sandbox clock to real time',
         response: { 200: ClockState, 401: StandardError },
@@ -223,6 +244,9 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/snapshots',
     {
       schema: {
+        operationId: 'takeSnapshot',
+        description:
+          'Saves the database, the clock setting and the key sequence under a name, to restore between tests instead of rebuilding fixtures.',
         tags: TAG,
         summary: 'Save the whole state under a name (replacing a snapshot of that name)',
         body: Type.Object({ name: SnapshotName }, { additionalProperties: false }),
@@ -246,6 +270,9 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/snapshots',
     {
       schema: {
+        operationId: 'listSnapshots',
+        description:
+          'Every saved snapshot with its name, when it was taken, its clock and its row counts.',
         tags: TAG,
         summary: 'The saved snapshots',
         response: { 200: Type.Object({ snapshots: Type.Array(SnapshotInfo) }), 401: StandardError },
@@ -258,6 +285,9 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/snapshots/:name/restore',
     {
       schema: {
+        operationId: 'restoreSnapshot',
+        description:
+          'Replaces the whole state with the snapshot of this name; an unknown name is a 404 and changes nothing.',
         tags: TAG,
         summary: 'Put the whole state back as it was saved: database, clock setting and key sequence',
         params: Type.Object({ name: SnapshotName }),
@@ -284,6 +314,9 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/snapshots/:name',
     {
       schema: {
+        operationId: 'deleteSnapshot',
+        description:
+          'Deletes the snapshot of this name; an unknown name is a 404.',
         tags: TAG,
         summary: 'Delete a snapshot',
         params: Type.Object({ name: SnapshotName }),
@@ -311,6 +344,9 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/work/run',
     {
       schema: {
+        operationId: 'runPendingWork',
+        description:
+          'Runs the asynchronous processing that is waiting (CNAB imports, loan-bond registration steps) now instead of on its schedule, and answers with how many items each runner handled.',
         tags: TAG,
         summary:
           'Run all pending asynchronous processing now (CNAB imports, the loan-bond flow); answers when done',

@@ -22,7 +22,7 @@ export const Strict = <T extends Parameters<typeof Type.Object>[0]>(
 export const ErrorDetailSchema = Type.Object({
   path: Type.String({ description: 'JSON pointer of the field at fault' }),
   message: Type.String({ description: 'the rule it breaks' }),
-});
+}, { title: 'ErrorDetail' });
 
 /** The error body of bookkeeping, registry, loan-bond and the control plane. */
 export const StandardError = Type.Object({
@@ -30,7 +30,7 @@ export const StandardError = Type.Object({
   error: Type.String(),
   message: Type.String(),
   details: Type.Array(ErrorDetailSchema),
-});
+}, { title: 'StandardError' });
 
 /** The documented receivables envelope. */
 export const EnvelopeError = Type.Object({
@@ -39,13 +39,33 @@ export const EnvelopeError = Type.Object({
     message: Type.String(),
     target: Type.Union([Type.String(), Type.Null()]),
   }),
-});
+}, { title: 'EnvelopeError' });
 
-/** Response schemas for a set of statuses, all with the same error body. */
-export function errorResponses(statuses: readonly number[], body: TSchema, assumption?: string) {
+/** The challenge a 401 of a bearer-token interface carries (RFC 7235), for the document. */
+export const BEARER_CHALLENGE = {
+  'WWW-Authenticate': {
+    type: 'string',
+    description: 'the Bearer challenge (RFC 6750): the Authorization header was missing, malformed or unknown',
+  },
+};
+
+/**
+ * Response schemas for a set of statuses, all with the same error body. `headers401`: response
+ * headers of the 401 (read by @fastify/swagger from the schema's `headers`).
+ */
+export function errorResponses(
+  statuses: readonly number[],
+  body: TSchema,
+  assumption?: string,
+  headers401?: Record<string, unknown>,
+) {
   const out: Record<number, TSchema> = {};
   for (const s of statuses) {
-    out[s] = assumption ? Type.Unsafe({ ...body, 'x-sandbox-assumption': assumption }) : body;
+    const extra = {
+      ...(assumption ? { 'x-sandbox-assumption': assumption } : {}),
+      ...(s === 401 && headers401 ? { headers: headers401 } : {}),
+    };
+    out[s] = Object.keys(extra).length > 0 ? Type.Unsafe({ ...body, ...extra }) : body;
   }
   return out;
 }
@@ -53,3 +73,17 @@ export function errorResponses(statuses: readonly number[], body: TSchema, assum
 /** A string from a fixed list: one clean `enum` error instead of a union's noise. */
 export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+
+/**
+ * The optional strict-mode request header (a sandbox addition) of every interface whose domain checks
+ * warn (runtime/strict.ts): registry, receivables and loan-bond. `assumption`: the interface's decision.
+ */
+export const StrictHeaders = (assumption: string) =>
+  Type.Object({
+    'sandbox-strict': Type.Optional(
+      StringEnum(['true', 'false'], {
+        description: 'true: domain checks refuse (400) instead of warning',
+        'x-sandbox-assumption': assumption,
+      }),
+    ),
+  });

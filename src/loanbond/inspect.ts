@@ -172,6 +172,9 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/registrations',
     {
       schema: {
+        operationId: 'inspectLoanBondRegistrations',
+        description:
+          'Every loan-bond registration with its state in the flow; the callerId query narrows them to one caller.',
         tags: TAG,
         summary: 'Loan-bond registrations, oldest first; callerId narrows them to one caller',
         querystring: Type.Object({ callerId: Type.Optional(Type.String({ minLength: 1 })) }),
@@ -191,6 +194,9 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/registrations/:codigoIdentificador',
     {
       schema: {
+        operationId: 'inspectLoanBondRegistration',
+        description:
+          'One loan-bond registration in full: signers, the signatures imported (or why they were not), installments and its files by name, size and SHA-256.',
         tags: TAG,
         summary:
           'One registration: signers, imported signatures (or why not), installments, files (name, size, SHA-256)',
@@ -215,6 +221,9 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/documents',
     {
       schema: {
+        operationId: 'inspectLoanBondDocuments',
+        description:
+          'How many distinct files the loan-bond store holds: each file is kept once, by SHA-256 and size, however many records carry it.',
         tags: TAG,
         summary: 'How many distinct files are stored (each once, by SHA-256 and size)',
         response: { 200: Type.Object({ count: Type.Integer() }), 401: StandardError },

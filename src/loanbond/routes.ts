@@ -1,12 +1,13 @@
 // Emulates the loan-bond (CCB) registration interface: records with signers, signatures, PDFs.
 // Differs from the real service where the README's assumptions table says (interface "loanbond").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyError } from 'fastify';
 import { assumptionLookup } from '../http/assumptions.js';
 import { validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { strictFor } from '../runtime/strict.js';
 import { INTERFACES } from '../interfaces.js';
-import { errorResponses, StandardError } from '../http/schema.js';
+import { errorResponses, StandardError, StrictHeaders } from '../http/schema.js';
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
 import { registrationWork } from './runner.js';
@@ -24,6 +25,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/registrar',
     {
       config: { interface: 'loanbond', operation: 'register-loan-bond' },
+      attachValidation: true,
       schema: {
         tags: ['loanbond'],
         summary: 'Register loan-bond (CCB) documents: up to 50 records, each with its PDF',
@@ -31,6 +33,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
           'Rules 1-7 of the specification: the caller holds the electronic-signature and digital loan-bond ' +
           'products (else 401); every file is a PDF, not encrypted, at most 15 MB decoded; at most 50 records; ' +
           'signatures are imported only when assinado is true. All records are registered, or none.',
+        headers: StrictHeaders(a('lb-tax-ids')),
         body: RegistrationRequest,
         response: {
           201: RegistrationResponse,
@@ -60,6 +63,15 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      const invalid = request.validationError;
+      if (invalid) {
+        // lb-check-order: every field type first (400), then the token (401): a body that is right but
+        // for a missing token is the token's 401, not a schema 400.
+        const onlyToken = ((invalid as FastifyError).validation ?? []).every(
+          (e) => e.keyword === 'required' && e.instancePath === '' && e.params.missingProperty === 'token',
+        );
+        if (!onlyToken) throw invalid;
+      }
       const runtime = runtimeOf(request);
       const result = register(request.body, {
         store: runtime.store,

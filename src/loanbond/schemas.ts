@@ -26,7 +26,7 @@ export const Address = Strict({
       'x-sandbox-assumption': a('lb-string-formats'),
     }),
   ),
-});
+}, { title: 'Address' });
 
 const TaxIdField = () =>
   Type.Optional(Type.String({ description: 'CPF or CNPJ', 'x-sandbox-assumption': a('lb-tax-ids') }));
@@ -46,7 +46,7 @@ export const Signer = Strict({
   orgao_expedidor: Str(),
   data_emissao_rg: Str(),
   endereco: Type.Optional(Address),
-});
+}, { title: 'Signer' });
 
 export const DigitalCertificate = Strict({
   tipo_certificado: Str(),
@@ -57,26 +57,26 @@ export const DigitalCertificate = Strict({
   valido_de: Str(),
   valido_ate: Str(),
   chave_autoridade_certificadora: Str(),
-});
+}, { title: 'DigitalCertificate' });
 
 export const ElectronicSignature = Strict({
   pin: Str(),
   forma_checagem: Str(),
   email: Str(),
   celular: Str(),
-});
+}, { title: 'ElectronicSignature' });
 
 export const Timestamp = Strict({
   emitido_por: Str(),
   numero_serial: Str(),
   data_hora_utc: Str(),
-});
+}, { title: 'SignatureTimestamp' });
 
 export const Lcr = Strict({
   emitido_por: Str(),
   numero_serial: Str(),
   data_prox_atualizacao: Str(),
-});
+}, { title: 'Lcr' });
 
 export const Signature = Strict({
   cpf_cnpj: TaxIdField(),
@@ -89,24 +89,33 @@ export const Signature = Strict({
   assinatura_eletronica: Type.Optional(ElectronicSignature),
   carimbo_tempo: Type.Optional(Timestamp),
   lcr: Type.Optional(Lcr),
-});
+}, { title: 'Signature' });
 export type Signature = Static<typeof Signature>;
 
 export const Installment = Strict({
   numero: Type.Optional(Type.Integer()),
   data_vencimento: Str(),
   valor: Type.Optional(Money()),
-});
+}, { title: 'Installment' });
 
 const fileDescription = `base64 of a PDF file, at most ${MAX_FILE_BYTES} bytes decoded (15 MB), not encrypted`;
+
+/** A file field: the encoding and media type in keywords tools read (rules 3-5 are checked by the server). */
+const PdfFile = () =>
+  Type.String({
+    description: fileDescription,
+    contentEncoding: 'base64',
+    contentMediaType: 'application/pdf',
+    'x-sandbox-assumption': a('lb-file-base64'),
+  });
 
 export const AdditionalDocument = Strict(
   {
     nome: Str(),
-    conteudo: Type.String({ description: fileDescription, 'x-sandbox-assumption': a('lb-file-base64') }),
+    conteudo: PdfFile(),
     assinaturas: Type.Optional(Type.Array(Signature)),
   },
-  { 'x-sandbox-assumption': a('lb-required-fields') },
+  { title: 'AdditionalDocument', 'x-sandbox-assumption': a('lb-required-fields') },
 );
 
 export const LoanBondRecord = Strict(
@@ -127,18 +136,19 @@ export const LoanBondRecord = Strict(
     assinantes: Type.Optional(Type.Array(Signer)),
     assinaturas: Type.Optional(Type.Array(Signature)),
     parcelas: Type.Optional(Type.Array(Installment)),
-    documento: Type.String({ description: fileDescription, 'x-sandbox-assumption': a('lb-file-base64') }),
+    documento: PdfFile(),
     documentos_adicionais: Type.Optional(Type.Array(AdditionalDocument)),
   },
-  { 'x-sandbox-assumption': a('lb-required-fields') },
+  { title: 'LoanBondRecord', 'x-sandbox-assumption': a('lb-required-fields') },
 );
 export type LoanBondRecord = Static<typeof LoanBondRecord>;
 
 export const RegistrationRequest = Strict(
   {
     versao: Type.String({ description: 'interface version of the body' }),
-    // Optional in the schema so that a missing token is the contract's 401, not a schema 400.
-    token: Type.Optional(Type.String({ description: 'access token of the caller (missing or unknown: 401)' })),
+    // Required, as the document says; a body whose only problem is a missing token still gets the
+    // 401 of lb-check-order (routes.ts reads the validation result).
+    token: Type.String({ description: 'access token of the caller (missing or unknown: 401)' }),
     registros: Type.Array(LoanBondRecord, {
       minItems: 1,
       maxItems: MAX_RECORDS,
@@ -146,7 +156,7 @@ export const RegistrationRequest = Strict(
       'x-sandbox-assumption': a('lb-empty-batch'),
     }),
   },
-  { 'x-sandbox-assumption': a('lb-required-fields') },
+  { title: 'RegistrationRequest', 'x-sandbox-assumption': a('lb-required-fields') },
 );
 export type RegistrationRequest = Static<typeof RegistrationRequest>;
 
@@ -154,7 +164,7 @@ export const RegistrationItem = Type.Object({
   codigo_identificador: Type.String(),
   chave_registro: Type.String(),
   token_acesso: Type.String({ description: 'a secret: keep it; the sandbox stores only its hash' }),
-});
+}, { title: 'RegistrationItem' });
 
 export const RegistrationResponse = Type.Object(
   {
@@ -162,6 +172,6 @@ export const RegistrationResponse = Type.Object(
     mensagem: Type.String(),
     registros: Type.Array(RegistrationItem),
   },
-  { 'x-sandbox-assumption': a('lb-response-keys') },
+  { title: 'RegistrationResponse', 'x-sandbox-assumption': a('lb-response-keys') },
 );
 export type RegistrationResponse = Static<typeof RegistrationResponse>;

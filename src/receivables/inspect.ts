@@ -169,6 +169,9 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/funds',
     {
       schema: {
+        operationId: 'inspectReceivablesFunds',
+        description:
+          'Every receivables fund with whether it has a token (never the token itself) and how many imports it received.',
         tags: TAGS,
         summary: 'Receivables funds (tokens are never shown)',
         response: {
@@ -177,6 +180,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
               Type.Object({ fundCnpj: Type.String(), hasToken: Type.Boolean(), imports: Type.Integer() }),
             ),
           }),
+          401: StandardError,
         },
       },
     },
@@ -191,6 +195,9 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/funds/:fundCnpj/imports',
     {
       schema: {
+        description:
+          'Every CNAB import the fund received, oldest first, with its Sandbox-Import-Id, file name, status and counts.',
+        operationId: 'inspectReceivablesImports',
         tags: TAGS,
         summary: "A fund's CNAB imports, oldest first",
         params: Type.Object({
@@ -216,12 +223,16 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/imports/:importId/lines',
     {
       schema: {
+        description:
+          "A page of the stored file's lines, numbered from 1 and decoded as Latin-1, so a diagnostic's line number can be read in place.",
+        operationId: 'inspectReceivablesImportLines',
         tags: TAGS,
         summary: "A page of an import's file, line by line as stored (Latin-1), to read next to its diagnostics",
         params: Type.Object({ importId: Type.String() }),
         querystring: Type.Object({
-          offset: Type.Integer({ minimum: 0, default: 0, description: 'lines to skip' }),
-          limit: Type.Integer({ minimum: 1, maximum: 1000, default: 200 }),
+          // Optional with a default (Ajv fills it): a caller may leave them out.
+          offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'lines to skip' })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
         }),
         response: {
           200: Type.Object({
@@ -243,7 +254,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
       const bytes = storeOf(request).file(importId);
       if (!bytes) throw new SandboxError(404, `no CNAB import with id ${importId}`);
       const all = fileLines(bytes);
-      const { offset, limit } = request.query;
+      const { offset = 0, limit = 200 } = request.query;
       return {
         importId,
         lineCount: all.length,
@@ -256,12 +267,15 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/imports/:importId',
     {
       schema: {
+        operationId: 'inspectReceivablesImport',
+        description:
+          'One CNAB import (the Sandbox-Import-Id of its submission): processing status, counts, a page of its titles and the diagnostics of its lines.',
         tags: TAGS,
         summary: 'One CNAB import: status, counts, a page of its titles, its diagnostics',
         params: Type.Object({ importId: Type.String() }),
         querystring: Type.Object({
-          titlesOffset: Type.Integer({ minimum: 0, default: 0 }),
-          titlesLimit: Type.Integer({ minimum: 0, maximum: 1000, default: 100 }),
+          titlesOffset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+          titlesLimit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, default: 100 })),
         }),
         response: { 200: ImportDetail, 404: StandardError },
       },
@@ -270,7 +284,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
       const store = storeOf(request);
       const row = store.import(request.params.importId);
       if (!row) throw new SandboxError(404, `no CNAB import with id ${request.params.importId}`);
-      const { titlesOffset, titlesLimit } = request.query;
+      const { titlesOffset = 0, titlesLimit = 100 } = request.query;
       return {
         ...summary(row),
         recordLayout: recordLayoutOf(store, row.importId),

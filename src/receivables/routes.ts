@@ -10,7 +10,7 @@ import { SandboxError, validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { strictFor } from '../runtime/strict.js';
 import { INTERFACES } from '../interfaces.js';
-import { EnvelopeError, errorResponses } from '../http/schema.js';
+import { EnvelopeError, errorResponses, StrictHeaders } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { scanLines } from './cnab.js';
 import { importWork } from './runner.js';
@@ -46,6 +46,7 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'The file is checked at once (base64, not empty, every line 400 or 444 bytes) and stored; the 200 ' +
           'comes before processing, which runs asynchronously (see /_sandbox/receivables for the outcome).',
+        headers: StrictHeaders(a('rc-cnab-rules')),
         body: ImportCnabBody,
         response: {
           200: NoBody,

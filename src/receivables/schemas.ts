@@ -15,6 +15,7 @@ export const ImportCnabBody = Strict(
     }),
     operationFile: Type.String({
       description: 'file in CNAB400 or CNAB444 layout, per the layout of the custodian bank, as base64 text',
+      contentEncoding: 'base64',
       'x-sandbox-assumption': a('rc-file-base64', 'rc-layouts', 'rc-file-encoding'),
     }),
     fileName: Type.String({
@@ -25,11 +26,22 @@ export const ImportCnabBody = Strict(
     }),
     additiveNumber: Type.Number({ description: "identifier of the operation in the client's own system" }),
   },
-  { description: 'each field occurs exactly once (1:1): a field sent twice is a ValidationError naming it' },
+  {
+    title: 'ImportCnabBody',
+    description: 'each field occurs exactly once (1:1): a field sent twice is a ValidationError naming it',
+  },
 );
 export type ImportCnabBody = Static<typeof ImportCnabBody>;
 
 export const NoBody = Type.Null({
   description: 'success, no body; processing is asynchronous',
   'x-sandbox-assumption': a('rc-import-id-header', 'rc-no-webhook'),
+  // Read by @fastify/swagger into the response's headers.
+  headers: {
+    'Sandbox-Import-Id': {
+      type: 'string',
+      'x-required': true,
+      description: 'the handle on this import: GET /_sandbox/receivables/imports/{importId} shows its processing',
+    },
+  },
 });

@@ -30,6 +30,9 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/batches/:chaveRemessa',
     {
       schema: {
+        operationId: 'inspectRegistryBatch',
+        description:
+          'A registered batch: every document with the chaveRegistro it was given, and the domain checks that failed as warnings.',
         tags: TAG,
         summary: 'A registered batch: its documents with their chaveRegistro, and its domain warnings',
         params: Type.Object({ chaveRemessa: Type.String() }),
@@ -62,6 +65,9 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/reconciliations/:chaveConciliacao',
     {
       schema: {
+        operationId: 'inspectRegistryReconciliation',
+        description:
+          'A reconciliation: for each item matched, diverging (with the fields that differ) or unknown, and what the participant reported.',
         tags: TAG,
         summary: 'A reconciliation: the result of each item (matched, diverging with the fields, unknown)',
         params: Type.Object({ chaveConciliacao: Type.String() }),
@@ -95,6 +101,9 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/participants',
     {
       schema: {
+        operationId: 'inspectRegistryParticipants',
+        description:
+          'Every registry participant (never its token) with its document count and whether its monthly reconciliation is overdue.',
         tags: TAG,
         summary: 'Every registry participant (never its token) with its document count and overdue flag',
         response: {
@@ -139,6 +148,9 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
     '/participants/:participantId',
     {
       schema: {
+        operationId: 'inspectRegistryParticipant',
+        description:
+          'A participant: its batches and reconciliations, when its next reconciliation is due, and whether it is overdue by the sandbox clock.',
         tags: TAG,
         summary:
           'A participant: its batches and reconciliations, and whether its monthly reconciliation is overdue',

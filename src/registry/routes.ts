@@ -9,7 +9,7 @@ import { strictFor } from '../runtime/strict.js';
 import { type ErrorDetail, pointer, SandboxError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { INTERFACES } from '../interfaces.js';
-import { errorResponses, StandardError } from '../http/schema.js';
+import { BEARER_CHALLENGE, errorResponses, StandardError, StrictHeaders } from '../http/schema.js';
 import { MAX_DETAILS } from '../http/validation.js';
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import type { DocumentRow, ReconciliationItemRow } from '../store/registry.js';
@@ -23,7 +23,6 @@ import {
   RegisterBody,
   RegisterResponse,
   type RegistryDocument,
-  StrictHeaders,
   type Warning,
 } from './schemas.js';
 import { runtimeOf } from '../runtime/index.js';
@@ -113,10 +112,10 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
 
   const common = {
     tags: ['registry'],
-    headers: StrictHeaders,
+    headers: StrictHeaders(a('registry-domain-warnings')),
     'x-sandbox-assumption': a('registry-bearer', 'registry-batch-atomic', 'registry-domain-warnings'),
   };
-  const errors = errorResponses([400, 401, 500], StandardError, a('error-body'));
+  const errors = errorResponses([400, 401, 500], StandardError, a('error-body'), BEARER_CHALLENGE);
 
   app.post(
     '/registrar_documentos',

@@ -13,7 +13,7 @@ export const Avalista = Strict(
     nomeAvalista: opt(Type.String({ description: 'guarantor name' })),
     cpfCnpjAvalista: opt(Type.String({ description: 'guarantor tax id' })),
   },
-  { description: 'guarantor' },
+  { title: 'Avalista', description: 'guarantor' },
 );
 
 export const Operacao = Strict(
@@ -30,7 +30,7 @@ export const Operacao = Strict(
     valorOperacao: opt(Money()),
     dataVencimentoOperacao: opt(CalendarDate()),
   },
-  { description: 'operation' },
+  { title: 'Operacao', description: 'operation' },
 );
 
 export const Garantia = Strict(
@@ -38,7 +38,7 @@ export const Garantia = Strict(
     tipoGarantia: opt(Type.Integer({ description: 'integer code' })),
     avalistas: opt(Type.Array(Avalista)),
   },
-  { description: 'guarantee' },
+  { title: 'Garantia', description: 'guarantee' },
 );
 
 /** The registration fields of a registry document (item of `registros` in registration). */
@@ -74,6 +74,7 @@ const documentFields = {
   documento: opt(
     Type.String({
       description: 'content of the attached document, standard base64 text',
+      contentEncoding: 'base64',
       'x-sandbox-assumption': a('registry-documento-digest'),
     }),
   ),
@@ -90,6 +91,7 @@ const reconciliationFields = {
 };
 
 export const RegistryDocument = Strict(documentFields, {
+  title: 'RegistryDocument',
   description: 'registry document: registration fields only',
   'x-sandbox-assumption': a('registry-optional-fields'),
 });
@@ -98,6 +100,7 @@ export type RegistryDocument = Static<typeof RegistryDocument>;
 export const ReconciliationDocument = Strict(
   { ...documentFields, ...reconciliationFields },
   {
+    title: 'ReconciliationDocument',
     description: 'registry document with the reconciliation additions',
     'x-sandbox-assumption': a('registry-optional-fields', 'registry-reconcile-compare'),
   },
@@ -135,7 +138,7 @@ export const RegisterResponse = Type.Object(
       'x-sandbox-assumption': a('registry-keys'),
     }),
   },
-  warningsHeader,
+  { title: 'RegisterResponse', ...warningsHeader },
 );
 
 export const ReconcileResponse = Type.Object(
@@ -143,18 +146,8 @@ export const ReconcileResponse = Type.Object(
     mensagem: Type.String({ 'x-sandbox-assumption': a('registry-mensagem') }),
     chaveConciliacao: Type.String({ 'x-sandbox-assumption': a('registry-keys') }),
   },
-  warningsHeader,
+  { title: 'ReconcileResponse', ...warningsHeader },
 );
-
-/** The optional strict-mode request header (a sandbox addition). */
-export const StrictHeaders = Type.Object({
-  'sandbox-strict': opt(
-    StringEnum(['true', 'false'], {
-      description: 'true: domain checks refuse (400) instead of warning',
-      'x-sandbox-assumption': a('registry-domain-warnings'),
-    }),
-  ),
-});
 
 // ---- inspection (the sandbox's own shapes) ----
 

@@ -166,7 +166,9 @@ describe('the OpenAPI document', () => {
     expect(op['x-sandbox-assumption']).toContain('[rc-error-precedence]');
     expect(op.responses['200'].content).toBeUndefined();
     expect(Object.keys(op.responses)).toEqual(['200', '400']);
-    expect(op.requestBody.content['application/json'].schema.required).toEqual([
+    // The body is the named schema ImportCnabBody (components.schemas).
+    expect(op.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/ImportCnabBody');
+    expect(doc.components.schemas.ImportCnabBody.required).toEqual([
       'token',
       'fundCnpj',
       'operationFile',

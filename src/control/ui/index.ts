@@ -126,6 +126,9 @@ export const uiPlugin: FastifyPluginAsyncTypebox = async (app) => {
     '/overview',
     {
       schema: {
+        operationId: 'getOverview',
+        description:
+          'What the inspector page shows first: row counts per interface, the sandbox clock, when the state was last reset, and the domain warnings recorded.',
         tags: TAG,
         summary: 'The inspector overview: rows per interface, the clock, the last reset, warnings',
         response: { 200: Overview, 401: StandardError },

@@ -1,0 +1,170 @@
+// What makes the served OpenAPI document usable by outside tools (linters, validating proxies, client
+// generators): security schemes applied per operation, an operationId on each, servers, contact and
+// licence, and named schemas under components.schemas. The route schemas stay the one source: this
+// module only places what they say (README, "Generate a client").
+import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import { INTERFACES, interfaceOfPath } from '../interfaces.js';
+import type { InterfaceId } from './errors.js';
+
+/** How each part of the sandbox authenticates, as OpenAPI security requirements. */
+const SECURITY_SCHEMES = {
+  bookkeepingBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'the accessToken of a bookkeeping user (fixtures: bookkeeping.users), as Authorization: Bearer <token>',
+  },
+  registryBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'the accessToken of a registry participant (fixtures: registry.participants), as Authorization: Bearer <token>',
+  },
+  sandboxAdminToken: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Sandbox-Admin-Token',
+    description: 'needed by /_sandbox calls only when the sandbox runs with SANDBOX_ADMIN_TOKEN set',
+  },
+} as const;
+
+/**
+ * Receivables and loan-bond carry their token in the body (a required `token` field), so they declare
+ * no security scheme: `[]` says "nothing beyond the body" rather than leaving it unsaid.
+ */
+const INTERFACE_SECURITY: Record<InterfaceId, Array<Record<string, string[]>>> = {
+  bookkeeping: [{ bookkeepingBearer: [] }],
+  registry: [{ registryBearer: [] }],
+  receivables: [],
+  loanbond: [],
+};
+
+/** The admin header is optional: needed only when the sandbox has an admin token. */
+const CONTROL_SECURITY = [{ sandboxAdminToken: [] }, {}];
+
+/** kebab-case operation ids of the catalog (journal, fault rules) -> the camelCase operationId. */
+export function operationIdOf(kebab: string): string {
+  return kebab.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+type Schema = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Keywords that annotate a schema at its place of use without changing what it accepts. */
+const ANNOTATIONS = new Set(['description', 'x-sandbox-assumption', 'default', 'examples', 'example']);
+
+function sameContent(a: Schema, b: Schema): boolean {
+  const strip = (s: Schema) =>
+    JSON.stringify(Object.fromEntries(Object.entries(s).filter(([k]) => !ANNOTATIONS.has(k))));
+  return strip(a) === strip(b);
+}
+
+/**
+ * The route schemas name two rules by formats of the sandbox's own Ajv (http/validation.ts); the
+ * document says them in keywords every tool knows. `money` becomes `multipleOf: 0.01` (the server
+ * checks the cents exactly, where a float division may not: validators need a tolerance, e.g. Ajv's
+ * multipleOfPrecision), `utc-timestamp` becomes `date-time`.
+ */
+function standardFormats(schema: Schema): void {
+  if (schema.format === 'money') {
+    delete schema.format;
+    schema.multipleOf = 0.01;
+  } else if (schema.format === 'utc-timestamp') {
+    schema.format = 'date-time';
+  }
+}
+
+/**
+ * Moves every schema that carries a `title` into components.schemas under that title, and leaves a
+ * `$ref` (with the annotations of its place of use, which OpenAPI 3.1 allows beside `$ref`) where it
+ * was. Two different schemas with one title are a programming error, reported when the document is built.
+ */
+export function nameSchemas(document: Schema): Schema {
+  const components = (isObject(document.components) ? document.components : {}) as Schema;
+  const named = (isObject(components.schemas) ? components.schemas : {}) as Record<string, Schema>;
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!isObject(node)) return node;
+    const out: Schema = {};
+    for (const [k, v] of Object.entries(node)) out[k] = k === 'examples' || k === 'example' ? v : visit(v);
+    standardFormats(out);
+    const title = out.title;
+    if (typeof title !== 'string' || !/^[A-Z][A-Za-z0-9]*$/.test(title)) return out;
+    const held = named[title];
+    if (held === undefined) named[title] = out;
+    else if (!sameContent(held, out)) throw new Error(`two different schemas are both titled ${title}`);
+    const kept = named[title] ?? out;
+    const uses: Schema = { $ref: `#/components/schemas/${title}` };
+    for (const k of ANNOTATIONS) {
+      if (out[k] !== undefined && JSON.stringify(out[k]) !== JSON.stringify(kept[k])) uses[k] = out[k];
+    }
+    return uses;
+  };
+  const paths = visit(document.paths);
+  return { ...document, paths, components: { ...components, schemas: named } };
+}
+
+/**
+ * A response header marked `x-required` in a route schema (where a bare `required: true` would break
+ * the JSON Schema that @fastify/swagger copies it into) becomes the header object's `required: true`.
+ */
+export function hoistRequiredHeaders(document: Schema): Schema {
+  const visit = (node: unknown, key?: string): void => {
+    if (Array.isArray(node)) return node.forEach((n) => visit(n));
+    if (!isObject(node)) return;
+    if (key === 'headers') {
+      for (const header of Object.values(node)) {
+        if (isObject(header) && isObject(header.schema) && header.schema['x-required'] === true) {
+          delete header.schema['x-required'];
+          header.required = true;
+        }
+      }
+    }
+    for (const [k, v] of Object.entries(node)) visit(v, k);
+  };
+  visit(document.paths);
+  return document;
+}
+
+export function swaggerOptions(info: Schema & { title: string; version: string }): FastifyDynamicSwaggerOptions {
+  return {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        ...info,
+        contact: { name: 'tradebill-sandbox maintainers' },
+        // package.json is private and grants no licence; npm's word for that.
+        license: { name: 'UNLICENSED' },
+      },
+      servers: [
+        // Relative: the sandbox that serves the document (npm start listens on port 3000 by default).
+        { url: '/', description: 'the sandbox serving this document' },
+      ],
+      tags: [
+        { name: 'bookkeeping', description: 'trade-bill bookkeeping (duplicatas escriturais)' },
+        { name: 'registry', description: 'trade-bill registry' },
+        { name: 'receivables', description: 'receivables management: CNAB operation files' },
+        { name: 'loanbond', description: 'loan-bond (CCB) registration' },
+        { name: 'sandbox control plane', description: 'the sandbox itself, under /_sandbox' },
+      ],
+      components: { securitySchemes: SECURITY_SCHEMES },
+    },
+    transform: ({ schema, url, route }) => {
+      const own = (schema ?? {}) as Schema;
+      const id = interfaceOfPath(url);
+      const operation = route.config?.operation;
+      const placed: Schema = { ...own };
+      if (placed.operationId === undefined && typeof operation === 'string')
+        placed.operationId = operationIdOf(operation);
+      if (placed.security === undefined) {
+        if (id) placed.security = INTERFACE_SECURITY[INTERFACES[id].id];
+        else if (url.startsWith('/_sandbox')) placed.security = route.config?.sandboxPublic ? [] : CONTROL_SECURITY;
+      }
+      return { schema: placed as typeof schema, url };
+    },
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
+      return nameSchemas(hoistRequiredHeaders(documentObject.openapiObject as Schema)) as typeof documentObject.openapiObject;
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { testApp } from '../helpers.js';
+import { Checker, type OpenApiDocument, problemsOf, responsesChecked, routesOf } from './conformance.js';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+describe('the OpenAPI document against the routes of the app', () => {
+  it('describes every route the app serves (hidden pages aside), and no route the app does not serve', async () => {
+    const app = await testApp();
+    const document = JSON.parse((await app.inject({ url: '/openapi.json' })).body) as OpenApiDocument;
+    const served = routesOf(app)
+      .filter((r) => !r.hidden)
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
+    const documented = Object.entries(document.paths)
+      .flatMap(([path, item]) => Object.keys(item).filter((m) => METHODS.includes(m)).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
+    expect(served.length).toBeGreaterThan(30);
+    expect(documented).toEqual(served);
+    // The setup file has seen this test's own call to /openapi.json (a hidden route, not checked).
+    expect(responsesChecked()).toBeGreaterThan(0);
+  });
+});
+
+describe('the response check of the whole suite (test/openapi/conformance.ts)', () => {
+  const document: OpenApiDocument = {
+    paths: {
+      '/things/{id}': {
+        get: {
+          responses: {
+            '200': {
+              headers: { 'Sandbox-Count': { required: true, schema: { type: 'integer' } } },
+              content: {
+                'application/json': {
+                  schema: { type: 'object', required: ['n'], properties: { n: { type: 'number', multipleOf: 0.01 } } },
+                },
+              },
+            },
+            '404': {},
+          },
+        },
+      },
+    },
+  };
+  const checker = new Checker(document);
+  const call = { method: 'GET', url: '/things/1?x=1', route: '/things/:id', hidden: false };
+  const json = { 'content-type': 'application/json; charset=utf-8', 'sandbox-count': '2' };
+
+  it('passes a response the document describes, money with float noise included', () => {
+    expect(problemsOf(checker, call, 200, json, JSON.stringify({ n: 830.55 }))).toEqual([]);
+  });
+
+  it('fails an undocumented status, a body off its schema, a missing or undeclared header, an unknown route', () => {
+    expect(problemsOf(checker, call, 500, json, '{}')).toEqual([expect.stringContaining('status 500 is not documented')]);
+    expect(problemsOf(checker, call, 200, json, JSON.stringify({ n: 1.234 }))).toEqual([
+      expect.stringContaining('/n must be multiple of 0.01'),
+    ]);
+    expect(problemsOf(checker, call, 200, { 'content-type': 'application/json' }, '{"n":1}')).toEqual([
+      expect.stringContaining('required header Sandbox-Count is missing'),
+    ]);
+    expect(problemsOf(checker, call, 404, { 'sandbox-warnings': '1' }, '')).toEqual([
+      expect.stringContaining('header sandbox-warnings is sent but not declared'),
+    ]);
+    expect(problemsOf(checker, call, 404, {}, '{"error":"x"}')).toEqual([
+      expect.stringContaining('a body is sent where the document declares none'),
+    ]);
+    expect(problemsOf(checker, { ...call, route: '/other' }, 200, json, '{}')).toEqual([
+      expect.stringContaining('GET /other is a route the document does not describe'),
+    ]);
+  });
+
+  it('allows an unrouted request only the 501 or a documented status under an interface, a 404 or 400 elsewhere', () => {
+    const unrouted = (url: string) => ({ method: 'GET', url, route: undefined, hidden: false });
+    expect(problemsOf(checker, unrouted('/api/service/document/cancelar'), 501, {}, '')).toEqual([]);
+    expect(problemsOf(checker, unrouted('/v1/import-cnab/x'), 401, {}, '')).toHaveLength(1);
+    expect(problemsOf(checker, unrouted('/elsewhere'), 404, {}, '')).toEqual([]);
+    expect(problemsOf(checker, unrouted('/elsewhere'), 501, {}, '')).toHaveLength(1);
+  });
+});
+
+describe('what the document says a caller must send', () => {
+  it('never marks a parameter with a default as required, and requires the body tokens the server requires', async () => {
+    const app = await testApp();
+    const document = JSON.parse((await app.inject({ url: '/openapi.json' })).body) as {
+      paths: Record<string, Record<string, { parameters?: Array<{ name: string; required?: boolean; schema?: { default?: unknown } }> }>>;
+      components: { schemas: Record<string, { required?: string[] }> };
+    };
+    const requiredWithDefault = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).flatMap(([method, op]) =>
+        (op.parameters ?? [])
+          .filter((p) => p.required && p.schema?.default !== undefined && !path.includes(`{${p.name}}`))
+          .map((p) => `${method} ${path} ${p.name}`),
+      ),
+    );
+    expect(requiredWithDefault).toEqual([]);
+    expect(document.components.schemas.RegistrationRequest?.required).toContain('token');
+    expect(document.components.schemas.ImportCnabBody?.required).toContain('token');
+  });
+});
