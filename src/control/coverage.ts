@@ -21,6 +21,7 @@ export const coveragePlugin: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: TAG,
+        operationId: 'getCoverage',
         summary: 'Client coverage: every outcome of the documented operations, with its hits since the last reset',
         description:
           'An outcome is a documented status split by the rule that decides it (a partial payment accepted, a 401 for a ' +
@@ -61,7 +62,9 @@ export const coveragePlugin: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: TAG,
+        operationId: 'clearCoverage',
         summary: 'Start counting coverage again from zero (POST /_sandbox/reset does it too)',
+        description: 'Every hit count, first and last time back to nothing; the catalog of outcomes stays.',
         response: {
           200: Type.Object({
             cleared: Type.Integer({ description: 'answers that had been counted' }),

@@ -81,11 +81,25 @@ const everyRoute = assumptionLookup(sandboxAssumptions)(
 
 const NO_SLUGS: ReadonlySet<string> = new Set();
 
+const OUTCOME_HEADER_SCHEMA = {
+  type: 'string',
+  description: 'the outcome of this answer, <operation>.<outcome>, as listed by GET /_sandbox/coverage',
+  'x-sandbox-assumption': assumptionLookup(sandboxAssumptions)('coverage-outcomes'),
+};
+
 export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): void {
   app.addHook('onRoute', (route) => {
     const schema = (route.schema ?? {}) as Record<string, unknown>;
     const own = schema['x-sandbox-assumption'];
     schema['x-sandbox-assumption'] = typeof own === 'string' ? `${own} ${everyRoute}` : everyRoute;
+    // Every answer of a documented operation names its outcome (coverage-outcomes): declared on each response.
+    const responses = schema.response as Record<string, Record<string, unknown>> | undefined;
+    if (route.config?.operation !== undefined && responses) {
+      for (const [status, response] of Object.entries(responses)) {
+        const headers = (response.headers ?? {}) as Record<string, unknown>;
+        responses[status] = { ...response, headers: { ...headers, 'Sandbox-Outcome': OUTCOME_HEADER_SCHEMA } };
+      }
+    }
     route.schema = schema;
   });
 
