@@ -41,10 +41,11 @@ export async function startChild(
   script: string,
   args: (port: number) => string[],
   healthPath = '/_sandbox/health',
+  nodeArgs: string[] = [],
 ): Promise<Server & { startMs: number }> {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, [script, ...args(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   await waitHealthy(url, healthPath);
   const startMs = performance.now() - t0;

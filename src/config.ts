@@ -22,6 +22,10 @@ export interface Config {
   journalSize: number;
   /** Client coverage: answers carry Sandbox-Outcome and are counted (GET /_sandbox/coverage). */
   coverage: boolean;
+  /** Workspaces allowed besides `default`. */
+  maxWorkspaces: number;
+  /** In-memory workspaces unused this long are removed; 0: never. */
+  workspaceIdleMs: number;
 }
 
 export const HELP = `tradebill-sandbox: a stateful sandbox of the trade-bill bookkeeping, registry,
@@ -48,6 +52,10 @@ Usage: node dist/server.js [options]        (or: npm start -- [options])
                                                   env SANDBOX_JOURNAL_SIZE default 1000
   --no-coverage         answers carry no Sandbox-Outcome header and no coverage is counted
                                                   env SANDBOX_COVERAGE=false default on
+  --max-workspaces <n>  workspaces (/ws/{name}/...) allowed besides default
+                                                  env SANDBOX_MAX_WORKSPACES default 256
+  --workspace-idle <t>  remove in-memory workspaces unused this long: 90s, 30m, 2h; 0 never
+                                                  env SANDBOX_WORKSPACE_IDLE default 60m
   -h, --help            this text
   env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token.
 `;
@@ -67,6 +75,17 @@ export function parseSize(text: string): number {
   const bytes = Math.floor(Number(m[1]) * factor);
   if (bytes < 1024) throw new ConfigError(`the body limit ${text} is below 1kb`);
   return bytes;
+}
+
+/** '30m' -> 1800000. Units ms, s, m, h (no unit: seconds); 0 or 'off' -> 0 (never). */
+export function parseIdle(text: string): number {
+  const m = /^\s*(\d+)\s*(ms|s|m|h)?\s*$/i.exec(text);
+  if (/^\s*(off|never)\s*$/i.test(text)) return 0;
+  if (!m) throw new ConfigError(`cannot read the idle time "${text}": write e.g. 90s, 30m, 2h, or 0 for never`);
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's').toLowerCase()] ?? 1000;
+  const ms = Number(m[1]) * factor;
+  if (ms !== 0 && ms < 1000) throw new ConfigError(`the idle time ${text} is below one second (0 turns eviction off)`);
+  return ms;
 }
 
 function parseBool(name: string, text: string | undefined): boolean {
@@ -96,6 +115,10 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   const journalSize = Number(journalText);
   if (!/^\d+$/.test(journalText.trim()) || journalSize > 1_000_000)
     throw new ConfigError(`invalid journal size "${journalText}": a whole number from 0 to 1000000`);
+  const maxText = values['max-workspaces'] ?? env.SANDBOX_MAX_WORKSPACES ?? '256';
+  const maxWorkspaces = Number(maxText);
+  if (!/^\d+$/.test(maxText.trim()) || maxWorkspaces > 100_000)
+    throw new ConfigError(`invalid SANDBOX_MAX_WORKSPACES "${maxText}": a whole number from 0 to 100000`);
   const fixtures = values.fixtures ?? env.SANDBOX_FIXTURES ?? 'fixtures/demo.json';
   return {
     host: values.host ?? env.HOST ?? '127.0.0.1',
@@ -113,6 +136,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     coverage:
       values['no-coverage'] !== true &&
       (env.SANDBOX_COVERAGE === undefined || env.SANDBOX_COVERAGE === '' || parseBool('SANDBOX_COVERAGE', env.SANDBOX_COVERAGE)),
+    maxWorkspaces,
+    workspaceIdleMs: parseIdle(values['workspace-idle'] ?? env.SANDBOX_WORKSPACE_IDLE ?? '60m'),
   };
 }
 
@@ -133,6 +158,8 @@ function parse(argv: readonly string[]) {
       'seed-secrets': { type: 'boolean' },
       'journal-size': { type: 'string' },
       'no-coverage': { type: 'boolean' },
+      'max-workspaces': { type: 'string' },
+      'workspace-idle': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -43,12 +43,11 @@ export interface ClockView {
   frozen: boolean;
 }
 
-export interface Sandbox {
-  /** Base URL, e.g. http://127.0.0.1:41234 (no trailing slash). */
+/** The control calls of one workspace (the sandbox itself is the workspace "default"). */
+export interface SandboxControls {
+  /** Base URL of this workspace, e.g. http://127.0.0.1:41234/ws/w3 (no trailing slash). */
   url: string;
-  /** The Fastify instance (app.inject; app.runtime: store, clock, ids, journal, work...). */
-  app: FastifyInstance;
-  /** Wipes all state, then loads `fixtures` ("default": the ones the sandbox started with). */
+  /** Wipes all state, then loads `fixtures` ("default": the ones the workspace started with). */
   reset(
     fixtures?: FixtureDocument | 'default',
     options?: { seed?: string; seedSecrets?: boolean },
@@ -73,8 +72,41 @@ export interface Sandbox {
   coverage(format: 'junit' | 'markdown'): Promise<string>;
   /** Starts counting coverage again from zero. */
   clearCoverage(): Promise<void>;
+}
+
+export interface WorkspaceView {
+  name: string;
+  createdAt: string;
+  lastUsedAt: string;
+  storage: 'memory' | 'file';
+  rows: Record<string, number>;
+}
+
+/** A workspace: its base URL and control calls, created on first use with the start-up fixtures. */
+export interface Workspace extends SandboxControls {
+  name: string;
+  /** Creates it now, with `fixtures` (default: the start-up ones); refused if it exists. */
+  create(fixtures?: FixtureDocument | 'default'): Promise<WorkspaceView>;
+  /** Drops it with all its state. */
+  remove(): Promise<void>;
+}
+
+export interface Sandbox extends SandboxControls {
+  /** Base URL, e.g. http://127.0.0.1:41234 (no trailing slash). */
+  url: string;
+  /** The Fastify instance (app.inject; app.runtime: store, clock, ids, journal, work...). */
+  app: FastifyInstance;
+  /**
+   * Workspace `name` (1-64 of a-z, 0-9, -): an isolated sandbox behind `${url}/ws/${name}`, e.g. one
+   * per parallel test worker. Nothing is created until it is first used.
+   */
+  workspace(name: string): Workspace;
+  /** Every workspace, default first. */
+  workspaces(): Promise<WorkspaceView[]>;
   close(): Promise<void>;
 }
+
+const NAME = /^[a-z0-9-]{1,64}$/;
 
 /** Builds the app, listens on a free port of 127.0.0.1, and returns the URL and the control calls. */
 export async function startSandbox(options: StartOptions = {}): Promise<Sandbox> {
@@ -91,66 +123,87 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
   const headers = options.adminToken ? { 'sandbox-admin-token': options.adminToken } : undefined;
 
-  function coverage(): Promise<CoverageReport>;
-  function coverage(format: 'junit' | 'markdown'): Promise<string>;
-  async function coverage(format?: 'junit' | 'markdown'): Promise<CoverageReport | string> {
-    if (format === undefined) return call<CoverageReport>('GET', '/coverage');
-    const res = await app.inject({ method: 'GET', url: `/_sandbox/coverage?format=${format}`, headers });
-    if (res.statusCode !== 200) throw new Error(`GET /_sandbox/coverage answered ${res.statusCode}: ${res.body}`);
-    return res.body;
-  }
-
   // Through the control plane itself, so the calls validate and answer exactly as over HTTP.
   async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
     const res = await app.inject({
       method,
-      url: `/_sandbox${path}`,
+      url: path,
       headers,
       ...(body === undefined ? {} : { payload: body as object }),
     });
     const parsed = res.body === '' ? undefined : (JSON.parse(res.body) as unknown);
     if (res.statusCode >= 400) {
       const message = (parsed as { message?: string } | undefined)?.message ?? res.body;
-      throw new Error(`${method} /_sandbox${path} answered ${res.statusCode}: ${message}`);
+      throw new Error(`${method} ${path} answered ${res.statusCode}: ${message}`);
     }
     return parsed as T;
   }
 
+  /** The control calls under `base` ('' or /ws/{name}). */
+  function controls(base: string): SandboxControls {
+    const control = <T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) =>
+      call<T>(method, `${base}/_sandbox${path}`, body);
+    function coverage(): Promise<CoverageReport>;
+    function coverage(format: 'junit' | 'markdown'): Promise<string>;
+    async function coverage(format?: 'junit' | 'markdown'): Promise<CoverageReport | string> {
+      if (format === undefined) return control<CoverageReport>('GET', '/coverage');
+      const res = await app.inject({ method: 'GET', url: `${base}/_sandbox/coverage?format=${format}`, headers });
+      if (res.statusCode !== 200) throw new Error(`GET ${base}/_sandbox/coverage answered ${res.statusCode}: ${res.body}`);
+      return res.body;
+    }
+    return {
+      url: `${url}${base}`,
+      reset: async (fixtures, resetOptions = {}) =>
+        (
+          await control<{ loaded: LoadCounts }>('POST', '/reset', {
+            ...(fixtures === undefined ? {} : { fixtures }),
+            ...resetOptions,
+          })
+        ).loaded,
+      load: async (fixtures) => (await control<{ loaded: LoadCounts }>('POST', '/fixtures', fixtures)).loaded,
+      snapshot: async (name) => {
+        await control('POST', '/snapshots', { name });
+      },
+      restore: async (name) => {
+        await control('POST', `/snapshots/${encodeURIComponent(name)}/restore`);
+      },
+      fault: (rule) => control<FaultRule>('POST', '/faults', rule),
+      clearFaults: async () => {
+        await control('DELETE', '/faults');
+      },
+      requests: async (filter = {}) => {
+        const query = new URLSearchParams();
+        for (const [k, v] of Object.entries(filter)) if (v !== undefined) query.set(k, String(v));
+        const qs = query.toString();
+        return (await control<{ entries: JournalEntry[] }>('GET', `/requests${qs ? `?${qs}` : ''}`)).entries;
+      },
+      clock: (change) =>
+        change ? control<ClockView>('POST', '/clock', change) : control<ClockView>('GET', '/clock'),
+      runPendingWork: async () =>
+        (await control<{ processed: Record<string, number> }>('POST', '/work/run')).processed,
+      coverage,
+      clearCoverage: async () => {
+        await control('DELETE', '/coverage');
+      },
+    };
+  }
+
   return {
-    url,
+    ...controls(''),
     app,
-    reset: async (fixtures, resetOptions = {}) =>
-      (
-        await call<{ loaded: LoadCounts }>('POST', '/reset', {
-          ...(fixtures === undefined ? {} : { fixtures }),
-          ...resetOptions,
-        })
-      ).loaded,
-    load: async (fixtures) => (await call<{ loaded: LoadCounts }>('POST', '/fixtures', fixtures)).loaded,
-    snapshot: async (name) => {
-      await call('POST', '/snapshots', { name });
+    workspace: (name) => {
+      if (!NAME.test(name))
+        throw new Error(`"${name}" is not a workspace name: 1 to 64 characters of a-z, 0-9 and -`);
+      return {
+        ...controls(`/ws/${name}`),
+        name,
+        create: (fixtures) => call<WorkspaceView>('POST', '/_sandbox/workspaces', { name, ...(fixtures ? { fixtures } : {}) }),
+        remove: async () => {
+          await call('DELETE', `/_sandbox/workspaces/${name}`);
+        },
+      };
     },
-    restore: async (name) => {
-      await call('POST', `/snapshots/${encodeURIComponent(name)}/restore`);
-    },
-    fault: (rule) => call<FaultRule>('POST', '/faults', rule),
-    clearFaults: async () => {
-      await call('DELETE', '/faults');
-    },
-    requests: async (filter = {}) => {
-      const query = new URLSearchParams();
-      for (const [k, v] of Object.entries(filter)) if (v !== undefined) query.set(k, String(v));
-      const qs = query.toString();
-      return (await call<{ entries: JournalEntry[] }>('GET', `/requests${qs ? `?${qs}` : ''}`)).entries;
-    },
-    clock: (change) =>
-      change ? call<ClockView>('POST', '/clock', change) : call<ClockView>('GET', '/clock'),
-    runPendingWork: async () =>
-      (await call<{ processed: Record<string, number> }>('POST', '/work/run')).processed,
-    coverage,
-    clearCoverage: async () => {
-      await call('DELETE', '/coverage');
-    },
+    workspaces: async () => (await call<{ workspaces: WorkspaceView[] }>('GET', '/_sandbox/workspaces')).workspaces,
     close: () => app.close(),
   };
 }

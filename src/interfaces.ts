@@ -1,64 +1,19 @@
-// The four emulated interfaces at a glance: where they live, how they answer errors, which statuses
-// the specification documents for each. Plugins, the journal and fault rules all read this table.
-import { operations as bookkeeping, PREFIX as bookkeepingPrefix } from './bookkeeping/contract.js';
-import { operations as loanbond, PREFIX as loanbondPrefix } from './loanbond/contract.js';
-import { operations as receivables, PREFIX as receivablesPrefix } from './receivables/contract.js';
-import { operations as registry, PREFIX as registryPrefix } from './registry/contract.js';
-import { outcomes as bookkeepingOutcomes } from './bookkeeping/outcomes.js';
-import { outcomes as loanbondOutcomes } from './loanbond/outcomes.js';
-import { outcomes as receivablesOutcomes } from './receivables/outcomes.js';
-import { outcomes as registryOutcomes } from './registry/outcomes.js';
+// The four emulated interfaces gathered for app.ts and the control plane: each interface folder
+// describes itself in its contract.ts (prefix, error shape, documented statuses, catalog).
+import { setup as bookkeeping } from './bookkeeping/contract.js';
+import type { InterfaceId } from './http/errors.js';
+import type { InterfaceTable } from './http/interface-plugin.js';
 import type { Operation } from './http/catalog.js';
-import type { ErrorShape, InterfaceId } from './http/errors.js';
 import type { Outcome } from './http/outcomes.js';
+import { setup as loanbond } from './loanbond/contract.js';
+import { setup as receivables } from './receivables/contract.js';
+import { setup as registry } from './registry/contract.js';
 
-export interface InterfaceSetup {
-  id: InterfaceId;
-  prefix: string;
-  shape: ErrorShape;
-  /** Statuses the specification documents for this interface (501 is the sandbox's own). */
-  statuses: readonly number[];
-  operations: readonly Operation[];
-  /** The distinct answers of its documented operations (coverage, the Sandbox-Outcome header). */
-  outcomes: readonly Outcome[];
-}
+export type { InterfaceSetup } from './http/interface-plugin.js';
 
-export const INTERFACES: Readonly<Record<InterfaceId, InterfaceSetup>> = {
-  bookkeeping: {
-    id: 'bookkeeping',
-    prefix: bookkeepingPrefix,
-    shape: 'standard',
-    statuses: [400, 401, 403, 500],
-    operations: bookkeeping,
-    outcomes: bookkeepingOutcomes,
-  },
-  registry: {
-    id: 'registry',
-    prefix: registryPrefix,
-    shape: 'standard',
-    statuses: [400, 401, 500],
-    operations: registry,
-    outcomes: registryOutcomes,
-  },
-  receivables: {
-    id: 'receivables',
-    prefix: receivablesPrefix,
-    shape: 'envelope',
-    statuses: [400],
-    operations: receivables,
-    outcomes: receivablesOutcomes,
-  },
-  loanbond: {
-    id: 'loanbond',
-    prefix: loanbondPrefix,
-    shape: 'standard',
-    statuses: [400, 401],
-    operations: loanbond,
-    outcomes: loanbondOutcomes,
-  },
-};
+export const INTERFACES: InterfaceTable = { bookkeeping, registry, receivables, loanbond };
 
-export const CATALOG: readonly Operation[] = [...bookkeeping, ...registry, ...receivables, ...loanbond];
+export const CATALOG: readonly Operation[] = Object.values(INTERFACES).flatMap((i) => i.operations);
 
 /** Every outcome of the documented operations, interface by interface, operation by operation. */
 export const OUTCOMES: readonly Outcome[] = Object.values(INTERFACES).flatMap((s) => s.outcomes);
@@ -91,4 +46,3 @@ export function interfaceOfPath(path: string): InterfaceId | null {
   }
   return null;
 }
-

@@ -39,6 +39,8 @@ async function main(): Promise<void> {
     seedSecrets: config.seedSecrets,
     journalSize: config.journalSize,
     coverage: config.coverage,
+    maxWorkspaces: config.maxWorkspaces,
+    workspaceIdleMs: config.workspaceIdleMs,
   });
 
   let closing = false;

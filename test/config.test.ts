@@ -16,6 +16,8 @@ describe('configuration', () => {
       seedSecrets: false,
       journalSize: 1000,
       coverage: true,
+      maxWorkspaces: 256,
+      workspaceIdleMs: 60 * 60 * 1000,
     });
   });
 
@@ -33,6 +35,8 @@ describe('configuration', () => {
       SANDBOX_SEED_SECRETS: 'true',
       SANDBOX_JOURNAL_SIZE: '50',
       SANDBOX_COVERAGE: 'false',
+      SANDBOX_MAX_WORKSPACES: '16',
+      SANDBOX_WORKSPACE_IDLE: '90s',
     };
     expect(parseConfig([], env)).toEqual({
       host: '0.0.0.0',
@@ -47,6 +51,8 @@ describe('configuration', () => {
       seedSecrets: true,
       journalSize: 50,
       coverage: false,
+      maxWorkspaces: 16,
+      workspaceIdleMs: 90_000,
     });
     const flags = [
       '--port',
@@ -61,6 +67,10 @@ describe('configuration', () => {
       '512kb',
       '--seed',
       's2',
+      '--max-workspaces',
+      '3',
+      '--workspace-idle',
+      '2h',
     ];
     expect(parseConfig(flags, env)).toMatchObject({
       port: 9,
@@ -69,6 +79,8 @@ describe('configuration', () => {
       logLevel: 'debug',
       bodyLimit: 512 * 1024,
       seed: 's2',
+      maxWorkspaces: 3,
+      workspaceIdleMs: 2 * 3_600_000,
     });
   });
 
@@ -81,6 +93,10 @@ describe('configuration', () => {
     expect(() => parseConfig(['--prot', '1'], {})).toThrow(ConfigError);
     expect(() => parseConfig([], { PORT: 'eighty' })).toThrow(/invalid port/);
     expect(() => parseConfig([], { LOG_LEVEL: 'loud' })).toThrow(/invalid log level/);
+    expect(() => parseConfig([], { SANDBOX_MAX_WORKSPACES: 'many' })).toThrow(/SANDBOX_MAX_WORKSPACES/);
+    expect(() => parseConfig([], { SANDBOX_WORKSPACE_IDLE: '5 minutes' })).toThrow(/idle time/);
+    expect(() => parseConfig([], { SANDBOX_WORKSPACE_IDLE: '10ms' })).toThrow(/below one second/);
+    expect(parseConfig([], { SANDBOX_WORKSPACE_IDLE: 'off' })).toMatchObject({ workspaceIdleMs: 0 });
     expect(() => parseConfig([], { SANDBOX_STRICT: 'maybe' })).toThrow(/SANDBOX_STRICT/);
     expect(() => parseConfig([], { SANDBOX_JOURNAL_SIZE: '-1' })).toThrow(/journal size/);
   });

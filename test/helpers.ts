@@ -1,7 +1,7 @@
 // Shared test plumbing: an app per test on :memory:, and a log capture.
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { type AppOptions, buildApp } from '../src/app.js';
 import type { FixtureDocument } from '../src/control/fixtures.js';
 
@@ -50,4 +50,34 @@ export class LogCapture extends Writable {
   get text(): string {
     return this.lines.join('\n');
   }
+}
+
+/**
+ * Submits a CNAB file to POST /v1/import-cnab as the demo fund (fixtures/demo.json), expects the 200
+ * and answers the import id; `extra` overrides body fields. Processing is left to the caller.
+ */
+export async function submitCnab(
+  app: FastifyInstance,
+  file: Buffer,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/import-cnab',
+    payload: {
+      token: 'rc-demo-token-1',
+      fundCnpj: '11.222.333/0001-81',
+      operationFile: file.toString('base64'),
+      fileName: 'demo.rem',
+      additiveNumber: 1,
+      ...extra,
+    },
+  });
+  expect(res.statusCode).toBe(200);
+  return String(res.headers['sandbox-import-id']);
+}
+
+/** The JSON pointers an error's details name, sorted: which fields a refusal is about. */
+export function detailPaths(res: { json(): unknown }): string[] {
+  return (res.json() as { details: Array<{ path: string }> }).details.map((d) => d.path).sort();
 }

@@ -29,6 +29,39 @@ describe('startSandbox', () => {
     await expect(fetch(`${sandbox.url}/_sandbox/health`)).rejects.toThrow();
   });
 
+  it('hands each worker its own workspace: base URL and control calls that act on it alone', async () => {
+    const sandbox = await startSandbox({ fixtures: BASE_FIXTURES, adminToken: 'admin-2' });
+    try {
+      const w3 = sandbox.workspace('w3');
+      expect(w3.url).toBe(`${sandbox.url}/ws/w3`);
+      await w3.clock({ now: '2031-05-01T00:00:00Z', freeze: true });
+      await w3.fault({ path: '/v1/import-cnab', status: 400, times: 1 });
+      await w3.snapshot('base');
+      const res = await fetch(`${w3.url}/v1/import-cnab`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(res.status).toBe(400);
+      expect((await w3.requests()).map((e) => e.fault !== null)).toEqual([true]);
+      expect(await sandbox.requests()).toEqual([]);
+      expect((await sandbox.clock()).frozen).toBe(false);
+      expect((await w3.reset('default')).registry).toEqual({ participants: 1 });
+      await w3.restore('base');
+      expect((await w3.clock()).now).toBe('2031-05-01T00:00:00.000Z');
+      expect(await w3.runPendingWork()).toEqual({ receivables: 0, loanbond: 0 });
+      expect((await sandbox.workspaces()).map((w) => w.name)).toEqual(['default', 'w3']);
+      const w4 = sandbox.workspace('w4');
+      expect((await w4.create({})).rows.rg_participants).toBe(0);
+      await expect(w4.create()).rejects.toThrow(/answered 409/);
+      await w4.remove();
+      expect((await sandbox.workspaces()).map((w) => w.name)).toEqual(['default', 'w3']);
+      expect(() => sandbox.workspace('W_4')).toThrow(/not a workspace name/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('sends the admin token it was given', async () => {
     const sandbox = await startSandbox({ adminToken: 'admin-1' });
     try {

@@ -1,4 +1,6 @@
 import { catalog } from '../http/catalog.js';
+import type { InterfaceSetup } from '../http/interface-plugin.js';
+import { outcomes } from './outcomes.js';
 
 export const PREFIX = '/api/bookkeeping';
 const TRB = '/api/bookkeeping/integration/v1/{tenantId}/trade-receivable-certificates';
@@ -32,3 +34,14 @@ export const operations = catalog('bookkeeping', [
   ['negotiation-endorsement-mandate', 'negotiation effect: endorsement-mandate', null],
   ['negotiation-endorsement-substitution', 'negotiation effect: endorsement-substitution', null],
 ]);
+
+/** What the shared HTTP layer, the journal and fault rules need to know of this interface. */
+export const setup: InterfaceSetup = {
+  id: 'bookkeeping',
+  prefix: PREFIX,
+  shape: 'standard',
+  /** The statuses the specification documents (501 is the sandbox's own). */
+  statuses: [400, 401, 403, 500],
+  operations,
+  outcomes,
+};

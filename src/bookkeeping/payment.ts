@@ -1,8 +1,12 @@
-// The payment rules: what a declaration may say on its own, and what it does to a bill.
-import { formatCents } from '../domain/money.js';
+// The payment rules: what a declaration may say on its own, what it does to a bill, and the one
+// transaction that reads the bill, decides and writes.
+import { toIsoDate } from '../domain/dates.js';
+import { formatCents, toCents } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer, SandboxError, validationError } from '../http/errors.js';
 import type { PaymentEffect, TradeBillRow, TradeBillStatus } from '../store/bookkeeping.js';
+import type { Store } from '../store/index.js';
+import type { PaymentDeclaration } from './schemas.js';
 
 export const PAYABLE: readonly TradeBillStatus[] = ['open', 'partially-paid'];
 
@@ -99,4 +103,52 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect
     ]).tag('remaining-mismatch');
   }
   return { openAfterCents, statusAfter: openAfterCents === 0 ? 'paid' : 'partially-paid' };
+}
+
+export interface PaymentContext {
+  store: Store;
+  now: Date;
+  tenantId: string;
+  uid: string;
+  /** The user the bearer token belongs to. */
+  userId: number;
+}
+
+/**
+ * Declares a payment: checks what needs no bill, then in one IMMEDIATE transaction reads the bill,
+ * decides the effect (a refusal throws, and nothing changes) and records it.
+ */
+export function declarePayment(body: PaymentDeclaration, ctx: PaymentContext): PaymentEffect {
+  const { store, tenantId, uid } = ctx;
+  const problems = declarationProblems(body, toIsoDate(ctx.now));
+  if (problems.length > 0) throw validationError(problems).tag(declarationOutcome(problems));
+  const declaration: Declaration = {
+    isPartial: body.isPartial,
+    paymentCents: toCents(body.paymentValue),
+    remainingCents: body.remainingValue === undefined ? null : toCents(body.remainingValue),
+  };
+  return store.transaction(
+    () => {
+      const bill = store.bookkeeping.tradeBill(tenantId, uid);
+      if (!bill) {
+        throw validationError([
+          { path: pointer('uid'), message: `path parameter uid: tenant ${tenantId} has no trade bill "${uid}"` },
+        ]).tag('unknown-uid');
+      }
+      const effect = decidePayment(bill, declaration);
+      store.bookkeeping.applyPayment(bill, effect, {
+        userId: ctx.userId,
+        type: body.type,
+        informantId: body.informantId,
+        isPartial: body.isPartial,
+        paymentCents: declaration.paymentCents,
+        remainingCents: declaration.remainingCents,
+        beneficiaryDocument: body.beneficiaryDocument ?? null,
+        paymentDate: body.paymentDate ?? null,
+        recordedAt: ctx.now.toISOString(),
+      });
+      return effect;
+    },
+    { immediate: true },
+  );
 }

@@ -2,17 +2,15 @@
 // Differs from the real service where the README's assumptions table says (interface "bookkeeping").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toIsoDate } from '../domain/dates.js';
-import { toCents } from '../domain/money.js';
 import { assumptionLookup } from '../http/assumptions.js';
 import { bearerToken } from '../http/bearer.js';
 import { pointer, SandboxError, validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
-import { INTERFACES } from '../interfaces.js';
 import { BEARER_CHALLENGE, errorResponses, StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
+import { setup } from './contract.js';
 import { tenantIdProblem } from './fixtures.js';
-import { decidePayment, declarationOutcome, declarationProblems } from './payment.js';
+import { declarePayment } from './payment.js';
 import {
   DEFAULT_PAGE_SIZE,
   ExtractList,
@@ -29,6 +27,9 @@ const TRB = '/integration/v1/:tenantId/trade-receivable-certificates';
 const ERRORS = errorResponses([400, 401, 403, 500], StandardError, a('bk-credential-order'), BEARER_CHALLENGE);
 
 /** The user each authorized request acts as. */
+/** How a page with no items starts: the schema puts the list first, and the serializer adds no space. */
+const EMPTY_PAGE = '{"extractTradeReceivables":[]';
+
 const actingUser = new WeakMap<FastifyRequest, number>();
 
 function userOf(request: FastifyRequest): number {
@@ -37,13 +38,24 @@ function userOf(request: FastifyRequest): number {
   return user;
 }
 
+/** tenantIdProblem of the tenants requests name, remembered: a pure check, and per request it was a hot path cost. */
+const tenantProblems = new Map<string, string | undefined>();
+
+function tenantProblem(tenantId: string): string | undefined {
+  if (tenantProblems.has(tenantId)) return tenantProblems.get(tenantId);
+  const problem = tenantIdProblem(tenantId);
+  if (tenantProblems.size >= 1024) tenantProblems.clear();
+  tenantProblems.set(tenantId, problem);
+  return problem;
+}
+
 export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  setupInterface(app, INTERFACES.bookkeeping);
+  setupInterface(app, setup);
   // Credentials before anything in the request is read: token (401), tenantId (400), access (403).
   async function authorize(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = bearerToken(request, reply, 'a bookkeeping user');
-    const store = runtimeOf(request).store.bookkeeping;
-    const userId = store.userIdByToken(token);
+    const { tenantId } = request.params as { tenantId: string };
+    const { userId, hasTenant } = runtimeOf(request).store.bookkeeping.access(token, tenantId);
     if (userId === undefined) {
       reply.header('www-authenticate', 'Bearer');
       throw new SandboxError(
@@ -51,14 +63,13 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
         'the bearer token sent in the Authorization header is not the access token of any bookkeeping user (fixtures: bookkeeping.users[].accessToken)',
       ).tag('token-unknown');
     }
-    const { tenantId } = request.params as { tenantId: string };
-    const problem = tenantIdProblem(tenantId);
+    const problem = tenantProblem(tenantId);
     if (problem) {
       throw validationError([{ path: pointer('tenantId'), message: `path parameter tenantId ${problem}` }]).tag(
         'tenant-id-invalid',
       );
     }
-    if (!store.userHasTenant(userId, tenantId)) {
+    if (!hasTenant) {
       throw new SandboxError(
         403,
         `user ${userId} (identified by the bearer token in the Authorization header) has no access to tenant ${tenantId} (the tenantId in the path); the user's tenants are fixtures: bookkeeping.users[].tenants`,
@@ -89,22 +100,30 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
         ),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { tenantId } = request.params;
       // Ajv has filled the defaults; the fallbacks only satisfy the optional types.
       const { page = 1, pageSize = DEFAULT_PAGE_SIZE, sortBy = 'registeredAt', desc = false } = request.query;
-      // The total comes from the tenant's counter: no count over the tenant's rows.
-      const store = runtimeOf(request).store.bookkeeping;
-      const total = store.extractRequestCount(tenantId);
-      const items = store.extractPage(
-        { tenantId, sortBy, desc, offset: (page - 1) * pageSize, limit: pageSize },
-        total,
-      );
-      request.outcome = items.length > 0 ? 'listed' : 'listed-empty';
-      return {
-        extractTradeReceivables: items,
-        pagination: { page, size: pageSize, totalItems: total, totalPages: Math.ceil(total / pageSize) },
-      };
+      const store = runtimeOf(request).store;
+      // The serialized page, answered again from the read cache until any row changes. authorize
+      // made this request's full check (other connections' commits included) in access().
+      const key = `bk-extract|${sortBy}|${desc}|${page}|${pageSize}|${tenantId}`;
+      const text = store.reads.get(key, () => {
+        // The total comes from the tenant's counter: no count over the tenant's rows.
+        const total = store.bookkeeping.extractRequestCount(tenantId);
+        const items = store.bookkeeping.extractPage(
+          { tenantId, sortBy, desc, offset: (page - 1) * pageSize, limit: pageSize },
+          total,
+        );
+        return reply.serialize({
+          extractTradeReceivables: items,
+          pagination: { page, size: pageSize, totalItems: total, totalPages: Math.ceil(total / pageSize) },
+        }) as string;
+      }, true);
+      // The cached text is all there is on a hit: an empty page is one whose list serialized as [].
+      request.outcome = text.startsWith(EMPTY_PAGE) ? 'listed-empty' : 'listed';
+      // Text with a JSON content type goes out as it is: Fastify serializes only objects.
+      return (reply as FastifyReply).type('application/json; charset=utf-8').send(text);
     },
   );
 
@@ -136,40 +155,8 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { tenantId, uid } = request.params;
-      const body = request.body;
-      const runtime = runtimeOf(request);
-      const now = runtime.clock.now();
-      const problems = declarationProblems(body, toIsoDate(now));
-      if (problems.length > 0) throw validationError(problems).tag(declarationOutcome(problems));
-      const declaration = {
-        isPartial: body.isPartial,
-        paymentCents: toCents(body.paymentValue),
-        remainingCents: body.remainingValue === undefined ? null : toCents(body.remainingValue),
-      };
-      const effect = runtime.store.bookkeeping.declarePayment(
-        tenantId,
-        uid,
-        {
-          userId: userOf(request),
-          type: body.type,
-          informantId: body.informantId,
-          isPartial: body.isPartial,
-          paymentCents: declaration.paymentCents,
-          remainingCents: declaration.remainingCents,
-          beneficiaryDocument: body.beneficiaryDocument ?? null,
-          paymentDate: body.paymentDate ?? null,
-          recordedAt: now.toISOString(),
-        },
-        (bill) => decidePayment(bill, declaration),
-      );
-      if (effect === undefined) {
-        throw validationError([
-          {
-            path: pointer('uid'),
-            message: `path parameter uid: tenant ${tenantId} has no trade bill "${uid}"`,
-          },
-        ]).tag('unknown-uid');
-      }
+      const { store, clock } = runtimeOf(request);
+      const effect = declarePayment(request.body, { store, now: clock.now(), tenantId, uid, userId: userOf(request) });
       request.outcome = effect.statusAfter === 'paid' ? 'total-accepted' : 'partial-accepted';
       return reply.code(204).send(null);
     },

@@ -63,6 +63,16 @@ export function loadFixtures(doc: unknown, ctx: FixtureContext): LoadCounts {
   });
 }
 
+/** Wipes the state and loads `doc` (undefined: nothing) in one transaction: a refused document changes nothing. */
+export function replaceState(doc: unknown, ctx: FixtureContext): LoadCounts {
+  return ctx.store.transaction(() => {
+    ctx.store.wipe();
+    const counts = doc === undefined ? {} : loadFixtures(doc, ctx);
+    ctx.store.setMetaValue('lastReset', ctx.clock.now().toISOString());
+    return counts;
+  });
+}
+
 /** Reads a fixture file; a missing or malformed file is a clear error naming the file. */
 export function readFixtureFile(path: string): unknown {
   let text: string;
@@ -75,5 +85,16 @@ export function readFixtureFile(path: string): unknown {
     return JSON.parse(text);
   } catch (err) {
     throw new SandboxError(400, `the fixture file ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Runs `fn`; a refused fixture document's pointers are prefixed with where it sits in the request. */
+export function under<T>(prefix: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof SandboxError && err.details.length > 0)
+      throw validationError(err.details.map((d) => ({ path: prefix + d.path, message: d.message })));
+    throw err;
   }
 }

@@ -1,11 +1,11 @@
 // The control plane under /_sandbox: health, reset, fixtures, the operations catalog. Not part of any
 // emulated interface; its errors use the standard body.
-import { timingSafeEqual } from 'node:crypto';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
 import { bookkeepingInspection } from '../bookkeeping/inspect.js';
 import { assumptionLookup } from '../http/assumptions.js';
-import { SandboxError, standardBody, validationError } from '../http/errors.js';
+import { sameSecret } from '../http/bearer.js';
+import { standardBody, validationError } from '../http/errors.js';
 import { useStandardErrors } from '../http/interface-plugin.js';
 import { CATALOG } from '../interfaces.js';
 import { StandardError, Strict } from '../http/schema.js';
@@ -15,9 +15,11 @@ import { registryInspection } from '../registry/inspect.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { controlPlugin } from './tools.js';
 import { coveragePlugin } from './coverage.js';
-import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile } from './fixtures.js';
+import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile, replaceState, under } from './fixtures.js';
 import { useJsonBodies } from '../http/json.js';
+import { pathOf } from '../http/url.js';
 import { uiPlugin } from './ui/index.js';
+import { workspacesPlugin } from './workspaces.js';
 import { runtimeOf } from '../runtime/index.js';
 
 const OperationSchema = Type.Object({
@@ -29,24 +31,6 @@ const OperationSchema = Type.Object({
 });
 
 const Counts = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()));
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** Prefixes the pointers of a fixture error with where the document sits in the request. */
-function under(prefix: string, fn: () => LoadCounts): LoadCounts {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof SandboxError && err.details.length > 0) {
-      throw validationError(err.details.map((d) => ({ path: prefix + d.path, message: d.message })));
-    }
-    throw err;
-  }
-}
 
 const TAG = ['sandbox control plane'];
 
@@ -67,6 +51,8 @@ function declareRefusals(route: RouteOptions): void {
   const response = { ...schema.response };
   if (!route.config?.sandboxPublic) response[401] ??= StandardError;
   if (reads) response[400] ??= StandardError;
+  // Under /ws/{name}, a workspace the limit keeps from being created (SANDBOX_MAX_WORKSPACES).
+  response[429] ??= StandardError;
   route.schema = { ...schema, response };
 }
 const a = assumptionLookup(assumptions);
@@ -98,7 +84,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
     });
   }
 
-  useStandardErrors(app, (request) => `${request.method} ${request.url.split('?')[0]} is not a control-plane call`);
+  useStandardErrors(app, (request) => `${request.method} ${pathOf(request.url)} is not a control-plane call`);
 
   app.get(
     '/health',
@@ -113,8 +99,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const runtime = runtimeOf(request);
-      runtime.store.db.prepare('SELECT 1').get();
+      runtimeOf(request).store.ping();
       return { status: 'ok' as const };
     },
   );
@@ -181,14 +166,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
       runtime.clock.reset();
       let loaded: LoadCounts;
       try {
-        loaded = under('/fixtures', () =>
-          runtime.store.transaction(() => {
-            runtime.store.wipe();
-            const counts = doc === undefined ? {} : loadFixtures(doc, runtime);
-            runtime.store.setMetaValue('lastReset', runtime.clock.now().toISOString());
-            return counts;
-          }),
-        );
+        loaded = under('/fixtures', () => replaceState(doc, runtime));
       } catch (err) {
         runtime.clock.restore(savedClock);
         throw err;
@@ -242,6 +220,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
 
   await app.register(controlPlugin);
   await app.register(coveragePlugin);
+  await app.register(workspacesPlugin);
 
   // Each interface inspects its own state, from its own folder.
   await app.register(bookkeepingInspection, { prefix: '/bookkeeping' });

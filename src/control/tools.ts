@@ -19,6 +19,7 @@ import {
 } from './schemas.js';
 import type { SnapshotMeta } from '../runtime/snapshots.js';
 import { runtimeOf } from '../runtime/index.js';
+import { INTERFACES } from '../interfaces.js';
 
 const TAG = ['sandbox control plane'];
 const a = assumptionLookup(assumptions);
@@ -97,7 +98,7 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const runtime = runtimeOf(request);
-      const rule = runtime.faults.add(request.body, runtime.clock.now());
+      const rule = runtime.faults.add(request.body, runtime.clock.now(), INTERFACES);
       request.log.info({ fault: rule.id, path: rule.path, status: rule.status }, 'fault rule added');
       return reply.code(201).send(rule);
     },

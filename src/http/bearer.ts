@@ -1,6 +1,15 @@
-// Bookkeeping and the registry take `Authorization: Bearer <token>` (the registry by assumption).
+// Credentials: bookkeeping and the registry take `Authorization: Bearer <token>` (the registry by
+// assumption); receivables and the control plane compare a secret sent in the body or a header.
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SandboxError } from './errors.js';
+
+/** Whether a secret sent equals the one expected, in time that does not depend on where they differ. */
+export function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
 
 /**
  * The token of the request's Bearer header, or a 401 saying what is wrong with the header (and a

@@ -2,21 +2,42 @@
 // every refusal (malformed JSON, wrong content type, too large, schema), and a 501 that names the
 // operations the specification knows only by name.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { namedOnly } from './catalog.js';
-import { renderError, SandboxError, STATUS_TEXT, validationError, standardBody } from './errors.js';
-import type { InterfaceSetup } from '../interfaces.js';
+import { namedOnly, type Operation } from './catalog.js';
+import {
+  type ErrorShape,
+  type InterfaceId,
+  renderError,
+  SandboxError,
+  STATUS_TEXT,
+  validationError,
+  standardBody,
+} from './errors.js';
 import { detailsFromAjv } from './validation.js';
 import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
 import { assumptionLookup } from './assumptions.js';
 import { useJsonBodies } from './json.js';
-import { fallbackSlug } from './outcomes.js';
+import { fallbackSlug, type Outcome } from './outcomes.js';
 import { type NearMiss, nearestOperation, nearMissSentence, OUTSIDE_PREFIX_DISTANCE } from './near-miss.js';
-import type { Operation } from './catalog.js';
+import { pathOf } from './url.js';
 
 /** A near miss as the body shows it (the distance is the sandbox's business). */
 function nearMissView(miss: NearMiss) {
   return { operation: miss.operation, method: miss.method, path: miss.path, differences: miss.differences };
 }
+
+/** What an interface folder tells the shared HTTP layer about itself (its contract.ts exports it). */
+export interface InterfaceSetup {
+  id: InterfaceId;
+  prefix: string;
+  shape: ErrorShape;
+  /** Statuses the specification documents for this interface (501 is the sandbox's own). */
+  statuses: readonly number[];
+  operations: readonly Operation[];
+  /** The distinct answers of its documented operations (coverage, the Sandbox-Outcome header). */
+  outcomes: readonly Outcome[];
+}
+
+export type InterfaceTable = Readonly<Record<InterfaceId, InterfaceSetup>>;
 
 export function describeBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
@@ -148,7 +169,7 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
 
   const names = namedOnly(setup.operations).map((o) => o.name);
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    const path = request.url.split('?')[0] ?? '';
+    const path = pathOf(request.url);
     // The nearest documented operation of this interface, and what differs (near-miss).
     const nearest = nearestOperation(request.method, path, setup.operations);
     const message = `${request.method} ${path} is not a documented operation of the ${setup.id} interface: the sandbox does not emulate it (the specification shows no method, path or payload for the operations it names only)${nearest ? `; ${nearMissSentence(nearest)}` : ''}`;
@@ -178,7 +199,7 @@ export function useStandardErrors(
     return reply.code(e.status).send(standardBody(e.status, e.message, e.details));
   });
   app.setNotFoundHandler((request, reply) => {
-    const nearest = nearestOperation(request.method, request.url.split('?')[0] ?? '', operations);
+    const nearest = nearestOperation(request.method, pathOf(request.url), operations);
     if (!nearest || nearest.distance > OUTSIDE_PREFIX_DISTANCE)
       return reply.code(404).send(standardBody(404, notFound(request)));
     const body = standardBody(404, `${notFound(request)}; ${nearMissSentence(nearest)}`);

@@ -3,8 +3,8 @@
 // licence, and named schemas under components.schemas. The route schemas stay the one source: this
 // module only places what they say (README, "Generate a client").
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-import { INTERFACES, interfaceOfPath } from '../interfaces.js';
 import type { InterfaceId } from './errors.js';
+import type { InterfaceTable } from './interface-plugin.js';
 
 /** How each part of the sandbox authenticates, as OpenAPI security requirements. */
 const SECURITY_SCHEMES = {
@@ -126,7 +126,16 @@ export function hoistRequiredHeaders(document: Schema): Schema {
   return document;
 }
 
-export function swaggerOptions(info: Schema & { title: string; version: string }): FastifyDynamicSwaggerOptions {
+/** The interface whose prefix a path is under, or undefined. */
+function interfaceAt(interfaces: InterfaceTable, path: string): InterfaceId | undefined {
+  return Object.values(interfaces).find((i) => path === i.prefix || path.startsWith(`${i.prefix}/`))?.id;
+}
+
+export function swaggerOptions(
+  info: Schema & { title: string; version: string },
+  tags: ReadonlyArray<{ name: string; description: string }>,
+  interfaces: InterfaceTable,
+): FastifyDynamicSwaggerOptions {
   return {
     openapi: {
       openapi: '3.1.0',
@@ -140,24 +149,18 @@ export function swaggerOptions(info: Schema & { title: string; version: string }
         // Relative: the sandbox that serves the document (npm start listens on port 3000 by default).
         { url: '/', description: 'the sandbox serving this document' },
       ],
-      tags: [
-        { name: 'bookkeeping', description: 'trade-bill bookkeeping (duplicatas escriturais)' },
-        { name: 'registry', description: 'trade-bill registry' },
-        { name: 'receivables', description: 'receivables management: CNAB operation files' },
-        { name: 'loanbond', description: 'loan-bond (CCB) registration' },
-        { name: 'sandbox control plane', description: 'the sandbox itself, under /_sandbox' },
-      ],
+      tags: [...tags],
       components: { securitySchemes: SECURITY_SCHEMES },
     },
     transform: ({ schema, url, route }) => {
       const own = (schema ?? {}) as Schema;
-      const id = interfaceOfPath(url);
+      const id = interfaceAt(interfaces, url);
       const operation = route.config?.operation;
       const placed: Schema = { ...own };
       if (placed.operationId === undefined && typeof operation === 'string')
         placed.operationId = operationIdOf(operation);
       if (placed.security === undefined) {
-        if (id) placed.security = INTERFACE_SECURITY[INTERFACES[id].id];
+        if (id) placed.security = INTERFACE_SECURITY[id];
         else if (url.startsWith('/_sandbox')) placed.security = route.config?.sandboxPublic ? [] : CONTROL_SECURITY;
       }
       return { schema: placed as typeof schema, url };

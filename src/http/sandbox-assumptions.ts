@@ -178,4 +178,60 @@ export const assumptions: Assumption[] = [
       'a 501 under an interface prefix names, in its message and in a nearest field {operation, method, path, differences}, the documented operation of that interface nearest by edit distance over path segments (a {parameter} takes any non-empty segment, a literal costs its character distance, a different method half a segment) and each difference; a 404 outside the prefixes does the same when some documented operation is within 1.5 segments (a version or prefix typo); the journal keeps the body. A 401 or 403 names the credential looked for and where (the Authorization header, the body field token) and the fixture it is checked against, never the value sent',
     reason: 'a client author fixes "payments" for "payment" or v1 for v1.0 in seconds when told; a value echoed back could be a secret',
   },
+  {
+    id: 'workspace-prefix',
+    interface: 'sandbox',
+    topic: 'Several isolated sandboxes in one process, for parallel test workers (the real services have one)',
+    decision:
+      'a base URL ending in /ws/{name} reaches workspace {name}: every interface path and the whole control plane (/_sandbox/reset, clock, faults, requests, snapshots, inspection, ui) act on it alone; its journal paths, fault path patterns and error messages are relative to that base URL (no /ws/{name} in them); paths without the prefix reach the workspace "default", as does /ws/default; prefixes do not nest (a 404); /_sandbox/workspaces itself is server-wide and answers only without a prefix',
+    reason: 'every interface path of the specification is relative to {base_url}, so a client needs only another base URL, and its assertions hold unchanged in any workspace',
+  },
+  {
+    id: 'workspace-names',
+    interface: 'sandbox',
+    topic: 'What a workspace may be called',
+    decision:
+      '1 to 64 characters of a-z, 0-9 and -; anything else after /ws/ is a 400 naming the rule (in the interface\'s error shape when the rest of the path is under an interface prefix)',
+    reason: 'names become file names and path segments; a worker id (w3, gw0, worker-12) always fits',
+  },
+  {
+    id: 'workspace-lifecycle',
+    interface: 'sandbox',
+    topic: 'When a workspace exists',
+    decision:
+      'created on first use by any call that reads its state (an interface call or a control call; not /docs, /openapi.json or the inspector\'s static files) with the start-up fixtures, or by POST /_sandbox/workspaces {"name","fixtures"} (201; an existing name is a 409); reset with "default" in a workspace loads the fixtures it was created with; DELETE /_sandbox/workspaces/{name} drops it with its snapshots and file; "default" cannot be deleted (a 400: reset it)',
+    reason: 'a worker only picks its name; a suite that wants its own fixtures creates the workspace with them once and resets back to them',
+  },
+  {
+    id: 'workspace-isolation',
+    interface: 'sandbox',
+    topic: 'What workspaces share',
+    decision:
+      'nothing of their state: each has its own data (tokens of one are unknown in another), journal, clock, fault rules, key sequence and snapshots; a new workspace starts its key sequence from the sandbox\'s seed as a new sandbox does; the sandbox\'s settings (strict mode, journal size, body limit, admin token) hold for all',
+    reason: 'each worker must get exactly what a sandbox of its own would answer',
+  },
+  {
+    id: 'workspace-limit',
+    interface: 'sandbox',
+    topic: 'How many workspaces one sandbox holds',
+    decision:
+      'SANDBOX_MAX_WORKSPACES (default 256) besides "default"; creating one more is a 429 on the control plane, and under an interface path (where 429 is not documented) that interface\'s 400, both naming the limit and how to free one',
+    reason: 'memory stays bounded, and the caller learns why instead of seeing the sandbox slow down',
+  },
+  {
+    id: 'workspace-eviction',
+    interface: 'sandbox',
+    topic: 'Abandoned workspaces',
+    decision:
+      'with an in-memory database, a workspace unused for SANDBOX_WORKSPACE_IDLE (default 60m; 0 never) and answering no request is removed, with a log line; its next use creates it again with the start-up fixtures; "default" and workspaces in database files are never evicted',
+    reason: 'a crashed CI worker must not hold memory forever, and an hour idle is longer than any test run',
+  },
+  {
+    id: 'workspace-storage',
+    interface: 'sandbox',
+    topic: 'Where a workspace keeps its state',
+    decision:
+      'with a database file, workspace {name} is the SQLite file {file without extension}.ws-{name}.db beside it, reopened at start (up to the limit); with :memory:, in memory',
+    reason: 'a persisted sandbox keeps every workspace across restarts, and deleting one file removes one workspace',
+  },
 ];

@@ -1,4 +1,6 @@
 import { catalog } from '../http/catalog.js';
+import type { InterfaceSetup } from '../http/interface-plugin.js';
+import { outcomes } from './outcomes.js';
 
 export const PREFIX = '/api/service/document';
 
@@ -21,3 +23,14 @@ export const operations = catalog('loanbond', [
   ['notifications', 'platform family: notifications', null],
   ['custodian-web-services', 'platform family: custodian web services', null],
 ]);
+
+/** What the shared HTTP layer, the journal and fault rules need to know of this interface. */
+export const setup: InterfaceSetup = {
+  id: 'loanbond',
+  prefix: PREFIX,
+  shape: 'standard',
+  /** The statuses the specification documents (501 is the sandbox's own). */
+  statuses: [400, 401],
+  operations,
+  outcomes,
+};

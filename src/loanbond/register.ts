@@ -190,6 +190,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
   const registeredAt = ctx.now.toISOString();
 
   // All or nothing: a problem found anywhere throws inside the transaction, which rolls back.
+  // IMMEDIATE: a document is looked up by digest before it is stored (read, then write).
   const { batch, items } = store.transaction(() => {
     // Every file first (each stored as soon as it is checked, so one decoded copy at a time)...
     const checked = body.registros.map((record, i) => ({
@@ -262,7 +263,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
       });
     }
     return { batch, items: out };
-  });
+  }, { immediate: true });
 
   const n = items.length;
   return {

@@ -6,10 +6,10 @@ import { assumptionLookup } from '../http/assumptions.js';
 import { validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
 import { strictFor } from '../runtime/strict.js';
-import { INTERFACES } from '../interfaces.js';
 import { errorResponses, StandardError, StrictHeaders } from '../http/schema.js';
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
+import { setup } from './contract.js';
 import { registrationWork } from './runner.js';
 import { register } from './register.js';
 import { MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
@@ -19,7 +19,7 @@ const a = assumptionLookup(assumptions);
 const s = assumptionLookup(sandboxAssumptions);
 
 export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  setupInterface(app, INTERFACES.loanbond);
+  setupInterface(app, setup);
 
   app.post(
     '/registrar',

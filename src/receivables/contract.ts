@@ -1,4 +1,6 @@
 import { catalog } from '../http/catalog.js';
+import type { InterfaceSetup } from '../http/interface-plugin.js';
+import { outcomes } from './outcomes.js';
 
 export const PREFIX = '/v1';
 
@@ -12,3 +14,14 @@ export const operations = catalog('receivables', [
   ['import-assignor-credit-limit', 'import assignor/credit limit', 'POST'],
   ['cancel-operation', 'cancel operation (reversal and rejection)', null],
 ]);
+
+/** What the shared HTTP layer, the journal and fault rules need to know of this interface. */
+export const setup: InterfaceSetup = {
+  id: 'receivables',
+  prefix: PREFIX,
+  shape: 'envelope',
+  /** The statuses the specification documents (501 is the sandbox's own). */
+  statuses: [400],
+  operations,
+  outcomes,
+};

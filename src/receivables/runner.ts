@@ -5,7 +5,7 @@
 // partial diagnostics are deleted first), so the outcome never depends on where a run stopped.
 import type { RunnerContext, WorkKind } from '../runtime/index.js';
 import type { Runner } from '../runtime/work.js';
-import { CnabFile, CnabReader } from './cnab.js';
+import { CnabFile, CnabReader, type LineIndex } from './cnab.js';
 import { importResultSlug } from './outcomes.js';
 
 const OPERATION = 'import-cnab';
@@ -29,17 +29,18 @@ interface Job {
 export interface ImportWork {
   run: Runner;
   /**
-   * The route passes the bytes it just stored, so that the runner does not read a file of tens of
-   * megabytes back from the database (after a restart it does).
+   * The route passes the bytes it just stored and the line index it found checking them, so that the
+   * runner neither reads a file of tens of megabytes back from the database nor scans it again
+   * (after a restart it does both).
    */
-  handOff(importId: string, file: Buffer): void;
+  handOff(importId: string, file: Buffer, lines: LineIndex): void;
 }
 
 export const importWork: WorkKind<ImportWork> = { name: 'receivables', create: importRunner };
 
 function importRunner(ctx: RunnerContext): ImportWork {
   const store = ctx.store.receivables;
-  const handed = new Map<string, Buffer>();
+  const handed = new Map<string, { file: Buffer; lines: LineIndex }>();
   let job: Job | null = null;
 
   /** Takes the oldest pending import; one whose bytes cannot be read is rejected on the spot. */
@@ -50,21 +51,22 @@ function importRunner(ctx: RunnerContext): ImportWork {
         handed.clear(); // bytes of imports wiped by a reset before they started
         return null;
       }
-      const file = handed.get(importId) ?? store.file(importId) ?? Buffer.alloc(0);
+      const given = handed.get(importId);
       handed.delete(importId);
-      const pending = { importId, file };
       // As asked at submission (the sandbox setting or the request's Sandbox-Strict header).
       const strict = store.import(importId)?.strict === 1 || ctx.settings.strict;
-      const opened = CnabFile.open(pending.file);
+      const opened = given
+        ? { ok: true as const, file: new CnabFile(given.file.toString('latin1'), given.lines) }
+        : CnabFile.open(store.file(importId) ?? Buffer.alloc(0));
       if (opened.ok) {
-        store.clearDiagnostics(pending.importId);
+        store.clearDiagnostics(importId);
         const reader = new CnabReader(opened.file, { strict, maxDiagnostics: MAX_DIAGNOSTICS });
         const lineCount = opened.file.lines.count;
-        return { importId: pending.importId, reader, lineCount, next: 0, ordinal: 0, strict, firstError: null };
+        return { importId, reader, lineCount, next: 0, ordinal: 0, strict, firstError: null };
       }
       // Unreachable for files the route accepted; kept so a damaged database cannot stall the runner.
       ctx.store.transaction(() => {
-        store.clearDiagnostics(pending.importId);
+        store.clearDiagnostics(importId);
         const diagnostic = {
           line: null,
           columns: null,
@@ -72,8 +74,8 @@ function importRunner(ctx: RunnerContext): ImportWork {
           severity: 'error' as const,
           message: opened.reason,
         };
-        store.addDiagnostics(pending.importId, [diagnostic], 0);
-        store.finish(pending.importId, {
+        store.addDiagnostics(importId, [diagnostic], 0);
+        store.finish(importId, {
           status: 'rejected',
           processedAt: ctx.clock.now().toISOString(),
           strict,
@@ -90,8 +92,8 @@ function importRunner(ctx: RunnerContext): ImportWork {
     }
   };
 
-  const handOff = (importId: string, file: Buffer) => {
-    handed.set(importId, file);
+  const handOff = (importId: string, file: Buffer, lines: LineIndex) => {
+    handed.set(importId, { file, lines });
   };
 
   const run: Runner = () => {

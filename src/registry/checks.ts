@@ -1,10 +1,13 @@
 // Domain checks on a registry document. The specification does not say the real registry applies
 // them, so they are warnings unless strict mode is on (assumption registry-domain-warnings).
+// examine() runs them over a whole request, for registration and reconciliation alike.
 import { checkIbgeCode } from '../domain/ibge.js';
 import { checkNfeKey } from '../domain/nfe-key.js';
 import { checkTaxId } from '../domain/tax-id.js';
-import { type ErrorDetail, pointer } from '../http/errors.js';
-import type { RegistryDocument, Warning } from './schemas.js';
+import { type ErrorDetail, pointer, validationError } from '../http/errors.js';
+import { MAX_DETAILS } from '../http/validation.js';
+import { type Digest, digestBase64 } from './documents.js';
+import type { ReconciliationDocument, RegistryDocument, Warning } from './schemas.js';
 
 const TAX_ID_FIELDS = ['cpfCnpjTitular', 'cpfCnpjSacador', 'cpfCnpjSacado'] as const;
 
@@ -59,4 +62,49 @@ export function strictDetails(warnings: readonly Warning[]): ErrorDetail[] {
     path: w.path,
     message: `${w.message} (domain check ${w.rule}; refused because strict mode is on)`,
   }));
+}
+
+/**
+ * The digest of every `documento` and the domain warnings of a batch. Text that is not base64 refuses
+ * the batch; so do the warnings in strict mode, in one 400 with every problem in item order.
+ */
+export function examine(
+  registros: ReadonlyArray<RegistryDocument | ReconciliationDocument>,
+  strict: boolean,
+): { digests: Array<Digest | undefined>; warnings: Warning[] } {
+  const problems: ErrorDetail[] = [];
+  const warnings: Warning[] = [];
+  // The first problem in item order names the outcome (registry/outcomes.ts).
+  let outcome: string | undefined;
+  const digests = registros.map((doc, i) => {
+    let digest: Digest | undefined;
+    if (doc.documento !== undefined) {
+      const r = digestBase64(doc.documento);
+      if (r.ok) digest = r.digest;
+      else {
+        problems.push({
+          path: pointer('registros', i, 'documento'),
+          message: `must be standard base64: ${r.reason}`,
+        });
+        outcome ??= 'documento-not-base64';
+      }
+    }
+    const found = checkDocument(doc, i);
+    warnings.push(...found);
+    if (strict && found.length > 0) {
+      problems.push(...strictDetails(found));
+      outcome ??= 'strict-refused';
+    }
+    return digest;
+  });
+  // At most MAX_DETAILS listed; the message still counts them all.
+  if (problems.length > 0) {
+    throw validationError(problems.slice(0, MAX_DETAILS), undefined, problems.length).tag(outcome ?? 'strict-refused');
+  }
+  return { digests, warnings };
+}
+
+/** "1 document", "2 documents": the counts in a mensagem. */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -1,4 +1,6 @@
 import { catalog } from '../http/catalog.js';
+import type { InterfaceSetup } from '../http/interface-plugin.js';
+import { outcomes } from './outcomes.js';
 
 export const PREFIX = '/api/v1.0/service/dup';
 
@@ -16,3 +18,14 @@ export const operations = catalog('registry', [
   ['pre-query-request', 'pre-query request', 'POST'],
   ['pre-query-operation-query', 'pre-query operation query', 'POST'],
 ]);
+
+/** What the shared HTTP layer, the journal and fault rules need to know of this interface. */
+export const setup: InterfaceSetup = {
+  id: 'registry',
+  prefix: PREFIX,
+  shape: 'standard',
+  /** The statuses the specification documents (501 is the sandbox's own). */
+  statuses: [400, 401, 500],
+  operations,
+  outcomes,
+};

@@ -1,8 +1,8 @@
 // Fault rules: for the next N matching requests (or until removed) an emulated interface answers a
 // documented error status in its own error body, or answers late. Lets a user test a client's
 // retries and timeouts against the real state of the sandbox.
-import { type InterfaceId, pointer, renderError, SandboxError, validationError } from '../http/errors.js';
-import { INTERFACES } from '../interfaces.js';
+import { type ErrorShape, type InterfaceId, pointer, renderError, SandboxError, validationError } from '../http/errors.js';
+import type { InterfaceTable } from '../http/interface-plugin.js';
 
 export const FAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const MAX_DELAY_MS = 300_000;
@@ -54,8 +54,12 @@ export class Faults {
   private rules: CompiledRule[] = [];
   private seq = 0;
 
-  /** Checks and adds a rule; throws a 400 naming each bad field. */
-  add(input: FaultRuleInput, now: Date): FaultRule {
+  /**
+   * Checks and adds a rule against the interfaces' prefixes, statuses and error shapes; throws a 400
+   * naming each bad field.
+   */
+  add(input: FaultRuleInput, now: Date, interfaces: InterfaceTable): FaultRule {
+    const INTERFACES = interfaces;
     const details: Array<{ path: string; message: string }> = [];
     const prefixes = Object.values(INTERFACES)
       .map((s) => s.prefix)
@@ -163,12 +167,12 @@ export class Faults {
   }
 }
 
-/** The body a fault answers: the interface's own error shape. */
-export function faultBody(rule: FaultRule) {
+/** The body a fault answers, in the error shape of the rule's interface. */
+export function faultBody(rule: FaultRule, shape: ErrorShape) {
   const status = rule.status ?? 500;
   const message =
     rule.message ??
     `the sandbox answered ${status} because of fault rule ${rule.id}; remove it with DELETE /_sandbox/faults/${rule.id}`;
   const err = new SandboxError(status, message, rule.code ? { code: rule.code } : {});
-  return renderError(INTERFACES[rule.interface].shape, err);
+  return renderError(shape, err);
 }

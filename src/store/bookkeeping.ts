@@ -1,6 +1,7 @@
 // Bookkeeping storage: users and their tenants, trade bills and their payments, extract requests.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
+import type { ReadCache } from './read-cache.js';
 
 export type TradeBillStatus = 'open' | 'partially-paid' | 'paid' | 'cancelled' | 'blocked';
 
@@ -74,6 +75,13 @@ export interface PaymentEffect {
   statusAfter: TradeBillStatus;
 }
 
+/** Who a bearer token is and whether they may act for a tenant, as authorization needs it. */
+export interface Access {
+  /** Undefined: the token is no user's. */
+  userId: number | undefined;
+  hasTenant: boolean;
+}
+
 export interface TenantSummary {
   tenantId: string;
   userIds: number[];
@@ -111,14 +119,11 @@ export class BookkeepingStore {
   private readonly s;
   /** One statement per sort field and direction, each an index range of (tenant_id, field, request_id). */
   private readonly pages: Record<ExtractSortField, Record<Direction, Statement>>;
-  private readonly pay: (
-    tenantId: string,
-    uid: string,
-    decide: (bill: TradeBillRow) => PaymentEffect,
-    payment: NewPayment,
-  ) => PaymentEffect | undefined;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly reads: ReadCache,
+  ) {
     this.s = {
       insertUser: db.prepare('INSERT INTO bk_users (user_id, access_token) VALUES (?, ?)'),
       insertUserTenant: db.prepare(
@@ -194,31 +199,6 @@ export class BookkeepingStore {
       pages[field] = { ASC: page(column, 'ASC'), DESC: page(column, 'DESC') };
     }
     this.pages = pages;
-
-    // IMMEDIATE: the write lock is taken before the read, so no other writer can slip in between.
-    const payTx = db.transaction(
-      (tenantId: string, uid: string, decide: (bill: TradeBillRow) => PaymentEffect, payment: NewPayment) => {
-        const bill = this.s.tradeBill.get(tenantId, uid) as TradeBillRow | undefined;
-        if (!bill) return undefined;
-        const effect = decide(bill);
-        const changed = this.s.updateBill.run({
-          id: bill.id,
-          openBeforeCents: bill.openCents,
-          statusBefore: bill.status,
-          ...effect,
-        }).changes;
-        if (changed !== 1) throw new Error(`trade bill ${bill.id} changed under a payment transaction`);
-        this.s.insertPayment.run({
-          ...payment,
-          isPartial: payment.isPartial ? 1 : 0,
-          billId: bill.id,
-          openBeforeCents: bill.openCents,
-          ...effect,
-        });
-        return effect;
-      },
-    );
-    this.pay = (...args) => payTx.immediate(...args);
   }
 
   insertUser(userId: number, accessToken: string, tenants: readonly string[]): void {
@@ -237,6 +217,18 @@ export class BookkeepingStore {
 
   userHasTenant(userId: number, tenantId: string): boolean {
     return this.s.userHasTenant.get(userId, tenantId) !== undefined;
+  }
+
+  /**
+   * The token's user and their access to the tenant in one lookup, answered from the read cache
+   * until any row changes (every request of a client carries the same token and tenant).
+   */
+  access(accessToken: string, tenantId: string): Access {
+    // The tenant's length makes the key unambiguous whatever characters either holds.
+    return this.reads.get(`bk-access|${tenantId.length}|${tenantId}|${accessToken}`, () => {
+      const userId = this.userIdByToken(accessToken);
+      return { userId, hasTenant: userId !== undefined && this.userHasTenant(userId, tenantId) };
+    });
   }
 
   insertTradeBill(bill: Omit<TradeBillRow, 'id'>): void {
@@ -258,17 +250,24 @@ export class BookkeepingStore {
   }
 
   /**
-   * Declares a payment in one IMMEDIATE transaction: reads the bill, asks `decide` for the effect
-   * (it throws to refuse, and nothing changes), updates the bill only if it is still as read, and
-   * records the payment. Undefined when the tenant has no such bill.
+   * Applies a payment decided from `bill` as read in the caller's transaction: updates the bill only
+   * if it is still as read, and records the payment.
    */
-  declarePayment(
-    tenantId: string,
-    uid: string,
-    payment: NewPayment,
-    decide: (bill: TradeBillRow) => PaymentEffect,
-  ): PaymentEffect | undefined {
-    return this.pay(tenantId, uid, decide, payment);
+  applyPayment(bill: TradeBillRow, effect: PaymentEffect, payment: NewPayment): void {
+    const changed = this.s.updateBill.run({
+      id: bill.id,
+      openBeforeCents: bill.openCents,
+      statusBefore: bill.status,
+      ...effect,
+    }).changes;
+    if (changed !== 1) throw new Error(`trade bill ${bill.id} changed under a payment transaction`);
+    this.s.insertPayment.run({
+      ...payment,
+      isPartial: payment.isPartial ? 1 : 0,
+      billId: bill.id,
+      openBeforeCents: bill.openCents,
+      ...effect,
+    });
   }
 
   /** Inserts one extract request and counts it for its tenant; call inside the caller's transaction. */

@@ -1,7 +1,9 @@
 // The store: one database connection and one module per interface. Routes never see SQL.
 import { BookkeepingStore } from './bookkeeping.js';
+import { Checkpointer } from './checkpointer.js';
 import type { Db } from './db.js';
 import { LoanbondStore } from './loanbond.js';
+import { ReadCache } from './read-cache.js';
 import { ReceivablesStore } from './receivables.js';
 import { RegistryStore } from './registry.js';
 import { SnapshotStore } from './snapshots.js';
@@ -13,13 +15,18 @@ export class Store {
   readonly loanbond: LoanbondStore;
   /** Named copies of the whole state (the control plane's snapshots). */
   readonly snapshots: SnapshotStore;
+  /** Read answers kept until any row changes (read-cache.ts): the hot path's lookups and pages. */
+  readonly reads: ReadCache;
+  /** WAL checkpoints in a worker thread, for a database file (checkpointer.ts). */
+  readonly checkpointer: Checkpointer | undefined;
   private readonly wipeAll: () => void;
   private readonly counts: Array<[string, { get(): unknown }]>;
   private readonly getMeta;
   private readonly setMeta;
 
   constructor(readonly db: Db) {
-    this.bookkeeping = new BookkeepingStore(db);
+    this.reads = new ReadCache(db);
+    this.bookkeeping = new BookkeepingStore(db, this.reads);
     this.registry = new RegistryStore(db);
     this.receivables = new ReceivablesStore(db);
     this.loanbond = new LoanbondStore(db);
@@ -40,11 +47,22 @@ export class Store {
     );
     // Last: it attaches its own schema, which the table list above must not see.
     this.snapshots = new SnapshotStore(db);
+    this.checkpointer = db.memory ? undefined : new Checkpointer(db);
   }
 
-  /** Runs `fn` in one transaction (nested calls become savepoints). */
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+  /**
+   * Runs `fn` in one transaction (nested calls become savepoints). `immediate`: the write lock is
+   * taken before the first read, so no other writer (another process on the same file) can slip in
+   * between what a read-modify-write reads and what it writes.
+   */
+  transaction<T>(fn: () => T, options: { immediate?: boolean } = {}): T {
+    const tx = this.db.transaction(fn);
+    return options.immediate ? tx.immediate() : tx();
+  }
+
+  /** Throws unless the database answers a query (the health check). */
+  ping(): void {
+    this.db.prepare('SELECT 1').get();
   }
 
   /** Deletes every row of every table: the sandbox's state is gone, the schema stays. */
@@ -66,6 +84,7 @@ export class Store {
   }
 
   close(): void {
+    this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 }

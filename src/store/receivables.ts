@@ -1,7 +1,6 @@
 // Receivables storage: funds and their management-system tokens; CNAB imports (the file bytes, the
 // status, the outcome) and their line-level diagnostics. Titles are not copied into rows: they are a
 // pure function of the stored bytes, read again when inspected (receivables/cnab.ts, CnabFile).
-import type { CnabDiagnostic, CnabSummary } from '../receivables/cnab.js';
 import type { Db } from './db.js';
 
 export interface FundRow {
@@ -23,6 +22,17 @@ export interface NewImport {
   strict: boolean;
 }
 
+/** A diagnostic of an import as stored (receivables/cnab.ts finds them). */
+export interface DiagnosticRow {
+  /** 1-based line number; null for a fault of the whole file. */
+  line: number | null;
+  /** 1-based inclusive columns, e.g. "439-444"; null when about the whole line or file. */
+  columns: string | null;
+  rule: string;
+  severity: 'error' | 'warning';
+  message: string;
+}
+
 export interface ImportRow {
   importId: string;
   fundCnpj: string;
@@ -42,6 +52,13 @@ export interface ImportRow {
   errorCount: number | null;
   warningCount: number | null;
 }
+
+/** What processing found, as stored on the import (receivables/cnab.ts summarises a file so). */
+export type ImportOutcome = {
+  [K in 'layout' | 'lineCount' | 'titleCount' | 'otherRecordCount' | 'totalFaceValueCents' | 'errorCount' | 'warningCount']: NonNullable<
+    ImportRow[K]
+  >;
+} & { fileDate: string | null; status: 'processed' | 'rejected'; processedAt: string; strict: boolean };
 
 const IMPORT_COLUMNS = `import_id AS importId, fund_cnpj AS fundCnpj, file_name AS fileName,
   additive_number AS additiveNumber, received_at AS receivedAt, status, byte_length AS byteLength,
@@ -128,15 +145,12 @@ export class ReceivablesStore {
   }
 
   /** Diagnostics numbered from `ordinal`; callers wrap a slice in one transaction. */
-  addDiagnostics(importId: string, diagnostics: CnabDiagnostic[], ordinal: number): void {
+  addDiagnostics(importId: string, diagnostics: readonly DiagnosticRow[], ordinal: number): void {
     let o = ordinal;
     for (const d of diagnostics) this.s.insertDiagnostic.run({ importId, ordinal: o++, ...d });
   }
 
-  finish(
-    importId: string,
-    outcome: CnabSummary & { status: 'processed' | 'rejected'; processedAt: string; strict: boolean },
-  ): void {
+  finish(importId: string, outcome: ImportOutcome): void {
     const { lineCount: _lineCount, ...rest } = outcome;
     this.s.finish.run({ importId, ...rest, strict: outcome.strict ? 1 : 0 });
   }
@@ -149,7 +163,7 @@ export class ReceivablesStore {
     return this.s.importsOfFund.all(fundCnpj) as ImportRow[];
   }
 
-  diagnostics(importId: string): CnabDiagnostic[] {
-    return this.s.diagnostics.all(importId) as CnabDiagnostic[];
+  diagnostics(importId: string): DiagnosticRow[] {
+    return this.s.diagnostics.all(importId) as DiagnosticRow[];
   }
 }

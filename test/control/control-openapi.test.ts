@@ -24,6 +24,9 @@ const CALLS: Array<[string, string]> = [
   ['post', '/_sandbox/work/run'],
   ['get', '/_sandbox/coverage'],
   ['delete', '/_sandbox/coverage'],
+  ['get', '/_sandbox/workspaces'],
+  ['post', '/_sandbox/workspaces'],
+  ['delete', '/_sandbox/workspaces/{name}'],
 ];
 
 describe('the control plane in the OpenAPI document', () => {

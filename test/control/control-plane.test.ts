@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BASE_FIXTURES, DEMO_FIXTURES, testApp } from '../helpers.js';
+import { BASE_FIXTURES, DEMO_FIXTURES, detailPaths, testApp } from '../helpers.js';
 
 type App = Awaited<ReturnType<typeof testApp>>;
 
@@ -180,12 +180,7 @@ describe('POST /_sandbox/fixtures', () => {
       }),
     });
     expect(res.statusCode).toBe(400);
-    expect(
-      res
-        .json()
-        .details.map((d: { path: string }) => d.path)
-        .sort(),
-    ).toEqual(['/bookkeping', '/registry/participants/0/role']);
+    expect(detailPaths(res)).toEqual(['/bookkeping', '/registry/participants/0/role']);
   });
 
   it('is all or nothing: one bad entry refuses the document and adds nothing', async () => {

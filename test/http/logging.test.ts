@@ -12,6 +12,9 @@ describe('logging', () => {
       .filter((l) => l.msg === 'request');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ method: 'GET', url: '/_sandbox/health', statusCode: 200 });
+    // The request's id ties the line to whatever a handler logged for the same request.
+    expect(lines[0]?.reqId).toBeTypeOf('string');
+    expect(lines[1]?.reqId).not.toBe(lines[0]?.reqId);
     expect(lines[1]).toMatchObject({ method: 'GET', url: '/v1/unknown', statusCode: 501 });
   });
 

@@ -194,6 +194,35 @@ describe('the inspector page in chromium', () => {
     }
   });
 
+  it("switches workspaces with the picker: each shows its own state at /ws/{name}/_sandbox/ui", async () => {
+    const created = await fetch(`${base}/_sandbox/workspaces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'w2', fixtures: {} }),
+    });
+    expect(created.status).toBe(201);
+    const tab = await context.newPage();
+    const errors: string[] = [];
+    tab.on('pageerror', (err) => errors.push(err.message));
+    try {
+      await tab.goto(`${base}/_sandbox/ui`, WAIT);
+      await tab.waitForSelector('#workspace option[value="w2"]', { ...WAIT, state: 'attached' });
+      expect(await tab.inputValue('#workspace')).toBe('default');
+      await tab.selectOption('#workspace', 'w2');
+      await tab.waitForURL(`${base}/ws/w2/_sandbox/ui`, WAIT);
+      await tab.waitForSelector('[data-count="bookkeeping.trade bills"]', WAIT);
+      expect(await tab.textContent('[data-count="bookkeeping.trade bills"]')).toBe('0');
+      expect(await tab.inputValue('#workspace')).toBe('w2');
+      await tab.selectOption('#workspace', 'default');
+      await tab.waitForURL(`${base}/_sandbox/ui`, WAIT);
+      await tab.waitForSelector('[data-count="bookkeeping.trade bills"]', WAIT);
+      expect(await tab.textContent('[data-count="bookkeeping.trade bills"]')).toBe('7');
+      expect(errors).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
   it('asked for nothing outside the sandbox and raised no script error; saves the screenshot', async () => {
     expect(elsewhere).toEqual([]);
     expect(pageErrors).toEqual([]);

@@ -3,23 +3,12 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { DEMO_FIXTURES, testApp } from '../helpers.js';
+import { DEMO_FIXTURES, submitCnab, testApp } from '../helpers.js';
 
 async function importCnab(app: FastifyInstance, file: Buffer): Promise<string> {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/v1/import-cnab',
-    payload: {
-      token: 'rc-demo-token-1',
-      fundCnpj: '11.222.333/0001-81',
-      operationFile: file.toString('base64'),
-      fileName: 'demo.rem',
-      additiveNumber: 1,
-    },
-  });
-  expect(res.statusCode).toBe(200);
+  const id = await submitCnab(app, file);
   await app.runtime.work.drain();
-  return String(res.headers['sandbox-import-id']);
+  return id;
 }
 
 /** The demo CNAB 444 file with a zero face value in its first title (columns 127-139). */

@@ -1,35 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BASE_FIXTURES, DEMO_FIXTURES, testApp } from '../helpers.js';
+import { BASE_FIXTURES, DEMO_FIXTURES, submitCnab, testApp } from '../helpers.js';
 import { BRADESCO, bradescoGuarantor, bradescoMessages, cnabBytes, PAULISTA, returnFile } from './helpers.js';
-
-async function submit(
-  app: Awaited<ReturnType<typeof testApp>>,
-  file: Buffer,
-  extra: Record<string, unknown> = {},
-) {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/v1/import-cnab',
-    payload: {
-      token: 'rc-demo-token-1',
-      fundCnpj: '11.222.333/0001-81',
-      operationFile: file.toString('base64'),
-      fileName: 'demo.rem',
-      additiveNumber: 1,
-      ...extra,
-    },
-  });
-  expect(res.statusCode).toBe(200);
-  return String(res.headers['sandbox-import-id']);
-}
 
 describe('the demo CNAB files in fixtures/', () => {
   it('are processed without a warning against the demo fixtures', async () => {
     const app = await testApp({ fixtures: DEMO_FIXTURES });
     const ids = [
-      await submit(app, readFileSync('fixtures/cnab400-demo.rem')),
-      await submit(app, readFileSync('fixtures/cnab444-demo.rem')),
+      await submitCnab(app, readFileSync('fixtures/cnab400-demo.rem')),
+      await submitCnab(app, readFileSync('fixtures/cnab444-demo.rem')),
     ];
     await app.runtime.work.drain();
     const [c400, c444] = await Promise.all(
@@ -78,7 +57,7 @@ describe('inspection under /_sandbox/receivables', () => {
 
   it("lists a fund's imports, the fund named with or without punctuation", async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
-    await submit(app, cnabBytes('cnab400', [{}]), {
+    await submitCnab(app, cnabBytes('cnab400', [{}]), {
       token: 'rc-token-1',
       fileName: 'one.rem',
       additiveNumber: 42,
@@ -98,7 +77,7 @@ describe('inspection under /_sandbox/receivables', () => {
   it('pages through the titles of an import', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
     const titles = Array.from({ length: 5 }, (_, i) => ({ documentNumber: `D-${i + 1}` }));
-    const id = await submit(app, cnabBytes('cnab444-400+44', titles, { others: ['2'] }), {
+    const id = await submitCnab(app, cnabBytes('cnab444-400+44', titles, { others: ['2'] }), {
       token: 'rc-token-1',
     });
     await app.runtime.work.drain();
@@ -122,7 +101,7 @@ describe('inspection under /_sandbox/receivables', () => {
       ],
       { bank: BRADESCO },
     );
-    const id = await submit(app, file, { token: 'rc-token-1' });
+    const id = await submitCnab(app, file, { token: 'rc-token-1' });
     await app.runtime.work.drain();
     const detail = (await app.inject({ url: `/_sandbox/receivables/imports/${id}` })).json();
     expect(detail).toMatchObject({
@@ -142,7 +121,7 @@ describe('inspection under /_sandbox/receivables', () => {
 
   it('rejects a return file with one diagnostic and says so in the record layout', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
-    const id = await submit(app, returnFile('cnab444-fidc', PAULISTA, 30), { token: 'rc-token-1' });
+    const id = await submitCnab(app, returnFile('cnab444-fidc', PAULISTA, 30), { token: 'rc-token-1' });
     await app.runtime.work.drain();
     const detail = (await app.inject({ url: `/_sandbox/receivables/imports/${id}` })).json();
     expect(detail).toMatchObject({ status: 'rejected', errorCount: 1, warningCount: 0, titles: [] });

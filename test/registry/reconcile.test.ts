@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { SandboxClock } from '../../src/runtime/clock.js';
-import { testApp } from '../helpers.js';
+import { detailPaths, testApp } from '../helpers.js';
 import { batch, FIXTURES, OTHER_TOKEN, post, RECONCILE, register, validDocument } from './helpers.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -162,7 +162,7 @@ describe('registry: reconcile documents', () => {
       registros: [{ chaveRegistro: 'RG1', statusPagamento: '1', dataCancelamento: '2026-02-29' }],
     });
     expect(res.statusCode).toBe(400);
-    expect((res.json() as { details: Array<{ path: string }> }).details.map((d) => d.path).sort()).toEqual([
+    expect(detailPaths(res)).toEqual([
       '/registros/0/dataCancelamento',
       '/registros/0/statusPagamento',
     ]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SandboxClock } from '../../src/runtime/clock.js';
 import { addDuration, parseDuration } from '../../src/runtime/duration.js';
-import { BASE_FIXTURES, testApp } from '../helpers.js';
+import { BASE_FIXTURES, detailPaths, testApp } from '../helpers.js';
 
 interface ClockView {
   now: string;
@@ -92,7 +92,7 @@ describe('the sandbox clock over the control plane', () => {
     for (const [payload, field] of cases) {
       const res = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload });
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
-      expect((res.json() as { details: Array<{ path: string }> }).details.map((d) => d.path)).toContain(
+      expect(detailPaths(res)).toContain(
         field,
       );
     }

@@ -27,6 +27,13 @@ const ASSETS: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'api.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',
+  'page.js': 'text/javascript; charset=utf-8',
+  'bookkeeping.js': 'text/javascript; charset=utf-8',
+  'registry.js': 'text/javascript; charset=utf-8',
+  'receivables.js': 'text/javascript; charset=utf-8',
+  'loanbond.js': 'text/javascript; charset=utf-8',
+  'workspaces.js': 'text/javascript; charset=utf-8',
+  'coverage.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
 };
 
@@ -79,8 +86,10 @@ const Overview = Type.Object({
 // compiled elsewhere without them (the test suite's dist/, the benchmark's dist-bench/).
 const ASSET_DIRS = ['./assets/', '../../../src/control/ui/assets/', '../../../../src/control/ui/assets/'];
 
+/** The first place holding every file of the page (a copy left by an older build may lack new ones). */
 function assetDir(): URL | undefined {
-  return ASSET_DIRS.map((d) => new URL(d, import.meta.url)).find((u) => existsSync(new URL('index.html', u)));
+  const names = ['index.html', ...Object.keys(ASSETS)];
+  return ASSET_DIRS.map((d) => new URL(d, import.meta.url)).find((u) => names.every((n) => existsSync(new URL(n, u))));
 }
 
 export const uiPlugin: FastifyPluginAsyncTypebox = async (app) => {

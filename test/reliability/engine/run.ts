@@ -7,16 +7,26 @@ import fc from 'fast-check';
 import { INTERFACES, outcomeTagProblem } from '../../../src/interfaces.js';
 import { type Mutation, mutateBody, mutateQueryValue, mutation, type Wire } from './mutate.js';
 import type { BuiltRequest, FuzzOperation } from './operations.js';
+import type { Runtime } from '../../../src/runtime/index.js';
 
 // ---- state fingerprint ----
 
-const fingerprints = new WeakMap<FastifyInstance, () => string>();
+const fingerprints = new WeakMap<Runtime, () => string>();
 
-/** Row counts of every table, the bookkeeping bills' open values and the key sequence, hashed. */
-export function fingerprint(app: FastifyInstance): string {
-  let fn = fingerprints.get(app);
+/** The runtime of `workspace` ('' or undefined: the default one; else created now if need be). */
+export function runtimeIn(app: FastifyInstance, workspace = ''): Runtime {
+  return workspace === '' ? app.runtime : app.workspaces.runtime(workspace);
+}
+
+/**
+ * Row counts of every table, the bookkeeping bills' open values and the key sequence, hashed; of
+ * the default workspace, or of `workspace`.
+ */
+export function fingerprint(app: FastifyInstance, workspace = ''): string {
+  const runtime = runtimeIn(app, workspace);
+  let fn = fingerprints.get(runtime);
   if (!fn) {
-    const db = app.runtime.store.db;
+    const db = runtime.store.db;
     const tables = db
       .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
       .pluck()
@@ -28,12 +38,15 @@ export function fingerprint(app: FastifyInstance): string {
       createHash('sha256')
         .update(JSON.stringify(counts.all()))
         .update(JSON.stringify(bills.all()))
-        .update(JSON.stringify(app.runtime.ids.save()))
+        .update(JSON.stringify(runtime.ids.save()))
         .digest('hex');
-    fingerprints.set(app, fn);
+    fingerprints.set(runtime, fn);
   }
   return fn();
 }
+
+/** `/ws/{name}` for a workspace name, '' for the default workspace. */
+export const basePath = (workspace: string): string => (workspace === '' ? '' : `/ws/${workspace}`);
 
 // ---- response invariants ----
 
@@ -271,6 +284,8 @@ export interface FuzzOptions {
   onResponse?: (res: LightMyRequestResponse) => void;
   /** Called with each app before it is closed (secret hygiene reads its journal). */
   beforeClose?: (app: FastifyInstance) => Promise<void>;
+  /** Send every request to this workspace (its paths under /ws/{name}); default: the default one. */
+  workspace?: string;
 }
 
 export async function fuzzOperation(
@@ -289,11 +304,14 @@ export async function fuzzOperation(
     appsBuilt: 1,
   };
   const healthEvery = options.healthEvery ?? 100;
+  const workspace = options.workspace ?? '';
+  const base = basePath(workspace);
+  const untouched = new WeakMap<FastifyInstance, string>();
   let app = await makeApp();
   const healthy = async (): Promise<void> => {
     const admin = app.settings.adminToken;
     const res = await app.inject({
-      url: '/_sandbox/health',
+      url: `${base}/_sandbox/health`,
       headers: admin ? { 'sandbox-admin-token': admin } : {},
     });
     if (res.statusCode !== 200) throw new Error(`the sandbox is not healthy: ${res.statusCode} ${res.body}`);
@@ -308,25 +326,29 @@ export async function fuzzOperation(
           stats.appsBuilt++;
         }
         stats.cases++;
+        if (workspace !== '' && !untouched.has(app)) untouched.set(app, fingerprint(app));
         const injection = buildInjection(op, c);
-        const before = fingerprint(app);
+        const before = fingerprint(app, workspace);
         const res = await app.inject({
           method: injection.method,
-          url: injection.url,
+          url: base + injection.url,
           headers: injection.headers,
           ...(injection.payload === undefined ? {} : { payload: injection.payload }),
         });
         options.onResponse?.(res);
+        // Under a workspace, nothing reaches the default one.
+        if (workspace !== '' && fingerprint(app) !== untouched.get(app))
+          throw new Error(`${op.id}: a request under ${base} changed the default workspace`);
         stats.statuses[res.statusCode] = (stats.statuses[res.statusCode] ?? 0) + 1;
         const verdict = judge(op, res, injection.pathMutated);
         if (verdict.problem) throw new Error(`${op.id}: ${verdict.problem}`);
         if (verdict.refused) {
           stats.refused++;
-          const after = fingerprint(app);
+          const after = fingerprint(app, workspace);
           if (after !== before) throw new Error(`${op.id}: a refused request (${res.statusCode}) changed the state`);
         } else {
           stats.accepted++;
-          await app.runtime.work.drain();
+          await runtimeIn(app, workspace).work.drain();
         }
         if (({} as Record<string, unknown>).polluted !== undefined) throw new Error('Object.prototype polluted');
         if (stats.cases % healthEvery === 0) await healthy();

@@ -1,6 +1,12 @@
+// @ts-check
 // Calls to the /_sandbox API. When the sandbox has an admin token, the page keeps it in this tab's
 // sessionStorage (never in a URL sent to the server) and sends it as the Sandbox-Admin-Token header.
 const KEY = 'tradebill-sandbox-admin-token';
+
+/** The workspace this page shows: /ws/{name}/_sandbox/ui shows {name}, /_sandbox/ui the default one. */
+const PREFIX = /^\/ws\/([a-z0-9-]{1,64})\/_sandbox\//.exec(location.pathname);
+export const WORKSPACE = PREFIX?.[1] ?? 'default';
+const BASE = PREFIX ? `/ws/${WORKSPACE}` : '';
 
 export class AuthError extends Error {}
 
@@ -12,31 +18,43 @@ export function adoptTokenFromFragment() {
   history.replaceState(null, '', location.pathname + location.search);
 }
 
+/** @param {string} token */
 export function setToken(token) {
   if (token) sessionStorage.setItem(KEY, token);
   else sessionStorage.removeItem(KEY);
 }
 
-/** GET (or method) /_sandbox + path; answers the parsed JSON body, throws with the server's message. */
-export async function api(path, { method = 'GET', body } = {}) {
+/**
+ * GET (or method) /_sandbox + path in this page's workspace (`server`: the sandbox-wide call, without
+ * the workspace prefix); answers the parsed JSON body, throws with the server's message.
+ * The caller names the body's type (types.d.ts), as the /_sandbox API documents it.
+ * @param {string} path
+ * @param {{ method?: string, body?: unknown, server?: boolean }} [options]
+ * @returns {Promise<unknown>}
+ */
+export async function api(path, { method = 'GET', body, server = false } = {}) {
+  /** @type {Record<string, string>} */
   const headers = {};
   const token = sessionStorage.getItem(KEY);
   if (token) headers['sandbox-admin-token'] = token;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`/_sandbox${path}`, {
+  const url = `${server ? '' : BASE}/_sandbox${path}`;
+  const res = await fetch(url, {
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
+  /** @type {unknown} */
   let data;
   try {
     data = text ? JSON.parse(text) : undefined;
   } catch {
     data = undefined;
   }
-  const message = data && typeof data.message === 'string' ? data.message : text;
+  const said = typeof data === 'object' && data !== null ? /** @type {{ message?: unknown }} */ (data).message : undefined;
+  const message = typeof said === 'string' ? said : text;
   if (res.status === 401) throw new AuthError(message);
-  if (!res.ok) throw new Error(`${method} /_sandbox${path} answered ${res.status}: ${message}`);
+  if (!res.ok) throw new Error(`${method} ${url} answered ${res.status}: ${message}`);
   return data;
 }

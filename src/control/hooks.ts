@@ -3,11 +3,12 @@
 // (its documented routes, its 501s) and so do the 404s outside every prefix.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InterfaceId } from '../http/errors.js';
-import { interfaceOfPath } from '../interfaces.js';
-import { faultBody } from './faults.js';
-import { runtimeOf } from './index.js';
-import { captureText, captureValue } from './journal.js';
-import { redact } from './redact.js';
+import { INTERFACES, interfaceOfPath } from '../interfaces.js';
+import { faultBody } from '../runtime/faults.js';
+import { runtimeOf } from '../runtime/index.js';
+import { captureText, captureValue } from '../runtime/journal.js';
+import { redact } from '../runtime/redact.js';
+import { pathOf } from '../http/url.js';
 import { faultSlug } from '../http/outcomes.js';
 
 /** The response header naming the outcome of an answer of a documented operation. */
@@ -26,11 +27,6 @@ interface Trace {
 }
 
 const CONTROL_PREFIX = '/_sandbox';
-
-function pathOf(url: string): string {
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -55,6 +51,9 @@ export function installControlHooks(app: FastifyInstance): void {
     const path = pathOf(request.url);
     if (path.startsWith(CONTROL_PREFIX)) return;
     const iface = interfaceOfPath(path);
+    // Outside the interfaces only the 404s are journaled (not /docs, /openapi.json): nothing to do for
+    // the others, and a workspace named in their path is not created by them.
+    if (iface === null && !request.is404) return;
     const { journal, faults, clock } = runtimeOf(request);
     if (iface === null && !journal.enabled) return;
     const trace: Trace = {
@@ -77,15 +76,17 @@ export function installControlHooks(app: FastifyInstance): void {
     if (rule.status !== null) {
       // Answered by the rule, not by the service: the operation's fault outcome for that status.
       if (request.routeOptions.config.operation !== undefined) request.outcome = faultSlug(rule.status);
-      reply.code(rule.status).type('application/json').send(faultBody(rule));
+      reply.code(rule.status).type('application/json').send(faultBody(rule, INTERFACES[rule.interface].shape));
       return reply;
     }
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
     const trace = traces.get(request);
-    const { coverage, journal } = runtimeOf(request);
     const slug = request.outcome;
+    // Only an answer that is journaled or tagged needs its runtime (resolving it may create a workspace).
+    if (slug === null && !trace) return payload;
+    const { coverage, journal } = runtimeOf(request);
     if (slug !== null && coverage.enabled) {
       // Counted as it is sent; a tag whose status is not the one sent is a bug of the sandbox, never counted.
       const operation = request.routeOptions.config.operation;
@@ -104,8 +105,9 @@ export function installControlHooks(app: FastifyInstance): void {
 
   app.addHook('onResponse', async (request, reply) => {
     const trace = traces.get(request);
+    if (!trace) return;
     const journal = runtimeOf(request).journal;
-    if (!trace || !journal.enabled) return;
+    if (!journal.enabled) return;
     // Outside the interfaces only the unknown paths (404s) are kept: /docs and /openapi.json are not.
     if (trace.interface === null && !request.is404) return;
     const config = request.routeOptions.config;
@@ -136,8 +138,16 @@ export function installControlHooks(app: FastifyInstance): void {
 export function journalUnrouted(request: FastifyRequest, status: number, body: unknown): void {
   const path = pathOf(request.url);
   const iface = interfaceOfPath(path);
-  const { journal, clock } = runtimeOf(request);
-  if (iface === null || !journal.enabled) return;
+  if (iface === null) return;
+  let runtime;
+  try {
+    runtime = runtimeOf(request);
+  } catch {
+    // Its workspace could not be created (the limit): there is no journal to write to.
+    return;
+  }
+  const { journal, clock } = runtime;
+  if (!journal.enabled) return;
   const now = clock.now().toISOString();
   journal.add({
     id: journal.nextId(),

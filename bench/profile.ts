@@ -1,0 +1,232 @@
+// npm run profile [-- --seconds 10]: where the hot path's time goes, as shares of the server's CPU.
+// Starts the built sandbox under `node --cpu-prof` with the benchmark's data (the 10k tenant, bills
+// to pay), drives GET extract and then PUT payment with 50 connections, and sums the profile's self
+// time per fixed cost (auth, tenant check, journal, fault check, logging, ...). Shares, not speeds:
+// they stay meaningful on a shared machine where req/s do not.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { extractRequests, TENANTS } from './data.js';
+import { load, startChild } from './lib.js';
+
+const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1] ?? 0) || 8;
+const work = mkdtempSync(join(tmpdir(), 'sandbox-profile-'));
+const TOKEN = 'bk-bench-token';
+const headers = { authorization: `Bearer ${TOKEN}` };
+const BILLS = 100_000;
+/** Extra server arguments, for A/B runs: --server-args "--log-level warn". */
+const serverArgs = (process.argv[process.argv.indexOf('--server-args') + 1] ?? '').split(' ').filter(Boolean);
+const withArgs = process.argv.includes('--server-args');
+/** Another build to measure (A/B runs): --server /path/to/dist/server.js. */
+const serverScript = process.argv.includes('--server') ? (process.argv[process.argv.indexOf('--server') + 1] ?? '') : 'dist/server.js';
+/** Only the kernel's CPU time per request, without the profiler's own overhead. */
+const noProfile = process.argv.includes('--no-profile');
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/**
+ * The fixed costs of ours a sample can belong to: the frame nearest the leaf that names one decides
+ * (so SQLite's native calls count for the store method that made them, a pino write for logging).
+ */
+const OWNERS: Array<[string, (url: string, fn: string) => boolean]> = [
+  ['auth: bearer header, token -> user, user has tenant', (u, f) => /http\/bearer/.test(u) || /userIdByToken|userHasTenant|^access$/.test(f)],
+  ['tenant check: tenant id check digits', (u, f) => /tenantIdProblem|tenantProblem/.test(f) || /domain\/tax-id/.test(u)],
+  ['read cache: change-count check', (u) => /store\/read-cache/.test(u)],
+  ['extract page read (SQLite)', (_u, f) => /extractPage|extractRequestCount|toExtractItem/.test(f)],
+  // The transaction's body is an anonymous function of the store module.
+  ['payment write (SQLite transaction)', (u, f) => /declarePayment|payTx/.test(f) || (f === '' && /store\/bookkeeping/.test(u)) || /better-sqlite3\/lib\/methods\/transaction/.test(u)],
+  ['payment rules', (u) => /bookkeeping\/payment/.test(u)],
+  ['journal (capture, ring buffer)', (u) => /runtime\/journal|runtime\/redact/.test(u)],
+  ['fault check + journal trace (control hooks)', (u) => /runtime\/hooks|runtime\/faults/.test(u)],
+  ['coverage tag', (u) => /coverage/.test(u)],
+  ['runtime resolution (runtimeOf)', (_u, f) => /runtimeOf|runtimeResolver/.test(f)],
+  ['logging: request line, per-request child logger', (u) => /node_modules\/(pino|sonic-boom|fast-redact|@pinojs|quick-format)/.test(u) || /fastify\/lib\/logger/.test(u)],
+  ['response serialization', (u) => /fast-json-stringify/.test(u)],
+  ['body parsing + validation (Ajv)', (u, f) => /secure-json-parse|node_modules\/ajv|http\/json|http\/validation/.test(u) || /^validate\d*$/.test(f)],
+  ['route handler, rest of the interface code', (u) => /dist\/bookkeeping\//.test(u)],
+  ['other sandbox code', (u) => /\/dist\//.test(u)],
+];
+/** Where the rest went, by the leaf frame alone: the stack's own cost (a bare server pays it too). */
+const LEAVES: Array<[string, (url: string, fn: string) => boolean]> = [
+  ['Fastify (routing, hooks, reply)', (u) => /node_modules\/(fastify|find-my-way|avvio|@fastify)/.test(u)],
+  ['Node HTTP + sockets', (u) => /^node:|^internal/.test(u)],
+];
+
+/** Busy CPU microseconds per category, after start-up. */
+function summarize(file: string): Array<[string, number]> {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const parent = new Map<number, number>();
+  const byId = new Map<number, Node>();
+  for (const n of p.nodes) {
+    byId.set(n.id, n);
+    for (const c of n.children ?? []) parent.set(c, n.id);
+  }
+  const cache = new Map<number, string>();
+  const categoryOf = (id: number): string => {
+    const hit = cache.get(id);
+    if (hit) return hit;
+    const leaf = byId.get(id)?.callFrame;
+    const fn = leaf?.functionName ?? '';
+    let cat: string | undefined;
+    if (fn === '(garbage collector)') cat = 'GC';
+    else if (fn === '(idle)' || fn === '(program)') cat = fn;
+    for (let cur: number | undefined = id; cat === undefined && cur !== undefined; cur = parent.get(cur)) {
+      const f = byId.get(cur)?.callFrame;
+      if (!f) break;
+      cat = OWNERS.find(([, test]) => test(f.url, f.functionName))?.[0];
+    }
+    // A native leaf (writev, a SQLite call) counts for the nearest frame that has a script.
+    let near: number | undefined = id;
+    while (near !== undefined && !byId.get(near)?.callFrame.url) near = parent.get(near);
+    const f = near === undefined ? undefined : byId.get(near)?.callFrame;
+    if (cat === undefined && f) cat = LEAVES.find(([, test]) => test(f.url, f.functionName))?.[0];
+    cat ??= 'native, V8 (no JS frame of ours)';
+    cache.set(id, cat);
+    return cat;
+  };
+  // Start-up (module loading, opening the database) ends before the health check answers, and the
+  // load starts after a pause: only samples after the first long idle stretch are the hot path.
+  const isIdle = (i: number) => byId.get(p.samples[i] ?? 0)?.callFrame.functionName === '(idle)';
+  let first = 0;
+  for (let i = 0, idle = 0; i < p.samples.length; i++) {
+    idle = isIdle(i) ? idle + (p.timeDeltas[i] ?? 0) : 0;
+    if (idle >= 400_000) {
+      first = i + 1;
+      break;
+    }
+  }
+  const totals = new Map<string, number>();
+  for (let i = first; i < p.samples.length; i++) {
+    const cat = categoryOf(p.samples[i] ?? 0);
+    totals.set(cat, (totals.get(cat) ?? 0) + (p.timeDeltas[i] ?? 0));
+  }
+  totals.delete('(idle)');
+  if (process.argv.includes('--top')) {
+    const self = new Map<string, number>();
+    for (let i = first; i < p.samples.length; i++) {
+      const f = byId.get(p.samples[i] ?? 0)?.callFrame;
+      const k = `${f?.functionName || '(anon)'} ${f?.url.replace(/.*node_modules\//, '').replace(/.*dist\//, 'dist/')}:${f?.lineNumber}`;
+      self.set(k, (self.get(k) ?? 0) + (p.timeDeltas[i] ?? 0));
+    }
+    for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) process.stdout.write(`    ${(v / 1000).toFixed(0).padStart(6)} ms  ${k}\n`);
+  }
+  return [...totals].map(([k, v]) => [k, v] as [string, number]).sort((a, b) => b[1] - a[1]);
+}
+
+/** User + system CPU time of a process so far, in milliseconds (Linux /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function post(url: string, body: unknown): Promise<void> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (res.status >= 300) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
+}
+
+async function profileOne(name: string, drive: (url: string) => Promise<number>): Promise<void> {
+  const dir = join(work, name);
+  const server = await startChild(serverScript, (port) => [
+    '--port', String(port), '--db', join(work, `${name}.db`), '--fixtures', 'none',
+  ]);
+  // Restart under the profiler once the data is in, so loading it is not in the profile.
+  await post(`${server.url}/_sandbox/fixtures`, {
+    bookkeeping: {
+      users: [{ userId: 7, accessToken: TOKEN, tenants: [TENANTS.t10k] }],
+      extractRequests: extractRequests(TENANTS.t10k, 10_000, 1),
+      tradeBills: Array.from({ length: BILLS }, (_, i) => ({ tenantId: TENANTS.t10k, uid: `BENCH-${i}`, amount: 1000 })),
+    },
+  });
+  await server.stop();
+  const profiled = await startChild(
+    serverScript,
+    (port) => ['--port', String(port), '--db', join(work, `${name}.db`), '--fixtures', 'none', ...(withArgs ? serverArgs : [])],
+    '/_sandbox/health',
+    noProfile ? [] : ['--cpu-prof', '--cpu-prof-dir', dir],
+  );
+  await new Promise((r) => setTimeout(r, 800));
+  const cpu0 = cpuMs(profiled.child.pid);
+  const requests = await drive(profiled.url);
+  const cpuPerRequest = ((cpuMs(profiled.child.pid) - cpu0) * 1000) / requests;
+  await profiled.stop();
+  if (noProfile) {
+    process.stdout.write(`${name}: server CPU time (user + system, /proc): ${cpuPerRequest.toFixed(1)} us per request\n`);
+    return;
+  }
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error('no profile written');
+  const totals = summarize(join(dir, file));
+  const busy = totals.reduce((a, [, v]) => a + v, 0);
+  process.stdout.write(`\n${name}: share of the server's busy CPU time, and CPU microseconds per request\n`);
+  for (const [cat, us] of totals) {
+    process.stdout.write(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${(us / requests).toFixed(1).padStart(6)} us  ${cat}\n`);
+  }
+  process.stdout.write(`  total ${(busy / requests).toFixed(1)} us per request in the profile (${requests} requests)\n`);
+  // The kernel's count of the server's CPU time: robust to the machine being shared (a descheduled
+  // process is not charged), unlike the profile's wall-clock sample intervals.
+  process.stdout.write(`  server CPU time (user + system, /proc): ${cpuPerRequest.toFixed(1)} us per request\n`);
+}
+
+const extract = `/api/bookkeeping/integration/v1/${TENANTS.t10k}/trade-receivable-certificates/extract?page=1&pageSize=20&sortBy=registeredAt&desc=true`;
+
+/** The stack's floor: the benchmark's bare Fastify server, its CPU time per request under the same load. */
+async function bare(): Promise<void> {
+  const page = { extractTradeReceivables: extractRequests(TENANTS.t10k, 20, 1), pagination: { page: 1, size: 20, totalItems: 10000, totalPages: 500 } };
+  const s = await startChild('dist-bench/bench/baseline-fastify.js', (p) => [String(p), JSON.stringify(page)]);
+  for (const method of ['GET', 'PUT'] as const) {
+    const cpu0 = cpuMs(s.child.pid);
+    const r = await load({ url: `${s.url}/x`, method, connections: 50, duration: seconds });
+    process.stdout.write(`bare Fastify ${method}: ${Math.round(r.reqPerSec)} req/s, p99 ${r.p99} ms, server CPU ${(((cpuMs(s.child.pid) - cpu0) * 1000) / r.requests).toFixed(1)} us per request\n`);
+  }
+  await s.stop();
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('bare')) return bare();
+  const only = process.argv.find((a) => a === 'extract' || a === 'payment');
+  if (only !== 'payment')
+    await profileOne('extract', async (url) => {
+      const r = await load({ url: url + extract, headers, connections: 50, duration: seconds });
+      process.stdout.write(`extract: ${Math.round(r.reqPerSec)} req/s, p99 ${r.p99} ms (shared machine: a rough signal only)\n`);
+      return r.requests;
+    });
+  if (only !== 'extract')
+    await profileOne('payment', async (url) => {
+      let next = 0;
+      const r = await load({
+        url,
+        connections: 50,
+        duration: seconds,
+        requests: [
+          {
+            method: 'PUT',
+            setupRequest: (req) => ({
+              ...req,
+              path: `/api/bookkeeping/integration/v1/${TENANTS.t10k}/trade-receivable-certificates/BENCH-${next++ % BILLS}/payment`,
+              headers: { ...headers, 'content-type': 'application/json' },
+              body: JSON.stringify({ type: 'bankSlip', informantId: 'directByDrawerHolder', isPartial: true, paymentValue: 0.01 }),
+            }),
+          },
+        ],
+      });
+      if (r.non2xx > 0) process.stdout.write(`payment: ${r.non2xx} non-2xx answers!\n`);
+      process.stdout.write(`payment: ${Math.round(r.reqPerSec)} req/s, p99 ${r.p99} ms (shared machine: a rough signal only)\n`);
+      return r.requests;
+    });
+}
+
+main()
+  .catch((err: unknown) => {
+    process.stderr.write(`profile failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => rmSync(work, { recursive: true, force: true }));

@@ -1,0 +1,187 @@
+// The /_sandbox answers the inspector page reads (the schemas in */inspect.ts and control/ are the
+// source; these name the fields the page shows). Type-only: checked with tsconfig.ui.json.
+
+export interface Overview {
+  clock: { now: string; realNow: string; offsetMs: number; frozen: boolean };
+  lastReset: string | null;
+  counts: Record<string, Record<string, number>>;
+  journal: { capacity: number; count: number; dropped: number };
+  warnings: string[];
+}
+
+export interface Warning {
+  path: string;
+  rule?: string;
+  message: string;
+}
+
+// --- bookkeeping
+
+export interface Tenant {
+  tenantId: string;
+  userIds: number[];
+  extractRequests: number;
+  tradeBills: number;
+}
+export interface TradeBillPage {
+  tradeBills: Array<{ uid: string; status: string; amount: number; openValue: number; payments: number }>;
+  total?: number;
+}
+export interface TradeBillDetail {
+  payments: Array<{
+    recordedAt: string;
+    declaration: { type: number; isPartial: boolean; paymentValue: number };
+    openValueBefore: number;
+    openValueAfter: number;
+    statusAfter: string;
+  }>;
+}
+
+// --- registry
+
+export interface ParticipantSummary {
+  participantId: string;
+  documentCount: number;
+  reconciliationDueBy: string | null;
+  overdue: boolean;
+}
+export interface ParticipantView {
+  participantId: string;
+  batches: Array<{ chaveRemessa: string; documentCount: number; registeredAt: string }>;
+  reconciliations: Array<{ chaveConciliacao: string; itemCount: number; reconciledAt: string }>;
+}
+export interface BatchView {
+  documents: Array<{
+    index: number;
+    chaveRegistro: string;
+    document: { numeroDuplicata?: string; valorDuplicata?: number; dataVencimento?: string; cpfCnpjSacado?: string };
+  }>;
+  warnings: Warning[];
+}
+export interface ReconciliationView {
+  counts: { matched: number; diverging: number; unknown: number };
+  items: Array<{
+    index: number;
+    chaveRegistro: string | null;
+    result: string;
+    message: string;
+    divergences: Array<{ field: string; held: unknown; sent: unknown }>;
+  }>;
+  warnings: Warning[];
+}
+
+// --- receivables
+
+export interface Fund {
+  fundCnpj: string;
+  hasToken: boolean;
+  imports: number;
+}
+export interface ImportSummary {
+  importId: string;
+  fileName: string;
+  receivedAt: string;
+  status: string;
+  layout: string | null;
+  titleCount: number | null;
+  errorCount: number | null;
+  warningCount: number | null;
+}
+export interface Diagnostic {
+  line: number | null;
+  columns: string | null;
+  rule: string;
+  severity: 'error' | 'warning';
+  message: string;
+}
+export interface ImportDetail extends ImportSummary {
+  lineCount: number;
+  diagnostics: Diagnostic[];
+}
+export interface FileLines {
+  lineCount: number;
+  lines: Array<{ line: number; text: string }>;
+}
+
+// --- loan-bond
+
+export interface RegistrationSummary {
+  codigo_identificador: string;
+  nome_documento: string | null;
+  callerId: string;
+  assinado: boolean;
+  state: string;
+}
+export interface Signatures {
+  imported: boolean;
+  note: string;
+  assinaturas: Array<{ nome_assinante?: string; cpf_cnpj?: string; data_assinatura?: string; papel?: string }>;
+}
+export interface RegistrationDetail {
+  chave_registro: string;
+  codigo: string;
+  registeredAt: string;
+  notificacao: { status: string; note: string };
+  assinantes: Array<{ nome?: string; cpf_cnpj?: string; papel?: string; email?: string }>;
+  assinaturas: Signatures;
+  documento: { nome: string | null; size: number; sha256: string };
+  documentos_adicionais: Array<{ nome: string | null; size: number; sha256: string }>;
+  parcelas: Array<{ numero?: number; data_vencimento?: string; valor?: number }>;
+  warnings: Warning[];
+}
+
+// --- journal
+
+export interface JournalEntry {
+  id: number;
+  time: string;
+  realTime: string;
+  interface: string | null;
+  operation: string | null;
+  method: string;
+  path: string;
+  query: Record<string, unknown> | null;
+  status: number;
+  durationMs: number;
+  warnings: number | null;
+  fault: string | null;
+  /** The outcome id the answer carried (Sandbox-Outcome), null: none. */
+  outcome: string | null;
+  requestBody: unknown;
+  responseBody: unknown;
+}
+export interface JournalList {
+  capacity: number;
+  count: number;
+  entries: JournalEntry[];
+}
+
+// --- coverage (GET /_sandbox/coverage: runtime/coverage.ts CoverageReport)
+
+export interface CoverageTotals {
+  outcomes: number;
+  covered: number;
+  uncovered: number;
+  hits: number;
+}
+export interface OutcomeCoverage {
+  id: string;
+  status: number;
+  sentence: string;
+  hits: number;
+  firstAt: string | null;
+  lastAt: string | null;
+}
+export interface OperationCoverage {
+  interface: string;
+  operation: string;
+  method: string | null;
+  path: string | null;
+  totals: CoverageTotals;
+  outcomes: OutcomeCoverage[];
+}
+export interface CoverageReport {
+  since: string;
+  totals: CoverageTotals;
+  operations: OperationCoverage[];
+}

@@ -1,0 +1,90 @@
+// Reconciliation: each item compared by chaveRegistro with what the caller registered (matched,
+// diverging with the fields named, or unknown), read and recorded in one IMMEDIATE transaction.
+import type { Static } from '@fastify/type-provider-typebox';
+import { toIsoUtc } from '../domain/dates.js';
+import type { ReconciliationItemRow } from '../store/registry.js';
+import { examine, plural } from './checks.js';
+import { compareWithRegistration, type HeldFields } from './documents.js';
+import type { RegistryContext, RegistryResult } from './register.js';
+import type { ReconcileBody, ReconcileResponse } from './schemas.js';
+
+export function reconcileDocuments(
+  body: ReconcileBody,
+  ctx: RegistryContext,
+): RegistryResult<Static<typeof ReconcileResponse>> & { counts: Record<'matched' | 'diverging' | 'unknown', number> } {
+  const { store, ids, participantId } = ctx;
+  const { registros } = body;
+  const { digests, warnings } = examine(registros, ctx.strict);
+
+  return store.transaction(
+    () => {
+      const reconciliationKey = ids.newId('CC');
+      const counts = { matched: 0, diverging: 0, unknown: 0 };
+      const items: ReconciliationItemRow[] = registros.map((item, i) => {
+        const reported = {
+          cancelado: item.cancelado,
+          dataCancelamento: item.dataCancelamento,
+          motivoCancelamento: item.motivoCancelamento,
+          statusPagamento: item.statusPagamento,
+        };
+        const base = { reconciliationKey, itemIndex: i, reported: JSON.stringify(reported) };
+        const key = item.chaveRegistro;
+        const held =
+          key === undefined ? undefined : store.registry.participantDocument(key, participantId);
+        if (key === undefined || held === undefined) {
+          counts.unknown++;
+          return {
+            ...base,
+            registryKey: key ?? null,
+            result: 'unknown',
+            message:
+              key === undefined
+                ? 'the item has no chaveRegistro: there is no registration to compare it with'
+                : 'no registration of this participant has this chaveRegistro',
+            divergences: '[]',
+          };
+        }
+        const fields = JSON.parse(held.fields) as HeldFields;
+        const divergences = compareWithRegistration(fields, held.registrationDate, item, digests[i]);
+        const matched = divergences.length === 0;
+        counts[matched ? 'matched' : 'diverging']++;
+        return {
+          ...base,
+          registryKey: key,
+          result: matched ? 'matched' : 'diverging',
+          message: matched
+            ? 'every field sent equals the registration'
+            : `${plural(divergences.length, 'field')} differ from the registration: ${divergences.map((d) => d.field).join(', ')}`,
+          divergences: JSON.stringify(divergences),
+        };
+      });
+
+      store.registry.insertReconciliation(
+        {
+          reconciliationKey,
+          participantId,
+          reconciledAt: toIsoUtc(ctx.now),
+          itemCount: items.length,
+          ...counts,
+          warnings: JSON.stringify(warnings),
+        },
+        items,
+      );
+      return {
+        counts,
+        warnings: warnings.length,
+        outcome:
+          counts.unknown > 0
+            ? 'reconciled-with-unknown'
+            : counts.diverging > 0
+              ? 'reconciled-with-divergences'
+              : 'reconciled-matched',
+        response: {
+          mensagem: `${plural(items.length, 'document')} reconciled: ${counts.matched} matched, ${counts.diverging} diverging, ${counts.unknown} unknown`,
+          chaveConciliacao: reconciliationKey,
+        },
+      };
+    },
+    { immediate: true },
+  );
+}

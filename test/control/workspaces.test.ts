@@ -1,0 +1,342 @@
+// Workspaces (issue 18): /ws/{name} reaches an isolated sandbox for every interface path and the
+// whole control plane; the name rule; the default workspace unchanged; created on first use or by
+// POST /_sandbox/workspaces, listed, deleted; one database file each beside the main one; the limit
+// and idle eviction.
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { startSandbox } from '../../src/index.js';
+import { workspaceDbPath } from '../../src/control/workspaces.js';
+import { errorShapeProblem } from '../reliability/engine/run.js';
+import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
+
+const BK_EXTRACT = '/api/bookkeeping/integration/v1/11222333000181/trade-receivable-certificates/extract';
+const bk = { authorization: 'Bearer bk-token-1' };
+const RG_REGISTER = '/api/v1.0/service/dup/registrar_documentos';
+const rg = { authorization: 'Bearer rg-token-1' };
+const one = { registros: [{ numeroDuplicata: 'D-1', valorDuplicata: 10 }] };
+
+async function json(app: FastifyInstance, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object) {
+  const res = await app.inject({ method, url, ...(payload === undefined ? {} : { payload }) });
+  return { status: res.statusCode, body: res.body === '' ? undefined : res.json() };
+}
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('a workspace behind /ws/{name}', () => {
+  it('answers every control-plane GET of the OpenAPI document under the prefix as without it', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const doc = (await app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    const gets = Object.entries(doc.paths)
+      .filter(([path, methods]) => path.startsWith('/_sandbox/') && !path.includes('{') && 'get' in methods)
+      .map(([path]) => path)
+      .filter((path) => path !== '/_sandbox/workspaces');
+    expect(gets.length).toBeGreaterThan(10);
+    for (const path of gets) {
+      const plain = await app.inject({ url: path });
+      const prefixed = await app.inject({ url: `/ws/w1${path}` });
+      expect(prefixed.statusCode, path).toBe(plain.statusCode);
+    }
+    // The inspector too.
+    expect((await app.inject({ url: '/ws/w1/_sandbox/ui' })).statusCode).toBe(200);
+  });
+
+  it('reaches every interface under the prefix, with paths in its journal relative to the base URL', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    expect((await app.inject({ url: `/ws/w1${BK_EXTRACT}`, headers: bk })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'POST', url: `/ws/w1${RG_REGISTER}`, headers: rg, payload: one })).statusCode).toBe(200);
+    const cnab = await app.inject({ method: 'POST', url: '/ws/w1/v1/import-cnab', payload: { token: 'nope' } });
+    expect(errorShapeProblem('receivables', 400, cnab.body)).toBeNull();
+    const lb = await app.inject({ method: 'POST', url: '/ws/w1/api/service/document/registrar', payload: {} });
+    expect(lb.statusCode).toBe(400);
+    // A 501 names the path relative to the base URL too.
+    const unknown = await app.inject({ url: '/ws/w1/v1/other' });
+    expect(unknown.statusCode).toBe(501);
+    expect(unknown.json().error.message).toContain('GET /v1/other ');
+    const journal = (await json(app, 'GET', '/ws/w1/_sandbox/requests')).body.entries as Array<{ path: string }>;
+    expect(journal.map((e) => e.path)).toEqual([
+      '/v1/other',
+      '/api/service/document/registrar',
+      '/v1/import-cnab',
+      RG_REGISTER,
+      BK_EXTRACT,
+    ]);
+    expect((await json(app, 'GET', '/_sandbox/requests')).body.entries).toEqual([]);
+  });
+
+  it('matches fault path patterns against the path relative to the base URL', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    await json(app, 'POST', '/ws/w1/_sandbox/faults', { path: RG_REGISTER, status: 500 });
+    expect((await app.inject({ method: 'POST', url: `/ws/w1${RG_REGISTER}`, headers: rg, payload: one })).statusCode).toBe(500);
+    expect((await app.inject({ method: 'POST', url: RG_REGISTER, headers: rg, payload: one })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'POST', url: `/ws/w2${RG_REGISTER}`, headers: rg, payload: one })).statusCode).toBe(200);
+  });
+
+  it('refuses a name outside 1-64 of [a-z0-9-] with a 400 naming the rule, in the shape of the interface reached', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    for (const name of ['W1', 'w_1', 'a'.repeat(65), '', 'w%31', 'w.1', 'ü']) {
+      const control = await app.inject({ url: `/ws/${name}/_sandbox/health` });
+      expect(control.statusCode, name).toBe(400);
+      expect(control.json().message).toContain('1 to 64 characters of a-z, 0-9 and -');
+      const cnab = await app.inject({ method: 'POST', url: `/ws/${name}/v1/import-cnab`, payload: {} });
+      expect(cnab.statusCode, name).toBe(400);
+      expect(errorShapeProblem('receivables', 400, cnab.body)).toBeNull();
+      expect(cnab.json().error.message).toContain('is not a workspace name');
+    }
+    for (const name of ['a'.repeat(64), '0', '-', 'gw0', 'worker-12']) {
+      expect((await app.inject({ url: `/ws/${name}/_sandbox/health` })).statusCode, name).toBe(200);
+    }
+    expect((await app.inject({ url: '/ws/a/ws/b/_sandbox/health' })).statusCode).toBe(404);
+  });
+
+  it('leaves paths without the prefix on the default workspace, which /ws/default reaches too', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    await json(app, 'POST', '/_sandbox/clock', { now: '2030-01-01T00:00:00Z', freeze: true });
+    expect((await json(app, 'GET', '/ws/default/_sandbox/clock')).body.now).toBe('2030-01-01T00:00:00.000Z');
+    expect((await json(app, 'GET', '/ws/w1/_sandbox/clock')).body.now).not.toBe('2030-01-01T00:00:00.000Z');
+    expect((await app.inject({ url: `/ws/default${BK_EXTRACT}`, headers: bk })).statusCode).toBe(200);
+    expect((await json(app, 'GET', '/_sandbox/requests')).body.count).toBe(1);
+    expect((await json(app, 'GET', '/_sandbox/workspaces')).body.workspaces.map((w: { name: string }) => w.name)).toEqual([
+      'default',
+      'w1',
+    ]);
+  });
+});
+
+describe('the lifecycle of a workspace', () => {
+  it('is created on first use with the start-up fixtures, and listed with created, last used and rows', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    expect((await app.inject({ url: `/ws/w1${BK_EXTRACT}`, headers: bk })).statusCode).toBe(200);
+    const list = (await json(app, 'GET', '/_sandbox/workspaces')).body;
+    expect(list).toMatchObject({ max: 256, storage: 'memory' });
+    const w1 = list.workspaces[1];
+    expect(w1).toMatchObject({ name: 'w1', storage: 'memory', rows: { bk_users: 1, rg_participants: 1, rc_funds: 2 } });
+    expect(Date.parse(w1.createdAt)).not.toBeNaN();
+    expect(Date.parse(w1.lastUsedAt)).toBeGreaterThanOrEqual(Date.parse(w1.createdAt));
+    // Documentation and the inspector's static files create nothing.
+    await app.inject({ url: '/ws/w2/openapi.json' });
+    await app.inject({ url: '/ws/w2/_sandbox/ui' });
+    expect((await json(app, 'GET', '/_sandbox/workspaces')).body.workspaces).toHaveLength(2);
+  });
+
+  it('is created by POST /_sandbox/workspaces with its own fixtures, which its reset "default" loads again', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const own = { registry: { participants: [{ participantId: 'OWN', accessToken: 'own-token' }] } };
+    const created = await json(app, 'POST', '/_sandbox/workspaces', { name: 'mine', fixtures: own });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'mine', rows: { rg_participants: 1, bk_users: 0 } });
+    expect((await json(app, 'POST', '/_sandbox/workspaces', { name: 'mine' })).status).toBe(409);
+    // The default workspace's token is unknown there, and the workspace's own token is unknown in default.
+    expect((await app.inject({ url: `/ws/mine${BK_EXTRACT}`, headers: bk })).statusCode).toBe(401);
+    const own1 = { authorization: 'Bearer own-token' };
+    expect((await app.inject({ method: 'POST', url: `/ws/mine${RG_REGISTER}`, headers: own1, payload: one })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'POST', url: RG_REGISTER, headers: own1, payload: one })).statusCode).toBe(401);
+    const reset = await json(app, 'POST', '/ws/mine/_sandbox/reset', { fixtures: 'default' });
+    expect(reset.body.loaded).toEqual({ registry: { participants: 1 } });
+    // An invalid document names the field under /fixtures, and creates nothing.
+    const bad = await json(app, 'POST', '/_sandbox/workspaces', {
+      name: 'bad',
+      fixtures: { registry: { participants: [{ participantId: 'P' }] } },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details[0].path).toBe('/fixtures/registry/participants/0/accessToken');
+    expect((await json(app, 'GET', '/_sandbox/workspaces')).body.workspaces.map((w: { name: string }) => w.name)).toEqual([
+      'default',
+      'mine',
+    ]);
+    expect((await json(app, 'POST', '/_sandbox/workspaces', { name: 'Bad' })).status).toBe(400);
+    expect((await json(app, 'POST', '/_sandbox/workspaces', { name: 'default' })).status).toBe(409);
+  });
+
+  it('is removed by DELETE /_sandbox/workspaces/{name}, and the next use starts it afresh', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    await app.inject({ method: 'POST', url: `/ws/w1${RG_REGISTER}`, headers: rg, payload: one });
+    expect((await json(app, 'DELETE', '/_sandbox/workspaces/w1')).body).toEqual({ removed: 1 });
+    expect((await json(app, 'DELETE', '/_sandbox/workspaces/w1')).status).toBe(404);
+    expect((await json(app, 'DELETE', '/_sandbox/workspaces/default')).status).toBe(400);
+    expect((await json(app, 'GET', '/ws/w1/_sandbox/requests')).body.entries).toEqual([]);
+    expect((await json(app, 'GET', '/ws/w1/_sandbox/overview')).body.counts.registry.batches).toBe(0);
+    // Management is server-wide: not under a prefix.
+    expect((await json(app, 'GET', '/ws/w1/_sandbox/workspaces')).status).toBe(404);
+    expect((await json(app, 'DELETE', '/ws/w1/_sandbox/workspaces/w1')).status).toBe(404);
+  });
+});
+
+describe('isolation between workspaces', () => {
+  it('keeps state, journal, clock, fault rules, key sequence and snapshots apart', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES, seed: 'iso' });
+    const register = (base: string) =>
+      app.inject({ method: 'POST', url: `${base}${RG_REGISTER}`, headers: rg, payload: one });
+    // The same seed: each workspace hands out the same first key, as a sandbox of its own would.
+    const a = (await register('/ws/a')).json().chaveRemessa;
+    const b = (await register('/ws/b')).json().chaveRemessa;
+    expect(a).toBe(b);
+    expect((await register('')).json().chaveRemessa).toBe(a);
+    await json(app, 'POST', '/ws/a/_sandbox/clock', { advance: 'P1Y', freeze: true });
+    await json(app, 'POST', '/ws/a/_sandbox/faults', { interface: 'registry', status: 401 });
+    await json(app, 'POST', '/ws/a/_sandbox/snapshots', { name: 'only-in-a' });
+    expect((await register('/ws/a')).statusCode).toBe(401);
+    expect((await register('/ws/b')).statusCode).toBe(200);
+    expect((await json(app, 'GET', '/ws/b/_sandbox/faults')).body.faults).toEqual([]);
+    expect((await json(app, 'GET', '/ws/b/_sandbox/clock')).body.frozen).toBe(false);
+    expect((await json(app, 'GET', '/ws/b/_sandbox/snapshots')).body.snapshots).toEqual([]);
+    expect((await json(app, 'POST', '/ws/b/_sandbox/snapshots/only-in-a/restore')).status).toBe(404);
+    expect((await json(app, 'GET', '/ws/a/_sandbox/requests')).body.count).toBe(2);
+    expect((await json(app, 'GET', '/ws/b/_sandbox/requests')).body.count).toBe(2);
+    // A reset in one leaves the other as it was.
+    await json(app, 'POST', '/ws/b/_sandbox/reset', {});
+    expect((await json(app, 'GET', '/ws/a/_sandbox/overview')).body.counts.registry.batches).toBe(1);
+    expect((await json(app, 'GET', '/ws/b/_sandbox/overview')).body.counts.registry.batches).toBe(0);
+    expect((await json(app, 'GET', '/_sandbox/overview')).body.counts.registry.batches).toBe(1);
+  });
+});
+
+describe('workspaces in database files', () => {
+  it('keeps each workspace in a file beside the main one, across restarts, and deletes it with the workspace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-ws-'));
+    dirs.push(dir);
+    const db = join(dir, 'sandbox.db');
+    const own = { registry: { participants: [{ participantId: 'OWN', accessToken: 'own-token' }] } };
+    let app = await buildApp({ db, fixtures: BASE_FIXTURES, logger: false });
+    await json(app, 'POST', '/_sandbox/workspaces', { name: 'kept', fixtures: own });
+    await app.inject({ method: 'POST', url: `/ws/kept${RG_REGISTER}`, headers: { authorization: 'Bearer own-token' }, payload: one });
+    await app.inject({ url: `/ws/first-use${BK_EXTRACT}`, headers: bk });
+    await app.close();
+    expect(existsSync(workspaceDbPath(db, 'kept'))).toBe(true);
+    expect(workspaceDbPath(db, 'kept')).toBe(join(dir, 'sandbox.ws-kept.db'));
+
+    app = await buildApp({ db, fixtures: BASE_FIXTURES, logger: false });
+    try {
+      const list = (await json(app, 'GET', '/_sandbox/workspaces')).body;
+      expect(list.storage).toBe('file');
+      expect(list.workspaces.map((w: { name: string }) => w.name)).toEqual(['default', 'first-use', 'kept']);
+      expect(list.workspaces[2].rows).toMatchObject({ rg_participants: 1, rg_batches: 1 });
+      // Its own fixtures were kept with it: reset "default" still loads them.
+      expect((await json(app, 'POST', '/ws/kept/_sandbox/reset', { fixtures: 'default' })).body.loaded).toEqual({
+        registry: { participants: 1 },
+      });
+      expect((await json(app, 'DELETE', '/_sandbox/workspaces/kept')).status).toBe(200);
+      expect(readdirSync(dir).filter((f) => f.includes('ws-kept'))).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('bounds', () => {
+  it('refuses one workspace over the limit: 429 on the control plane, the interface\'s 400 under an interface path', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES, maxWorkspaces: 2 });
+    expect((await json(app, 'GET', '/ws/w1/_sandbox/health')).status).toBe(200);
+    expect((await json(app, 'POST', '/_sandbox/workspaces', { name: 'w2' })).status).toBe(201);
+    const control = await json(app, 'POST', '/_sandbox/workspaces', { name: 'w3' });
+    expect(control.status).toBe(429);
+    expect(control.body.message).toContain('SANDBOX_MAX_WORKSPACES=2');
+    expect((await json(app, 'GET', '/ws/w3/_sandbox/clock')).status).toBe(429);
+    const cnab = await app.inject({ method: 'POST', url: '/ws/w3/v1/import-cnab', payload: {} });
+    expect(cnab.statusCode).toBe(400);
+    expect(errorShapeProblem('receivables', 400, cnab.body)).toBeNull();
+    expect(cnab.json().error.message).toContain('SANDBOX_MAX_WORKSPACES');
+    const bookkeeping = await app.inject({ url: `/ws/w3${BK_EXTRACT}`, headers: bk });
+    expect(bookkeeping.statusCode).toBe(400);
+    expect(errorShapeProblem('bookkeeping', 400, bookkeeping.body)).toBeNull();
+    // The default workspace is not counted, and freeing one makes room.
+    expect((await app.inject({ url: BK_EXTRACT, headers: bk })).statusCode).toBe(200);
+    await json(app, 'DELETE', '/_sandbox/workspaces/w1');
+    expect((await json(app, 'GET', '/ws/w3/_sandbox/clock')).status).toBe(200);
+  });
+
+  it('evicts an in-memory workspace idle longer than the configured time, logged, never one answering a request', async () => {
+    const capture = new LogCapture();
+    const app = await testApp({ fixtures: BASE_FIXTURES, workspaceIdleMs: 50, logger: { level: 'info', stream: capture } });
+    await json(app, 'POST', '/ws/idle/_sandbox/clock', { advance: 'P1D' });
+    await json(app, 'POST', '/ws/busy/_sandbox/faults', { interface: 'registry', delayMs: 400 });
+    const slow = app.inject({ method: 'POST', url: `/ws/busy${RG_REGISTER}`, headers: rg, payload: one });
+    // The sandbox's own timer checks every 100 ms here; the busy workspace's request takes 400 ms.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(app.workspaces.has('idle')).toBe(false);
+    expect(app.workspaces.has('busy')).toBe(true);
+    expect((await slow).statusCode).toBe(200);
+    expect(capture.text).toMatch(/"workspace":"idle".*workspace evicted after being idle/);
+    // The default workspace is never evicted; the evicted one comes back fresh on its next use.
+    expect(app.workspaces.has('default')).toBe(true);
+    expect((await json(app, 'GET', '/ws/idle/_sandbox/clock')).body.offsetMs).toBeLessThan(1000);
+  });
+
+  it('never evicts a workspace kept in a file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-ws-'));
+    dirs.push(dir);
+    const app = await buildApp({ db: join(dir, 's.db'), fixtures: BASE_FIXTURES, logger: false, workspaceIdleMs: 1 });
+    try {
+      await json(app, 'GET', '/ws/w1/_sandbox/health');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await app.workspaces.evictIdle()).toEqual([]);
+      expect(app.workspaces.has('w1')).toBe(true);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('client coverage per workspace', () => {
+  const hitsOf = async (app: FastifyInstance, base: string, id: string): Promise<number | undefined> => {
+    const report = (await app.inject({ url: `${base}/_sandbox/coverage` })).json() as {
+      operations: Array<{ outcomes: Array<{ id: string; hits: number }> }>;
+    };
+    return report.operations.flatMap((o) => o.outcomes).find((o) => o.id === id)?.hits;
+  };
+
+  it('counts each workspace on its own: its answers, its report, its clear', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    // BASE_FIXTURES has no extract requests: every page is empty.
+    const listed = 'list-extract-requests.listed-empty';
+    const inDefault = await app.inject({ url: BK_EXTRACT, headers: bk });
+    expect(inDefault.headers['sandbox-outcome']).toBe(listed);
+    for (let i = 0; i < 2; i++) {
+      const inW1 = await app.inject({ url: `/ws/w1${BK_EXTRACT}`, headers: bk });
+      expect(inW1.headers['sandbox-outcome']).toBe(listed);
+    }
+    const refused = await app.inject({ url: `/ws/w2${BK_EXTRACT}`, headers: { authorization: 'Bearer nobody' } });
+    expect(refused.headers['sandbox-outcome']).toBe('list-extract-requests.token-unknown');
+    expect(await hitsOf(app, '', listed)).toBe(1);
+    expect(await hitsOf(app, '/ws/w1', listed)).toBe(2);
+    expect(await hitsOf(app, '/ws/w2', listed)).toBe(0);
+    expect(await hitsOf(app, '/ws/w2', 'list-extract-requests.token-unknown')).toBe(1);
+    expect(await hitsOf(app, '', 'list-extract-requests.token-unknown')).toBe(0);
+    // Clearing one workspace's coverage leaves the others' counts.
+    expect((await app.inject({ method: 'DELETE', url: '/ws/w1/_sandbox/coverage' })).statusCode).toBe(200);
+    expect(await hitsOf(app, '/ws/w1', listed)).toBe(0);
+    expect(await hitsOf(app, '', listed)).toBe(1);
+  });
+
+  it('is off in every workspace with coverage: false', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES, coverage: false });
+    const res = await app.inject({ url: `/ws/w1${BK_EXTRACT}`, headers: bk });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['sandbox-outcome']).toBeUndefined();
+    expect(await hitsOf(app, '/ws/w1', 'list-extract-requests.listed-empty')).toBeUndefined();
+  });
+});
+
+describe('startSandbox().workspace(name).coverage()', () => {
+  it('reads and clears that workspace\'s coverage only', async () => {
+    const sandbox = await startSandbox({ fixtures: BASE_FIXTURES });
+    try {
+      const w = sandbox.workspace('cov');
+      const res = await fetch(`${w.url}${BK_EXTRACT}`, { headers: bk });
+      expect(res.headers.get('sandbox-outcome')).toBe('list-extract-requests.listed-empty');
+      expect((await w.coverage()).totals.hits).toBe(1);
+      expect((await sandbox.coverage()).totals.hits).toBe(0);
+      expect(await w.coverage('markdown')).toContain('list-extract-requests');
+      await w.clearCoverage();
+      expect((await w.coverage()).totals.hits).toBe(0);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});

@@ -1,0 +1,38 @@
+// The route checks a file's lines and hands the line index to the runner with the bytes: a file of
+// tens of megabytes is scanned once per submission, not once more when processed.
+import { describe, expect, it, vi } from 'vitest';
+import * as cnab from '../../src/receivables/cnab.js';
+import { BASE_FIXTURES, testApp } from '../helpers.js';
+import { cnabBytes } from './helpers.js';
+
+vi.mock('../../src/receivables/cnab.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof cnab>();
+  return { ...actual, scanLines: vi.fn(actual.scanLines) };
+});
+
+describe('CNAB submission and processing', () => {
+  it('scans the file once: the runner reads the line index the route found', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const scans = vi.mocked(cnab.scanLines);
+    scans.mockClear();
+    // CnabFile.open scans inside cnab.ts, out of the mock's sight: counted on its own.
+    const opens = vi.spyOn(cnab.CnabFile, 'open');
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/import-cnab',
+      payload: {
+        token: 'rc-token-1',
+        fundCnpj: '11222333000181',
+        operationFile: cnabBytes('cnab400', [{}, {}]).toString('base64'),
+        fileName: 'remessa-001.rem',
+        additiveNumber: 1,
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    await app.runtime.work.drain();
+    expect(scans).toHaveBeenCalledTimes(1);
+    expect(opens).not.toHaveBeenCalled();
+    const detail = await app.inject({ url: `/_sandbox/receivables/imports/${String(res.headers['sandbox-import-id'])}` });
+    expect(detail.json()).toMatchObject({ status: 'processed', lineCount: 4 });
+  });
+});

@@ -1,0 +1,122 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/db.js';
+import { READ_CACHE_ENTRIES, ReadCache } from '../../src/store/read-cache.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  while (dirs.length > 0) rmSync(dirs.pop() ?? '', { recursive: true, force: true });
+});
+
+function setup(path = ':memory:') {
+  const { db } = openDatabase(path);
+  db.exec(`
+    CREATE TABLE xx_parents (id INTEGER PRIMARY KEY, v TEXT NOT NULL);
+    CREATE TABLE xx_children (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES xx_parents (id) ON DELETE CASCADE);
+    CREATE TABLE xx_log (n INTEGER);
+    CREATE TRIGGER xx_children_log AFTER DELETE ON xx_children BEGIN INSERT INTO xx_log VALUES (old.id); END;
+    INSERT INTO xx_parents (id, v) VALUES (1, 'a');
+    INSERT INTO xx_children (id, parent_id) VALUES (10, 1);
+  `);
+  const cache = new ReadCache(db);
+  const read = db.prepare('SELECT v FROM xx_parents WHERE id = 1').pluck();
+  /** What the cache answers for the row, and whether it had to read it. */
+  const value = () => {
+    let fresh = false;
+    const v = cache.get('v', () => {
+      fresh = true;
+      return read.get();
+    });
+    return { v, fresh };
+  };
+  return { db, cache, value };
+}
+
+describe('the read cache', () => {
+  it('answers from memory until a row changes, whatever statement changed it', () => {
+    const { db, value } = setup();
+    const changes = [
+      "UPDATE xx_parents SET v = 'b' WHERE id = 1",
+      "UPDATE xx_parents SET v = v WHERE id = 1", // same value: still a change, still re-read
+      'INSERT INTO xx_children (id, parent_id) VALUES (11, 1)',
+      'DELETE FROM xx_children WHERE id = 11', // the trigger writes too
+      'DELETE FROM xx_log', // a whole-table delete (SQLite's truncate shortcut)
+      "INSERT INTO xx_parents (id, v) VALUES (1, 'c') ON CONFLICT (id) DO UPDATE SET v = excluded.v",
+    ];
+    expect(value()).toEqual({ v: 'a', fresh: true });
+    expect(value()).toEqual({ v: 'a', fresh: false });
+    for (const sql of changes) {
+      db.exec(sql);
+      const after = value();
+      expect(after.fresh, sql).toBe(true);
+      expect(after.v).toBe(db.prepare('SELECT v FROM xx_parents WHERE id = 1').pluck().get());
+      expect(value().fresh).toBe(false);
+    }
+    // A statement that matches no row changes nothing, and the cached answer stays.
+    db.exec("UPDATE xx_parents SET v = 'z' WHERE id = 99");
+    expect(value()).toEqual({ v: 'c', fresh: false });
+  });
+
+  it('never keeps what was read inside a transaction, so a rollback cannot leave it behind', () => {
+    const { db, value } = setup();
+    expect(value().v).toBe('a');
+    expect(() =>
+      db.transaction(() => {
+        db.exec("UPDATE xx_parents SET v = 'uncommitted' WHERE id = 1");
+        expect(value()).toEqual({ v: 'uncommitted', fresh: true });
+        throw new Error('roll back');
+      })(),
+    ).toThrow('roll back');
+    expect(value()).toEqual({ v: 'a', fresh: true });
+  });
+
+  it('sees a commit by another connection to the same database file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'read-cache-'));
+    dirs.push(dir);
+    const file = join(dir, 'sandbox.db');
+    const { db, value } = setup(file);
+    // The first reads learn the database's versions; from then on the answer comes from memory.
+    expect(value().v).toBe('a');
+    expect(value().v).toBe('a');
+    expect(value()).toEqual({ v: 'a', fresh: false });
+    const other = new Database(file);
+    try {
+      other.exec("UPDATE xx_parents SET v = 'from elsewhere' WHERE id = 1");
+    } finally {
+      other.close();
+    }
+    expect(value()).toEqual({ v: 'from elsewhere', fresh: true });
+    db.close();
+  });
+
+  it('within a request already checked, still sees every change of its own connection; the next request sees the others\'', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'read-cache-'));
+    dirs.push(dir);
+    const file = join(dir, 'sandbox.db');
+    const { db, cache } = setup(file);
+    const read = db.prepare('SELECT v FROM xx_parents WHERE id = 1').pluck();
+    const get = (checked: boolean) => cache.get('v', () => read.get(), checked);
+    // The request's first lookup makes the full check, later ones of the same request skip one part.
+    for (let i = 0; i < 3; i++) get(false);
+    db.exec("UPDATE xx_parents SET v = 'here' WHERE id = 1");
+    expect(get(true)).toBe('here');
+    const other = new Database(file);
+    try {
+      other.exec("UPDATE xx_parents SET v = 'elsewhere' WHERE id = 1");
+    } finally {
+      other.close();
+    }
+    expect(get(false)).toBe('elsewhere');
+    db.close();
+  });
+
+  it(`keeps at most ${READ_CACHE_ENTRIES} entries`, () => {
+    const { cache } = setup();
+    for (let i = 0; i < READ_CACHE_ENTRIES * 2 + 5; i++) cache.get(`k${i}`, () => i);
+    expect(cache.size).toBeLessThanOrEqual(READ_CACHE_ENTRIES);
+    expect(cache.size).toBeGreaterThan(0);
+  });
+});
