@@ -207,7 +207,7 @@ export const assumptions: Assumption[] = [
     interface: 'sandbox',
     topic: 'What workspaces share',
     decision:
-      'nothing of their state: each has its own data (tokens of one are unknown in another), journal, clock, fault rules, key sequence and snapshots; a new workspace starts its key sequence from the sandbox\'s seed as a new sandbox does; the sandbox\'s settings (strict mode, journal size, body limit, admin token) hold for all',
+      'nothing of their state: each has its own data (tokens of one are unknown in another), journal, clock, fault rules, key sequence, snapshots and client coverage (GET /ws/{name}/_sandbox/coverage counts that workspace\'s answers only); a new workspace starts its key sequence from the sandbox\'s seed as a new sandbox does; the sandbox\'s settings (strict mode, journal size, body limit, admin token) hold for all',
     reason: 'each worker must get exactly what a sandbox of its own would answer',
   },
   {
