@@ -5,11 +5,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cnab444, extractRequests, pdf, TENANTS } from './data.js';
-import { fmt, latencies, load, type LoadResult, median, peakRss, printTable, type Row, type Server, startChild, startNpm } from './lib.js';
+import { cpuTicks, fmt, latencies, load, type LoadResult, median, peakRss, printTable, type Row, type Server, startChild, startNpm } from './lib.js';
 
 const quick = process.argv.includes('--quick');
 /** `npm run bench -- --start`: only the start figures (a few seconds). */
 const startOnly = process.argv.includes('--start');
+/** --only=coverage: just the coverage-cost figure (its rounds alternate two servers; the rest is long). */
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const DURATION = startOnly ? 1 : quick ? 2 : 10;
 /** Interleaved rounds of the hot-path load runs; each round lasts DURATION / ROUNDS seconds. */
 const ROUNDS = quick ? 2 : 5;
@@ -76,6 +78,11 @@ async function main(): Promise<void> {
   process.stderr.write(
     `tradebill-sandbox benchmarks (${startOnly ? 'start only' : quick ? 'quick' : 'full'}), Node ${process.version}\n`,
   );
+  if (only === 'coverage') {
+    await coverageCost();
+    process.stdout.write(`\n${printTable(rows)}\n`);
+    return;
+  }
   if (process.argv.includes('--workspaces')) {
     // Only the workspace figures (their baselines are in the same section): -- --workspaces
     await workspaceFigures();
@@ -177,6 +184,7 @@ async function main(): Promise<void> {
     await lb.stop();
   }
   await workspaceFigures();
+  await coverageCost();
 
   report(measured);
 }
@@ -222,6 +230,75 @@ function report(measured: Record<string, LoadResult>): void {
     quick || startOnly ? 'bench/results-quick.json' : 'bench/results.json',
     `${JSON.stringify({ date: new Date().toISOString(), node: process.version, quick, baselines: { bareFastifyReqPerSec: measured.bareGet?.reqPerSec, bareFastifyP99Ms: measured.bareGet?.p99, bareFastifyPutReqPerSec: measured.barePut?.reqPerSec, bareFastifyPutP99Ms: measured.barePut?.p99, jsonServerReqPerSec: measured.jsonServer?.reqPerSec, rounds: ROUNDS }, rows }, null, 2)}\n`,
   );
+}
+
+/**
+ * What client coverage costs on the hottest read: GET extract on two sandboxes, identical but for
+ * --no-coverage (no Sandbox-Outcome, nothing counted). Throughput on a shared machine drifts by far
+ * more than 3%, so the figure is the server's own CPU time per request (user + system, from /proc),
+ * over the same number of requests, in rounds alternating which server goes first; the throughput
+ * ratio is shown beside it.
+ */
+async function coverageCost(): Promise<void> {
+  const bar = 'tagging + counting cost <= 3% of GET extract (server CPU per request)';
+  const rounds = quick ? 4 : 10;
+  const amount = quick ? 10_000 : 20_000;
+  const on = await startSandbox();
+  const off = await startSandbox(['--no-coverage']);
+  try {
+    for (const s of [on, off]) {
+      await post(s, '/_sandbox/fixtures', {
+        bookkeeping: {
+          users: [{ userId: 7, accessToken: BK_TOKEN, tenants: [TENANTS.t10k] }],
+          extractRequests: extractRequests(TENANTS.t10k, 10_000, 10_001),
+        },
+      });
+    }
+    const path = extractUrl(TENANTS.t10k, 'page=1&pageSize=20&sortBy=registeredAt&desc=true');
+    const tagged = await fetch(on.url + path, { headers: bkHeaders });
+    if (tagged.headers.get('sandbox-outcome') !== 'list-extract-requests.listed')
+      throw new Error(`the coverage sandbox did not tag the answer: ${tagged.status}`);
+    const untagged = await fetch(off.url + path, { headers: bkHeaders });
+    if (untagged.headers.get('sandbox-outcome') !== null) throw new Error('the --no-coverage sandbox tagged its answer');
+    const cpu: Record<'on' | 'off', number> = { on: 0, off: 0 };
+    const rps: Record<'on' | 'off', number[]> = { on: [], off: [] };
+    const pairs: number[] = [];
+    const servers = { on, off };
+    for (let i = 0; i < rounds; i++) {
+      const order: Array<'on' | 'off'> = i % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
+      const round: Record<'on' | 'off', number> = { on: 0, off: 0 };
+      for (const which of order) {
+        const s = servers[which];
+        const before = cpuTicks(s.child.pid);
+        const t0 = performance.now();
+        const r = await load({ url: s.url + path, headers: bkHeaders, connections: 50, amount });
+        const seconds = (performance.now() - t0) / 1000;
+        if (r.non2xx > 0) throw new Error(`${r.non2xx} non-2xx answers`);
+        round[which] = cpuTicks(s.child.pid) - before;
+        cpu[which] += round[which];
+        // autocannon's average is per whole second: with a fixed amount, requests over wall time is finer.
+        rps[which].push(amount / seconds);
+      }
+      pairs.push(round.on / round.off);
+    }
+    const requests = rounds * amount;
+    const usPerRequest = (ticks: number) => (ticks * 10_000) / requests;
+    const cost = cpu.on / cpu.off - 1;
+    const throughput = median(rps.on) / median(rps.off);
+    row(
+      'GET extract with coverage (tag + count) vs --no-coverage, 10k tenant, 50 conns',
+      `${usPerRequest(cpu.on).toFixed(1)} µs CPU/request, ${fmt.n(median(rps.on))} req/s`,
+      `--no-coverage ${usPerRequest(cpu.off).toFixed(1)} µs CPU/request, ${fmt.n(median(rps.off))} req/s`,
+      `CPU ${(cpu.on / cpu.off).toFixed(3)}x (cost ${(cost * 100).toFixed(1)}%; rounds ${Math.min(...pairs).toFixed(2)}-${Math.max(...pairs).toFixed(2)}x, median ${median(pairs).toFixed(3)}x); throughput ${throughput.toFixed(3)}x; ${rounds} x ${fmt.n(amount)} requests each`,
+      bar,
+      cost <= 0.03,
+    );
+  } catch (err) {
+    failed('GET extract with coverage vs --no-coverage', bar, err);
+  } finally {
+    await on.stop();
+    await off.stop();
+  }
 }
 
 interface Baselines {

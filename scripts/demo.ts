@@ -4,6 +4,7 @@
 // SANDBOX_ADMIN_TOKEN, when set, is sent to the control plane as the sandbox expects.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { CoverageReport } from '../src/runtime/coverage.js';
 
 export interface DemoOptions {
   /** Base URL of the sandbox, e.g. http://127.0.0.1:3000 */
@@ -20,6 +21,8 @@ export interface DemoResult {
   processedImportId: string;
   chaveRemessa: string;
   codigoIdentificador: string;
+  /** The coverage totals the tour ended with. */
+  coverage: CoverageReport['totals'];
 }
 
 interface Answer {
@@ -314,7 +317,44 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
   const inspector = `${base}/_sandbox/ui${options.adminToken ? `#adminToken=${encodeURIComponent(options.adminToken)}` : ''}`;
   print(`\nEvery step succeeded. Open the inspector to see the state: ${inspector}`);
-  return { inspector, rejectedImportId, processedImportId, chaveRemessa, codigoIdentificador };
+
+  // The tour ends with what it covered: the outcomes of the documented operations it met.
+  const headers: Record<string, string> = options.adminToken ? { 'sandbox-admin-token': options.adminToken } : {};
+  const res = await fetch(`${base}/_sandbox/coverage`, { headers });
+  if (res.status !== 200) throw new DemoError(`GET /_sandbox/coverage answered ${res.status}`);
+  const coverage = (await res.json()) as CoverageReport;
+  print(
+    `\nClient coverage of this tour (GET /_sandbox/coverage; ?format=junit for CI, ?format=markdown for a pull request):\n`,
+  );
+  for (const line of coverageTable(coverage)) print(line);
+  return { inspector, rejectedImportId, processedImportId, chaveRemessa, codigoIdentificador, coverage: coverage.totals };
+}
+
+/** One row per operation: outcomes met of all, answers counted, and the outcomes met. */
+export function coverageTable(report: CoverageReport): string[] {
+  const rows = report.operations.map((op) => [
+    op.interface,
+    op.operation,
+    `${op.totals.covered} of ${op.totals.outcomes}`,
+    String(op.totals.hits),
+    op.outcomes
+      .filter((o) => o.hits > 0)
+      .map((o) => o.id.slice(op.operation.length + 1))
+      .join(', '),
+  ]);
+  const t = report.totals;
+  const all = [
+    ['interface', 'operation', 'outcomes met', 'answers', 'met'],
+    ...rows,
+    ['all', '', `${t.covered} of ${t.outcomes}`, String(t.hits), ''],
+  ];
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i < 4 ? c.padEnd(widths[i] ?? 0) : c))
+      .join('  ')
+      .trimEnd();
+  return [line(all[0] ?? []), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)];
 }
 
 function fixture(name: string): string {

@@ -16,7 +16,7 @@ import { useLazySerializers } from './http/serializer.js';
 import { registerOpenApi } from './http/swagger.js';
 import { pathOf } from './http/url.js';
 import { validatorCompiler } from './http/validation.js';
-import { INTERFACES, interfaceOfPath } from './interfaces.js';
+import { CATALOG, INTERFACES, interfaceOfPath, OUTCOMES } from './interfaces.js';
 import { registrationWork } from './loanbond/runner.js';
 import { loanbondPlugin } from './loanbond/routes.js';
 import { importWork } from './receivables/runner.js';
@@ -24,7 +24,7 @@ import { receivablesPlugin } from './receivables/routes.js';
 import { registryPlugin } from './registry/routes.js';
 import type { SandboxClock } from './runtime/clock.js';
 import type { SandboxIds } from './runtime/ids.js';
-import { createRuntime, installRuntime, type Runtime, type RuntimeLog } from './runtime/index.js';
+import { createRuntime, installRuntime, type Runtime, type RuntimeLog, type RuntimeOptions } from './runtime/index.js';
 import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS, workspaceNameOf, workspaceRewrite, Workspaces } from './runtime/workspaces.js';
 import { installWorkspaces, workspaceOpener } from './control/workspaces.js';
 
@@ -56,6 +56,8 @@ export interface AppOptions {
   seedSecrets?: boolean;
   /** Entries the request journal keeps (default 1000; 0 turns it off). */
   journalSize?: number;
+  /** false: answers carry no Sandbox-Outcome and nothing is counted (GET /_sandbox/coverage is empty). Default true. */
+  coverage?: boolean;
   /** Inject a clock (tests pin time); default: a SandboxClock on real time. */
   clock?: SandboxClock;
   /** Inject the key generator; default: random, or seeded by `seed`. */
@@ -99,12 +101,22 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   app.setValidatorCompiler(validatorCompiler);
   useLazySerializers(app);
   app.decorate('settings', settings);
+  // The outcome slug a documented operation's rule sets (http/outcomes.ts); counted in control/hooks.ts.
+  app.decorateRequest('outcome', null);
 
-  const runtime = await openRuntime(options, app.log);
+  // What coverage counts, in the default runtime and in every workspace alike.
+  const catalog = options.coverage === false ? { outcomes: [], operations: [] } : { outcomes: OUTCOMES, operations: CATALOG };
+  const runtime = await openRuntime(options, app.log, catalog);
   app.addHook('onClose', () => runtime.close());
   const workspaces = new Workspaces({
     defaultRuntime: runtime,
-    opener: workspaceOpener({ db: options.db ?? ':memory:', settings: runtime.settings, kinds: WORK_KINDS, log: app.log }),
+    opener: workspaceOpener({
+      db: options.db ?? ':memory:',
+      settings: runtime.settings,
+      kinds: WORK_KINDS,
+      log: app.log,
+      catalog,
+    }),
     max: options.maxWorkspaces ?? DEFAULT_MAX_WORKSPACES,
     idleMs: options.workspaceIdleMs ?? DEFAULT_WORKSPACE_IDLE_MS,
     log: app.log,
@@ -127,6 +139,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     app,
     (request) =>
       `${request.method} ${pathOf(request.url)} is outside every emulated interface (see GET /_sandbox/operations)`,
+    CATALOG,
   );
 
   await app.ready();
@@ -169,7 +182,11 @@ function serverOptions(options: AppOptions, settings: Settings) {
 }
 
 /** The sandbox's state, with the configured fixtures loaded when its database is new. */
-async function openRuntime(options: AppOptions, log: RuntimeLog): Promise<Runtime> {
+async function openRuntime(
+  options: AppOptions,
+  log: RuntimeLog,
+  catalog: NonNullable<RuntimeOptions['catalog']>,
+): Promise<Runtime> {
   const { runtime, isNew } = createRuntime({
     db: options.db ?? ':memory:',
     settings: {
@@ -180,6 +197,7 @@ async function openRuntime(options: AppOptions, log: RuntimeLog): Promise<Runtim
       journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
     },
     kinds: WORK_KINDS,
+    catalog,
     log,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ids ? { ids: options.ids } : {}),

@@ -24,6 +24,8 @@ export interface Config {
   seedSecrets: boolean;
   /** Entries the request journal keeps; 0 turns it off. */
   journalSize: number;
+  /** Client coverage: answers carry Sandbox-Outcome and are counted (GET /_sandbox/coverage). */
+  coverage: boolean;
   /** Workspaces allowed besides `default`. */
   maxWorkspaces: number;
   /** In-memory workspaces unused this long are removed; 0: never. */
@@ -52,6 +54,8 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
                                                   env SANDBOX_SEED_SECRETS=true default off
   --journal-size <n>    requests kept by GET /_sandbox/requests (0: off)
                                                   env SANDBOX_JOURNAL_SIZE default 1000
+  --no-coverage         answers carry no Sandbox-Outcome header and no coverage is counted
+                                                  env SANDBOX_COVERAGE=false default on
   --max-workspaces <n>  workspaces (/ws/{name}/...) allowed besides default
                                                   env SANDBOX_MAX_WORKSPACES default 256
   --workspace-idle <t>  remove in-memory workspaces unused this long: 90s, 30m, 2h; 0 never
@@ -133,6 +137,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     seedSecrets:
       values['seed-secrets'] === true || parseBool('SANDBOX_SEED_SECRETS', env.SANDBOX_SEED_SECRETS),
     journalSize,
+    coverage:
+      values['no-coverage'] !== true &&
+      (env.SANDBOX_COVERAGE === undefined || env.SANDBOX_COVERAGE === '' || parseBool('SANDBOX_COVERAGE', env.SANDBOX_COVERAGE)),
     maxWorkspaces,
     workspaceIdleMs: parseIdle(values['workspace-idle'] ?? env.SANDBOX_WORKSPACE_IDLE ?? '60m'),
   };
@@ -154,6 +161,7 @@ function parse(argv: readonly string[]) {
       seed: { type: 'string' },
       'seed-secrets': { type: 'boolean' },
       'journal-size': { type: 'string' },
+      'no-coverage': { type: 'boolean' },
       'max-workspaces': { type: 'string' },
       'workspace-idle': { type: 'string' },
       help: { type: 'boolean', short: 'h' },

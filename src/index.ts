@@ -7,12 +7,16 @@ import type { InterfaceId } from './http/errors.js';
 import type { FaultRule, FaultRuleInput } from './runtime/faults.js';
 import type { FixtureDocument, LoadCounts } from './control/fixtures.js';
 import type { JournalEntry } from './runtime/journal.js';
+import type { CoverageReport } from './runtime/coverage.js';
 
 export { type AppOptions, buildApp } from './app.js';
 export { type Config, DEMO_FIXTURES, parseConfig } from './config.js';
 export type { FaultRule, FaultRuleInput } from './runtime/faults.js';
 export type { FixtureDocument } from './control/fixtures.js';
 export type { JournalEntry } from './runtime/journal.js';
+export type { CoverageReport, OperationCoverage, OutcomeCoverage } from './runtime/coverage.js';
+export type { Outcome } from './http/outcomes.js';
+export { OUTCOMES, outcomeTagProblem } from './interfaces.js';
 
 /** `'default'` (the fixtures the sandbox started with) or the path of a fixture file. */
 export type FixtureSource = 'default' | (string & {});
@@ -63,6 +67,14 @@ export interface SandboxControls {
   clock(change?: { now?: string; advance?: string; freeze?: boolean }): Promise<ClockView>;
   /** Runs all pending asynchronous processing now; resolves when it is done. */
   runPendingWork(): Promise<Record<string, number>>;
+  /**
+   * Client coverage since the last reset: every outcome of the documented operations with its hits
+   * (GET /_sandbox/coverage); 'junit' or 'markdown' give the report as text.
+   */
+  coverage(): Promise<CoverageReport>;
+  coverage(format: 'junit' | 'markdown'): Promise<string>;
+  /** Starts counting coverage again from zero. */
+  clearCoverage(): Promise<void>;
 }
 
 export interface WorkspaceView {
@@ -141,6 +153,14 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
   function controls(base: string): SandboxControls {
     const control = <T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) =>
       call<T>(method, `${base}/_sandbox${path}`, body);
+    function coverage(): Promise<CoverageReport>;
+    function coverage(format: 'junit' | 'markdown'): Promise<string>;
+    async function coverage(format?: 'junit' | 'markdown'): Promise<CoverageReport | string> {
+      if (format === undefined) return control<CoverageReport>('GET', '/coverage');
+      const res = await app.inject({ method: 'GET', url: `${base}/_sandbox/coverage?format=${format}`, headers });
+      if (res.statusCode !== 200) throw new Error(`GET ${base}/_sandbox/coverage answered ${res.statusCode}: ${res.body}`);
+      return res.body;
+    }
     return {
       url: `${url}${base}`,
       reset: async (fixtures, resetOptions = {}) =>
@@ -171,6 +191,10 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
         change ? control<ClockView>('POST', '/clock', change) : control<ClockView>('GET', '/clock'),
       runPendingWork: async () =>
         (await control<{ processed: Record<string, number> }>('POST', '/work/run')).processed,
+      coverage,
+      clearCoverage: async () => {
+        await control('DELETE', '/coverage');
+      },
     };
   }
 

@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     seed: config.seed,
     seedSecrets: config.seedSecrets,
     journalSize: config.journalSize,
+    coverage: config.coverage,
     maxWorkspaces: config.maxWorkspaces,
     workspaceIdleMs: config.workspaceIdleMs,
   });

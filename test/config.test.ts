@@ -15,6 +15,7 @@ describe('configuration', () => {
       seed: undefined,
       seedSecrets: false,
       journalSize: 1000,
+      coverage: true,
       maxWorkspaces: 256,
       workspaceIdleMs: 60 * 60 * 1000,
     });
@@ -33,6 +34,7 @@ describe('configuration', () => {
       SANDBOX_SEED: 's1',
       SANDBOX_SEED_SECRETS: 'true',
       SANDBOX_JOURNAL_SIZE: '50',
+      SANDBOX_COVERAGE: 'false',
       SANDBOX_MAX_WORKSPACES: '16',
       SANDBOX_WORKSPACE_IDLE: '90s',
     };
@@ -48,6 +50,7 @@ describe('configuration', () => {
       seed: 's1',
       seedSecrets: true,
       journalSize: 50,
+      coverage: false,
       maxWorkspaces: 16,
       workspaceIdleMs: 90_000,
     });

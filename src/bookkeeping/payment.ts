@@ -17,6 +17,11 @@ export interface Declaration {
   remainingCents: number | null;
 }
 
+/** The outcome of a refusal by declarationProblems: its first problem decides. */
+export function declarationOutcome(details: readonly ErrorDetail[]): string {
+  return details[0]?.path === pointer('paymentDate') ? 'payment-date-future' : 'beneficiary-document-invalid';
+}
+
 /**
  * Checks that need no bill: the beneficiary's document and the payment date (`today` is the sandbox
  * clock's UTC date, YYYY-MM-DD). Every problem is reported, with the field's pointer.
@@ -59,7 +64,7 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect
     throw new SandboxError(
       400,
       `trade bill ${bill.uid} is ${bill.status}: only open or partially-paid bills accept a payment`,
-      { details: [{ path: pointer('uid'), message: `trade bill is ${bill.status}` }] },
+      { details: [{ path: pointer('uid'), message: `trade bill is ${bill.status}` }], outcome: `not-payable-${bill.status}` },
     );
   }
   const open = formatCents(bill.openCents);
@@ -70,7 +75,7 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect
         path: pointer('paymentValue'),
         message: `${paid} exceeds the open value of the trade bill (${open})`,
       },
-    ]);
+    ]).tag('above-open-value');
   }
   if (d.isPartial && d.paymentCents === bill.openCents) {
     throw validationError([
@@ -78,7 +83,7 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect
         path: pointer('isPartial'),
         message: `a partial payment must be below the open value (${open}); to settle it, send isPartial false`,
       },
-    ]);
+    ]).tag('partial-equals-open');
   }
   if (!d.isPartial && d.paymentCents < bill.openCents) {
     throw validationError([
@@ -86,7 +91,7 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect
         path: pointer('paymentValue'),
         message: `a total payment (isPartial false) must equal the open value (${open}), got ${paid}; for less, send isPartial true`,
       },
-    ]);
+    ]).tag('total-below-open');
   }
   const openAfterCents = bill.openCents - d.paymentCents;
   if (d.remainingCents !== null && d.remainingCents !== openAfterCents) {
@@ -95,7 +100,7 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect
         path: pointer('remainingValue'),
         message: `must equal the open value after this payment: ${formatCents(openAfterCents)} (open value ${open} - payment ${paid}), got ${formatCents(d.remainingCents)}`,
       },
-    ]);
+    ]).tag('remaining-mismatch');
   }
   return { openAfterCents, statusAfter: openAfterCents === 0 ? 'paid' : 'partially-paid' };
 }
@@ -116,7 +121,7 @@ export interface PaymentContext {
 export function declarePayment(body: PaymentDeclaration, ctx: PaymentContext): PaymentEffect {
   const { store, tenantId, uid } = ctx;
   const problems = declarationProblems(body, toIsoDate(ctx.now));
-  if (problems.length > 0) throw validationError(problems);
+  if (problems.length > 0) throw validationError(problems).tag(declarationOutcome(problems));
   const declaration: Declaration = {
     isPartial: body.isPartial,
     paymentCents: toCents(body.paymentValue),
@@ -128,7 +133,7 @@ export function declarePayment(body: PaymentDeclaration, ctx: PaymentContext): P
       if (!bill) {
         throw validationError([
           { path: pointer('uid'), message: `path parameter uid: tenant ${tenantId} has no trade bill "${uid}"` },
-        ]);
+        ]).tag('unknown-uid');
       }
       const effect = decidePayment(bill, declaration);
       store.bookkeeping.applyPayment(bill, effect, {

@@ -27,6 +27,9 @@ const TRB = '/integration/v1/:tenantId/trade-receivable-certificates';
 const ERRORS = errorResponses([400, 401, 403, 500], StandardError, a('bk-credential-order'), BEARER_CHALLENGE);
 
 /** The user each authorized request acts as. */
+/** How a page with no items starts: the schema puts the list first, and the serializer adds no space. */
+const EMPTY_PAGE = '{"extractTradeReceivables":[]';
+
 const actingUser = new WeakMap<FastifyRequest, number>();
 
 function userOf(request: FastifyRequest): number {
@@ -55,14 +58,22 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
     const { userId, hasTenant } = runtimeOf(request).store.bookkeeping.access(token, tenantId);
     if (userId === undefined) {
       reply.header('www-authenticate', 'Bearer');
-      throw new SandboxError(401, 'the bearer token is not the access token of any bookkeeping user');
+      throw new SandboxError(
+        401,
+        'the bearer token sent in the Authorization header is not the access token of any bookkeeping user (fixtures: bookkeeping.users[].accessToken)',
+      ).tag('token-unknown');
     }
     const problem = tenantProblem(tenantId);
     if (problem) {
-      throw validationError([{ path: pointer('tenantId'), message: `path parameter tenantId ${problem}` }]);
+      throw validationError([{ path: pointer('tenantId'), message: `path parameter tenantId ${problem}` }]).tag(
+        'tenant-id-invalid',
+      );
     }
     if (!hasTenant) {
-      throw new SandboxError(403, `user ${userId} has no access to tenant ${tenantId}`);
+      throw new SandboxError(
+        403,
+        `user ${userId} (identified by the bearer token in the Authorization header) has no access to tenant ${tenantId} (the tenantId in the path); the user's tenants are fixtures: bookkeeping.users[].tenants`,
+      ).tag('tenant-forbidden');
     }
     actingUser.set(request, userId);
   }
@@ -109,6 +120,8 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
           pagination: { page, size: pageSize, totalItems: total, totalPages: Math.ceil(total / pageSize) },
         }) as string;
       }, true);
+      // The cached text is all there is on a hit: an empty page is one whose list serialized as [].
+      request.outcome = text.startsWith(EMPTY_PAGE) ? 'listed-empty' : 'listed';
       // Text with a JSON content type goes out as it is: Fastify serializes only objects.
       return (reply as FastifyReply).type('application/json; charset=utf-8').send(text);
     },
@@ -143,7 +156,8 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { tenantId, uid } = request.params;
       const { store, clock } = runtimeOf(request);
-      declarePayment(request.body, { store, now: clock.now(), tenantId, uid, userId: userOf(request) });
+      const effect = declarePayment(request.body, { store, now: clock.now(), tenantId, uid, userId: userOf(request) });
+      request.outcome = effect.statusAfter === 'paid' ? 'total-accepted' : 'partial-accepted';
       return reply.code(204).send(null);
     },
   );

@@ -9,6 +9,10 @@ import { runtimeOf } from '../runtime/index.js';
 import { captureText, captureValue } from '../runtime/journal.js';
 import { redact } from '../runtime/redact.js';
 import { pathOf } from '../http/url.js';
+import { faultSlug } from '../http/outcomes.js';
+
+/** The response header naming the outcome of an answer of a documented operation. */
+export const OUTCOME_HEADER = 'sandbox-outcome';
 
 
 interface Trace {
@@ -18,6 +22,8 @@ interface Trace {
   realTime: string;
   fault: string | null;
   response: unknown;
+  /** The outcome id the answer carries (Sandbox-Outcome), null: none. */
+  outcome: string | null;
 }
 
 const CONTROL_PREFIX = '/_sandbox';
@@ -58,6 +64,7 @@ export function installControlHooks(app: FastifyInstance): void {
       realTime: new Date().toISOString(),
       fault: null,
       response: undefined,
+      outcome: null,
     };
     traces.set(request, trace);
     if (iface === null || faults.size === 0) return;
@@ -67,14 +74,32 @@ export function installControlHooks(app: FastifyInstance): void {
     request.log.debug({ fault: rule.id }, 'fault rule applied');
     if (rule.delayMs > 0) await sleep(rule.delayMs);
     if (rule.status !== null) {
+      // Answered by the rule, not by the service: the operation's fault outcome for that status.
+      if (request.routeOptions.config.operation !== undefined) request.outcome = faultSlug(rule.status);
       reply.code(rule.status).type('application/json').send(faultBody(rule, INTERFACES[rule.interface].shape));
       return reply;
     }
   });
 
-  app.addHook('onSend', async (request, _reply, payload) => {
+  app.addHook('onSend', async (request, reply, payload) => {
     const trace = traces.get(request);
-    if (trace && runtimeOf(request).journal.enabled) trace.response = payload;
+    const slug = request.outcome;
+    // Only an answer that is journaled or tagged needs its runtime (resolving it may create a workspace).
+    if (slug === null && !trace) return payload;
+    const { coverage, journal } = runtimeOf(request);
+    if (slug !== null && coverage.enabled) {
+      // Counted as it is sent; a tag whose status is not the one sent is a bug of the sandbox, never counted.
+      const operation = request.routeOptions.config.operation;
+      const counter = operation === undefined ? undefined : coverage.find(operation, slug);
+      if (counter !== undefined && counter.outcome.status === reply.statusCode) {
+        coverage.hit(counter);
+        reply.header(OUTCOME_HEADER, counter.outcome.id);
+        if (trace) trace.outcome = counter.outcome.id;
+      } else {
+        request.log.error({ operation, outcome: slug, statusCode: reply.statusCode }, 'answer tagged with an outcome that does not fit it');
+      }
+    }
+    if (trace && journal.enabled) trace.response = payload;
     return payload;
   });
 
@@ -99,6 +124,7 @@ export function installControlHooks(app: FastifyInstance): void {
       durationMs: Math.round(reply.elapsedTime * 100) / 100,
       warnings: warningCount(reply.getHeader('sandbox-warnings')),
       fault: trace.fault,
+      outcome: trace.outcome,
       requestBody: captureValue(request.body, Number(request.headers['content-length'] ?? Number.POSITIVE_INFINITY)),
       responseBody: captureText(trace.response),
     });
@@ -136,6 +162,7 @@ export function journalUnrouted(request: FastifyRequest, status: number, body: u
     durationMs: 0,
     warnings: null,
     fault: null,
+    outcome: null,
     requestBody: captureValue(null, 0),
     responseBody: { redacted: true, value: redact(body) },
   });

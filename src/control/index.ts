@@ -14,6 +14,7 @@ import { receivablesInspection } from '../receivables/inspect.js';
 import { registryInspection } from '../registry/inspect.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { controlPlugin } from './tools.js';
+import { coveragePlugin } from './coverage.js';
 import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile, replaceState, under } from './fixtures.js';
 import { useJsonBodies } from '../http/json.js';
 import { pathOf } from '../http/url.js';
@@ -167,9 +168,11 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
         throw err;
       }
       runtime.ids.reseed(seed, { secrets: seedSecrets });
-      // A test that resets starts clean: no journal from the test before, no fault rule left over.
+      // A test that resets starts clean: no journal from the test before, no fault rule left over, no
+      // coverage counted by another client.
       runtime.journal.clear();
       runtime.faults.clear();
+      runtime.coverage.clear();
       request.log.info({ loaded }, 'sandbox reset');
       return { status: 'reset' as const, loaded };
     },
@@ -212,6 +215,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   await app.register(controlPlugin);
+  await app.register(coveragePlugin);
   await app.register(workspacesPlugin);
 
   // Each interface inspects its own state, from its own folder.

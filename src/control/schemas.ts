@@ -27,6 +27,12 @@ export const JournalEntrySchema = Type.Object({
     description: 'the number of warnings in the Sandbox-Warnings response header; null without one',
   }),
   fault: Nullable(Type.String({ description: 'id of the fault rule that answered or delayed the request' })),
+  outcome: Nullable(
+    Type.String({
+      description:
+        'the outcome of the answer, as in GET /_sandbox/coverage and the Sandbox-Outcome header; null for a 501, a 404 or a path the router cannot read',
+    }),
+  ),
   requestBody: Type.Unknown({
     description:
       'the parsed JSON body: secrets and document bytes "[redacted]" by key, long parts "[truncated: ...]"',
@@ -167,4 +173,48 @@ export const SnapshotInfo = Type.Object({
 export const WorkResult = Type.Object({
   processed: Type.Record(Type.String(), Type.Integer(), { description: 'items processed per kind of work' }),
   errors: Type.Integer({ description: 'runs that failed meanwhile (see the sandbox log)' }),
+});
+
+const CoverageTotals = Type.Object({
+  outcomes: Type.Integer({ description: 'outcomes in the catalog' }),
+  covered: Type.Integer({ description: 'outcomes answered at least once' }),
+  uncovered: Type.Integer(),
+  hits: Type.Integer({ description: 'answers counted' }),
+});
+
+export const CoverageReportSchema = Type.Object(
+  {
+    since: Type.String({ description: 'when counting started: the last reset or DELETE /_sandbox/coverage (sandbox clock)' }),
+    totals: CoverageTotals,
+    operations: Type.Array(
+      Type.Object({
+        interface: InterfaceName,
+        operation: Type.String({ description: 'operation id, as in GET /_sandbox/operations' }),
+        method: Nullable(Type.String()),
+        path: Nullable(Type.String({ description: 'path template' })),
+        totals: CoverageTotals,
+        outcomes: Type.Array(
+          Type.Object({
+            id: Type.String({ description: '<operation>.<outcome>, as in the Sandbox-Outcome header and the journal' }),
+            status: Type.Integer({ description: 'the status every answer with this outcome carries' }),
+            sentence: Type.String({ description: 'what the outcome is' }),
+            hits: Type.Integer(),
+            firstAt: Nullable(Type.String({ description: 'first answer (sandbox clock); null: never' })),
+            lastAt: Nullable(Type.String({ description: 'last answer (sandbox clock); null: never' })),
+          }),
+          { description: 'every outcome of the operation, in catalog order' },
+        ),
+      }),
+    ),
+  },
+  { description: 'per documented operation, every outcome with its hits' },
+);
+
+export const CoverageQuery = Strict({
+  format: Type.Optional(
+    StringEnum(['json', 'junit', 'markdown'] as const, {
+      description: 'json (default), junit (JUnit XML: a testsuite per operation, a testcase per outcome, uncovered ones skipped) or markdown',
+    }),
+  ),
+  interface: Type.Optional(InterfaceName),
 });

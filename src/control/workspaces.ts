@@ -10,7 +10,7 @@ import { renderError, SandboxError, standardBody, validationError } from '../htt
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { INTERFACES, interfaceOfPath } from '../interfaces.js';
-import { createRuntime, type Runtime, type RuntimeLog, type RuntimeSettings, type WorkKind } from '../runtime/index.js';
+import { createRuntime, type Runtime, type RuntimeLog, type RuntimeOptions, type RuntimeSettings, type WorkKind } from '../runtime/index.js';
 import {
   DEFAULT_WORKSPACE,
   invalidWorkspaceNameOf,
@@ -57,6 +57,8 @@ export interface OpenerOptions {
   settings: RuntimeSettings;
   kinds: readonly WorkKind[];
   log: RuntimeLog;
+  /** What coverage counts, as in the default workspace: each workspace counts its own. */
+  catalog?: RuntimeOptions['catalog'];
 }
 
 /** Opens workspaces like the default one: same settings, a database of their own, fixtures when new. */
@@ -83,7 +85,13 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
         error: (obj, msg) => options.log.error({ ...obj, workspace: name }, msg),
       };
       const settings: RuntimeSettings = { ...options.settings, fixtures: fixtures ?? options.settings.fixtures };
-      const { runtime, isNew } = createRuntime({ db: path(name), settings, kinds: options.kinds, log });
+      const { runtime, isNew } = createRuntime({
+        db: path(name),
+        settings,
+        kinds: options.kinds,
+        log,
+        ...(options.catalog ? { catalog: options.catalog } : {}),
+      });
       try {
         if (!isNew) {
           // Reopened from its file: its own fixtures, when it was created with some, are recorded there.

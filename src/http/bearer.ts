@@ -16,16 +16,23 @@ export function sameSecret(given: string, expected: string): boolean {
  * WWW-Authenticate challenge). `whose` completes "the access token of ..." in the messages.
  */
 export function bearerToken(request: FastifyRequest, reply: FastifyReply, whose: string, challenge = 'Bearer'): string {
-  const refuse = (message: string) => {
+  const refuse = (message: string, outcome: string) => {
     reply.header('www-authenticate', challenge);
-    return new SandboxError(401, message);
+    return new SandboxError(401, message, { outcome });
   };
   const header = request.headers.authorization;
   if (typeof header !== 'string' || header.trim() === '') {
-    throw refuse(`the Authorization header is missing: send "Authorization: Bearer <accessToken>" of ${whose}`);
+    throw refuse(
+      `the Authorization header is missing: send "Authorization: Bearer <accessToken>" of ${whose}`,
+      'token-missing',
+    );
   }
   // The scheme is case-insensitive (RFC 7235); the token is one run of non-space characters.
   const token = /^Bearer +(\S+)$/i.exec(header.trim())?.[1];
-  if (token === undefined) throw refuse('the Authorization header must be "Bearer <accessToken>"');
+  if (token === undefined)
+    throw refuse(
+      `the Authorization header must be "Bearer <accessToken>" of ${whose} (the value sent is not echoed)`,
+      'token-malformed',
+    );
   return token;
 }

@@ -15,13 +15,26 @@ export class SandboxError extends Error {
   /** Receivables envelope code (`InvalidToken`, `ValidationError`); ignored by the other shapes. */
   readonly code: string;
   readonly details: ErrorDetail[];
+  /** The outcome slug of the rule that refused (see http/outcomes.ts); set with tag(). */
+  outcome: string | undefined;
 
-  constructor(status: number, message: string, options: { code?: string; details?: ErrorDetail[] } = {}) {
+  constructor(
+    status: number,
+    message: string,
+    options: { code?: string; details?: ErrorDetail[]; outcome?: string } = {},
+  ) {
     super(message);
     this.name = 'SandboxError';
     this.status = status;
     this.code = options.code ?? defaultCode(status);
     this.details = options.details ?? [];
+    this.outcome = options.outcome;
+  }
+
+  /** Names the outcome this refusal is (`throw validationError([...]).tag('above-open-value')`). */
+  tag(outcome: string): this {
+    this.outcome = outcome;
+    return this;
   }
 }
 

@@ -16,7 +16,14 @@ import { detailsFromAjv } from './validation.js';
 import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
 import { assumptionLookup } from './assumptions.js';
 import { useJsonBodies } from './json.js';
+import { fallbackSlug, type Outcome } from './outcomes.js';
+import { type NearMiss, nearestOperation, nearMissSentence, OUTSIDE_PREFIX_DISTANCE } from './near-miss.js';
 import { pathOf } from './url.js';
+
+/** A near miss as the body shows it (the distance is the sandbox's business). */
+function nearMissView(miss: NearMiss) {
+  return { operation: miss.operation, method: miss.method, path: miss.path, differences: miss.differences };
+}
 
 /** What an interface folder tells the shared HTTP layer about itself (its contract.ts exports it). */
 export interface InterfaceSetup {
@@ -26,6 +33,8 @@ export interface InterfaceSetup {
   /** Statuses the specification documents for this interface (501 is the sandbox's own). */
   statuses: readonly number[];
   operations: readonly Operation[];
+  /** The distinct answers of its documented operations (coverage, the Sandbox-Outcome header). */
+  outcomes: readonly Outcome[];
 }
 
 export type InterfaceTable = Readonly<Record<InterfaceId, InterfaceSetup>>;
@@ -109,24 +118,50 @@ const everyRoute = assumptionLookup(sandboxAssumptions)(
   'query-numbers',
   'named-only-501',
   'sandbox-fault-status',
+  'near-miss',
 );
+
+const NO_SLUGS: ReadonlySet<string> = new Set();
+
+const OUTCOME_HEADER_SCHEMA = {
+  type: 'string',
+  description: 'the outcome of this answer, <operation>.<outcome>, as listed by GET /_sandbox/coverage',
+  'x-sandbox-assumption': assumptionLookup(sandboxAssumptions)('coverage-outcomes'),
+};
 
 export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): void {
   app.addHook('onRoute', (route) => {
     const schema = (route.schema ?? {}) as Record<string, unknown>;
     const own = schema['x-sandbox-assumption'];
     schema['x-sandbox-assumption'] = typeof own === 'string' ? `${own} ${everyRoute}` : everyRoute;
+    // Every answer of a documented operation names its outcome (coverage-outcomes): declared on each response.
+    const responses = schema.response as Record<string, Record<string, unknown>> | undefined;
+    if (route.config?.operation !== undefined && responses) {
+      for (const [status, response] of Object.entries(responses)) {
+        const headers = (response.headers ?? {}) as Record<string, unknown>;
+        responses[status] = { ...response, headers: { ...headers, 'Sandbox-Outcome': OUTCOME_HEADER_SCHEMA } };
+      }
+    }
     route.schema = schema;
   });
 
   // Only JSON bodies: Fastify would otherwise parse text/plain and report a confusing type error.
   useJsonBodies(app);
 
+  // The outcome slugs of each operation, for the fallback of a refusal nobody tagged.
+  const slugsOf = new Map<string, Set<string>>();
+  for (const o of setup.outcomes) {
+    let slugs = slugsOf.get(o.operation);
+    if (!slugs) slugsOf.set(o.operation, (slugs = new Set()));
+    slugs.add(o.slug);
+  }
+
   app.setErrorHandler((err: FastifyError | SandboxError, request, reply) => {
     let e = toSandboxError(err, request);
     if (e.status >= 500) {
       request.log.error({ err }, 'unexpected error');
     }
+    const operation = request.routeOptions.config.operation;
     if (!setup.statuses.includes(e.status)) {
       // Documented statuses only. An undocumented refusal becomes the interface's 400; a fault of the
       // sandbox itself, where the interface documents no 5xx, is a 400 that says whose fault it is.
@@ -139,17 +174,33 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
               { code: 'SandboxFault' },
             );
     }
+    if (operation !== undefined) {
+      // The rule that refused named its outcome; what the framework refused gets one from its kind.
+      request.outcome =
+        e.outcome ??
+        fallbackSlug(
+          err,
+          { status: e.status, sandboxFault: e.code === 'SandboxFault' },
+          e.details[0]?.path,
+          slugsOf.get(operation) ?? NO_SLUGS,
+        );
+    }
     return reply.code(e.status).type('application/json').send(renderError(setup.shape, e));
   });
 
   const names = namedOnly(setup.operations).map((o) => o.name);
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    const message = `${request.method} ${pathOf(request.url)} is not a documented operation of the ${setup.id} interface: the sandbox does not emulate it (the specification shows no method, path or payload for the operations it names only)`;
+    const path = pathOf(request.url);
+    // The nearest documented operation of this interface, and what differs (near-miss).
+    const nearest = nearestOperation(request.method, path, setup.operations);
+    const message = `${request.method} ${path} is not a documented operation of the ${setup.id} interface: the sandbox does not emulate it (the specification shows no method, path or payload for the operations it names only)${nearest ? `; ${nearMissSentence(nearest)}` : ''}`;
     const base =
       setup.shape === 'envelope'
         ? { error: { code: 'NotImplemented', message, target: null } }
         : { statusCode: 501, error: STATUS_TEXT[501], message, details: [] };
-    return reply.code(501).send({ ...base, interface: setup.id, namedOnlyOperations: names });
+    return reply
+      .code(501)
+      .send({ ...base, interface: setup.id, namedOnlyOperations: names, ...(nearest ? { nearest: nearMissView(nearest) } : {}) });
   });
 }
 
@@ -157,7 +208,12 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
  * The standard error body for what is not an emulated interface (the control plane, unknown paths
  * outside every prefix): statuses as they are, a 404 with the caller's own wording.
  */
-export function useStandardErrors(app: FastifyInstance, notFound: (request: FastifyRequest) => string): void {
+export function useStandardErrors(
+  app: FastifyInstance,
+  notFound: (request: FastifyRequest) => string,
+  /** Documented operations a 404 may be a near miss of (outside every prefix: a version or prefix typo). */
+  operations: readonly Operation[] = [],
+): void {
   app.setErrorHandler((err: FastifyError | SandboxError, request, reply) => {
     const e = toSandboxError(err, request);
     if (e.status >= 500) {
@@ -166,5 +222,11 @@ export function useStandardErrors(app: FastifyInstance, notFound: (request: Fast
     }
     return reply.code(e.status).send(standardBody(e.status, e.message, e.details));
   });
-  app.setNotFoundHandler((request, reply) => reply.code(404).send(standardBody(404, notFound(request))));
+  app.setNotFoundHandler((request, reply) => {
+    const nearest = nearestOperation(request.method, pathOf(request.url), operations);
+    if (!nearest || nearest.distance > OUTSIDE_PREFIX_DISTANCE)
+      return reply.code(404).send(standardBody(404, notFound(request)));
+    const body = standardBody(404, `${notFound(request)}; ${nearMissSentence(nearest)}`);
+    return reply.code(404).send({ ...body, nearest: nearMissView(nearest) });
+  });
 }

@@ -4,6 +4,7 @@
 // elsewhere a client sending a key twice has a bug that parsers resolve differently).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pointer, SandboxError } from './errors.js';
+import { FALLBACK } from './outcomes.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -107,7 +108,10 @@ export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: 
       const duplicate = findDuplicateKey(body as string);
       if (duplicate === undefined) return done(null, value);
       const message = 'appears twice in its object: each field occurs exactly once';
-      done(new SandboxError(400, `${duplicate}: ${message}`, { details: [{ path: duplicate, message }] }), undefined);
+      done(
+        new SandboxError(400, `${duplicate}: ${message}`, { details: [{ path: duplicate, message }], outcome: FALLBACK.malformed }),
+        undefined,
+      );
     });
   });
 }

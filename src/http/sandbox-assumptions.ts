@@ -103,7 +103,7 @@ export const assumptions: Assumption[] = [
     interface: 'sandbox',
     topic: 'What POST /_sandbox/reset clears besides the data',
     decision:
-      'it also clears the journal and the fault rules and returns the clock to real time; snapshots stay',
+      'it also clears the journal, the fault rules and the coverage counts and returns the clock to real time; snapshots stay',
     reason: 'a test that resets starts clean, and can still restore a baseline saved once',
   },
   {
@@ -154,6 +154,39 @@ export const assumptions: Assumption[] = [
     reason: 'a browser cannot send a header when it opens a page, and a token in a query string would reach logs',
   },
   {
+    id: 'coverage-outcomes',
+    interface: 'sandbox',
+    topic: 'Which answers of an operation count as distinct behaviours (the real services report none)',
+    decision:
+      'each documented status split by the rule that decides it, with a stable id <operation>.<outcome> and a sentence (GET /_sandbox/coverage lists them all); every answer of a documented operation carries its id in the Sandbox-Outcome response header and in the journal\'s outcome field; a body the framework refuses is body-malformed or body-invalid (receivables: invalid-<field> per target), an answer of a fault rule fault-<status>; the result of an accepted CNAB file (processed, or rejected-<rule> by the first error in file order: a structural fault, or a domain check in strict mode) is counted when its processing ends; a 501 or 404 carries none',
+    reason:
+      'an integrator preparing homologation needs to know which answers the client has met, in any language; the sandbox sees which rule decided each answer',
+  },
+  {
+    id: 'coverage-scope',
+    interface: 'sandbox',
+    topic: 'What the coverage counters hold and when they start again',
+    decision:
+      'per sandbox state, in memory: hits per outcome with first and last time on the sandbox clock, since the start, the last POST /_sandbox/reset or DELETE /_sandbox/coverage; not in snapshots (a restore keeps the counts); control-plane calls are not counted',
+    reason: 'a CI run resets once and reads the report at the end; restoring a baseline between tests must not forget what was exercised',
+  },
+  {
+    id: 'coverage-junit',
+    interface: 'sandbox',
+    topic: 'How coverage reads as JUnit XML (no standard for behaviour coverage)',
+    decision:
+      'testsuites > one testsuite per documented operation (properties interface, operation, since, hits) > one testcase per outcome, classname <interface>.<operation>, name "<id> (<status>): <sentence>"; an outcome never answered is skipped, an answered one passes with its hits in system-out; never failures or errors; timestamps UTC without zone, as the common schema writes them',
+    reason: 'CI dashboards show skipped tests as to-do, which is what an uncovered behaviour is; a red build for missing coverage is the user\'s choice, not the sandbox\'s',
+  },
+  {
+    id: 'near-miss',
+    interface: 'sandbox',
+    topic: 'What a request that reaches no documented operation is told (the real services answer their own 404s)',
+    decision:
+      'a 501 under an interface prefix names, in its message and in a nearest field {operation, method, path, differences}, the documented operation of that interface nearest by edit distance over path segments (a {parameter} takes any non-empty segment, a literal costs its character distance, a different method half a segment) and each difference; a 404 outside the prefixes does the same when some documented operation is within 1.5 segments (a version or prefix typo); the journal keeps the body. A 401 or 403 names the credential looked for and where (the Authorization header, the body field token) and the fixture it is checked against, never the value sent',
+    reason: 'a client author fixes "payments" for "payment" or v1 for v1.0 in seconds when told; a value echoed back could be a secret',
+  },
+  {
     id: 'workspace-prefix',
     interface: 'sandbox',
     topic: 'Several isolated sandboxes in one process, for parallel test workers (the real services have one)',
@@ -182,7 +215,7 @@ export const assumptions: Assumption[] = [
     interface: 'sandbox',
     topic: 'What workspaces share',
     decision:
-      'nothing of their state: each has its own data (tokens of one are unknown in another), journal, clock, fault rules, key sequence and snapshots; a new workspace starts its key sequence from the sandbox\'s seed as a new sandbox does; the sandbox\'s settings (strict mode, journal size, body limit, admin token) hold for all',
+      'nothing of their state: each has its own data (tokens of one are unknown in another), journal, clock, fault rules, key sequence, snapshots and client coverage (GET /ws/{name}/_sandbox/coverage counts that workspace\'s answers only); a new workspace starts its key sequence from the sandbox\'s seed as a new sandbox does; the sandbox\'s settings (strict mode, journal size, body limit, admin token) hold for all',
     reason: 'each worker must get exactly what a sandbox of its own would answer',
   },
   {

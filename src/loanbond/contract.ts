@@ -1,5 +1,6 @@
 import { catalog } from '../http/catalog.js';
 import type { InterfaceSetup } from '../http/interface-plugin.js';
+import { outcomes } from './outcomes.js';
 
 export const PREFIX = '/api/service/document';
 
@@ -31,4 +32,5 @@ export const setup: InterfaceSetup = {
   /** The statuses the specification documents (501 is the sandbox's own). */
   statuses: [400, 401],
   operations,
+  outcomes,
 };

@@ -27,6 +27,8 @@ export interface RegisterContext {
 
 export interface RegisterResult {
   response: RegistrationResponse;
+  /** registered-signed or registered-unsigned (rule 7). */
+  outcome: string;
   callerId: string;
   batch: string;
   warnings: number;
@@ -45,23 +47,26 @@ function authorize(store: Store, token: string | undefined): string {
   if (token === undefined) {
     throw new SandboxError(401, 'the token is missing: send the caller\'s token in the body field token', {
       details: [{ path: '/token', message: 'is required: the access token of the caller' }],
+      outcome: 'token-missing',
     });
   }
   const caller = store.loanbond.callerByToken(token);
   if (!caller) {
-    throw new SandboxError(401, 'the token is not the token of a known caller', {
+    throw new SandboxError(401, 'the body field token is not the token of a known caller (the value sent is not echoed)', {
       details: [
-        { path: '/token', message: 'is not the token of a known caller (see the loanbond fixtures)' },
+        { path: '/token', message: 'is not the token of a known caller (fixtures: loanbond.callers[].token)' },
       ],
+      outcome: 'token-unknown',
     });
   }
   const missing = PRODUCT_RULES.filter((p) => !caller.products.includes(p.product));
   if (missing.length > 0) {
     const details = missing.map((p) => ({
       path: '/token',
-      message: `rule ${p.rule}: the caller has not contracted the ${p.name} product`,
+      message: `rule ${p.rule}: the caller whose token the body field token holds has not contracted the ${p.name} product (fixtures: loanbond.callers[].products)`,
     }));
-    throw new SandboxError(401, `${details.map((d) => d.message).join('; ')}`, { details });
+    const first = missing[0]?.rule === 1 ? 'rule-1-electronic-signature' : 'rule-2-digital-loan-bond';
+    throw new SandboxError(401, `${details.map((d) => d.message).join('; ')}`, { details, outcome: first });
   }
   return caller.callerId;
 }
@@ -90,6 +95,23 @@ function taxIdProblems(records: readonly LoanBondRecord[]): ErrorDetail[] {
   return out;
 }
 
+/** Problems found so far, and the outcome the first one names. */
+interface Problems {
+  details: ErrorDetail[];
+  outcome: string | undefined;
+}
+
+function addProblem(problems: Problems, outcome: string, detail: ErrorDetail): void {
+  problems.details.push(detail);
+  problems.outcome ??= outcome;
+}
+
+const PDF_OUTCOME: Record<PdfRule, string> = {
+  'not-encrypted': 'rule-3-encrypted',
+  'pdf-only': 'rule-4-not-pdf',
+  'max-size': 'rule-5-file-too-large',
+};
+
 /**
  * Rules 3-5 on one file. Only one decoded copy exists at a time: the size is known from the base64
  * text before decoding, and the bytes are dropped once stored (or once found already stored).
@@ -99,17 +121,20 @@ function checkAndStoreFile(
   store: Store,
   text: string,
   path: string,
-  details: ErrorDetail[],
+  problems: Problems,
 ): number | undefined {
   const size = base64DecodedLength(text);
   if (size === undefined) {
     const decoded = decodeBase64(text);
     const reason = decoded.ok ? 'unreadable' : decoded.reason;
-    details.push({ path, message: `is not valid base64 (the file travels as standard base64): ${reason}` });
+    addProblem(problems, 'file-not-base64', {
+      path,
+      message: `is not valid base64 (the file travels as standard base64): ${reason}`,
+    });
     return undefined;
   }
   if (size > MAX_FILE_BYTES) {
-    details.push({
+    addProblem(problems, PDF_OUTCOME['max-size'], {
       path,
       message: `rule 5: the file is ${size} bytes decoded; the limit is 15 MB (${MAX_FILE_BYTES} bytes)`,
     });
@@ -117,16 +142,19 @@ function checkAndStoreFile(
   }
   const decoded = decodeBase64(text, size);
   if (!decoded.ok) {
-    details.push({ path, message: `is not valid base64: ${decoded.reason}` });
+    addProblem(problems, 'file-not-base64', { path, message: `is not valid base64: ${decoded.reason}` });
     return undefined;
   }
   const result = checkPdf(decoded.bytes, MAX_FILE_BYTES);
   if (!result.ok) {
-    details.push({ path, message: `rule ${RULE_NUMBER[result.rule]} (${result.rule}): ${result.reason}` });
+    addProblem(problems, PDF_OUTCOME[result.rule], {
+      path,
+      message: `rule ${RULE_NUMBER[result.rule]} (${result.rule}): ${result.reason}`,
+    });
     return undefined;
   }
   // Nothing will be stored once any problem is known; keep checking the rest for the report.
-  if (details.length > 0) return undefined;
+  if (problems.details.length > 0) return undefined;
   const sha256 = createHash('sha256').update(decoded.bytes).digest('hex');
   return store.loanbond.putDocument({ sha256, size }, () => decoded.bytes);
 }
@@ -152,7 +180,10 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
   const callerId = authorize(store, body.token);
 
   const taxIds = taxIdProblems(body.registros);
-  const details: ErrorDetail[] = ctx.strict ? [...taxIds] : [];
+  const problems: Problems = {
+    details: ctx.strict ? [...taxIds] : [],
+    outcome: ctx.strict && taxIds.length > 0 ? 'tax-id-invalid' : undefined,
+  };
   const warningsAt = (i: number) =>
     ctx.strict ? [] : taxIds.filter((w) => w.path.startsWith(`${pointer('registros', i)}/`));
 
@@ -165,7 +196,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
     const checked = body.registros.map((record, i) => ({
       record,
       i,
-      documentId: checkAndStoreFile(store, record.documento, pointer('registros', i, 'documento'), details),
+      documentId: checkAndStoreFile(store, record.documento, pointer('registros', i, 'documento'), problems),
       additional: (record.documentos_adicionais ?? []).map((d, j) => ({
         d,
         j,
@@ -173,11 +204,11 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
           store,
           d.conteudo,
           pointer('registros', i, 'documentos_adicionais', j, 'conteudo'),
-          details,
+          problems,
         ),
       })),
     }));
-    if (details.length > 0) throw validationError(details);
+    if (problems.details.length > 0) throw validationError(problems.details).tag(problems.outcome ?? 'file-not-base64');
 
     // ...then the keys: a refused request consumes none of them (a seeded sequence stays as it was).
     const batch = ids.newId('LBB-');
@@ -236,6 +267,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
 
   const n = items.length;
   return {
+    outcome: body.registros.some((r) => r.assinado === true) ? 'registered-signed' : 'registered-unsigned',
     callerId,
     batch,
     warnings: ctx.strict ? 0 : taxIds.length,

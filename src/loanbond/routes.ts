@@ -58,7 +58,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
               path: '/registros',
               message: `rule 6: a request holds at most ${MAX_RECORDS} records; this one holds ${registros.length}`,
             },
-          ]);
+          ]).tag('rule-6-too-many-records');
         }
       },
     },
@@ -80,6 +80,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
         strict: strictFor(request),
       });
       runtime.work.kick(registrationWork.name);
+      request.outcome = result.outcome;
       request.log.debug(
         {
           callerId: result.callerId,

@@ -59,6 +59,7 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
       runtime.workOf(importWork).handOff(importId, submitted.file, submitted.lines);
       runtime.work.kick(importWork.name);
       request.log.debug({ importId, lines: submitted.lines.count }, 'CNAB import stored, pending');
+      request.outcome = 'accepted';
       // No body at all (not "null"): the typed reply only knows the schema's null, so widen it.
       return (reply as FastifyReply).code(200).header('sandbox-import-id', importId).send();
     },

@@ -6,6 +6,9 @@
 import type { RunnerContext, WorkKind } from '../runtime/index.js';
 import type { Runner } from '../runtime/work.js';
 import { CnabFile, CnabReader, type LineIndex } from './cnab.js';
+import { importResultSlug } from './outcomes.js';
+
+const OPERATION = 'import-cnab';
 
 /** Records per slice: a few milliseconds of work. */
 export const SLICE_LINES = 20_000;
@@ -19,6 +22,8 @@ interface Job {
   next: number;
   ordinal: number;
   strict: boolean;
+  /** The rule of the first error found, which names the import's outcome (receivables/outcomes.ts). */
+  firstError: string | null;
 }
 
 export interface ImportWork {
@@ -57,7 +62,7 @@ function importRunner(ctx: RunnerContext): ImportWork {
         store.clearDiagnostics(importId);
         const reader = new CnabReader(opened.file, { strict, maxDiagnostics: MAX_DIAGNOSTICS });
         const lineCount = opened.file.lines.count;
-        return { importId: importId, reader, lineCount, next: 0, ordinal: 0, strict };
+        return { importId, reader, lineCount, next: 0, ordinal: 0, strict, firstError: null };
       }
       // Unreachable for files the route accepted; kept so a damaged database cannot stall the runner.
       ctx.store.transaction(() => {
@@ -102,6 +107,7 @@ function importRunner(ctx: RunnerContext): ImportWork {
     const from = current.next;
     const to = Math.min(from + SLICE_LINES, current.lineCount);
     const diagnostics = current.reader.read(from, to);
+    current.firstError ??= diagnostics.find((d) => d.severity === 'error')?.rule ?? null;
     ctx.store.transaction(() => {
       store.addDiagnostics(current.importId, diagnostics, current.ordinal);
       if (current.reader.done) {
@@ -117,7 +123,12 @@ function importRunner(ctx: RunnerContext): ImportWork {
     current.ordinal += diagnostics.length;
     current.next = to;
     if (current.reader.done) {
-      ctx.log.info({ importId: current.importId, ...current.reader.summary() }, 'CNAB import processed');
+      const summary = current.reader.summary();
+      ctx.log.info({ importId: current.importId, ...summary }, 'CNAB import processed');
+      // What the client's accepted file came to is an outcome of import-cnab too.
+      const slug = importResultSlug(summary.errorCount === 0 ? null : current.firstError);
+      if (slug !== null) ctx.coverage.record(OPERATION, slug);
+      else ctx.log.error({ importId: current.importId, rule: current.firstError }, 'a rejecting CNAB rule has no outcome (receivables/outcomes.ts)');
       job = null;
     }
     return Math.max(1, to - from);

@@ -23,37 +23,48 @@ export interface Submitted {
   lines: LineIndex;
 }
 
-function invalidToken(message: string): SandboxError {
-  return new SandboxError(400, message, { code: 'InvalidToken', details: [{ path: '/token', message }] });
+function invalidToken(message: string, outcome: string): SandboxError {
+  return new SandboxError(400, message, { code: 'InvalidToken', details: [{ path: '/token', message }], outcome });
 }
 
-function badFile(message: string): SandboxError {
-  return validationError([{ path: '/operationFile', message }], `operationFile ${message}`);
+function badFile(message: string, outcome: string): SandboxError {
+  return validationError([{ path: '/operationFile', message }], `operationFile ${message}`).tag(outcome);
 }
 
 export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitted {
   const store = ctx.store.receivables;
   const cnpj = checkTaxId(body.fundCnpj, { kinds: ['cnpj'] });
-  if (!cnpj.ok) throw validationError([{ path: '/fundCnpj', message: cnpj.reason }], `fundCnpj ${cnpj.reason}`);
+  if (!cnpj.ok) {
+    throw validationError([{ path: '/fundCnpj', message: cnpj.reason }], `fundCnpj ${cnpj.reason}`).tag(
+      'fund-cnpj-invalid',
+    );
+  }
 
   const fund = store.fund(cnpj.value);
   if (!fund) {
     throw invalidToken(
-      `no fund with CNPJ ${cnpj.value} is known to this sandbox (fixtures: receivables.funds), so the token cannot be valid`,
+      `no fund with CNPJ ${cnpj.value} (the body field fundCnpj) is known to this sandbox (fixtures: receivables.funds), so the body field token cannot be valid`,
+      'token-unknown-fund',
     );
   }
   if (fund.token === null) {
-    throw invalidToken(`the fund ${cnpj.value} has no token: generate one in the management system`);
+    throw invalidToken(
+      `the fund ${cnpj.value} (the body field fundCnpj) has no token: generate one in the management system (fixtures: receivables.funds[].token)`,
+      'token-not-issued',
+    );
   }
   if (!sameSecret(body.token, fund.token)) {
-    throw invalidToken(`the token is not the token of the fund ${cnpj.value}`);
+    throw invalidToken(
+      `the body field token is not the token of the fund ${cnpj.value} (the value sent is not echoed)`,
+      'token-mismatch',
+    );
   }
 
   const decoded = decodeBase64(body.operationFile);
-  if (!decoded.ok) throw badFile(`is not base64 text: ${decoded.reason}`);
-  if (decoded.bytes.length === 0) throw badFile('is empty');
+  if (!decoded.ok) throw badFile(`is not base64 text: ${decoded.reason}`, 'file-not-base64');
+  if (decoded.bytes.length === 0) throw badFile('is empty', 'file-empty');
   const scan = scanLines(decoded.bytes);
-  if (!scan.ok) throw badFile(`is not a CNAB 400/444 file: ${scan.reason}`);
+  if (!scan.ok) throw badFile(`is not a CNAB 400/444 file: ${scan.reason}`, 'file-not-cnab');
 
   const importId = ctx.ids.newId('CNAB-');
   // One insert: a transaction of its own.

@@ -74,6 +74,8 @@ export function examine(
 ): { digests: Array<Digest | undefined>; warnings: Warning[] } {
   const problems: ErrorDetail[] = [];
   const warnings: Warning[] = [];
+  // The first problem in item order names the outcome (registry/outcomes.ts).
+  let outcome: string | undefined;
   const digests = registros.map((doc, i) => {
     let digest: Digest | undefined;
     if (doc.documento !== undefined) {
@@ -84,15 +86,21 @@ export function examine(
           path: pointer('registros', i, 'documento'),
           message: `must be standard base64: ${r.reason}`,
         });
+        outcome ??= 'documento-not-base64';
       }
     }
     const found = checkDocument(doc, i);
     warnings.push(...found);
-    if (strict) problems.push(...strictDetails(found));
+    if (strict && found.length > 0) {
+      problems.push(...strictDetails(found));
+      outcome ??= 'strict-refused';
+    }
     return digest;
   });
   // At most MAX_DETAILS listed; the message still counts them all.
-  if (problems.length > 0) throw validationError(problems.slice(0, MAX_DETAILS), undefined, problems.length);
+  if (problems.length > 0) {
+    throw validationError(problems.slice(0, MAX_DETAILS), undefined, problems.length).tag(outcome ?? 'strict-refused');
+  }
   return { digests, warnings };
 }
 

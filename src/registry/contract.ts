@@ -1,5 +1,6 @@
 import { catalog } from '../http/catalog.js';
 import type { InterfaceSetup } from '../http/interface-plugin.js';
+import { outcomes } from './outcomes.js';
 
 export const PREFIX = '/api/v1.0/service/dup';
 
@@ -26,4 +27,5 @@ export const setup: InterfaceSetup = {
   /** The statuses the specification documents (501 is the sandbox's own). */
   statuses: [400, 401, 500],
   operations,
+  outcomes,
 };

@@ -73,6 +73,12 @@ export function reconcileDocuments(
       return {
         counts,
         warnings: warnings.length,
+        outcome:
+          counts.unknown > 0
+            ? 'reconciled-with-unknown'
+            : counts.diverging > 0
+              ? 'reconciled-with-divergences'
+              : 'reconciled-matched',
         response: {
           mensagem: `${plural(items.length, 'document')} reconciled: ${counts.matched} matched, ${counts.diverging} diverging, ${counts.unknown} unknown`,
           chaveConciliacao: reconciliationKey,

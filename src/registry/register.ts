@@ -22,6 +22,8 @@ export interface RegistryResult<R> {
   response: R;
   /** Domain warnings found (the Sandbox-Warnings count). */
   warnings: number;
+  /** The outcome slug of this answer (registry/outcomes.ts). */
+  outcome: string;
 }
 
 export function registerDocuments(body: RegisterBody, ctx: RegistryContext): RegistryResult<Static<typeof RegisterResponse>> {
@@ -56,6 +58,7 @@ export function registerDocuments(body: RegisterBody, ctx: RegistryContext): Reg
   );
   return {
     warnings: warnings.length,
+    outcome: warnings.length > 0 ? 'registered-with-warnings' : 'registered',
     response: { mensagem: `${plural(documents.length, 'document')} registered`, chaveRemessa: batchKey },
   };
 }

@@ -32,7 +32,10 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
     const participantId = runtimeOf(request).store.registry.participantByToken(token);
     if (participantId === undefined) {
       reply.header('www-authenticate', challenge);
-      throw new SandboxError(401, 'the bearer token is not the accessToken of any registry participant');
+      throw new SandboxError(
+        401,
+        'the bearer token sent in the Authorization header is not the accessToken of any registry participant (fixtures: registry.participants[].accessToken)',
+      ).tag('token-unknown');
     }
     participants.set(request, participantId);
   };
@@ -77,6 +80,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
         'documents registered',
       );
       reply.header(WARNINGS_HEADER, String(result.warnings));
+      request.outcome = result.outcome;
       return result.response;
     },
   );
@@ -107,6 +111,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
         'documents reconciled',
       );
       reply.header(WARNINGS_HEADER, String(result.warnings));
+      request.outcome = result.outcome;
       return result.response;
     },
   );

@@ -7,6 +7,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { openDatabase } from '../store/db.js';
 import { Store } from '../store/index.js';
 import { SandboxClock } from './clock.js';
+import { type CoveredOperation, Coverage } from './coverage.js';
+import type { Outcome } from '../http/outcomes.js';
 import { Faults } from './faults.js';
 import { SandboxIds } from './ids.js';
 import { Journal } from './journal.js';
@@ -31,6 +33,8 @@ export interface RuntimeSettings {
 export interface RunnerContext {
   readonly store: Store;
   readonly clock: SandboxClock;
+  /** Client coverage: a runner counts the outcomes it decides (a CNAB import's result). */
+  readonly coverage: Coverage;
   readonly settings: RuntimeSettings;
   readonly log: RuntimeLog;
 }
@@ -69,6 +73,8 @@ export interface RuntimeOptions {
   /** The work kinds of the interfaces, registered in this order. */
   kinds: readonly WorkKind[];
   log: RuntimeLog;
+  /** What coverage counts: the outcomes of the documented operations (handed in: no interface here). */
+  catalog?: { outcomes: readonly Outcome[]; operations: readonly CoveredOperation[] };
   /** Injected clock (tests pin time); default: real time. */
   clock?: SandboxClock;
   /** Injected key generator; default: random, or seeded by settings.seed. */
@@ -101,6 +107,7 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     log,
     ids,
     journal: new Journal(settings.journalSize),
+    coverage: new Coverage(options.catalog?.outcomes ?? [], options.catalog?.operations ?? [], () => clock.nowMs()),
     faults: new Faults(),
     snapshots: new Snapshots(store.snapshots, clock, ids),
     work,

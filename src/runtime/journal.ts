@@ -59,6 +59,8 @@ export interface JournalEntry {
   warnings: number | null;
   /** The fault rule that answered or delayed the request, if any. */
   fault: string | null;
+  /** The outcome of the answer (an id of GET /_sandbox/coverage); null for a 501, a 404 or an unrouted path. */
+  outcome: string | null;
   requestBody: unknown;
   responseBody: unknown;
 }

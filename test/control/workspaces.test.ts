@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { startSandbox } from '../../src/index.js';
 import { workspaceDbPath } from '../../src/control/workspaces.js';
 import { errorShapeProblem } from '../reliability/engine/run.js';
 import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
@@ -278,6 +279,64 @@ describe('bounds', () => {
       expect(app.workspaces.has('w1')).toBe(true);
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('client coverage per workspace', () => {
+  const hitsOf = async (app: FastifyInstance, base: string, id: string): Promise<number | undefined> => {
+    const report = (await app.inject({ url: `${base}/_sandbox/coverage` })).json() as {
+      operations: Array<{ outcomes: Array<{ id: string; hits: number }> }>;
+    };
+    return report.operations.flatMap((o) => o.outcomes).find((o) => o.id === id)?.hits;
+  };
+
+  it('counts each workspace on its own: its answers, its report, its clear', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    // BASE_FIXTURES has no extract requests: every page is empty.
+    const listed = 'list-extract-requests.listed-empty';
+    const inDefault = await app.inject({ url: BK_EXTRACT, headers: bk });
+    expect(inDefault.headers['sandbox-outcome']).toBe(listed);
+    for (let i = 0; i < 2; i++) {
+      const inW1 = await app.inject({ url: `/ws/w1${BK_EXTRACT}`, headers: bk });
+      expect(inW1.headers['sandbox-outcome']).toBe(listed);
+    }
+    const refused = await app.inject({ url: `/ws/w2${BK_EXTRACT}`, headers: { authorization: 'Bearer nobody' } });
+    expect(refused.headers['sandbox-outcome']).toBe('list-extract-requests.token-unknown');
+    expect(await hitsOf(app, '', listed)).toBe(1);
+    expect(await hitsOf(app, '/ws/w1', listed)).toBe(2);
+    expect(await hitsOf(app, '/ws/w2', listed)).toBe(0);
+    expect(await hitsOf(app, '/ws/w2', 'list-extract-requests.token-unknown')).toBe(1);
+    expect(await hitsOf(app, '', 'list-extract-requests.token-unknown')).toBe(0);
+    // Clearing one workspace's coverage leaves the others' counts.
+    expect((await app.inject({ method: 'DELETE', url: '/ws/w1/_sandbox/coverage' })).statusCode).toBe(200);
+    expect(await hitsOf(app, '/ws/w1', listed)).toBe(0);
+    expect(await hitsOf(app, '', listed)).toBe(1);
+  });
+
+  it('is off in every workspace with coverage: false', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES, coverage: false });
+    const res = await app.inject({ url: `/ws/w1${BK_EXTRACT}`, headers: bk });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['sandbox-outcome']).toBeUndefined();
+    expect(await hitsOf(app, '/ws/w1', 'list-extract-requests.listed-empty')).toBeUndefined();
+  });
+});
+
+describe('startSandbox().workspace(name).coverage()', () => {
+  it('reads and clears that workspace\'s coverage only', async () => {
+    const sandbox = await startSandbox({ fixtures: BASE_FIXTURES });
+    try {
+      const w = sandbox.workspace('cov');
+      const res = await fetch(`${w.url}${BK_EXTRACT}`, { headers: bk });
+      expect(res.headers.get('sandbox-outcome')).toBe('list-extract-requests.listed-empty');
+      expect((await w.coverage()).totals.hits).toBe(1);
+      expect((await sandbox.coverage()).totals.hits).toBe(0);
+      expect(await w.coverage('markdown')).toContain('list-extract-requests');
+      await w.clearCoverage();
+      expect((await w.coverage()).totals.hits).toBe(0);
+    } finally {
+      await sandbox.close();
     }
   });
 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../scripts/chromium.js';
 import { runDemo, type DemoResult } from '../../scripts/demo.js';
 import { buildApp } from '../../src/app.js';
+import { OUTCOMES } from '../../src/interfaces.js';
 import { DEMO_FIXTURES } from '../helpers.js';
 
 const WAIT = { timeout: 15_000 };
@@ -35,7 +36,17 @@ describe('the inspector page in chromium', () => {
     base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     const printed: string[] = [];
     demo = await runDemo({ url: base, print: (line) => printed.push(line) });
-    expect(printed.at(-1)).toContain(`${base}/_sandbox/ui`);
+    expect(printed.join('\n')).toContain(`${base}/_sandbox/ui`);
+    // It ends with the coverage table: a row per documented operation and the totals.
+    expect(printed.at(-1)).toMatch(new RegExp(`^all +${demo.coverage.covered} of ${demo.coverage.outcomes} +${demo.coverage.hits}$`));
+    expect(printed.slice(-7, -1).map((l) => l.split(/ +/)[1])).toEqual([
+      'list-extract-requests',
+      'declare-payment',
+      'register-documents',
+      'reconcile-documents',
+      'import-cnab',
+      'register-loan-bond',
+    ]);
 
     profile = mkdtempSync(join(tmpdir(), 'inspector-chromium-'));
     context = await chromium.launchPersistentContext(profile, {
@@ -109,6 +120,21 @@ describe('the inspector page in chromium', () => {
     const request = await entry.locator('pre').first().textContent();
     expect(request).toContain('"operationFile": "[redacted]"');
     expect(request).not.toContain('rc-demo-token-1');
+  });
+
+  it('shows client coverage per interface, the outcomes not met yet first', async () => {
+    await page.waitForSelector('[data-coverage="bookkeeping"] tr[data-outcome]', WAIT);
+    const blocks = await page.$$eval('[data-coverage]', (els) => els.map((e) => e.getAttribute('data-coverage')));
+    expect(blocks).toEqual(['bookkeeping', 'registry', 'receivables', 'loanbond']);
+    expect(await page.textContent('#coverage-totals')).toContain(`of ${OUTCOMES.length} outcomes met`);
+    // In each operation's table, every uncovered row comes before every covered one.
+    const orders = await page.$$eval('#coverage-body table', (tables) =>
+      tables.map((t) => [...t.querySelectorAll('tbody tr')].map((r) => r.className)),
+    );
+    expect(orders).toHaveLength(6);
+    for (const classes of orders) expect(classes).toEqual([...classes].sort((a, b) => (a === b ? 0 : a === 'uncovered' ? -1 : 1)));
+    expect(await page.textContent('tr[data-outcome="declare-payment.total-accepted"]')).not.toContain('not met');
+    expect(await page.textContent('tr[data-outcome="declare-payment.fault-500"]')).toContain('not met');
   });
 
   it('opens a registry batch with its chaveRegistro and a reconciliation with its per-item results', async () => {

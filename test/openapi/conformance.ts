@@ -137,6 +137,8 @@ export function problemsOf(
   const contentType = String(headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
   if (!media.includes(contentType))
     return [...problems, `${call}: Content-Type ${contentType} is not one of ${media.join(', ')}`];
+  // A text format the document declares (the coverage report as JUnit XML or Markdown) is not JSON.
+  if (!/json/.test(contentType)) return problems;
   let value: unknown;
   try {
     value = JSON.parse(body.text);

@@ -140,6 +140,7 @@ describe('the request journal', () => {
       durationMs: 1,
       warnings: null,
       fault: null,
+      outcome: null,
       requestBody: captureValue(null, 0),
       responseBody: captureText(''),
     };

@@ -33,6 +33,7 @@ const ASSETS: Record<string, string> = {
   'receivables.js': 'text/javascript; charset=utf-8',
   'loanbond.js': 'text/javascript; charset=utf-8',
   'workspaces.js': 'text/javascript; charset=utf-8',
+  'coverage.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
 };
 

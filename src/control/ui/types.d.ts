@@ -145,6 +145,8 @@ export interface JournalEntry {
   durationMs: number;
   warnings: number | null;
   fault: string | null;
+  /** The outcome id the answer carried (Sandbox-Outcome), null: none. */
+  outcome: string | null;
   requestBody: unknown;
   responseBody: unknown;
 }
@@ -152,4 +154,34 @@ export interface JournalList {
   capacity: number;
   count: number;
   entries: JournalEntry[];
+}
+
+// --- coverage (GET /_sandbox/coverage: runtime/coverage.ts CoverageReport)
+
+export interface CoverageTotals {
+  outcomes: number;
+  covered: number;
+  uncovered: number;
+  hits: number;
+}
+export interface OutcomeCoverage {
+  id: string;
+  status: number;
+  sentence: string;
+  hits: number;
+  firstAt: string | null;
+  lastAt: string | null;
+}
+export interface OperationCoverage {
+  interface: string;
+  operation: string;
+  method: string | null;
+  path: string | null;
+  totals: CoverageTotals;
+  outcomes: OutcomeCoverage[];
+}
+export interface CoverageReport {
+  since: string;
+  totals: CoverageTotals;
+  operations: OperationCoverage[];
 }

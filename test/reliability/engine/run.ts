@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import fc from 'fast-check';
-import { INTERFACES } from '../../../src/interfaces.js';
+import { INTERFACES, outcomeTagProblem } from '../../../src/interfaces.js';
 import { type Mutation, mutateBody, mutateQueryValue, mutation, type Wire } from './mutate.js';
 import type { BuiltRequest, FuzzOperation } from './operations.js';
 import type { Runtime } from '../../../src/runtime/index.js';
@@ -88,9 +88,22 @@ export interface Verdict {
   refused: boolean;
 }
 
+/**
+ * The outcome tag (Sandbox-Outcome) against the status sent: every answer of the documented operation
+ * carries one of its outcomes with that status. A mangled path may be refused before routing, untagged.
+ */
+export function outcomeProblem(op: FuzzOperation, res: LightMyRequestResponse, pathMutated: boolean): string | null {
+  const header = res.headers['sandbox-outcome'];
+  const tag = header === undefined ? undefined : String(header);
+  if (pathMutated && tag === undefined) return null;
+  return outcomeTagProblem(res.statusCode === 501 ? null : op.id, tag, res.statusCode);
+}
+
 export function judge(op: FuzzOperation, res: LightMyRequestResponse, pathMutated: boolean): Verdict {
   const status = res.statusCode;
   const refused = status >= 400;
+  const tagProblem = outcomeProblem(op, res, pathMutated);
+  if (tagProblem) return { problem: tagProblem, refused };
   if (status >= 500 && status !== 501) return { problem: `answered ${status}: ${res.body.slice(0, 500)}`, refused };
   if (status === 501) {
     // 501 is the fallback for paths that match no route: only a mangled path may reach it.

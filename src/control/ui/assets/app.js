@@ -4,6 +4,7 @@
 // entry, and redraws the sections when either changed. Lists that can grow to thousands are paged.
 import { adoptTokenFromFragment, api, setToken } from './api.js';
 import { bookkeeping } from './bookkeeping.js';
+import { coverage } from './coverage.js';
 import { fill, h, json, when } from './dom.js';
 import { loanbond } from './loanbond.js';
 import { $, badge, handle, lazyDetails, messageOf, PAGE, refreshSection, say, state } from './page.js';
@@ -83,6 +84,7 @@ async function journal() {
             ],
             async () => [
               h('p', {}, `#${e.id} · ${e.durationMs} ms${e.fault ? ` · fault rule ${e.fault}` : ''} · real time ${when(e.realTime)}`),
+              e.outcome ? h('p', {}, 'Outcome: ', h('code', {}, e.outcome)) : null,
               e.query && Object.keys(e.query).length ? [h('h5', {}, 'Query'), h('pre', {}, json(e.query))] : null,
               h('h5', {}, 'Request body (redacted)'),
               h('pre', {}, json(e.requestBody)),
@@ -103,7 +105,7 @@ async function journal() {
 
 async function refreshAll() {
   const data = /** @type {Overview} */ (await api('/overview'));
-  await Promise.all([overview(data), bookkeeping(), registry(), receivables(), loanbond(), journal(), workspacePicker()]);
+  await Promise.all([overview(data), bookkeeping(), registry(), receivables(), loanbond(), coverage(), journal(), workspacePicker()]);
   return data;
 }
 
