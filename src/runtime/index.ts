@@ -118,7 +118,7 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     },
     async close() {
       await work.close();
-      store.close();
+      await store.close();
     },
   };
   for (const kind of options.kinds) {

@@ -63,10 +63,26 @@ export class Checkpointer {
     });
     // A worker that cannot start leaves checkpoints to the main connection's threshold.
     this.worker.on('error', () => undefined);
+    this.worker.once('exit', () => {
+      this.stopped ??= Promise.resolve();
+    });
   }
 
-  /** Asks the worker to close its connection (the last one to close checkpoints what is left). */
-  stop(): void {
-    this.worker.postMessage('stop');
+  /**
+   * Asks the worker to close its connection and waits until it has: a caller that removes the database
+   * files right after closing must not race the worker's last checkpoint (bounded, should it hang).
+   */
+  stop(): Promise<void> {
+    this.stopped ??= new Promise((resolve) => {
+      const timer = setTimeout(resolve, 5000);
+      timer.unref();
+      this.worker.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.worker.postMessage('stop');
+    });
+    return this.stopped;
   }
+  private stopped: Promise<void> | undefined;
 }

@@ -83,8 +83,9 @@ export class Store {
     this.setMeta.run(key, value);
   }
 
-  close(): void {
-    this.checkpointer?.stop();
+  /** Closes the connection, and the checkpoint worker's before it (their files are settled after). */
+  async close(): Promise<void> {
+    await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 }
