@@ -37,18 +37,29 @@ export async function waitHealthy(url: string, healthPath = '/_sandbox/health', 
 }
 
 /** Starts a node script as a child, logs to /dev/null as a user would, resolves once healthy. */
+/** Spawns a server on a free port and waits until it answers healthy: spawn -> health 200 is startMs. */
+async function launch(
+  spawnAt: (port: number) => ChildProcess,
+  healthPath: string,
+): Promise<{ url: string; child: ChildProcess; startMs: number }> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = spawnAt(port);
+  const url = `http://127.0.0.1:${port}`;
+  await waitHealthy(url, healthPath);
+  return { url, child, startMs: performance.now() - t0 };
+}
+
 export async function startChild(
   script: string,
   args: (port: number) => string[],
   healthPath = '/_sandbox/health',
   nodeArgs: string[] = [],
 ): Promise<Server & { startMs: number }> {
-  const port = await freePort();
-  const t0 = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const url = `http://127.0.0.1:${port}`;
-  await waitHealthy(url, healthPath);
-  const startMs = performance.now() - t0;
+  const { url, child, startMs } = await launch(
+    (port) => spawn(process.execPath, [...nodeArgs, script, ...args(port)], { stdio: ['ignore', 'ignore', 'inherit'] }),
+    healthPath,
+  );
   return {
     url,
     child,
@@ -71,16 +82,11 @@ export async function startNpm(
   args: (port: number) => string[],
   healthPath = '/_sandbox/health',
 ): Promise<Server & { startMs: number }> {
-  const port = await freePort();
-  const t0 = performance.now();
-  const child = spawn('npm', ['start', '--silent', '--', ...args(port)], {
-    cwd,
-    detached: true,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitHealthy(url, healthPath);
-  const startMs = performance.now() - t0;
+  const { url, child, startMs } = await launch(
+    (port) =>
+      spawn('npm', ['start', '--silent', '--', ...args(port)], { cwd, detached: true, stdio: ['ignore', 'ignore', 'inherit'] }),
+    healthPath,
+  );
   return {
     url,
     child,

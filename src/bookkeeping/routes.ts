@@ -27,9 +27,6 @@ const TRB = '/integration/v1/:tenantId/trade-receivable-certificates';
 const ERRORS = errorResponses([400, 401, 403, 500], StandardError, a('bk-credential-order'), BEARER_CHALLENGE);
 
 /** The user each authorized request acts as. */
-/** How a page with no items starts: the schema puts the list first, and the serializer adds no space. */
-const EMPTY_PAGE = '{"extractTradeReceivables":[]';
-
 const actingUser = new WeakMap<FastifyRequest, number>();
 
 function userOf(request: FastifyRequest): number {
@@ -108,22 +105,21 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
       // The serialized page, answered again from the read cache until any row changes. authorize
       // made this request's full check (other connections' commits included) in access().
       const key = `bk-extract|${sortBy}|${desc}|${page}|${pageSize}|${tenantId}`;
-      const text = store.reads.get(key, () => {
+      const cached = store.reads.get(key, () => {
         // The total comes from the tenant's counter: no count over the tenant's rows.
         const total = store.bookkeeping.extractRequestCount(tenantId);
         const items = store.bookkeeping.extractPage(
           { tenantId, sortBy, desc, offset: (page - 1) * pageSize, limit: pageSize },
           total,
         );
-        return reply.serialize({
+        const text = reply.serialize({
           extractTradeReceivables: items,
           pagination: { page, size: pageSize, totalItems: total, totalPages: Math.ceil(total / pageSize) },
         }) as string;
+        return { text, outcome: items.length === 0 ? 'listed-empty' : 'listed' };
       }, true);
-      // The cached text is all there is on a hit: an empty page is one whose list serialized as [].
-      request.outcome = text.startsWith(EMPTY_PAGE) ? 'listed-empty' : 'listed';
-      // Text with a JSON content type goes out as it is: Fastify serializes only objects.
-      return (reply as FastifyReply).type('application/json; charset=utf-8').send(text);
+      request.outcome = cached.outcome;
+      return (reply as FastifyReply).type('application/json; charset=utf-8').send(cached.text);
     },
   );
 

@@ -1,5 +1,6 @@
 // The /_sandbox answers the inspector page reads (the schemas in */inspect.ts and control/ are the
 // source; these name the fields the page shows). Type-only: checked with tsconfig.ui.json.
+import type { JournalEntry } from '../../runtime/journal.js';
 
 export interface Overview {
   clock: { now: string; realNow: string; offsetMs: number; frozen: boolean };
@@ -132,56 +133,13 @@ export interface RegistrationDetail {
 
 // --- journal
 
-export interface JournalEntry {
-  id: number;
-  time: string;
-  realTime: string;
-  interface: string | null;
-  operation: string | null;
-  method: string;
-  path: string;
-  query: Record<string, unknown> | null;
-  status: number;
-  durationMs: number;
-  warnings: number | null;
-  fault: string | null;
-  /** The outcome id the answer carried (Sandbox-Outcome), null: none. */
-  outcome: string | null;
-  requestBody: unknown;
-  responseBody: unknown;
-}
+// The journal's entries are the server's own type (runtime/journal.ts), as JSON carries them.
+export type { JournalEntry };
 export interface JournalList {
   capacity: number;
   count: number;
   entries: JournalEntry[];
 }
 
-// --- coverage (GET /_sandbox/coverage: runtime/coverage.ts CoverageReport)
-
-export interface CoverageTotals {
-  outcomes: number;
-  covered: number;
-  uncovered: number;
-  hits: number;
-}
-export interface OutcomeCoverage {
-  id: string;
-  status: number;
-  sentence: string;
-  hits: number;
-  firstAt: string | null;
-  lastAt: string | null;
-}
-export interface OperationCoverage {
-  interface: string;
-  operation: string;
-  method: string | null;
-  path: string | null;
-  totals: CoverageTotals;
-  outcomes: OutcomeCoverage[];
-}
-export interface CoverageReport {
-  since: string;
-  totals: CoverageTotals;
-  operations: OperationCoverage[];
-}
+// --- coverage (GET /_sandbox/coverage): the server's own types, as JSON carries them.
+export type { CoverageReport, OperationCoverage, OutcomeCoverage, Totals as CoverageTotals } from '../../runtime/coverage.js';
