@@ -40,7 +40,6 @@ export function warningCount(header: unknown): number | null {
   return text.split(',').filter((s) => s.trim() !== '').length;
 }
 
-
 export function installControlHooks(app: FastifyInstance): void {
   const traces = new WeakMap<FastifyRequest, Trace>();
 
@@ -107,9 +106,8 @@ export function installControlHooks(app: FastifyInstance): void {
     const trace = traces.get(request);
     if (!trace) return;
     const journal = runtimeOf(request).journal;
+    // A trace exists only under an interface prefix or for a 404 (onRequest above decides).
     if (!journal.enabled) return;
-    // Outside the interfaces only the unknown paths (404s) are kept: /docs and /openapi.json are not.
-    if (trace.interface === null && !request.is404) return;
     const config = request.routeOptions.config;
     journal.add({
       id: journal.nextId(),
