@@ -5,6 +5,7 @@
 // shrinks to a minimal one. Driven only over HTTP (app.inject or a socket) through Transport, so it
 // runs against any server, and under any path prefix (workspaces): one model per prefix.
 // No vitest import: `npm run soak` runs it too.
+import { outcomeTagProblem } from '../../../src/interfaces.js';
 import fc from 'fast-check';
 import type { FixtureDocument } from '../../../src/control/fixtures.js';
 import { errorShapeProblem } from '../engine/run.js';
@@ -931,6 +932,16 @@ export async function runSequences(options: SequenceOptions): Promise<SequenceSt
   await fc.assert(
     fc.asyncProperty(fc.commands(commandArbitraries(n), { maxCommands: options.maxCommands ?? 40, size: 'max' }), async (cmds) => {
       await fc.asyncModelRun(setup, cmds);
+      // Every answer the sequence got carried the outcome of the status sent (issue 19's tag), read
+      // back from each workspace's journal.
+      for (const ws of options.workspaces) {
+        const list = await ws.transport.send({ method: 'GET', path: '/_sandbox/requests?limit=1000' });
+        const entries = (list.json as { entries: Array<{ operation: string | null; outcome: string | null; status: number }> }).entries;
+        for (const e of entries) {
+          const problem = outcomeTagProblem(e.operation, e.outcome ?? undefined, e.status);
+          if (problem) throw new Error(`outcome tag: ${problem}`);
+        }
+      }
     }),
     { numRuns: options.runs, ...(options.seed === undefined ? {} : { seed: options.seed }) },
   );
