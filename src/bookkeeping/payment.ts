@@ -115,10 +115,11 @@ export interface PaymentContext {
 }
 
 /**
- * Declares a payment: checks what needs no bill, then in one IMMEDIATE transaction reads the bill,
- * decides the effect (a refusal throws, and nothing changes) and records it.
+ * Declares a payment: checks what needs no bill, then in one IMMEDIATE transaction (shared with the
+ * concurrent payments of the same turn) reads the bill, decides the effect (a refusal throws, and
+ * nothing of it changes) and records it. Settles once the payment is committed.
  */
-export function declarePayment(body: PaymentDeclaration, ctx: PaymentContext): PaymentEffect {
+export async function declarePayment(body: PaymentDeclaration, ctx: PaymentContext): Promise<PaymentEffect> {
   const { store, tenantId, uid } = ctx;
   const problems = declarationProblems(body, toIsoDate(ctx.now));
   if (problems.length > 0) throw validationError(problems).tag(declarationOutcome(problems));
@@ -127,28 +128,27 @@ export function declarePayment(body: PaymentDeclaration, ctx: PaymentContext): P
     paymentCents: toCents(body.paymentValue),
     remainingCents: body.remainingValue === undefined ? null : toCents(body.remainingValue),
   };
-  return store.transaction(
-    () => {
-      const bill = store.bookkeeping.tradeBill(tenantId, uid);
-      if (!bill) {
-        throw validationError([
-          { path: pointer('uid'), message: `path parameter uid: tenant ${tenantId} has no trade bill "${uid}"` },
-        ]).tag('unknown-uid');
-      }
-      const effect = decidePayment(bill, declaration);
-      store.bookkeeping.applyPayment(bill, effect, {
-        userId: ctx.userId,
-        type: body.type,
-        informantId: body.informantId,
-        isPartial: body.isPartial,
-        paymentCents: declaration.paymentCents,
-        remainingCents: declaration.remainingCents,
-        beneficiaryDocument: body.beneficiaryDocument ?? null,
-        paymentDate: body.paymentDate ?? null,
-        recordedAt: ctx.now.toISOString(),
-      });
-      return effect;
-    },
-    { immediate: true },
-  );
+  // Concurrent payments share one commit (store.groupWrite): the hot path's write. The write lock is
+  // taken before the bill is read, so the open value it reads is the one it changes.
+  return store.groupWrite(() => {
+    const bill = store.bookkeeping.tradeBill(tenantId, uid);
+    if (!bill) {
+      throw validationError([
+        { path: pointer('uid'), message: `path parameter uid: tenant ${tenantId} has no trade bill "${uid}"` },
+      ]).tag('unknown-uid');
+    }
+    const effect = decidePayment(bill, declaration);
+    store.bookkeeping.applyPayment(bill, effect, {
+      userId: ctx.userId,
+      type: body.type,
+      informantId: body.informantId,
+      isPartial: body.isPartial,
+      paymentCents: declaration.paymentCents,
+      remainingCents: declaration.remainingCents,
+      beneficiaryDocument: body.beneficiaryDocument ?? null,
+      paymentDate: body.paymentDate ?? null,
+      recordedAt: ctx.now.toISOString(),
+    });
+    return effect;
+  });
 }

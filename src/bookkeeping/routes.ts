@@ -152,7 +152,7 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { tenantId, uid } = request.params;
       const { store, clock } = runtimeOf(request);
-      const effect = declarePayment(request.body, { store, now: clock.now(), tenantId, uid, userId: userOf(request) });
+      const effect = await declarePayment(request.body, { store, now: clock.now(), tenantId, uid, userId: userOf(request) });
       request.outcome = effect.statusAfter === 'paid' ? 'total-accepted' : 'partial-accepted';
       return reply.code(204).send(null);
     },

@@ -20,7 +20,11 @@ export class SnapshotStore {
   private synced: string | null = null;
   private tracking: { changed: Database.Statement; clear: Database.Statement } | undefined;
 
-  constructor(private readonly db: Db) {
+  /** `settle`: runs the writes queued for a group commit, so that a snapshot never overtakes them. */
+  constructor(
+    private readonly db: Db,
+    private readonly settle: () => void = () => undefined,
+  ) {
     const attached = (db.pragma('database_list') as Array<{ name: string }>).some((d) => d.name === SCHEMA);
     if (!attached) db.exec(`ATTACH DATABASE ':memory:' AS ${SCHEMA}`);
   }
@@ -109,6 +113,7 @@ export class SnapshotStore {
 
   /** Copies every table under `name`, replacing a snapshot of that name; returns the row counts. */
   save(name: string): Record<string, number> {
+    this.settle();
     this.track();
     const n = ++this.seq;
     const tables = this.tables();
@@ -207,6 +212,7 @@ export class SnapshotStore {
   restore(name: string): boolean {
     const slot = this.slots.get(name);
     if (!slot) return false;
+    this.settle();
     const tables = this.toRestore(name, slot);
     const steps = slot.restore.filter((s) => tables.has(s.table));
     // A table with triggers is deleted and copied row by row (SQLite's truncate and page-transfer
