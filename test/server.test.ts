@@ -33,6 +33,35 @@ describe('the server process', () => {
     });
   }
 
+  it('writes the log line of each request to stdout while it runs, and the last lines before it exits', async () => {
+    const { child, port, output } = await start(['--db', ':memory:', '--fixtures', 'none']);
+    for (let i = 0; i < 3; i++) await fetch(`http://127.0.0.1:${port}/_sandbox/health`);
+    const requestLines = () => output().split('\n').filter((l) => l.includes('"msg":"request"'));
+    for (let waited = 0; requestLines().length < 3 && waited < 5000; waited += 20) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(requestLines()).toHaveLength(3);
+    const exited = once(child, 'exit');
+    // Asked during the same turn as the signal's handling: the line must still come out.
+    child.kill('SIGTERM');
+    await exited;
+    expect(output()).toMatch(/"msg":"closing"/);
+  });
+
+  it('writes the lines gathered in a turn when the process exits within that turn', async () => {
+    const script =
+      "import('./dist/http/logging.js').then((m) => { m.stdoutLines().write('{\"msg\":\"last words\"}\\n'); process.exit(3); })";
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let out = '';
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(3);
+    expect(out).toBe('{"msg":"last words"}\n');
+  });
+
   it('prints every setting for --help', async () => {
     const child = spawn(process.execPath, ['dist/server.js', '--help'], {
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,6 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { TURN_BUFFER_LIMIT, TurnLines } from '../../src/http/logging.js';
 import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
 
 describe('logging', () => {
@@ -58,4 +60,33 @@ describe('logging', () => {
     for (const s of secrets) expect(capture.text).not.toContain(s);
     expect(capture.text).toContain('[redacted]');
   });
+
+  it('writes the lines of one turn of the event loop together, in order, at the end of that turn', async () => {
+    const writes: string[] = [];
+    const lines = new TurnLines((text) => writes.push(text));
+    lines.write('{"n":1}\n');
+    lines.write('{"n":2}\n');
+    lines.write('{"n":3}\n');
+    expect(writes).toEqual([]);
+    await nextTurn();
+    expect(writes).toEqual(['{"n":1}\n{"n":2}\n{"n":3}\n']);
+    lines.write('{"n":4}\n');
+    await nextTurn();
+    expect(writes).toEqual(['{"n":1}\n{"n":2}\n{"n":3}\n', '{"n":4}\n']);
+    lines.flush();
+    expect(writes).toHaveLength(2);
+  });
+
+  it('writes at once what outgrows the turn buffer, and on flush what is gathered', () => {
+    const writes: string[] = [];
+    const lines = new TurnLines((text) => writes.push(text));
+    const big = `${'x'.repeat(TURN_BUFFER_LIMIT)}\n`;
+    lines.write('{"n":1}\n');
+    lines.write(big);
+    expect(writes).toEqual([`{"n":1}\n${big}`]);
+    lines.write('{"n":2}\n');
+    lines.flush();
+    expect(writes).toEqual([`{"n":1}\n${big}`, '{"n":2}\n']);
+  });
 });
+
