@@ -1,12 +1,16 @@
-// npm run profile [-- --seconds 10]: where the hot path's time goes, as shares of the server's CPU.
-// Starts the built sandbox under `node --cpu-prof` with the benchmark's data (the 10k tenant, bills
-// to pay), drives GET extract and then PUT payment with 50 connections, and sums the profile's self
-// time per fixed cost (auth, tenant check, journal, fault check, logging, ...). Shares, not speeds:
-// they stay meaningful on a shared machine where req/s do not.
+// npm run profile [-- --seconds 10] [extract|payment|register|reconcile|import|loanbond] [ledger]: where each
+// documented operation's time goes, as shares of the server's CPU. Starts the built sandbox under
+// `node --cpu-prof` with the benchmark's data (the 10k tenant, bills to pay, a participant, a fund, a
+// caller), drives one operation at a time (50 connections for the two hot-path operations, 10 for the
+// others, with small bodies so that the fixed costs show), and sums the profile's self time per fixed
+// cost (auth, tenant check, journal, fault check, coverage tag, logging, ...) and per part of the
+// operation's own work. Shares, not speeds: they stay meaningful on a shared machine where req/s do not.
+// `ledger`: the costs a setting can switch off (request line, journal, coverage), measured by running
+// the operation with and without each; `bare`: the bare Fastify server's CPU time per request.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { extractRequests, TENANTS } from './data.js';
+import { cnab444, extractRequests, pdf, TENANTS } from './data.js';
 import { load, startChild } from './lib.js';
 
 const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1] ?? 0) || 8;
@@ -14,6 +18,10 @@ const work = mkdtempSync(join(tmpdir(), 'sandbox-profile-'));
 const TOKEN = 'bk-bench-token';
 const headers = { authorization: `Bearer ${TOKEN}` };
 const BILLS = 100_000;
+const RG_TOKEN = 'rg-bench';
+const RC_TOKEN = 'rc-bench';
+const LB_TOKEN = 'lb-bench';
+const FUND = '11222333000181';
 /** Extra server arguments, for A/B runs: --server-args "--log-level warn". */
 const serverArgs = (process.argv[process.argv.indexOf('--server-args') + 1] ?? '').split(' ').filter(Boolean);
 const withArgs = process.argv.includes('--server-args');
@@ -38,21 +46,22 @@ interface Profile {
  * (so SQLite's native calls count for the store method that made them, a pino write for logging).
  */
 const OWNERS: Array<[string, (url: string, fn: string) => boolean]> = [
-  ['auth: bearer header, token -> user, user has tenant', (u, f) => /http\/bearer/.test(u) || /userIdByToken|userHasTenant|^access$/.test(f)],
+  ['auth: credential lookup (bearer header or body token)', (u, f) => /http\/bearer/.test(u) || /userIdByToken|userHasTenant|^access$|participantByToken|callerByToken|^authorize$|^sameSecret$|^tokenHash$/.test(f)],
   ['tenant check: tenant id check digits', (u, f) => /tenantIdProblem|tenantProblem/.test(f) || /domain\/tax-id/.test(u)],
   ['read cache: change-count check', (u) => /store\/read-cache/.test(u)],
   ['extract page read (SQLite)', (_u, f) => /extractPage|extractRequestCount|toExtractItem/.test(f)],
-  // The transaction's body is an anonymous function of the store module.
-  ['payment write (SQLite transaction)', (u, f) => /declarePayment|payTx/.test(f) || (f === '' && /store\/bookkeeping/.test(u)) || /better-sqlite3\/lib\/methods\/transaction/.test(u)],
-  ['payment rules', (u) => /bookkeeping\/payment/.test(u)],
+  // A transaction's body is often an anonymous function of a store module.
+  ['operation: SQLite writes (one transaction)', (u, f) => /declarePayment|payTx/.test(f) || /dist\/store\/(?!read-cache)/.test(u) || /better-sqlite3\/lib\/methods\/transaction/.test(u)],
+  ['operation: rules and domain checks', (u) => /bookkeeping\/payment|registry\/(register|reconcile|checks|documents)|receivables\/(submit|cnab)|loanbond\/register|dist\/domain\//.test(u)],
+  ['operation: queued work (CNAB reading, loan-bond state)', (u) => /receivables\/runner|loanbond\/runner|runtime\/work/.test(u)],
   ['journal (capture, ring buffer)', (u) => /runtime\/journal|runtime\/redact/.test(u)],
-  ['fault check + journal trace (control hooks)', (u) => /runtime\/hooks|runtime\/faults/.test(u)],
+  ['fault check + journal trace (control hooks)', (u) => /control\/hooks|runtime\/faults/.test(u)],
   ['coverage tag', (u) => /coverage/.test(u)],
   ['runtime resolution (runtimeOf)', (_u, f) => /runtimeOf|runtimeResolver/.test(f)],
   ['logging: request line, per-request child logger', (u) => /node_modules\/(pino|sonic-boom|fast-redact|@pinojs|quick-format)/.test(u) || /fastify\/lib\/logger/.test(u)],
   ['response serialization', (u) => /fast-json-stringify/.test(u)],
-  ['body parsing + validation (Ajv)', (u, f) => /secure-json-parse|node_modules\/ajv|http\/json|http\/validation/.test(u) || /^validate\d*$/.test(f)],
-  ['route handler, rest of the interface code', (u) => /dist\/bookkeeping\//.test(u)],
+  ['body parsing + validation (Ajv, duplicate keys)', (u, f) => /secure-json-parse|node_modules\/ajv|http\/json|http\/validation/.test(u) || /^validate\d*$/.test(f)],
+  ['route handler, rest of the interface code', (u) => /dist\/(bookkeeping|registry|receivables|loanbond)\//.test(u)],
   ['other sandbox code', (u) => /\/dist\//.test(u)],
 ];
 /** Where the rest went, by the leaf frame alone: the stack's own cost (a bare server pays it too). */
@@ -133,7 +142,15 @@ async function post(url: string, body: unknown): Promise<void> {
   if (res.status >= 300) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
 }
 
-async function profileOne(name: string, drive: (url: string) => Promise<number>): Promise<void> {
+/**
+ * Drives one operation against a sandbox started with `args`; answers the server's CPU time per
+ * request (the kernel's count), and prints the profile's shares unless `profile` is false.
+ */
+async function profileOne(
+  name: string,
+  drive: (url: string) => Promise<number>,
+  options: { args: string[]; profile: boolean } = { args: withArgs ? serverArgs : [], profile: !noProfile },
+): Promise<number> {
   const dir = join(work, name);
   const server = await startChild(serverScript, (port) => [
     '--port', String(port), '--db', join(work, `${name}.db`), '--fixtures', 'none',
@@ -145,22 +162,26 @@ async function profileOne(name: string, drive: (url: string) => Promise<number>)
       extractRequests: extractRequests(TENANTS.t10k, 10_000, 1),
       tradeBills: Array.from({ length: BILLS }, (_, i) => ({ tenantId: TENANTS.t10k, uid: `BENCH-${i}`, amount: 1000 })),
     },
+    registry: { participants: [{ participantId: 'BENCH', accessToken: RG_TOKEN }] },
+    receivables: { funds: [{ fundCnpj: FUND, token: RC_TOKEN }] },
+    loanbond: { callers: [{ callerId: 'BENCH', token: LB_TOKEN, products: ['electronic-signature', 'digital-loan-bond'] }] },
   });
   await server.stop();
   const profiled = await startChild(
     serverScript,
-    (port) => ['--port', String(port), '--db', join(work, `${name}.db`), '--fixtures', 'none', ...(withArgs ? serverArgs : [])],
+    (port) => ['--port', String(port), '--db', join(work, `${name}.db`), '--fixtures', 'none', ...options.args],
     '/_sandbox/health',
-    noProfile ? [] : ['--cpu-prof', '--cpu-prof-dir', dir],
+    options.profile ? ['--cpu-prof', '--cpu-prof-dir', dir] : [],
   );
   await new Promise((r) => setTimeout(r, 800));
   const cpu0 = cpuMs(profiled.child.pid);
   const requests = await drive(profiled.url);
   const cpuPerRequest = ((cpuMs(profiled.child.pid) - cpu0) * 1000) / requests;
   await profiled.stop();
-  if (noProfile) {
+  rmSync(join(work, `${name}.db`), { force: true });
+  if (!options.profile) {
     process.stdout.write(`${name}: server CPU time (user + system, /proc): ${cpuPerRequest.toFixed(1)} us per request\n`);
-    return;
+    return cpuPerRequest;
   }
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error('no profile written');
@@ -174,6 +195,44 @@ async function profileOne(name: string, drive: (url: string) => Promise<number>)
   // The kernel's count of the server's CPU time: robust to the machine being shared (a descheduled
   // process is not charged), unlike the profile's wall-clock sample intervals.
   process.stdout.write(`  server CPU time (user + system, /proc): ${cpuPerRequest.toFixed(1)} us per request\n`);
+  return cpuPerRequest;
+}
+
+/**
+ * The fixed costs a setting can switch off, measured rather than attributed: the same operation with
+ * and without each, in interleaved rounds, by the kernel's count of the server's CPU time (a
+ * profiler charges a sample to the frame it lands on, which skews native and short calls).
+ */
+const SWITCHES: Array<[string, string[]]> = [
+  ['as shipped', []],
+  ['request line off (--log-level warn)', ['--log-level', 'warn']],
+  ['journal off (--journal-size 0)', ['--journal-size', '0']],
+  ['coverage off (--no-coverage)', ['--no-coverage']],
+  ['all three off', ['--log-level', 'warn', '--journal-size', '0', '--no-coverage']],
+];
+
+async function ledger(names: string[], rounds = 3): Promise<void> {
+  for (const name of names) {
+    const drive = OPERATIONS[name];
+    if (!drive) continue;
+    const runs = new Map<string, number[]>();
+    for (let round = 0; round < rounds; round++) {
+      for (const [label, args] of SWITCHES) {
+        const us = await profileOne(name, drive, { args, profile: false });
+        runs.set(label, [...(runs.get(label) ?? []), us]);
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+    const shipped = median(runs.get('as shipped') ?? []);
+    process.stdout.write(`\n${name}: server CPU per request, median of ${rounds} interleaved rounds\n`);
+    for (const [label] of SWITCHES) {
+      const us = median(runs.get(label) ?? []);
+      const saved = shipped - us;
+      process.stdout.write(
+        `  ${us.toFixed(1).padStart(6)} us  ${label}${label === 'as shipped' ? '' : `: costs ${saved.toFixed(1)} us (${((saved / shipped) * 100).toFixed(0)}%)`}\n`,
+      );
+    }
+  }
 }
 
 const extract = `/api/bookkeeping/integration/v1/${TENANTS.t10k}/trade-receivable-certificates/extract?page=1&pageSize=20&sortBy=registeredAt&desc=true`;
@@ -190,38 +249,130 @@ async function bare(): Promise<void> {
   await s.stop();
 }
 
-async function main(): Promise<void> {
-  if (process.argv.includes('bare')) return bare();
-  const only = process.argv.find((a) => a === 'extract' || a === 'payment');
-  if (only !== 'payment')
-    await profileOne('extract', async (url) => {
-      const r = await load({ url: url + extract, headers, connections: 50, duration: seconds });
-      process.stdout.write(`extract: ${Math.round(r.reqPerSec)} req/s, p99 ${r.p99} ms (shared machine: a rough signal only)\n`);
-      return r.requests;
+/** A registry document with every field, passing the domain checks (the spec's registry document). */
+function registryDocument(n: number) {
+  return {
+    publicidade: 'SIM',
+    operacao: { tipoOperacao: 'C', idOperacao: `OP-${n}`, dataOperacao: '2026-11-01', valorOperacao: 1500.5, dataVencimentoOperacao: '2026-12-01' },
+    garantia: { tipoGarantia: 1, avalistas: [{ nomeAvalista: 'Maria Silva', cpfCnpjAvalista: '52998224725' }] },
+    cpfCnpjTitular: '11222333000181',
+    nomeTitular: 'Titular Ltda',
+    numeroDuplicata: `DUP-${n}`,
+    numeroParcela: '1',
+    dataEmissao: '2026-11-01',
+    dataVencimento: '2026-12-01',
+    valorDuplicata: 1500.5,
+    codigoIBGEPracaPagamento: 3550308,
+    cpfCnpjSacador: '11222333000181',
+    nomeSacador: 'Sacador SA',
+    cpfCnpjSacado: '52998224725',
+    nomeSacado: 'Sacado SA',
+    nomeDocumento: `dup-${n}.pdf`,
+    documento: pdf(2048, n).toString('base64'),
+  };
+}
+
+/** One operation driven with `connections` connections; every answer must be `status`. */
+function driver(name: string, connections: number, status: number, request: () => { method: 'POST' | 'PUT' | 'GET'; path: string; headers?: Record<string, string>; body?: string }) {
+  return async (url: string): Promise<number> => {
+    const r = await load({
+      url,
+      connections,
+      duration: seconds,
+      requests: [
+        {
+          setupRequest: (req) => {
+            const next = request();
+            return { ...req, ...next, headers: { 'content-type': 'application/json', ...next.headers } };
+          },
+        },
+      ],
     });
-  if (only !== 'extract')
-    await profileOne('payment', async (url) => {
-      let next = 0;
-      const r = await load({
-        url,
-        connections: 50,
-        duration: seconds,
-        requests: [
+    if (r.non2xx > 0) process.stdout.write(`${name}: ${r.non2xx} answers outside 2xx (expected ${status})!\n`);
+    process.stdout.write(`${name}: ${Math.round(r.reqPerSec)} req/s, p99 ${r.p99} ms (${connections} connections; a rough signal only)\n`);
+    return r.requests;
+  };
+}
+
+const OPERATIONS: Record<string, (url: string) => Promise<number>> = {
+  extract: async (url) => {
+    const r = await load({ url: url + extract, headers, connections: 50, duration: seconds });
+    process.stdout.write(`extract: ${Math.round(r.reqPerSec)} req/s, p99 ${r.p99} ms (shared machine: a rough signal only)\n`);
+    return r.requests;
+  },
+  payment: (() => {
+    let next = 0;
+    return driver('payment', 50, 204, () => ({
+      method: 'PUT',
+      path: `/api/bookkeeping/integration/v1/${TENANTS.t10k}/trade-receivable-certificates/BENCH-${next++ % BILLS}/payment`,
+      headers,
+      body: JSON.stringify({ type: 'bankSlip', informantId: 'directByDrawerHolder', isPartial: true, paymentValue: 0.01 }),
+    }));
+  })(),
+  // One document of 2 KB per batch: the batch's fixed costs, not the document's bytes.
+  register: (() => {
+    let next = 0;
+    return driver('register', 10, 200, () => ({
+      method: 'POST',
+      path: '/api/v1.0/service/dup/registrar_documentos',
+      headers: { authorization: `Bearer ${RG_TOKEN}` },
+      body: JSON.stringify({ registros: [registryDocument(next++)] }),
+    }));
+  })(),
+  // One item whose key the registry does not hold: a reconciliation is recorded all the same.
+  reconcile: (() => {
+    let next = 0;
+    return driver('reconcile', 10, 200, () => ({
+      method: 'POST',
+      path: '/api/v1.0/service/dup/conciliar_documentos',
+      headers: { authorization: `Bearer ${RG_TOKEN}` },
+      body: JSON.stringify({ registros: [{ ...registryDocument(next++), chaveRegistro: 'RGBENCHUNKNOWN' }] }),
+    }));
+  })(),
+  // A 10-title CNAB 444 file per submission; the queued reading runs in the same process.
+  import: (() => {
+    const file = cnab444(10).toString('base64');
+    let next = 0;
+    return driver('import', 10, 202, () => ({
+      method: 'POST',
+      path: '/v1/import-cnab',
+      body: JSON.stringify({ token: RC_TOKEN, fundCnpj: FUND, operationFile: file, fileName: 'bench.rem', additiveNumber: 1 + (next++ % 1000) }),
+    }));
+  })(),
+  // One record with a 4 KB PDF per call.
+  loanbond: (() => {
+    let next = 0;
+    return driver('loanbond', 10, 201, () => ({
+      method: 'POST',
+      path: '/api/service/document/registrar',
+      body: JSON.stringify({
+        versao: '1.0',
+        token: LB_TOKEN,
+        registros: [
           {
-            method: 'PUT',
-            setupRequest: (req) => ({
-              ...req,
-              path: `/api/bookkeeping/integration/v1/${TENANTS.t10k}/trade-receivable-certificates/BENCH-${next++ % BILLS}/payment`,
-              headers: { ...headers, 'content-type': 'application/json' },
-              body: JSON.stringify({ type: 'bankSlip', informantId: 'directByDrawerHolder', isPartial: true, paymentValue: 0.01 }),
-            }),
+            nome_documento: `ccb-${next}.pdf`,
+            emails_final_fluxo: ['ops@example.com'],
+            assinado: false,
+            assinantes: [],
+            assinaturas: [],
+            parcelas: [{ numero: 1, data_vencimento: '2026-12-20', valor: 1000.5 }],
+            documento: pdf(4096, next++).toString('base64'),
+            documentos_adicionais: [],
           },
         ],
-      });
-      if (r.non2xx > 0) process.stdout.write(`payment: ${r.non2xx} non-2xx answers!\n`);
-      process.stdout.write(`payment: ${Math.round(r.reqPerSec)} req/s, p99 ${r.p99} ms (shared machine: a rough signal only)\n`);
-      return r.requests;
-    });
+      }),
+    }));
+  })(),
+};
+
+async function main(): Promise<void> {
+  if (process.argv.includes('bare')) return bare();
+  const chosen = Object.keys(OPERATIONS).filter((k) => process.argv.includes(k));
+  if (process.argv.includes('ledger')) return ledger(chosen.length > 0 ? chosen : ['extract', 'payment']);
+  for (const name of chosen.length > 0 ? chosen : Object.keys(OPERATIONS)) {
+    const drive = OPERATIONS[name];
+    if (drive) await profileOne(name, drive);
+  }
 }
 
 main()
