@@ -114,7 +114,7 @@ describe('the interface folders', () => {
 
   it('routes and inspections never open a transaction: the rules do, with the store they are given', () => {
     const writers = files.filter(
-      (f) => /[\\/](routes|inspect)\.ts$/.test(f) && /\.transaction\(/.test(readFileSync(f, 'utf8')),
+      (f) => /[\\/](routes|inspect)\.ts$/.test(f) && /\.(transaction|groupWrite)\(/.test(readFileSync(f, 'utf8')),
     );
     expect(writers).toEqual([]);
   });
