@@ -48,6 +48,23 @@ describe('the server process', () => {
     expect(output()).toMatch(/"msg":"closing"/);
   });
 
+  it('keeps answering while nobody reads its stdout, and loses none of the lines meanwhile', async () => {
+    const { child, port, output } = await start(['--db', ':memory:', '--fixtures', 'none']);
+    // A pager paused, a reader stuck: the pipe fills (64 KiB here) and stays full.
+    child.stdout?.pause();
+    const n = 800;
+    for (let i = 0; i < n; i++) {
+      const res = await fetch(`http://127.0.0.1:${port}/_sandbox/health`);
+      expect(res.status).toBe(200);
+    }
+    child.stdout?.resume();
+    const requestLines = () => output().split('\n').filter((l) => l.includes('"msg":"request"')).length;
+    for (let waited = 0; requestLines() < n && waited < 10_000; waited += 20) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(requestLines()).toBe(n);
+  });
+
   it('writes the lines gathered in a turn when the process exits within that turn', async () => {
     const script =
       "import('./dist/http/logging.js').then((m) => { m.stdoutLines().write('{\"msg\":\"last words\"}\\n'); process.exit(3); })";

@@ -54,15 +54,15 @@ export function loggerOptions(settings: LogSettings): LoggerOptions & { stream?:
 export const TURN_BUFFER_LIMIT = 1 << 20;
 
 /**
- * Log lines gathered during one turn of the event loop and written together at its end (one write
+ * Log lines gathered during one turn of the event loop and handed on together at its end (one write
  * instead of one per line: each line's own write was a fifth of a GET's CPU time, docs/benchmarks.md).
- * A line is out within the turn it was logged in; on exit, however the process ends short of a
+ * A line leaves within the turn it was logged in; on exit, however the process ends short of a
  * SIGKILL, what is gathered is written first.
  */
 export class TurnLines implements DestinationStream {
   private text = '';
 
-  /** `sink`: writes a batch of whole lines, synchronously. */
+  /** `sink`: takes a batch of whole lines. */
   constructor(private readonly sink: (text: string) => void) {}
 
   write(line: string): void {
@@ -84,10 +84,15 @@ let stdout: TurnLines | undefined;
 /** The process's one stdout destination, shared by every app in it (one exit hook, one order of lines). */
 export function stdoutLines(): TurnLines {
   if (!stdout) {
-    // Synchronous writes to fd 1; sonic-boom retries a pipe that is full (EAGAIN) and partial writes.
-    const fd1 = pino.destination({ dest: 1, sync: true });
+    // sonic-boom writes each turn's batch without blocking the event loop: a reader that stops
+    // reading (a paused pager) holds lines in memory, never requests. On exit it writes what it
+    // holds synchronously, after this turn's lines.
+    const fd1 = pino.destination({ dest: 1, sync: false });
     const lines = new TurnLines((text) => fd1.write(text));
-    process.on('exit', () => lines.flush());
+    process.on('exit', () => {
+      lines.flush();
+      fd1.flushSync();
+    });
     stdout = lines;
   }
   return stdout;
