@@ -88,3 +88,40 @@ export function pdf(size: number, seed = 0): Buffer {
   for (let i = 0; i < filler; i += 97) body[i] = 0x0a;
   return Buffer.concat([Buffer.from(head, 'latin1'), body, Buffer.from(tail, 'latin1')]);
 }
+
+/** A registry document with every field the spec's register operation reads, passing the domain checks. */
+export function registryDocument(n: number, documento: string) {
+  return {
+    publicidade: 'SIM',
+    operacao: { tipoOperacao: 'C', idOperacao: `OP-${n}`, dataOperacao: '2026-11-01', valorOperacao: 1500.5, dataVencimentoOperacao: '2026-12-01' },
+    garantia: { tipoGarantia: 1, avalistas: [{ nomeAvalista: 'Maria Silva', cpfCnpjAvalista: '52998224725' }] },
+    cpfCnpjTitular: '11222333000181',
+    nomeTitular: 'Titular Ltda',
+    numeroDuplicata: `DUP-${n}`,
+    numeroParcela: '1',
+    dataEmissao: '2026-11-01',
+    dataVencimento: '2026-12-01',
+    valorDuplicata: 1500.5,
+    codigoIBGEPracaPagamento: 3550308,
+    cpfCnpjSacador: '11222333000181',
+    nomeSacador: 'Sacador SA',
+    cpfCnpjSacado: '52998224725',
+    nomeSacado: 'Sacado SA',
+    nomeDocumento: `dup-${n}.pdf`,
+    documento,
+  };
+}
+
+/** A loan-bond record with one installment, no signers, and its PDF. */
+export function loanBondRecord(n: number, pdfBytes: Buffer) {
+  return {
+    nome_documento: `ccb-${n}.pdf`,
+    emails_final_fluxo: ['ops@example.com'],
+    assinado: false,
+    assinantes: [],
+    assinaturas: [],
+    parcelas: [{ numero: 1, data_vencimento: '2026-12-20', valor: 1000.5 }],
+    documento: pdfBytes.toString('base64'),
+    documentos_adicionais: [],
+  };
+}

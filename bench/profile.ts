@@ -10,7 +10,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cnab444, extractRequests, pdf, TENANTS } from './data.js';
+import { cnab444, extractRequests, loanBondRecord, pdf, registryDocument, TENANTS } from './data.js';
 import { load, startChild } from './lib.js';
 
 const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1] ?? 0) || 8;
@@ -249,29 +249,6 @@ async function bare(): Promise<void> {
   await s.stop();
 }
 
-/** A registry document with every field, passing the domain checks (the spec's registry document). */
-function registryDocument(n: number) {
-  return {
-    publicidade: 'SIM',
-    operacao: { tipoOperacao: 'C', idOperacao: `OP-${n}`, dataOperacao: '2026-11-01', valorOperacao: 1500.5, dataVencimentoOperacao: '2026-12-01' },
-    garantia: { tipoGarantia: 1, avalistas: [{ nomeAvalista: 'Maria Silva', cpfCnpjAvalista: '52998224725' }] },
-    cpfCnpjTitular: '11222333000181',
-    nomeTitular: 'Titular Ltda',
-    numeroDuplicata: `DUP-${n}`,
-    numeroParcela: '1',
-    dataEmissao: '2026-11-01',
-    dataVencimento: '2026-12-01',
-    valorDuplicata: 1500.5,
-    codigoIBGEPracaPagamento: 3550308,
-    cpfCnpjSacador: '11222333000181',
-    nomeSacador: 'Sacador SA',
-    cpfCnpjSacado: '52998224725',
-    nomeSacado: 'Sacado SA',
-    nomeDocumento: `dup-${n}.pdf`,
-    documento: pdf(2048, n).toString('base64'),
-  };
-}
-
 /** One operation driven with `connections` connections; every answer must be `status`. */
 function driver(name: string, connections: number, status: number, request: () => { method: 'POST' | 'PUT' | 'GET'; path: string; headers?: Record<string, string>; body?: string }) {
   return async (url: string): Promise<number> => {
@@ -316,7 +293,7 @@ const OPERATIONS: Record<string, (url: string) => Promise<number>> = {
       method: 'POST',
       path: '/api/v1.0/service/dup/registrar_documentos',
       headers: { authorization: `Bearer ${RG_TOKEN}` },
-      body: JSON.stringify({ registros: [registryDocument(next++)] }),
+      body: JSON.stringify({ registros: [registryDocument(next, pdf(2048, next++).toString('base64'))] }),
     }));
   })(),
   // One item whose key the registry does not hold: a reconciliation is recorded all the same.
@@ -326,7 +303,7 @@ const OPERATIONS: Record<string, (url: string) => Promise<number>> = {
       method: 'POST',
       path: '/api/v1.0/service/dup/conciliar_documentos',
       headers: { authorization: `Bearer ${RG_TOKEN}` },
-      body: JSON.stringify({ registros: [{ ...registryDocument(next++), chaveRegistro: 'RGBENCHUNKNOWN' }] }),
+      body: JSON.stringify({ registros: [{ ...registryDocument(next, pdf(2048, next++).toString('base64')), chaveRegistro: 'RGBENCHUNKNOWN' }] }),
     }));
   })(),
   // A 10-title CNAB 444 file per submission; the queued reading runs in the same process.
@@ -348,18 +325,7 @@ const OPERATIONS: Record<string, (url: string) => Promise<number>> = {
       body: JSON.stringify({
         versao: '1.0',
         token: LB_TOKEN,
-        registros: [
-          {
-            nome_documento: `ccb-${next}.pdf`,
-            emails_final_fluxo: ['ops@example.com'],
-            assinado: false,
-            assinantes: [],
-            assinaturas: [],
-            parcelas: [{ numero: 1, data_vencimento: '2026-12-20', valor: 1000.5 }],
-            documento: pdf(4096, next++).toString('base64'),
-            documentos_adicionais: [],
-          },
-        ],
+        registros: [loanBondRecord(next, pdf(4096, next++))],
       }),
     }));
   })(),

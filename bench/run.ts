@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cnab444, extractRequests, pdf, TENANTS } from './data.js';
+import { cnab444, extractRequests, loanBondRecord, pdf, TENANTS } from './data.js';
 import { cpuTicks, fmt, latencies, load, type LoadResult, median, peakRss, printTable, type Row, type Server, startChild, startNpm } from './lib.js';
 
 const quick = process.argv.includes('--quick');
@@ -763,16 +763,7 @@ async function loanbond(s: Server): Promise<void> {
         ],
       },
     });
-    const registros = Array.from({ length: LB_RECORDS }, (_, i) => ({
-      nome_documento: `ccb-${i}.pdf`,
-      emails_final_fluxo: ['ops@example.com'],
-      assinado: false,
-      assinantes: [],
-      assinaturas: [],
-      parcelas: [{ numero: 1, data_vencimento: '2026-12-20', valor: 1000.5 }],
-      documento: pdf(1024 * 1024, i).toString('base64'),
-      documentos_adicionais: [],
-    }));
+    const registros = Array.from({ length: LB_RECORDS }, (_, i) => loanBondRecord(i, pdf(1024 * 1024, i)));
     const body = JSON.stringify({ versao: '1.0', token: 'lb-bench', registros });
     const t0 = performance.now();
     const parsed = JSON.parse(body) as { registros: Array<{ documento: string }> };

@@ -19,6 +19,29 @@ async function start(args: string[]): Promise<{ child: ChildProcess; port: numbe
   return { child, port: await listening.port, output: listening.output };
 }
 
+/** Runs node with `args` to its exit; answers the exit code and what it printed. */
+async function runToExit(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    err += c.toString();
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, out, err };
+}
+
+/** The request lines in `output`, once there are `n` of them (or after ten seconds of waiting). */
+async function requestLines(output: () => string, n: number): Promise<number> {
+  const count = () => output().split('\n').filter((l) => l.includes('"msg":"request"')).length;
+  for (let waited = 0; count() < n && waited < 10_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+  return count();
+}
+
 describe('the server process', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`serves the demo fixtures, then closes cleanly on ${signal}`, async () => {
@@ -36,13 +59,9 @@ describe('the server process', () => {
   it('writes the log line of each request to stdout while it runs, and the last lines before it exits', async () => {
     const { child, port, output } = await start(['--db', ':memory:', '--fixtures', 'none']);
     for (let i = 0; i < 3; i++) await fetch(`http://127.0.0.1:${port}/_sandbox/health`);
-    const requestLines = () => output().split('\n').filter((l) => l.includes('"msg":"request"'));
-    for (let waited = 0; requestLines().length < 3 && waited < 5000; waited += 20) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(requestLines()).toHaveLength(3);
+    expect(await requestLines(output, 3)).toBe(3);
     const exited = once(child, 'exit');
-    // Asked during the same turn as the signal's handling: the line must still come out.
+    // The closing line is logged just before the process exits: it must still come out.
     child.kill('SIGTERM');
     await exited;
     expect(output()).toMatch(/"msg":"closing"/);
@@ -58,37 +77,19 @@ describe('the server process', () => {
       expect(res.status).toBe(200);
     }
     child.stdout?.resume();
-    const requestLines = () => output().split('\n').filter((l) => l.includes('"msg":"request"')).length;
-    for (let waited = 0; requestLines() < n && waited < 10_000; waited += 20) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(requestLines()).toBe(n);
+    expect(await requestLines(output, n)).toBe(n);
   });
 
   it('writes the lines gathered in a turn when the process exits within that turn', async () => {
     const script =
       "import('./dist/http/logging.js').then((m) => { m.stdoutLines().write('{\"msg\":\"last words\"}\\n'); process.exit(3); })";
-    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let out = '';
-    child.stdout?.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    const [code] = await once(child, 'exit');
+    const { code, out } = await runToExit(['-e', script]);
     expect(code).toBe(3);
     expect(out).toBe('{"msg":"last words"}\n');
   });
 
   it('prints every setting for --help', async () => {
-    const child = spawn(process.execPath, ['dist/server.js', '--help'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let out = '';
-    child.stdout?.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    const [code] = await once(child, 'exit');
+    const { code, out } = await runToExit(['dist/server.js', '--help']);
     expect(code).toBe(0);
     for (const s of [
       '--host',
@@ -104,15 +105,7 @@ describe('the server process', () => {
   });
 
   it('refuses an unknown flag with exit code 2 and the usage', async () => {
-    const child = spawn(process.execPath, ['dist/server.js', '--prot', '1'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let err = '';
-    child.stderr?.on('data', (c: Buffer) => {
-      err += c.toString();
-    });
-    const [code] = await once(child, 'exit');
+    const { code, err } = await runToExit(['dist/server.js', '--prot', '1']);
     expect(code).toBe(2);
     expect(err).toContain('--prot');
   });

@@ -18,14 +18,11 @@ interface Queued {
   reject: (reason: unknown) => void;
 }
 
-/** At most this many writes share one transaction: one batch holds the event loop for about a millisecond. */
-export const MAX_BATCH = 128;
-
 export class GroupCommit {
   private queue: Queued[] = [];
   private scheduled: NodeJS.Immediate | undefined;
   private readonly s: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Statement>;
-  /** Transactions committed, and writes run in them (the tests and the inspector). */
+  /** Transactions committed, and writes run in them (for the tests). */
   readonly stats = { transactions: 0, writes: 0 };
 
   constructor(private readonly db: Db) {
@@ -59,10 +56,15 @@ export class GroupCommit {
     });
   }
 
-  /** Runs and commits every queued write now; nothing if there is none or a transaction is open. */
+  /**
+   * Runs and commits every queued write now; nothing if there is none or a transaction is open. The
+   * queue holds at most one write per request in flight, so one transaction takes them all.
+   */
   flush(): void {
-    if (this.db.inTransaction) return;
-    while (this.queue.length > 0) this.commit(this.queue.splice(0, MAX_BATCH));
+    if (this.db.inTransaction || this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
+    this.commit(batch);
   }
 
   private commit(batch: Queued[]): void {
