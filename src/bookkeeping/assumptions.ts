@@ -142,6 +142,15 @@ export const assumptions: Assumption[] = [
     reason: 'the declaration carries no idempotency key, and two equal instalments are legitimate',
   },
   {
+    id: 'bk-concurrent-payments',
+    interface: 'bookkeeping',
+    topic: 'Concurrent payments of the same trade bill',
+    decision:
+      'payments are applied one after another in the order they arrive, each against the open value the previous ones left; a 204 is sent only once the payment is stored, so a read after it sees it (payments arriving together share one commit)',
+    reason:
+      'a client paying in parallel must get the answers a sequence of payments would give: never two accepted payments of the same open value',
+  },
+  {
     id: 'bk-extract-steps',
     interface: 'bookkeeping',
     topic: 'Values of currentStepType',

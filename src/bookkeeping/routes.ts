@@ -146,6 +146,7 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
           'bk-unknown-uid',
           'bk-trade-bill-statuses',
           'bk-payment-not-idempotent',
+          'bk-concurrent-payments',
         ),
       },
     },
