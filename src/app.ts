@@ -31,6 +31,7 @@ import { installWorkspaces, workspaceOpener } from './control/workspaces.js';
 export const VERSION = '0.1.0';
 export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
 export const DEFAULT_JOURNAL_SIZE = 1000;
+export const DEFAULT_EVENTS_SIZE = 1000;
 /** Longest path parameter the router reads. */
 export const MAX_PARAM_LENGTH = 500;
 
@@ -56,6 +57,8 @@ export interface AppOptions {
   seedSecrets?: boolean;
   /** Entries the request journal keeps (default 1000; 0 turns it off). */
   journalSize?: number;
+  /** Events the event feed of each workspace keeps (default 1000). */
+  eventsSize?: number;
   /** false: answers carry no Sandbox-Outcome and nothing is counted (GET /_sandbox/coverage is empty). Default true. */
   coverage?: boolean;
   /** Inject a clock (tests pin time); default: a SandboxClock on real time. */
@@ -195,6 +198,7 @@ async function openRuntime(
       seedSecrets: options.seedSecrets ?? false,
       fixtures: options.fixtures ?? null,
       journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
+      eventsSize: options.eventsSize ?? DEFAULT_EVENTS_SIZE,
     },
     kinds: WORK_KINDS,
     catalog,

@@ -15,6 +15,9 @@ import { registryInspection } from '../registry/inspect.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { controlPlugin } from './tools.js';
 import { coveragePlugin } from './coverage.js';
+import { eventsPlugin } from './events.js';
+import { subscriptionsPlugin } from './subscriptions.js';
+import { verificationsPlugin } from './verifications.js';
 import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile, replaceState, under } from './fixtures.js';
 import { useJsonBodies } from '../http/json.js';
 import { pathOf } from '../http/url.js';
@@ -216,6 +219,9 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
 
   await app.register(controlPlugin);
   await app.register(coveragePlugin);
+  await app.register(eventsPlugin);
+  await app.register(subscriptionsPlugin);
+  await app.register(verificationsPlugin);
   await app.register(workspacesPlugin);
 
   // Each interface inspects its own state, from its own folder.

@@ -86,6 +86,7 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
       };
       const settings: RuntimeSettings = { ...options.settings, fixtures: fixtures ?? options.settings.fixtures };
       const { runtime, isNew } = createRuntime({
+        name,
         db: path(name),
         settings,
         kinds: options.kinds,

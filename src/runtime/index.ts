@@ -3,16 +3,20 @@
 // Routes, the control plane and the journal/fault hooks reach it only through runtimeOf(request);
 // runners get it as their argument. So a sandbox holding several isolated states (workspaces) only
 // changes how the app resolves a request's runtime (installRuntime), nothing below.
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { openDatabase } from '../store/db.js';
 import { Store } from '../store/index.js';
 import { SandboxClock } from './clock.js';
 import { type CoveredOperation, Coverage } from './coverage.js';
 import type { Outcome } from '../http/outcomes.js';
+import { Events } from './events.js';
 import { Faults } from './faults.js';
 import { SandboxIds } from './ids.js';
 import { Journal } from './journal.js';
 import { Snapshots } from './snapshots.js';
+import { Subscriptions } from './subscriptions.js';
+import { ClockTimers } from './timers.js';
 import { type Runner, Work } from './work.js';
 
 /** Settings of one sandbox state (server-wide ones, body limit and admin token, stay on the app). */
@@ -27,6 +31,8 @@ export interface RuntimeSettings {
   fixtures: string | object | null;
   /** Entries the request journal keeps (0: off). */
   journalSize: number;
+  /** Events the event feed keeps (1 or more). */
+  eventsSize: number;
 }
 
 /** What a runner may touch: the state, the clock, the settings; never the HTTP layer. */
@@ -37,6 +43,8 @@ export interface RunnerContext {
   readonly coverage: Coverage;
   readonly settings: RuntimeSettings;
   readonly log: RuntimeLog;
+  /** The event feed: a runner emits what its processing changed, once committed. */
+  readonly events: Events;
 }
 
 /** The part of a pino logger the runtime writes to. */
@@ -60,6 +68,12 @@ export interface Runtime extends RunnerContext {
   readonly faults: Faults;
   readonly snapshots: Snapshots;
   readonly work: Work;
+  /** Timers on the sandbox clock (webhook retries, delayed work). */
+  readonly timers: ClockTimers;
+  /** Where the events go: Standard Webhooks deliveries to the subscribed URLs. */
+  readonly subscriptions: Subscriptions;
+  /** The workspace's name ("default" for the sandbox itself). */
+  readonly name: string;
   /** The instance of an interface's work kind in this runtime (its hand-over points). */
   workOf<T extends { run: Runner }>(kind: WorkKind<T>): T;
   /** Stops the work (waiting for runs in flight) and closes the database. */
@@ -79,6 +93,8 @@ export interface RuntimeOptions {
   clock?: SandboxClock;
   /** Injected key generator; default: random, or seeded by settings.seed. */
   ids?: SandboxIds;
+  /** The workspace's name (default "default"): the source of its events. */
+  name?: string;
 }
 
 /** Opens one sandbox state; `isNew`: its database was just created (fixtures may be loaded into it). */
@@ -86,6 +102,9 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
   const { settings, log } = options;
   if (!Number.isInteger(settings.journalSize) || settings.journalSize < 0)
     throw new Error(`journalSize must be a whole number of entries, 0 or more (got ${settings.journalSize})`);
+  if (!Number.isInteger(settings.eventsSize) || settings.eventsSize < 1)
+    throw new Error(`eventsSize must be a whole number of events, 1 or more (got ${settings.eventsSize})`);
+  const name = options.name ?? 'default';
   const { db, isNew } = openDatabase(options.db);
   const store = new Store(db);
   const clock = options.clock ?? new SandboxClock();
@@ -100,6 +119,15 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
   }
   const work = new Work((name, err) => log.error({ err, runner: name }, 'asynchronous processing failed'));
   const instances = new Map<string, { run: Runner }>();
+  const timers = new ClockTimers(clock, (err) => log.error({ err }, 'a timer on the sandbox clock failed'));
+  const events = new Events(settings.eventsSize, `/ws/${name}`, clock);
+  const subscriptions = new Subscriptions({
+    clock,
+    timers,
+    newId: () => `sub_${randomBytes(9).toString('base64url')}`,
+    onError: (err) => log.error({ err }, 'a webhook delivery failed unexpectedly'),
+  });
+  events.listen((event) => subscriptions.deliver(event));
   const runtime: Runtime = {
     store,
     clock,
@@ -111,12 +139,20 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     faults: new Faults(),
     snapshots: new Snapshots(store.snapshots, clock, ids),
     work,
+    timers,
+    events,
+    subscriptions,
+    name,
     workOf<T extends { run: Runner }>(kind: WorkKind<T>): T {
       const instance = instances.get(kind.name);
       if (!instance) throw new Error(`work "${kind.name}" is not part of this runtime`);
       return instance as T;
     },
     async close() {
+      // Long polls and waits answer now; no delivery or timer outlives the state.
+      events.close();
+      subscriptions.close();
+      timers.close();
       await work.close();
       await store.close();
     },
