@@ -1,13 +1,18 @@
 // The four emulated interfaces gathered for app.ts and the control plane: each interface folder
 // describes itself in its contract.ts (prefix, error shape, documented statuses, catalog).
 import { setup as bookkeeping } from './bookkeeping/contract.js';
+import { EVENT_TYPES as bookkeepingEvents } from './bookkeeping/events.js';
 import type { InterfaceId } from './http/errors.js';
 import type { InterfaceTable } from './http/interface-plugin.js';
 import type { Operation } from './http/catalog.js';
 import type { Outcome } from './http/outcomes.js';
 import { setup as loanbond } from './loanbond/contract.js';
+import { EVENT_TYPES as loanbondEvents } from './loanbond/events.js';
 import { setup as receivables } from './receivables/contract.js';
+import { EVENT_TYPES as receivablesEvents } from './receivables/events.js';
 import { setup as registry } from './registry/contract.js';
+import { EVENT_TYPES as registryEvents } from './registry/events.js';
+import type { EventType } from './runtime/events.js';
 
 export type { InterfaceSetup } from './http/interface-plugin.js';
 
@@ -17,6 +22,14 @@ export const CATALOG: readonly Operation[] = Object.values(INTERFACES).flatMap((
 
 /** Every outcome of the documented operations, interface by interface, operation by operation. */
 export const OUTCOMES: readonly Outcome[] = Object.values(INTERFACES).flatMap((s) => s.outcomes);
+
+/** The event types the interfaces emit, interface by interface (each declared in its events.ts). */
+export const INTERFACE_EVENT_TYPES: readonly EventType[] = [
+  ...bookkeepingEvents,
+  ...registryEvents,
+  ...receivablesEvents,
+  ...loanbondEvents,
+];
 
 const OUTCOME_BY_ID = new Map(OUTCOMES.map((o) => [o.id, o]));
 

@@ -16,6 +16,7 @@ import { assumptions } from '../http/sandbox-assumptions.js';
 import { controlPlugin } from './tools.js';
 import { coveragePlugin } from './coverage.js';
 import { eventsPlugin } from './events.js';
+import { fixturesLoaded, resetDone } from './sandbox-events.js';
 import { subscriptionsPlugin } from './subscriptions.js';
 import { verificationsPlugin } from './verifications.js';
 import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile, replaceState, under } from './fixtures.js';
@@ -176,6 +177,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
       runtime.journal.clear();
       runtime.faults.clear();
       runtime.coverage.clear();
+      resetDone(runtime, loaded);
       request.log.info({ loaded }, 'sandbox reset');
       return { status: 'reset' as const, loaded };
     },
@@ -196,7 +198,9 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const loaded = loadFixtures(request.body, runtimeOf(request));
+      const runtime = runtimeOf(request);
+      const loaded = loadFixtures(request.body, runtime);
+      fixturesLoaded(runtime, loaded);
       request.log.info({ loaded }, 'fixtures loaded');
       return { loaded };
     },

@@ -20,6 +20,7 @@ import {
 import type { SnapshotMeta } from '../runtime/snapshots.js';
 import { runtimeOf } from '../runtime/index.js';
 import { INTERFACES } from '../interfaces.js';
+import { clockChanged, snapshotRestored } from './sandbox-events.js';
 
 const TAG = ['sandbox control plane'];
 const a = assumptionLookup(assumptions);
@@ -194,6 +195,7 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
       if (now === undefined && advance === undefined && freeze === undefined)
         throw validationError([{ path: '', message: 'give now, advance or freeze' }]);
       const frozen = freeze ?? runtime.clock.describe().frozen;
+      const previous = runtime.clock.now().toISOString();
       if (now !== undefined) {
         runtime.clock.set(new Date(now), frozen);
       } else if (advance !== undefined) {
@@ -215,6 +217,7 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
       } else {
         runtime.clock.set(runtime.clock.now(), frozen);
       }
+      clockChanged(runtime, previous);
       const state = runtime.clock.describe();
       request.log.info({ clock: state.now, frozen: state.frozen }, 'sandbox clock moved');
       return state;
@@ -235,7 +238,9 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const runtime = runtimeOf(request);
+      const previous = runtime.clock.now().toISOString();
       runtime.clock.reset();
+      clockChanged(runtime, previous);
       return runtime.clock.describe();
     },
   );
@@ -304,6 +309,7 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
           404,
           `no snapshot "${request.params.name}" (GET /_sandbox/snapshots lists them)`,
         );
+      snapshotRestored(runtime, meta.name, meta.createdAt);
       // Work that was pending in the snapshot resumes.
       runtime.work.kickAll();
       request.log.info({ snapshot: meta.name }, 'snapshot restored');

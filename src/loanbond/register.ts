@@ -6,9 +6,11 @@ import { toCents } from '../domain/money.js';
 import { checkPdf, MAX_FILE_BYTES, type PdfRule } from '../domain/pdf.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer, SandboxError, validationError } from '../http/errors.js';
+import type { EventSink } from '../runtime/events.js';
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
 import type { Product } from '../store/loanbond.js';
+import { type RegisteredRecord, recordsRegistered } from './events.js';
 import type { LoanBondRecord, RegistrationRequest, RegistrationResponse, Signature } from './schemas.js';
 
 const PRODUCT_RULES: ReadonlyArray<{ product: Product; rule: number; name: string }> = [
@@ -23,6 +25,8 @@ export interface RegisterContext {
   ids: Ids;
   now: Date;
   strict: boolean;
+  /** Where the committed records are reported. */
+  events: EventSink;
 }
 
 export interface RegisterResult {
@@ -191,7 +195,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
 
   // All or nothing: a problem found anywhere throws inside the transaction, which rolls back.
   // IMMEDIATE: a document is looked up by digest before it is stored (read, then write).
-  const { batch, items } = store.transaction(() => {
+  const { batch, items, records } = store.transaction(() => {
     // Every file first (each stored as soon as it is checked, so one decoded copy at a time)...
     const checked = body.registros.map((record, i) => ({
       record,
@@ -213,6 +217,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
     // ...then the keys: a refused request consumes none of them (a seeded sequence stays as it was).
     const batch = ids.newId('LBB-');
     const out: RegistrationResponse['registros'] = [];
+    const records: RegisteredRecord[] = [];
     for (const { record, i, documentId, additional } of checked) {
       if (documentId === undefined) throw new Error('a checked file has no stored document');
       const assinado = record.assinado === true;
@@ -261,9 +266,11 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
         chave_registro: chaveRegistro,
         token_acesso: tokenAcesso,
       });
+      records.push({ codigoIdentificador, chaveRegistro, callerId, batch, position: i, assinado, registeredAt });
     }
-    return { batch, items: out };
+    return { batch, items: out, records };
   }, { immediate: true });
+  recordsRegistered(ctx.events, records);
 
   const n = items.length;
   return {

@@ -78,6 +78,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
         ids: runtime.ids,
         now: runtime.clock.now(),
         strict: strictFor(request),
+        events: runtime.events,
       });
       runtime.work.kick(registrationWork.name);
       request.outcome = result.outcome;

@@ -53,8 +53,8 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const runtime = runtimeOf(request);
-      const { store, ids, clock } = runtime;
-      const submitted = submitImport(request.body, { store, ids, now: clock.now(), strict: strictFor(request) });
+      const { store, ids, clock, events } = runtime;
+      const submitted = submitImport(request.body, { store, ids, now: clock.now(), strict: strictFor(request), events });
       const { importId } = submitted;
       runtime.workOf(importWork).handOff(importId, submitted.file, submitted.lines);
       runtime.work.kick(importWork.name);

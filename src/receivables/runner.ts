@@ -6,6 +6,7 @@
 import type { RunnerContext, WorkKind } from '../runtime/index.js';
 import type { Runner } from '../runtime/work.js';
 import { CnabFile, CnabReader, type LineIndex } from './cnab.js';
+import { importFinished } from './events.js';
 import { importResultSlug } from './outcomes.js';
 
 const OPERATION = 'import-cnab';
@@ -89,7 +90,14 @@ function importRunner(ctx: RunnerContext): ImportWork {
           warningCount: 0,
         });
       });
+      finished(importId);
     }
+  };
+
+  /** Reports the end of an import's processing, once committed. */
+  const finished = (importId: string) => {
+    const row = store.import(importId);
+    if (row) importFinished(ctx.events, row, store.diagnostics(importId));
   };
 
   const handOff = (importId: string, file: Buffer, lines: LineIndex) => {
@@ -125,6 +133,7 @@ function importRunner(ctx: RunnerContext): ImportWork {
     if (current.reader.done) {
       const summary = current.reader.summary();
       ctx.log.info({ importId: current.importId, ...summary }, 'CNAB import processed');
+      finished(current.importId);
       // What the client's accepted file came to is an outcome of import-cnab too.
       const slug = importResultSlug(summary.errorCount === 0 ? null : current.firstError);
       if (slug !== null) ctx.coverage.record(OPERATION, slug);

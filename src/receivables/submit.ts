@@ -5,9 +5,11 @@ import { decodeBase64 } from '../domain/base64.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { sameSecret } from '../http/bearer.js';
 import { SandboxError, validationError } from '../http/errors.js';
+import type { EventSink } from '../runtime/events.js';
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
 import { type LineIndex, scanLines } from './cnab.js';
+import { importReceived } from './events.js';
 import type { ImportCnabBody } from './schemas.js';
 
 export interface SubmitContext {
@@ -15,6 +17,8 @@ export interface SubmitContext {
   ids: Ids;
   now: Date;
   strict: boolean;
+  /** Where the stored import is reported. */
+  events: EventSink;
 }
 
 export interface Submitted {
@@ -67,8 +71,7 @@ export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitte
   if (!scan.ok) throw badFile(`is not a CNAB 400/444 file: ${scan.reason}`, 'file-not-cnab');
 
   const importId = ctx.ids.newId('CNAB-');
-  // One insert: a transaction of its own.
-  store.insertImport({
+  const stored = {
     importId,
     fundCnpj: cnpj.value,
     fileName: body.fileName,
@@ -77,6 +80,9 @@ export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitte
     file: decoded.bytes,
     lineCount: scan.lines.count,
     strict: ctx.strict,
-  });
+  };
+  // One insert: a transaction of its own.
+  store.insertImport(stored);
+  importReceived(ctx.events, stored);
   return { importId, file: decoded.bytes, lines: scan.lines };
 }

@@ -72,8 +72,8 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const participantId = participantOf(request);
-      const { store, ids, clock } = runtimeOf(request);
-      const ctx = { store, ids, now: clock.now(), strict: strictFor(request), participantId };
+      const { store, ids, clock, events } = runtimeOf(request);
+      const ctx = { store, ids, now: clock.now(), strict: strictFor(request), participantId, events };
       const result = registerDocuments(request.body, ctx);
       request.log.debug(
         { participantId, batch: result.response.chaveRemessa, documents: request.body.registros.length, warnings: result.warnings },
@@ -103,8 +103,8 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const participantId = participantOf(request);
-      const { store, ids, clock } = runtimeOf(request);
-      const ctx = { store, ids, now: clock.now(), strict: strictFor(request), participantId };
+      const { store, ids, clock, events } = runtimeOf(request);
+      const ctx = { store, ids, now: clock.now(), strict: strictFor(request), participantId, events };
       const result = reconcileDocuments(request.body, ctx);
       request.log.debug(
         { participantId, reconciliation: result.response.chaveConciliacao, ...result.counts, warnings: result.warnings },

@@ -38,6 +38,25 @@ export interface EventFilter {
 
 export type EventListener = (event: SandboxEvent) => void;
 
+/** What a rule or runner needs to report what it committed. */
+export interface EventSink {
+  emit(type: string, subject: string, data: Record<string, unknown>): unknown;
+}
+
+/**
+ * An event type as its module declares it: the table of docs/events.md lists exactly these (a test
+ * holds the two together).
+ */
+export interface EventType {
+  type: string;
+  /** The subject, with {placeholders}. */
+  subject: string;
+  /** What makes it happen. */
+  when: string;
+  /** The fields of its data. */
+  data: readonly string[];
+}
+
 /** A type or subject pattern: exact, or a prefix followed by `*`. */
 export function patternMatches(pattern: string, value: string): boolean {
   return pattern.endsWith('*') ? value.startsWith(pattern.slice(0, -1)) : pattern === value;
