@@ -32,6 +32,8 @@ export const VERSION = '0.1.0';
 export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
 export const DEFAULT_JOURNAL_SIZE = 1000;
 export const DEFAULT_EVENTS_SIZE = 1000;
+/** Sandbox time between storing asynchronous work and processing it (docs/events.md). */
+export const DEFAULT_WORK_DELAY_MS = 1000;
 /** Longest path parameter the router reads. */
 export const MAX_PARAM_LENGTH = 500;
 
@@ -59,6 +61,11 @@ export interface AppOptions {
   journalSize?: number;
   /** Events the event feed of each workspace keeps (default 1000). */
   eventsSize?: number;
+  /**
+   * Sandbox-clock milliseconds between a request that stores asynchronous work (a CNAB import, a
+   * loan-bond batch) and its processing (default 1000; 0: at once).
+   */
+  workDelayMs?: number;
   /** false: answers carry no Sandbox-Outcome and nothing is counted (GET /_sandbox/coverage is empty). Default true. */
   coverage?: boolean;
   /** Inject a clock (tests pin time); default: a SandboxClock on real time. */
@@ -199,6 +206,7 @@ async function openRuntime(
       fixtures: options.fixtures ?? null,
       journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
       eventsSize: options.eventsSize ?? DEFAULT_EVENTS_SIZE,
+      workDelayMs: options.workDelayMs ?? DEFAULT_WORK_DELAY_MS,
     },
     kinds: WORK_KINDS,
     catalog,

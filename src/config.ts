@@ -1,6 +1,7 @@
 // Environment and command-line flags -> one typed Config, parsed once (README, "Configuration").
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { parseSpanMs } from './runtime/duration.js';
 
 /** The demo fixtures shipped in the package: found from this file, so any working directory works. */
 export const DEMO_FIXTURES = fileURLToPath(new URL('../fixtures/demo.json', import.meta.url));
@@ -30,6 +31,10 @@ export interface Config {
   maxWorkspaces: number;
   /** In-memory workspaces unused this long are removed; 0: never. */
   workspaceIdleMs: number;
+  /** Events the event feed of each workspace keeps. */
+  eventsSize: number;
+  /** Sandbox-clock milliseconds before stored asynchronous work is processed; 0: at once. */
+  workDelayMs: number;
 }
 
 export const HELP = `tradebill-sandbox: a stateful sandbox of the trade-bill bookkeeping, registry,
@@ -60,6 +65,11 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
                                                   env SANDBOX_MAX_WORKSPACES default 256
   --workspace-idle <t>  remove in-memory workspaces unused this long: 90s, 30m, 2h; 0 never
                                                   env SANDBOX_WORKSPACE_IDLE default 60m
+  --events-size <n>     events kept by GET /_sandbox/events, per workspace
+                                                  env SANDBOX_EVENTS_SIZE default 1000
+  --work-delay <t>      sandbox time before CNAB imports and loan-bond batches are processed:
+                        500ms, 2s, PT1M; 0 at once
+                                                  env SANDBOX_WORK_DELAY  default 1s
   -h, --help            this text
   env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token.
 `;
@@ -89,6 +99,22 @@ export function parseIdle(text: string): number {
   const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's').toLowerCase()] ?? 1000;
   const ms = Number(m[1]) * factor;
   if (ms !== 0 && ms < 1000) throw new ConfigError(`the idle time ${text} is below one second (0 turns eviction off)`);
+  return ms;
+}
+
+function parseCount(name: string, text: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || n < min || n > max)
+    throw new ConfigError(`invalid ${name} "${text}": a whole number from ${min} to ${max}`);
+  return n;
+}
+
+/** '2s' -> 2000; '0' -> 0 (at once). The units of parseSpanMs: ms, s, m, h or an ISO 8601 duration. */
+export function parseDelay(text: string): number {
+  if (/^\s*0\s*$/.test(text)) return 0;
+  const ms = parseSpanMs(text);
+  if (ms === undefined || ms > 86_400_000)
+    throw new ConfigError(`cannot read the work delay "${text}": write e.g. 500ms, 2s, PT1M (at most a day), or 0 for at once`);
   return ms;
 }
 
@@ -142,6 +168,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       (env.SANDBOX_COVERAGE === undefined || env.SANDBOX_COVERAGE === '' || parseBool('SANDBOX_COVERAGE', env.SANDBOX_COVERAGE)),
     maxWorkspaces,
     workspaceIdleMs: parseIdle(values['workspace-idle'] ?? env.SANDBOX_WORKSPACE_IDLE ?? '60m'),
+    eventsSize: parseCount('SANDBOX_EVENTS_SIZE', values['events-size'] ?? env.SANDBOX_EVENTS_SIZE ?? '1000', 1, 1_000_000),
+    workDelayMs: parseDelay(values['work-delay'] ?? env.SANDBOX_WORK_DELAY ?? '1s'),
   };
 }
 
@@ -164,6 +192,8 @@ function parse(argv: readonly string[]) {
       'no-coverage': { type: 'boolean' },
       'max-workspaces': { type: 'string' },
       'workspace-idle': { type: 'string' },
+      'events-size': { type: 'string' },
+      'work-delay': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

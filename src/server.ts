@@ -42,6 +42,8 @@ async function main(): Promise<void> {
     coverage: config.coverage,
     maxWorkspaces: config.maxWorkspaces,
     workspaceIdleMs: config.workspaceIdleMs,
+    eventsSize: config.eventsSize,
+    workDelayMs: config.workDelayMs,
   });
 
   let closing = false;

@@ -18,6 +18,8 @@ describe('configuration', () => {
       coverage: true,
       maxWorkspaces: 256,
       workspaceIdleMs: 60 * 60 * 1000,
+      eventsSize: 1000,
+      workDelayMs: 1000,
     });
   });
 
@@ -37,6 +39,8 @@ describe('configuration', () => {
       SANDBOX_COVERAGE: 'false',
       SANDBOX_MAX_WORKSPACES: '16',
       SANDBOX_WORKSPACE_IDLE: '90s',
+      SANDBOX_EVENTS_SIZE: '50',
+      SANDBOX_WORK_DELAY: '0',
     };
     expect(parseConfig([], env)).toEqual({
       host: '0.0.0.0',
@@ -53,6 +57,8 @@ describe('configuration', () => {
       coverage: false,
       maxWorkspaces: 16,
       workspaceIdleMs: 90_000,
+      eventsSize: 50,
+      workDelayMs: 0,
     });
     const flags = [
       '--port',
@@ -71,6 +77,10 @@ describe('configuration', () => {
       '3',
       '--workspace-idle',
       '2h',
+      '--events-size',
+      '7',
+      '--work-delay',
+      'PT1M',
     ];
     expect(parseConfig(flags, env)).toMatchObject({
       port: 9,
@@ -81,6 +91,8 @@ describe('configuration', () => {
       seed: 's2',
       maxWorkspaces: 3,
       workspaceIdleMs: 2 * 3_600_000,
+      eventsSize: 7,
+      workDelayMs: 60_000,
     });
   });
 
@@ -99,6 +111,10 @@ describe('configuration', () => {
     expect(parseConfig([], { SANDBOX_WORKSPACE_IDLE: 'off' })).toMatchObject({ workspaceIdleMs: 0 });
     expect(() => parseConfig([], { SANDBOX_STRICT: 'maybe' })).toThrow(/SANDBOX_STRICT/);
     expect(() => parseConfig([], { SANDBOX_JOURNAL_SIZE: '-1' })).toThrow(/journal size/);
+    expect(() => parseConfig([], { SANDBOX_EVENTS_SIZE: '0' })).toThrow(/SANDBOX_EVENTS_SIZE/);
+    expect(() => parseConfig([], { SANDBOX_WORK_DELAY: 'soon' })).toThrow(/work delay/);
+    expect(() => parseConfig([], { SANDBOX_WORK_DELAY: 'P1M' })).toThrow(/work delay/);
+    expect(parseConfig([], { SANDBOX_WORK_DELAY: '250ms' })).toMatchObject({ workDelayMs: 250 });
   });
 
   it('reads sizes in bytes, kb, mb and gb (1024-based)', () => {

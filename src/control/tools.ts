@@ -358,6 +358,7 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
         summary:
           'Run all pending asynchronous processing now (CNAB imports, the loan-bond flow); answers when done',
         response: { 200: WorkResult, 401: StandardError },
+        'x-sandbox-assumption': a('work-delay'),
       },
     },
     async (request) => {

@@ -282,4 +282,12 @@ export const assumptions: Assumption[] = [
       'per subscription, all off by default: duplicate (every message sent twice, same webhook-id), delay (a wait on the sandbox clock before the first attempt), outOfOrder (messages that come due together, the events of one request or those held by a delay, go out newest first), failFirst N (the first N attempts of every message are sent and then counted failed whatever the answer, so the retries come); PUT /_sandbox/subscriptions/{id}/faults switches them for messages that come due later',
     reason: 'these are what real providers do to receivers; a failed attempt that still reached the receiver is the case an idempotent receiver exists for',
   },
+  {
+    id: 'work-delay',
+    interface: 'sandbox',
+    topic: 'How long asynchronous processing takes (CNAB imports, loan-bond batches: "processed asynchronously", no time given)',
+    decision:
+      'it starts once the sandbox clock has moved SANDBOX_WORK_DELAY (default 1s; 0: on the next turn of the event loop) past the request that stored it: by itself on a running clock, on the clock move that gets there on a frozen one; work stored in the meantime runs in the same run; POST /_sandbox/work/run runs everything pending at once; work a restart or a restored snapshot finds pending runs at once',
+    reason: 'a client that reads a result right after submitting must see it pending, as it would in production, and a test waits for the result (events, waits) or moves the clock instead of sleeping',
+  },
 ];

@@ -80,7 +80,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
         strict: strictFor(request),
         events: runtime.events,
       });
-      runtime.work.kick(registrationWork.name);
+      runtime.schedule(registrationWork.name);
       request.outcome = result.outcome;
       request.log.debug(
         {

@@ -57,7 +57,7 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
       const submitted = submitImport(request.body, { store, ids, now: clock.now(), strict: strictFor(request), events });
       const { importId } = submitted;
       runtime.workOf(importWork).handOff(importId, submitted.file, submitted.lines);
-      runtime.work.kick(importWork.name);
+      runtime.schedule(importWork.name);
       request.log.debug({ importId, lines: submitted.lines.count }, 'CNAB import stored, pending');
       request.outcome = 'accepted';
       // No body at all (not "null"): the typed reply only knows the schema's null, so widen it.

@@ -33,6 +33,8 @@ export interface RuntimeSettings {
   journalSize: number;
   /** Events the event feed keeps (1 or more). */
   eventsSize: number;
+  /** Sandbox time between a request that stores asynchronous work and its processing (0: at once). */
+  workDelayMs: number;
 }
 
 /** What a runner may touch: the state, the clock, the settings; never the HTTP layer. */
@@ -74,6 +76,11 @@ export interface Runtime extends RunnerContext {
   readonly subscriptions: Subscriptions;
   /** The workspace's name ("default" for the sandbox itself). */
   readonly name: string;
+  /**
+   * Runs the pending work of `kind` once the sandbox clock has moved settings.workDelayMs past now
+   * (what a route calls after storing work; POST /_sandbox/work/run runs it at once).
+   */
+  schedule(kind: string): void;
   /** The instance of an interface's work kind in this runtime (its hand-over points). */
   workOf<T extends { run: Runner }>(kind: WorkKind<T>): T;
   /** Stops the work (waiting for runs in flight) and closes the database. */
@@ -104,6 +111,8 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     throw new Error(`journalSize must be a whole number of entries, 0 or more (got ${settings.journalSize})`);
   if (!Number.isInteger(settings.eventsSize) || settings.eventsSize < 1)
     throw new Error(`eventsSize must be a whole number of events, 1 or more (got ${settings.eventsSize})`);
+  if (!Number.isFinite(settings.workDelayMs) || settings.workDelayMs < 0)
+    throw new Error(`workDelayMs must be 0 or more milliseconds (got ${settings.workDelayMs})`);
   const name = options.name ?? 'default';
   const { db, isNew } = openDatabase(options.db);
   const store = new Store(db);
@@ -143,6 +152,10 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     events,
     subscriptions,
     name,
+    schedule(kind: string) {
+      if (settings.workDelayMs <= 0) work.kick(kind);
+      else timers.after(settings.workDelayMs, () => work.kick(kind));
+    },
     workOf<T extends { run: Runner }>(kind: WorkKind<T>): T {
       const instance = instances.get(kind.name);
       if (!instance) throw new Error(`work "${kind.name}" is not part of this runtime`);
