@@ -1,0 +1,28 @@
+// The event types are named in one table (docs/events.md), and that table is what the code declares:
+// each interface's events.ts and the control plane's sandbox-events.ts.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CONTROL_EVENT_TYPES } from '../../src/control/sandbox-events.js';
+import { INTERFACE_EVENT_TYPES } from '../../src/interfaces.js';
+
+const plain = (cell: string) => cell.replace(/`/g, '').trim();
+
+describe('the event types table of docs/events.md', () => {
+  const doc = readFileSync('docs/events.md', 'utf8');
+  const section = doc.slice(doc.indexOf('### Event types'), doc.indexOf('## The feed and the long poll'));
+  const rows = section
+    .split('\n')
+    .filter((l) => l.startsWith('| `'))
+    .map((l) => l.split(' | ').map((c) => plain(c.replace(/^\| | \|$/g, ''))));
+
+  it('lists every declared type once, in order, with its subject, cause and data fields', () => {
+    const declared = [...INTERFACE_EVENT_TYPES, ...CONTROL_EVENT_TYPES].map((t) => [t.type, t.subject, t.when, t.data.join(', ')]);
+    expect(rows).toEqual(declared);
+  });
+
+  it('names types that are unique and follow sandbox.<area>.<what>', () => {
+    const types = rows.map((r) => r[0] ?? '');
+    expect(new Set(types).size).toBe(types.length);
+    for (const t of types) expect(t).toMatch(/^sandbox(\.[a-z-]+)+$/);
+  });
+});
