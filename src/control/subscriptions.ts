@@ -234,7 +234,9 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox = async (app) => {
         retryMs,
         faults,
       });
-      request.log.info({ subscription: view.id, url: view.url, types: view.types }, 'subscription added');
+      // The receiver's origin and path only: a query string may carry a receiver's own key.
+      const { origin, pathname } = new URL(view.url);
+      request.log.info({ subscription: view.id, receiver: `${origin}${pathname}`, types: view.types }, 'subscription added');
       return reply.code(201).send(generated ? { ...view, secret } : view);
     },
   );

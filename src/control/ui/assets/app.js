@@ -6,6 +6,7 @@ import { adoptTokenFromFragment, api, setToken } from './api.js';
 import { bookkeeping } from './bookkeeping.js';
 import { coverage } from './coverage.js';
 import { fill, h, json, when } from './dom.js';
+import { events } from './events.js';
 import { loanbond } from './loanbond.js';
 import { $, badge, handle, lazyDetails, messageOf, PAGE, refreshSection, say, state } from './page.js';
 import { receivables } from './receivables.js';
@@ -50,6 +51,14 @@ async function overview(data) {
       h('dd', {}, data.lastReset ? when(data.lastReset) : 'never (state as loaded at start)'),
       h('dt', {}, 'Journal'),
       h('dd', {}, `${data.journal.count} of ${data.journal.capacity} requests kept`),
+      h('dt', {}, 'Events'),
+      h('dd', {}, `${data.events.count} of ${data.events.capacity} kept, last id ${data.events.lastId}; ${data.events.waiting} wait(s) under way`),
+      h('dt', {}, 'Subscriptions'),
+      h(
+        'dd',
+        {},
+        `${data.subscriptions.count}: ${data.subscriptions.delivered} delivered, ${data.subscriptions.pending} pending, ${data.subscriptions.failed} failed`,
+      ),
     ),
     h('div', { class: 'counts' }, counts),
     h('h3', {}, 'Warnings'),
@@ -105,7 +114,17 @@ async function journal() {
 
 async function refreshAll() {
   const data = /** @type {Overview} */ (await api('/overview'));
-  await Promise.all([overview(data), bookkeeping(), registry(), receivables(), loanbond(), coverage(), journal(), workspacePicker()]);
+  await Promise.all([
+    overview(data),
+    bookkeeping(),
+    registry(),
+    receivables(),
+    loanbond(),
+    coverage(),
+    events(),
+    journal(),
+    workspacePicker(),
+  ]);
   return data;
 }
 
@@ -114,7 +133,16 @@ async function refreshAll() {
  * @param {number | null} newest
  */
 const signatureOf = (data, newest) =>
-  JSON.stringify([newest, data.counts, data.warnings, data.lastReset, data.clock.offsetMs, data.clock.frozen]);
+  JSON.stringify([
+    newest,
+    data.counts,
+    data.warnings,
+    data.lastReset,
+    data.clock.offsetMs,
+    data.clock.frozen,
+    data.events.lastId,
+    data.subscriptions,
+  ]);
 
 async function poll() {
   if (input('live').checked && document.visibilityState === 'visible') {
