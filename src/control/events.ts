@@ -149,6 +149,21 @@ function afterOf(after: string | undefined, events: Events, where: string): numb
   return n;
 }
 
+/** The filter a feed read or an event wait asks for, `after` checked against the feed. */
+function filterOf(
+  events: Events,
+  q: { after?: string; type?: string | string[]; subject?: string },
+  where: string,
+): EventFilter {
+  const after = afterOf(q.after, events, where);
+  const types = typesOf(q.type);
+  return {
+    ...(after === undefined ? {} : { after }),
+    ...(types ? { types } : {}),
+    ...(q.subject === undefined ? {} : { subject: q.subject }),
+  };
+}
+
 /** Resolves after `ms`, or at once when the client goes away; `until` ends it early. */
 function deadline(request: FastifyRequest, ms: number): { signal: AbortSignal; done: () => void } {
   const controller = new AbortController();
@@ -196,13 +211,8 @@ export const eventsPlugin: FastifyPluginAsyncTypebox = async (app) => {
       const { events } = runtimeOf(request);
       const q = request.query;
       const waitMs = spanOf(q.wait, pointer('wait'), 0);
-      const after = afterOf(q.after, events, pointer('after'));
-      const types = typesOf(q.type);
-      const filter: EventFilter = {
-        ...(after === undefined ? {} : { after }),
-        ...(types ? { types } : {}),
-        ...(q.subject === undefined ? {} : { subject: q.subject }),
-      };
+      const filter = filterOf(events, q, pointer('after'));
+      const after = filter.after;
       if (waitMs > 0) {
         const { signal, done } = deadline(request, waitMs);
         await events.waitFor(filter, signal);
@@ -262,13 +272,8 @@ async function waitForEvent(
   timeoutMs: number,
   waited: () => number,
 ): Promise<WaitResult> {
-  const after = afterOf(spec.after, events, pointer('event', 'after'));
-  const types = typesOf(spec.type);
-  const filter: EventFilter = {
-    ...(after === undefined ? {} : { after }),
-    ...(types ? { types } : {}),
-    ...(spec.subject === undefined ? {} : { subject: spec.subject }),
-  };
+  const filter = filterOf(events, spec, pointer('event', 'after'));
+  const after = filter.after;
   const seenFrom = events.lastId;
   const { signal, done } = deadline(request, timeoutMs);
   await events.waitFor(filter, signal);

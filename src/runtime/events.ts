@@ -8,6 +8,7 @@
 // library validates and serializes it where it leaves the sandbox (toCloudEvent, the deliveries).
 import { CloudEvent } from 'cloudevents';
 import type { SandboxClock } from './clock.js';
+import { Ring } from './ring.js';
 
 /** One event, as the CloudEvents 1.0 JSON format writes it. */
 export interface SandboxEvent {
@@ -80,12 +81,8 @@ interface Waiter {
 }
 
 export class Events {
-  private readonly ring: Array<SandboxEvent | undefined>;
-  /** Where the next event goes. */
-  private head = 0;
-  private size = 0;
+  private readonly ring: Ring<SandboxEvent>;
   private seq = 0;
-  private emittedSinceClear = 0;
   private readonly waiters = new Set<Waiter>();
   private readonly listeners = new Set<EventListener>();
   private closed = false;
@@ -97,7 +94,7 @@ export class Events {
   ) {
     if (!Number.isInteger(capacity) || capacity < 1)
       throw new Error(`the event feed keeps a whole number of events, 1 or more (got ${capacity})`);
-    this.ring = new Array(capacity);
+    this.ring = new Ring(capacity);
   }
 
   /**
@@ -116,10 +113,7 @@ export class Events {
       datacontenttype: 'application/json',
       data,
     };
-    this.ring[this.head] = event;
-    this.head = (this.head + 1) % this.capacity;
-    if (this.size < this.capacity) this.size += 1;
-    this.emittedSinceClear += 1;
+    this.ring.push(event);
     if (this.waiters.size > 0) {
       for (const w of this.waiters) {
         if (!eventMatches(w.filter, event)) continue;
@@ -137,30 +131,25 @@ export class Events {
   }
 
   get count(): number {
-    return this.size;
+    return this.ring.count;
   }
 
   /** Events emitted since the last clear that no longer fit. */
   get dropped(): number {
-    return this.emittedSinceClear - this.size;
-  }
-
-  /** The oldest event still held, if any. */
-  private at(i: number): SandboxEvent | undefined {
-    return this.ring[(this.head - this.size + i + this.capacity) % this.capacity];
+    return this.ring.dropped;
   }
 
   /** Matching events, oldest first, at most `limit`. */
   list(filter: EventFilter = {}, limit = this.capacity): SandboxEvent[] {
     const out: SandboxEvent[] = [];
     let start = 0;
-    const first = this.at(0);
+    const first = this.ring.oldest(0);
     if (filter.after !== undefined && first) {
       // Ids are consecutive in the ring (a clear empties it): the first one after `after` is found at once.
-      start = Math.max(0, Math.min(this.size, filter.after - Number(first.id) + 1));
+      start = Math.max(0, Math.min(this.ring.count, filter.after - Number(first.id) + 1));
     }
-    for (let i = start; i < this.size && out.length < limit; i++) {
-      const e = this.at(i);
+    for (let i = start; i < this.ring.count && out.length < limit; i++) {
+      const e = this.ring.oldest(i);
       if (e && eventMatches(filter, e)) out.push(e);
     }
     return out;
@@ -203,12 +192,7 @@ export class Events {
 
   /** Forgets every event held (ids go on from where they were). */
   clear(): number {
-    const n = this.size;
-    this.ring.fill(undefined);
-    this.head = 0;
-    this.size = 0;
-    this.emittedSinceClear = 0;
-    return n;
+    return this.ring.clear();
   }
 
   /** Answers every wait now (the state is closing) and stops listening. */

@@ -3,6 +3,7 @@
 // requests pass) whose entries hold redacted, size-bounded copies of the bodies, never headers.
 import type { InterfaceId } from '../http/errors.js';
 import { redact, truncatedMarker } from './redact.js';
+import { Ring } from './ring.js';
 
 /** Bodies up to this many characters are kept as they came and redacted when read. */
 export const KEEP_RAW_LIMIT = 16_384;
@@ -90,15 +91,11 @@ export type StoredEntry = Omit<JournalEntry, 'requestBody' | 'responseBody' | 'q
 };
 
 export class Journal {
-  private readonly ring: Array<StoredEntry | undefined>;
-  /** Where the next entry goes. */
-  private head = 0;
-  private size = 0;
+  private readonly ring: Ring<StoredEntry>;
   private seq = 0;
-  private recordedSinceClear = 0;
 
   constructor(readonly capacity: number) {
-    this.ring = new Array(Math.max(0, capacity));
+    this.ring = new Ring(capacity);
   }
 
   get enabled(): boolean {
@@ -111,11 +108,7 @@ export class Journal {
   }
 
   add(entry: StoredEntry): void {
-    if (this.capacity === 0) return;
-    this.ring[this.head] = entry;
-    this.head = (this.head + 1) % this.capacity;
-    if (this.size < this.capacity) this.size += 1;
-    this.recordedSinceClear += 1;
+    this.ring.push(entry);
   }
 
   /** Matching entries, newest first, with their bodies redacted. */
@@ -134,8 +127,8 @@ export class Journal {
     const klass = status && /^[1-5]xx$/i.test(status) ? Number(status[0]) : undefined;
     const since = filter.since?.getTime();
     const out: StoredEntry[] = [];
-    for (let i = 1; i <= this.size && out.length < limit; i++) {
-      const e = this.ring[(this.head - i + this.capacity) % this.capacity];
+    for (let i = 0; i < this.ring.count && out.length < limit; i++) {
+      const e = this.ring.newest(i);
       if (!e) continue;
       if (filter.interface !== undefined && e.interface !== filter.interface) continue;
       if (filter.operation !== undefined && e.operation !== filter.operation) continue;
@@ -152,20 +145,15 @@ export class Journal {
   }
 
   get count(): number {
-    return this.size;
+    return this.ring.count;
   }
 
   /** Entries that no longer fit and were overwritten since the last clear. */
   get dropped(): number {
-    return this.recordedSinceClear - this.size;
+    return this.ring.dropped;
   }
 
   clear(): number {
-    const n = this.size;
-    this.ring.fill(undefined);
-    this.head = 0;
-    this.size = 0;
-    this.recordedSinceClear = 0;
-    return n;
+    return this.ring.clear();
   }
 }
