@@ -8,8 +8,9 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { afterAll, afterEach } from 'vitest';
+// Types only: a value import of the interface list would load every interface's modules before a
+// test file's vi.mock could replace one of them.
 import type { Interfaces } from '../../src/http/interface-module.js';
-import { INTERFACES } from '../../src/interfaces.js';
 
 interface Header {
   required?: boolean;
@@ -87,8 +88,8 @@ export function problemsOf(
   status: number,
   headers: Record<string, unknown>,
   payload: unknown,
-  /** The interfaces of the app that answered (default: the four). */
-  interfaces: Interfaces = INTERFACES,
+  /** The interfaces of the app that answered. */
+  interfaces: Interfaces,
 ): string[] {
   const path = request.url.split('?')[0] ?? '';
   const call = `${request.method} ${path} -> ${status}`;
