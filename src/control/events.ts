@@ -2,7 +2,7 @@
 // POST /_sandbox/wait (until an event comes or an inspection view reaches a state, or the timeout).
 import { type FastifyPluginAsyncTypebox, type Static, Type } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { type ErrorDetail, pointer, validationError } from '../http/errors.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { StandardError, Strict } from '../http/schema.js';

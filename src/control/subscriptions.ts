@@ -3,7 +3,7 @@
 // delivery engine is runtime/subscriptions.ts; here the calls are checked and answered. A secret is
 // never answered back, logged or journaled: only one the sandbox generated is shown, once, at creation.
 import { type FastifyPluginAsyncTypebox, type Static, Type } from '@fastify/type-provider-typebox';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { type ErrorDetail, pointer, SandboxError, validationError } from '../http/errors.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { StandardError, Strict } from '../http/schema.js';

@@ -2,59 +2,19 @@
 // a JSONPath condition on the body), the closest ones when a count is not what a test expected, and
 // the requests that reached no documented operation with the operation they nearly were.
 import { type FastifyPluginAsyncTypebox, type Static, Type } from '@fastify/type-provider-typebox';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { pointer, validationError } from '../http/errors.js';
 import { nearestOperation } from '../http/near-miss.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { StandardError } from '../http/schema.js';
-import { CATALOG } from '../interfaces.js';
 import { type Condition, ConditionError, evaluate, jsonpathProblem } from '../runtime/conditions.js';
+import type { Interfaces } from '../http/interface-module.js';
 import { runtimeOf } from '../runtime/index.js';
 import type { JournalEntry, JournalFilter } from '../runtime/journal.js';
-import { JournalEntrySchema, JournalQuery } from './schemas.js';
+import { interfaceSchemas } from './schemas.js';
 
 const TAG = ['sandbox control plane'];
 const a = assumptionLookup(assumptions);
-
-// The journal's filters, but no limit: a count is over every entry the journal holds.
-const { limit: _limit, ...journalFilters } = JournalQuery.properties;
-
-const CountQuery = Type.Object({
-  ...journalFilters,
-  method: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'the HTTP method, e.g. PUT' })),
-  jsonpath: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 2000,
-      description:
-        'a JSONPath on the request body (as journaled, secrets redacted): the request counts when it selects something; a filter at the root applies to the body itself',
-      example: '$[?(@.isPartial == true)]',
-    }),
-  ),
-  equals: Type.Optional(
-    Type.String({
-      maxLength: 2000,
-      description: 'with jsonpath: a JSON value one of the selected values must equal (true, 10.5, "text"; a bare word is a string)',
-    }),
-  ),
-  closest: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 20, description: 'also answer up to this many requests that did not match, closest first; default 0' }),
-  ),
-});
-
-const Miss = Type.Object({
-  entry: JournalEntrySchema,
-  missed: Type.Array(Type.String(), { description: 'what of the filter this request does not meet' }),
-});
-
-const CountAnswer = Type.Object({
-  count: Type.Integer({ description: 'journaled requests that match' }),
-  journal: Type.Object({
-    count: Type.Integer({ description: 'entries held' }),
-    dropped: Type.Integer({ description: 'older entries overwritten since the last clear: a count cannot see them' }),
-  }),
-  closest: Type.Optional(Type.Array(Miss, { description: 'requests that did not match, those that miss least first' })),
-});
 
 const NearestSchema = Type.Union([
   Type.Object({
@@ -66,17 +26,57 @@ const NearestSchema = Type.Union([
   Type.Null(),
 ]);
 
-const UnmatchedAnswer = Type.Object({
-  unmatched: Type.Array(
-    Type.Object({
-      entry: JournalEntrySchema,
-      nearest: NearestSchema,
+/** The schemas of the verification calls, for the app's interfaces (the journal's filters name them). */
+function verificationSchemas(interfaces: Interfaces) {
+  const { JournalQuery, JournalEntry } = interfaceSchemas(interfaces);
+  // The journal's filters, but no limit: a count is over every entry the journal holds.
+  const { limit: _limit, ...journalFilters } = JournalQuery.properties;
+  const CountQuery = Type.Object({
+    ...journalFilters,
+    method: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'the HTTP method, e.g. PUT' })),
+    jsonpath: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        description:
+          'a JSONPath on the request body (as journaled, secrets redacted): the request counts when it selects something; a filter at the root applies to the body itself',
+        example: '$[?(@.isPartial == true)]',
+      }),
+    ),
+    equals: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description:
+          'with jsonpath: a JSON value one of the selected values must equal (true, 10.5, "text"; a bare word is a string)',
+      }),
+    ),
+    closest: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 20,
+        description: 'also answer up to this many requests that did not match, closest first; default 0',
+      }),
+    ),
+  });
+  const Miss = Type.Object({
+    entry: JournalEntry,
+    missed: Type.Array(Type.String(), { description: 'what of the filter this request does not meet' }),
+  });
+  const CountAnswer = Type.Object({
+    count: Type.Integer({ description: 'journaled requests that match' }),
+    journal: Type.Object({
+      count: Type.Integer({ description: 'entries held' }),
+      dropped: Type.Integer({ description: 'older entries overwritten since the last clear: a count cannot see them' }),
     }),
-    { description: 'newest first' },
-  ),
-});
+    closest: Type.Optional(Type.Array(Miss, { description: 'requests that did not match, those that miss least first' })),
+  });
+  const UnmatchedAnswer = Type.Object({
+    unmatched: Type.Array(Type.Object({ entry: JournalEntry, nearest: NearestSchema }), { description: 'newest first' }),
+  });
+  return { CountQuery, CountAnswer, UnmatchedAnswer };
+}
 
-type CountQueryT = Static<typeof CountQuery>;
+type CountQueryT = Static<ReturnType<typeof verificationSchemas>['CountQuery']>;
 
 /** A request filter as the count reads it; what each entry must meet, one check per criterion. */
 export interface RequestCriteria extends JournalFilter {
@@ -157,6 +157,8 @@ export function countRequests(
 }
 
 export const verificationsPlugin: FastifyPluginAsyncTypebox = async (app) => {
+  const { CountQuery, CountAnswer, UnmatchedAnswer } = verificationSchemas(app.interfaces);
+  const operations = app.interfaces.operations;
   app.get(
     '/requests/count',
     {
@@ -215,7 +217,7 @@ export const verificationsPlugin: FastifyPluginAsyncTypebox = async (app) => {
       for (const entry of runtimeOf(request).journal.list({})) {
         if (unmatched.length >= limit) break;
         if (entry.operation !== null) continue;
-        const near = nearestOperation(entry.method, entry.path, CATALOG);
+        const near = nearestOperation(entry.method, entry.path, operations);
         unmatched.push({
           entry,
           nearest: near && { operation: near.operation, method: near.method, path: near.path, differences: near.differences },

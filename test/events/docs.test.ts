@@ -1,9 +1,9 @@
 // The event types are named in one table (docs/events.md), and that table is what the code declares:
-// each interface's events.ts and the control plane's sandbox-events.ts.
+// each interface module's events (its events.ts) and the sandbox's own (runtime/sandbox-events.ts).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CONTROL_EVENT_TYPES } from '../../src/control/sandbox-events.js';
-import { INTERFACE_EVENT_TYPES } from '../../src/interfaces.js';
+import { INTERFACES } from '../../src/interfaces.js';
+import { SANDBOX_EVENT_TYPES } from '../../src/runtime/sandbox-events.js';
 
 const plain = (cell: string) => cell.replace(/`/g, '').trim();
 
@@ -16,7 +16,7 @@ describe('the event types table of docs/events.md', () => {
     .map((l) => l.split(' | ').map((c) => plain(c.replace(/^\| | \|$/g, ''))));
 
   it('lists every declared type once, in order, with its subject, cause and data fields', () => {
-    const declared = [...INTERFACE_EVENT_TYPES, ...CONTROL_EVENT_TYPES].map((t) => [t.type, t.subject, t.when, t.data.join(', ')]);
+    const declared = [...INTERFACES.events, ...SANDBOX_EVENT_TYPES].map((t) => [t.type, t.subject, t.when, t.data.join(', ')]);
     expect(rows).toEqual(declared);
   });
 

@@ -10,6 +10,8 @@ export interface Overview {
   events: { lastId: number; count: number; capacity: number; waiting: number };
   subscriptions: { count: number; pending: number; delivered: number; failed: number };
   warnings: string[];
+  /** The emulated interfaces in order: one section each, drawn by `panel` (a script beside app.js) or by its counts. */
+  interfaces: Array<{ id: string; title: string; panel: string | null }>;
 }
 
 export interface Warning {
