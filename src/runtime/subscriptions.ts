@@ -119,12 +119,15 @@ interface Send {
 /** Sends one request; the seam tests and benchmarks can replace. */
 export type Transport = (
   url: string,
-  init: { headers: Record<string, string>; body: string; timeoutMs: number },
+  init: { headers: Record<string, string>; body: string; timeoutMs: number; signal: AbortSignal },
 ) => Promise<{ status: number; response: string }>;
 
-/** POST with fetch, cut off (answer included) after timeoutMs; redirects are not followed (a failure). */
-export const fetchTransport: Transport = async (url, { headers, body, timeoutMs }) => {
-  const signal = AbortSignal.timeout(timeoutMs);
+/**
+ * POST with fetch, cut off (answer included) after timeoutMs or when `signal` aborts (the state
+ * closes); redirects are not followed (a failure).
+ */
+export const fetchTransport: Transport = async (url, { headers, body, timeoutMs, signal: closing }) => {
+  const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), closing]);
   const res = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal });
   return { status: res.status, response: await readStart(res, signal) };
 };
@@ -158,6 +161,8 @@ class Subscription {
   private seq = 0;
   forgotten = 0;
   closed = false;
+  /** Aborts the attempt in flight when the subscription or its state closes. */
+  private readonly closing = new AbortController();
   private readonly signer: Webhook;
   private readonly filter: EventFilter;
 
@@ -277,6 +282,7 @@ class Subscription {
         headers,
         body: message.body,
         timeoutMs: this.spec.timeoutMs,
+        signal: this.closing.signal,
       });
       status = answer.status;
       response = answer.response;
@@ -284,6 +290,8 @@ class Subscription {
     } catch (err) {
       error = describeFailure(err, this.spec.timeoutMs);
     }
+    // Removed, or its state closed, while the attempt was under way: nothing more to record or plan.
+    if (this.closed) return;
     const failFirst = !send.duplicate && !send.redelivery && message.tries <= this.spec.faults.failFirst;
     if (failFirst && error === null)
       error = `counted as failed by the failFirst fault (attempt ${message.tries} of the first ${this.spec.faults.failFirst})`;
@@ -340,6 +348,7 @@ class Subscription {
 
   close(): void {
     this.closed = true;
+    this.closing.abort();
     for (const m of this.log.values()) m.cancel?.();
     this.queue.length = 0;
   }

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { INTERFACES } from '../../src/interfaces.js';
 import { SANDBOX_EVENT_TYPES } from '../../src/runtime/sandbox-events.js';
+import { testApp } from '../helpers.js';
 
 const plain = (cell: string) => cell.replace(/`/g, '').trim();
 
@@ -24,5 +25,27 @@ describe('the event types table of docs/events.md', () => {
     const types = rows.map((r) => r[0] ?? '');
     expect(new Set(types).size).toBe(types.length);
     for (const t of types) expect(t).toMatch(/^sandbox(\.[a-z-]+)+$/);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('describes the events, waits, verifications and subscriptions, with the assumptions they rest on', async () => {
+    const app = await testApp();
+    const doc = (await app.inject({ url: '/openapi.json' })).json<{ paths: Record<string, Record<string, { 'x-sandbox-assumption'?: string }>> }>();
+    const marked = (path: string, method: string) => doc.paths[path]?.[method]?.['x-sandbox-assumption'] ?? '';
+    expect(marked('/_sandbox/events', 'get')).toContain('[event-feed]');
+    expect(marked('/_sandbox/wait', 'post')).toContain('[waits]');
+    expect(marked('/_sandbox/requests/count', 'get')).toContain('[verifications]');
+    expect(marked('/_sandbox/requests/unmatched', 'get')).toContain('[near-miss]');
+    expect(marked('/_sandbox/subscriptions', 'post')).toContain('[webhook-deliveries]');
+    expect(marked('/_sandbox/subscriptions', 'post')).toContain('[webhook-faults]');
+    expect(marked('/_sandbox/work/run', 'post')).toContain('[work-delay]');
+    for (const path of [
+      '/_sandbox/subscriptions/{id}',
+      '/_sandbox/subscriptions/{id}/faults',
+      '/_sandbox/subscriptions/{id}/deliveries',
+      '/_sandbox/subscriptions/{id}/deliveries/{deliveryId}/redeliver',
+    ])
+      expect(doc.paths[path], path).toBeDefined();
   });
 });
