@@ -2,17 +2,16 @@
 // one source. test/docs/generated.test.ts fails when a committed page differs from what this writes.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { allAssumptions } from '../src/assumptions.js';
-import type { Assumption } from '../src/http/assumptions.js';
+import type { Assumption } from '../src/http/assumption-catalog.js';
+import { ASSUMPTIONS, INTERFACES } from '../src/interfaces.js';
 
-/** Section titles of the assumptions page, in the order the sections appear. */
-const SECTIONS: Record<Assumption['interface'], string> = {
-  sandbox: 'Whole sandbox',
-  bookkeeping: 'Bookkeeping',
-  registry: 'Registry',
-  receivables: 'Receivables',
-  loanbond: 'Loan-bond',
-};
+/** The title of an assumptions section: the whole sandbox's, or the interface's as the inspector names it. */
+function sectionTitle(id: string): string {
+  if (id === 'sandbox') return 'Whole sandbox';
+  const title = INTERFACES.get(id)?.inspection.panel.title;
+  if (title === undefined) throw new Error(`an assumption names the interface "${id}", which the list does not have`);
+  return title;
+}
 
 /**
  * A table cell: one line; a pipe escaped so it does not end the cell, and `<` so that `<accessToken>`
@@ -30,25 +29,25 @@ function anchor(heading: string): string {
   return heading.toLowerCase().replace(/ /g, '-');
 }
 
-/** docs/assumptions.md, from `allAssumptions`. */
-export function assumptionsPage(list: readonly Assumption[] = allAssumptions): string {
-  const groups = new Map<Assumption['interface'], Assumption[]>();
+/** docs/assumptions.md, from the sandbox's assumptions and those of every interface of the list. */
+export function assumptionsPage(list: readonly Assumption[] = ASSUMPTIONS): string {
+  const groups = new Map<string, Assumption[]>();
   for (const a of list) groups.set(a.interface, [...(groups.get(a.interface) ?? []), a]);
   const out = [
     '<!-- Written by `npm run docs` from the assumptions declared in src/: edit those, not this page. -->',
     '',
     '# Assumptions',
     '',
-    'Every behaviour the specification leaves open and the sandbox decides, as the code declares it',
-    '(`allAssumptions` in `src/assumptions.ts`, gathered from the whole-sandbox list and each',
-    "interface's `assumptions.ts`). Each id also appears in the OpenAPI document served at",
-    '`/openapi.json`: `x-sandbox-assumption` on the operation or field it concerns, and the whole list',
-    'in `info.x-sandbox-assumptions`.',
+    'Every behaviour the specification leaves open and the sandbox decides, as the code declares it:',
+    '`ASSUMPTIONS` in `src/interfaces.ts`, the whole-sandbox list of `src/http/sandbox-assumptions.ts`',
+    "then each interface's from its `assumptions.ts`. Each id also appears in the OpenAPI document",
+    'served at `/openapi.json`: `x-sandbox-assumption` on the operation or field it concerns, and the',
+    'whole list in `info.x-sandbox-assumptions`.',
     '',
-    [...groups].map(([id, rows]) => `[${SECTIONS[id]}](#${anchor(SECTIONS[id])}) (${rows.length})`).join(' · '),
+    [...groups].map(([id, rows]) => `[${sectionTitle(id)}](#${anchor(sectionTitle(id))}) (${rows.length})`).join(' · '),
   ];
   for (const [id, rows] of groups) {
-    out.push('', `## ${SECTIONS[id]}`, '');
+    out.push('', `## ${sectionTitle(id)}`, '');
     out.push('| id | the specification leaves open | the sandbox does | why |', '| --- | --- | --- | --- |');
     for (const a of rows) out.push(`| \`${a.id}\` | ${cell(a.topic)} | ${cell(a.decision)} | ${cell(a.reason)} |`);
   }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { assumptionsPage } from '../scripts/docs.js';
-import { allAssumptions } from '../src/assumptions.js';
+import { ASSUMPTIONS as allAssumptions } from '../src/interfaces.js';
 import { testApp } from './helpers.js';
 import { markdownFiles } from './readme.js';
 
