@@ -1,7 +1,7 @@
 // The README, CONTRIBUTING.md and docs/ hold together: no link to a missing file or heading (judged by
 // remark-validate-links, with GitHub's heading slugs, across files as its command line does), every
 // page of docs/ reachable from the README, and every repository path they name in code spans there.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import type { Nodes } from 'mdast';
 import { remark } from 'remark';
@@ -93,6 +93,20 @@ describe('the documentation', () => {
         .map((path) => `${file}: ${path}`),
     );
     expect(missing).toEqual([]);
+  });
+
+  it('exists for every docs/ page the code names (comments, OpenAPI descriptions, assumptions)', () => {
+    const code = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? code(join(dir, e.name)) : /\.(ts|js|mjs|html)$/.test(e.name) ? [join(dir, e.name)] : [],
+      );
+    // This file's probe names a missing page on purpose.
+    const sources = ['src', 'test', 'bench', 'scripts'].flatMap(code).filter((f) => f !== join('test', 'docs', 'links.test.ts'));
+    const named = sources.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/\bdocs\/[\w-]+\.(?:md|png)\b/g)].map((m) => ({ file, page: m[0] })),
+    );
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((n) => !existsSync(n.page))).toEqual([]);
   });
 
   it('keeps the README at most 300 lines: details belong on a page of docs/', () => {
