@@ -131,15 +131,20 @@ function typeErrors(files: string[]): Array<{ file: string; line: number; text: 
   }));
 }
 
+/** A client generated from the served document into `dir/<folder>`: fetch client, types, SDK functions. */
+async function generateClient(folder: string): Promise<void> {
+  const document = (await (await fetch(`${sandbox.url}/openapi.json`)).json()) as Record<string, unknown>;
+  await createClient({
+    input: document,
+    output: join(dir, folder),
+    plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk'],
+    logs: { level: 'silent', file: false },
+  });
+}
+
 describe('a TypeScript client generated from the served document (@hey-api/openapi-ts)', () => {
   it('type-checks, calls the six documented operations by operationId with the demo credentials, and gets their answers', async () => {
-    const document = (await (await fetch(`${sandbox.url}/openapi.json`)).json()) as Record<string, unknown>;
-    await createClient({
-      input: document,
-      output: join(dir, 'client'),
-      plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk'],
-      logs: { level: 'silent', file: false },
-    });
+    await generateClient('client');
     writeFileSync(join(dir, 'program.ts'), PROGRAM);
     writeFileSync(join(dir, 'wrong.ts'), WRONG);
 
@@ -178,13 +183,7 @@ describe('a TypeScript client generated from the served document (@hey-api/opena
     expect(page).toContain(`-p typescript@${ts.versionMajorMinor} -p @hey-api/openapi-ts@${generator} openapi-ts`);
     expect(page).toContain('-o src/sandbox-client -c @hey-api/client-fetch');
 
-    const document = (await (await fetch(`${sandbox.url}/openapi.json`)).json()) as Record<string, unknown>;
-    await createClient({
-      input: document,
-      output: join(dir, 'sandbox-client'),
-      plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk'],
-      logs: { level: 'silent', file: false },
-    });
+    await generateClient('sandbox-client');
     // The example as shown; the one change is the address, this sandbox's instead of port 3000.
     const [example] = blocksOf('docs/openapi.md', 'ts');
     const code = example?.code ?? '';
