@@ -347,8 +347,11 @@ async function waitForView(
   });
   const abort = () => wake?.();
   signal.addEventListener('abort', abort, { once: true });
+  // A view that is slow to answer never holds the wait past its timeout.
+  const ended = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  const lookUntilEnd = () => Promise.race([look(), ended]);
   try {
-    await look();
+    await lookUntilEnd();
     while (!last.holds && !signal.aborted) {
       if (!dirty) {
         await new Promise<void>((resolve) => {
@@ -358,7 +361,7 @@ async function waitForView(
       }
       if (signal.aborted) break;
       dirty = false;
-      await look();
+      await lookUntilEnd();
     }
   } finally {
     signal.removeEventListener('abort', abort);
