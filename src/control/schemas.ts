@@ -170,9 +170,25 @@ export const SnapshotInfo = Type.Object({
   rows: Type.Record(Type.String(), Type.Integer(), { description: 'rows per table holding any' }),
 });
 
+export const WorkFailureSchema = Type.Object({
+  runner: Type.String({ description: 'the kind of work: receivables (CNAB imports) or loanbond (the registration flow)' }),
+  job: Type.Union([Type.String(), Type.Null()], {
+    description: 'what was being processed: a CNAB import id (Sandbox-Import-Id), or the loan-bond registrations of the slice',
+  }),
+  error: Type.String({
+    description: 'what went wrong; a storage failure is named by its cause and code, e.g. "database locked (SQLITE_BUSY): ..."',
+  }),
+  at: Type.String({ description: 'when, on the real clock' }),
+  attempt: Type.Integer({ description: 'failures of this kind of work in a row, this one included' }),
+  retryInMs: Type.Integer({ description: 'the sandbox retries by itself after this many milliseconds (or at the next work/run)' }),
+});
+
 export const WorkResult = Type.Object({
   processed: Type.Record(Type.String(), Type.Integer(), { description: 'items processed per kind of work' }),
-  errors: Type.Integer({ description: 'runs that failed meanwhile (see the sandbox log)' }),
+  errors: Type.Integer({ description: 'runs that failed meanwhile; each is listed in failures' }),
+  failures: Type.Array(WorkFailureSchema, {
+    description: 'the runs that failed meanwhile: which work, which job, what error; the job stays pending and is retried',
+  }),
 });
 
 const CoverageTotals = Type.Object({

@@ -356,9 +356,12 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const runtime = runtimeOf(request);
-      const errorsBefore = runtime.work.errors;
-      const processed = await runtime.work.drain();
-      return { processed, errors: runtime.work.errors - errorsBefore };
+      const { processed, failures } = await runtime.work.drain();
+      return {
+        processed,
+        errors: failures.length,
+        failures: failures.map(({ seq: _seq, ...failure }) => failure),
+      };
     },
   );
 };

@@ -45,11 +45,18 @@ export interface RuntimeLog {
   error(obj: object, msg: string): void;
 }
 
+/** What a work kind builds: `run` processes a slice of pending items and returns how many (0: none left). */
+export interface WorkInstance {
+  run: Runner;
+  /** Items waiting for processing (back-pressure: a route refuses new ones past the bound). */
+  backlog?: () => number;
+}
+
 /**
- * An interface's asynchronous work: built once per runtime. `run` processes a slice of pending items
- * and returns how many (0: none left); other members are the interface's own hand-over points.
+ * An interface's asynchronous work: built once per runtime. Members besides `run` and `backlog` are
+ * the interface's own hand-over points.
  */
-export interface WorkKind<T extends { run: Runner } = { run: Runner }> {
+export interface WorkKind<T extends WorkInstance = WorkInstance> {
   name: string;
   create(ctx: RunnerContext): T;
 }
@@ -61,7 +68,7 @@ export interface Runtime extends RunnerContext {
   readonly snapshots: Snapshots;
   readonly work: Work;
   /** The instance of an interface's work kind in this runtime (its hand-over points). */
-  workOf<T extends { run: Runner }>(kind: WorkKind<T>): T;
+  workOf<T extends WorkInstance>(kind: WorkKind<T>): T;
   /** Stops the work (waiting for runs in flight) and closes the database. */
   close(): Promise<void>;
 }
@@ -98,8 +105,10 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     store.setMetaValue('idsGeneration', String(generation));
     ids.reseed(`${settings.seed}#${generation}`, { secrets: settings.seedSecrets });
   }
-  const work = new Work((name, err) => log.error({ err, runner: name }, 'asynchronous processing failed'));
-  const instances = new Map<string, { run: Runner }>();
+  const work = new Work({
+    onError: (name, err) => log.error({ err, runner: name }, 'asynchronous processing failed; retried after a backoff'),
+  });
+  const instances = new Map<string, WorkInstance>();
   const runtime: Runtime = {
     store,
     clock,
@@ -111,7 +120,7 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     faults: new Faults(),
     snapshots: new Snapshots(store.snapshots, clock, ids),
     work,
-    workOf<T extends { run: Runner }>(kind: WorkKind<T>): T {
+    workOf<T extends WorkInstance>(kind: WorkKind<T>): T {
       const instance = instances.get(kind.name);
       if (!instance) throw new Error(`work "${kind.name}" is not part of this runtime`);
       return instance as T;
@@ -124,7 +133,7 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
   for (const kind of options.kinds) {
     const instance = kind.create(runtime);
     instances.set(kind.name, instance);
-    work.register(kind.name, () => instance.run());
+    work.register(kind.name, () => instance.run(), instance.backlog && (() => instance.backlog?.() ?? 0));
   }
   return { runtime, isNew };
 }
