@@ -24,6 +24,7 @@ import { receivablesPlugin } from './receivables/routes.js';
 import { registryPlugin } from './registry/routes.js';
 import type { SandboxClock } from './runtime/clock.js';
 import type { SandboxIds } from './runtime/ids.js';
+import { DEFAULT_WORK_BACKLOG } from './runtime/work.js';
 import { createRuntime, installRuntime, type Runtime, type RuntimeLog, type RuntimeOptions } from './runtime/index.js';
 import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS, workspaceNameOf, workspaceRewrite, Workspaces } from './runtime/workspaces.js';
 import { installWorkspaces, workspaceOpener } from './control/workspaces.js';
@@ -66,6 +67,8 @@ export interface AppOptions {
   maxWorkspaces?: number;
   /** In-memory workspaces unused this long are removed (default one hour; 0: never). */
   workspaceIdleMs?: number;
+  /** Pending CNAB imports (and loan-bond registrations) per workspace before submissions are refused (default 1000). */
+  workBacklog?: number;
 }
 
 /** Server-wide settings; those of one sandbox state are the runtime's (runtime/index.ts). */
@@ -195,6 +198,7 @@ async function openRuntime(
       seedSecrets: options.seedSecrets ?? false,
       fixtures: options.fixtures ?? null,
       journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
+      workBacklog: options.workBacklog ?? DEFAULT_WORK_BACKLOG,
     },
     kinds: WORK_KINDS,
     catalog,

@@ -173,6 +173,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
       runtime.journal.clear();
       runtime.faults.clear();
       runtime.coverage.clear();
+      runtime.work.resetSettings();
       request.log.info({ loaded }, 'sandbox reset');
       return { status: 'reset' as const, loaded };
     },

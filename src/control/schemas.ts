@@ -183,6 +183,29 @@ export const WorkFailureSchema = Type.Object({
   retryInMs: Type.Integer({ description: 'the sandbox retries by itself after this many milliseconds (or at the next work/run)' }),
 });
 
+export const WorkState = Type.Object({
+  held: Type.Boolean({ description: 'true: asynchronous processing waits (POST /_sandbox/work/run still runs it)' }),
+  maxBacklog: Type.Integer({
+    description: 'items each kind of work may have waiting before submissions are refused (SANDBOX_WORK_BACKLOG) [work-backlog]',
+  }),
+  runners: Type.Record(
+    Type.String(),
+    Type.Object({
+      pending: Type.Integer({ description: 'items waiting, counted up to maxBacklog' }),
+      failuresInRow: Type.Integer({ description: 'failed runs since the last one that went through' }),
+      retryInMs: Type.Union([Type.Integer(), Type.Null()], { description: 'when the next retry is due; null when none waits' }),
+    }),
+  ),
+  failures: Type.Array(WorkFailureSchema, { description: 'the last 100 failed runs, oldest first' }),
+});
+
+export const WorkChange = Strict({
+  held: Type.Optional(Type.Boolean({ description: 'true: hold asynchronous processing (items stay pending); false: release it' })),
+  maxBacklog: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'the backlog bound of this workspace from now on (until reset)' }),
+  ),
+});
+
 export const WorkResult = Type.Object({
   processed: Type.Record(Type.String(), Type.Integer(), { description: 'items processed per kind of work' }),
   errors: Type.Integer({ description: 'runs that failed meanwhile; each is listed in failures' }),

@@ -1,5 +1,5 @@
 // The control plane's tools for a client's test suite: the request journal, fault rules, the clock,
-// snapshots and running pending asynchronous work now. Mounted by the sandbox plugin under /_sandbox.
+// snapshots, and the asynchronous work (what waits, what failed; hold it, run it now). Mounted by the sandbox plugin under /_sandbox.
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumptions.js';
 import { pointer, SandboxError, validationError } from '../http/errors.js';
@@ -15,10 +15,12 @@ import {
   JournalQuery,
   SnapshotInfo,
   SnapshotName,
+  WorkChange,
   WorkResult,
+  WorkState,
 } from './schemas.js';
 import type { SnapshotMeta } from '../runtime/snapshots.js';
-import { runtimeOf } from '../runtime/index.js';
+import { type Runtime, runtimeOf } from '../runtime/index.js';
 import { INTERFACES } from '../interfaces.js';
 
 const TAG = ['sandbox control plane'];
@@ -341,6 +343,50 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   // --- asynchronous work -----------------------------------------------------------------------
+  const workState = (runtime: Runtime) => ({
+    held: runtime.work.isHeld,
+    maxBacklog: runtime.work.maxBacklog,
+    runners: runtime.work.describe(),
+    failures: runtime.work.recentFailures.map(({ seq: _seq, ...failure }) => failure),
+  });
+
+  app.get(
+    '/work',
+    {
+      schema: {
+        operationId: 'getWork',
+        description:
+          'The asynchronous processing of this workspace: items waiting per kind of work (CNAB imports, loan-bond registrations), the backlog bound, whether processing is held, retries due and the last failures.',
+        tags: TAG,
+        summary: 'What asynchronous processing waits, and what failed',
+        response: { 200: WorkState, 401: StandardError },
+        'x-sandbox-assumption': a('work-backlog'),
+      },
+    },
+    async (request) => workState(runtimeOf(request)),
+  );
+
+  app.post(
+    '/work',
+    {
+      schema: {
+        operationId: 'configureWork',
+        description:
+          'Holds or releases asynchronous processing (held, a client can observe its imports pending), and sets the backlog bound of this workspace; POST /_sandbox/reset returns both to their start-up values.',
+        tags: TAG,
+        summary: 'Hold or release asynchronous processing; set the backlog bound',
+        body: WorkChange,
+        response: { 200: WorkState, 400: StandardError, 401: StandardError },
+        'x-sandbox-assumption': a('work-backlog'),
+      },
+    },
+    async (request) => {
+      const runtime = runtimeOf(request);
+      runtime.work.configure(request.body);
+      return workState(runtime);
+    },
+  );
+
   app.post(
     '/work/run',
     {
@@ -357,6 +403,7 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const runtime = runtimeOf(request);
       const { processed, failures } = await runtime.work.drain();
+      if (failures.length > 0) request.log.warn({ failures }, 'pending work failed; it is retried after a backoff');
       return {
         processed,
         errors: failures.length,

@@ -27,6 +27,8 @@ export interface RuntimeSettings {
   fixtures: string | object | null;
   /** Entries the request journal keeps (0: off). */
   journalSize: number;
+  /** Pending asynchronous items per interface before submissions are refused (default DEFAULT_WORK_BACKLOG). */
+  workBacklog?: number;
 }
 
 /** What a runner may touch: the state, the clock, the settings; never the HTTP layer. */
@@ -48,8 +50,8 @@ export interface RuntimeLog {
 /** What a work kind builds: `run` processes a slice of pending items and returns how many (0: none left). */
 export interface WorkInstance {
   run: Runner;
-  /** Items waiting for processing (back-pressure: a route refuses new ones past the bound). */
-  backlog?: () => number;
+  /** Items waiting for processing, counted up to `upTo` (back-pressure: a route refuses new ones at the bound). */
+  backlog?: (upTo: number) => number;
 }
 
 /**
@@ -106,6 +108,7 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     ids.reseed(`${settings.seed}#${generation}`, { secrets: settings.seedSecrets });
   }
   const work = new Work({
+    ...(settings.workBacklog === undefined ? {} : { maxBacklog: settings.workBacklog }),
     onError: (name, err) => log.error({ err, runner: name }, 'asynchronous processing failed; retried after a backoff'),
   });
   const instances = new Map<string, WorkInstance>();
@@ -133,7 +136,7 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
   for (const kind of options.kinds) {
     const instance = kind.create(runtime);
     instances.set(kind.name, instance);
-    work.register(kind.name, () => instance.run(), instance.backlog && (() => instance.backlog?.() ?? 0));
+    work.register(kind.name, () => instance.run(), instance.backlog?.bind(instance));
   }
   return { runtime, isNew };
 }

@@ -61,7 +61,7 @@ export function errorText(err: unknown): string {
 interface Lane {
   readonly name: string;
   readonly runner: Runner;
-  readonly backlog: (() => number) | undefined;
+  readonly backlog: ((upTo: number) => number) | undefined;
   /** A run is under way (`run` is its promise). */
   active: boolean;
   run: Promise<void>;
@@ -69,14 +69,17 @@ interface Lane {
   again: boolean;
   /** A run is due on the next turn (setImmediate). */
   scheduled: boolean;
-  /** A retry is due after a backoff. */
+  /** A retry is due after a backoff, at `retryAt` (epoch milliseconds). */
   retry: NodeJS.Timeout | null;
+  retryAt: number;
   failuresInRow: number;
   /** Items processed since the start. */
   processed: number;
 }
 
 export interface WorkOptions {
+  /** Pending items a runner may have before new ones are refused (default DEFAULT_WORK_BACKLOG). */
+  maxBacklog?: number;
   /** Called with each failure (the runtime logs it). */
   onError?: (name: string, err: unknown) => void;
   retryBaseMs?: number;
@@ -89,6 +92,11 @@ export class Work {
   private readonly onError: (name: string, err: unknown) => void;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
+  /** The bound the sandbox was started with (SANDBOX_WORK_BACKLOG); configure() may change the current one. */
+  readonly defaultBacklog: number;
+  private limit: number;
+  /** Processing waits for drain() or a release (configure({ held: false })). */
+  private held = false;
   private closed = false;
   private failures = 0;
   /** Runs started since the start (each runs the runner until it finds nothing left, or fails). */
@@ -98,10 +106,55 @@ export class Work {
     this.onError = options.onError ?? (() => {});
     this.retryBaseMs = options.retryBaseMs ?? RETRY_BASE_MS;
     this.retryMaxMs = options.retryMaxMs ?? RETRY_MAX_MS;
+    this.defaultBacklog = options.maxBacklog ?? DEFAULT_WORK_BACKLOG;
+    if (!Number.isInteger(this.defaultBacklog) || this.defaultBacklog < 1)
+      throw new Error(`the work backlog bound must be a whole number of items, 1 or more (got ${this.defaultBacklog})`);
+    this.limit = this.defaultBacklog;
   }
 
-  /** `backlog` counts the runner's pending items (for back-pressure; see backlog()). */
-  register(name: string, runner: Runner, backlog?: () => number): void {
+  /** Pending items a runner may have before new ones are refused. */
+  get maxBacklog(): number {
+    return this.limit;
+  }
+
+  get isHeld(): boolean {
+    return this.held;
+  }
+
+  /**
+   * `held`: processing waits (kicks and retries start nothing; drain() still runs it); releasing
+   * looks for pending items at once. `maxBacklog`: the bound from now on.
+   */
+  configure(change: { held?: boolean; maxBacklog?: number }): void {
+    if (change.maxBacklog !== undefined) this.limit = change.maxBacklog;
+    if (change.held !== undefined && change.held !== this.held) {
+      this.held = change.held;
+      if (!this.held) this.kickAll();
+    }
+  }
+
+  /** Back to the start-up settings: not held, the default bound. */
+  resetSettings(): void {
+    this.configure({ held: false, maxBacklog: this.defaultBacklog });
+  }
+
+  /** Each runner's backlog (up to the bound) and retry, for the control plane. */
+  describe(): Record<string, { pending: number; failuresInRow: number; retryInMs: number | null }> {
+    const now = Date.now();
+    return Object.fromEntries(
+      [...this.lanes.values()].map((lane) => [
+        lane.name,
+        {
+          pending: this.backlog(lane.name),
+          failuresInRow: lane.failuresInRow,
+          retryInMs: lane.retry ? Math.max(0, lane.retryAt - now) : null,
+        },
+      ]),
+    );
+  }
+
+  /** `backlog` counts the runner's pending items up to a number (for back-pressure; see refusal()). */
+  register(name: string, runner: Runner, backlog?: (upTo: number) => number): void {
     if (this.lanes.has(name)) throw new Error(`work runner "${name}" registered twice`);
     this.lanes.set(name, {
       name,
@@ -112,6 +165,7 @@ export class Work {
       again: false,
       scheduled: false,
       retry: null,
+      retryAt: 0,
       failuresInRow: 0,
       processed: 0,
     });
@@ -120,7 +174,7 @@ export class Work {
   /** Asks the runner to look for pending items soon. Constant cost: many kicks, one run. */
   kick(name: string): void {
     const lane = this.lanes.get(name);
-    if (!lane || this.closed) return;
+    if (!lane || this.closed || this.held) return;
     if (lane.active) {
       lane.again = true;
       return;
@@ -138,9 +192,22 @@ export class Work {
     for (const name of this.lanes.keys()) this.kick(name);
   }
 
-  /** The runner's pending items, as its backlog counter reports them (0 without one). */
+  /** The runner's pending items, counted up to the bound (0 for a runner that counts none). */
   backlog(name: string): number {
-    return this.lanes.get(name)?.backlog?.() ?? 0;
+    return this.lanes.get(name)?.backlog?.(this.limit) ?? 0;
+  }
+
+  /**
+   * Back-pressure: undefined while the runner's backlog is under the bound; at the bound, why a new
+   * item is refused (`items` names what waits: "CNAB imports"). The caller refuses before storing.
+   */
+  refusal(name: string, items: string): string | undefined {
+    if (this.backlog(name) < this.limit) return undefined;
+    return (
+      `the sandbox already holds ${this.limit} ${items} waiting for asynchronous processing, its limit ` +
+      '(SANDBOX_WORK_BACKLOG, or POST /_sandbox/work): this request was not stored; send it again once they ' +
+      'are processed (GET /_sandbox/work shows the backlog; POST /_sandbox/work/run processes it now)'
+    );
   }
 
   private start(lane: Lane): Promise<void> {
@@ -193,9 +260,10 @@ export class Work {
     this.onError(lane.name, err);
     if (this.closed) return;
     if (lane.retry) clearTimeout(lane.retry);
+    lane.retryAt = Date.now() + delay;
     lane.retry = setTimeout(() => {
       lane.retry = null;
-      void this.start(lane);
+      if (!this.held) void this.start(lane);
     }, delay);
     // A pending retry never keeps the process alive on its own.
     lane.retry.unref();
@@ -244,5 +312,58 @@ export class Work {
       lane.retry = null;
     }
     await Promise.all([...this.lanes.values()].map((lane) => lane.run));
+  }
+}
+
+/** What befell one job's processing, as its inspection shows it (kept in memory: a restart forgets it). */
+export interface JobRecord {
+  /** Failed attempts at a slice of this job. */
+  failedAttempts: number;
+  /** Attempts made after a failure (the one that succeeded included). */
+  retries: number;
+  /** The last failures, oldest first (FAILURES_PER_JOB at most). */
+  failures: Array<{ at: string; slice: string; error: string }>;
+}
+
+const FAILURES_PER_JOB = 10;
+/** Jobs remembered; the oldest are forgotten first. */
+const JOBS_KEPT = 1000;
+
+/** The failures and retries of the jobs of one runner, by job id, for their inspection. */
+export class JobHistory {
+  private readonly jobs = new Map<string, JobRecord>();
+
+  /** Notes a failure of `slice` (e.g. "lines 1-20000") of `job`. */
+  note(job: string, slice: string, err: unknown): void {
+    let record = this.jobs.get(job);
+    if (!record) {
+      record = { failedAttempts: 0, retries: 0, failures: [] };
+      this.jobs.set(job, record);
+      const oldest = this.jobs.size > JOBS_KEPT ? this.jobs.keys().next().value : undefined;
+      if (oldest !== undefined) this.jobs.delete(oldest);
+    }
+    record.failedAttempts += 1;
+    record.failures.push({ at: new Date().toISOString(), slice, error: errorText(err) });
+    if (record.failures.length > FAILURES_PER_JOB) record.failures.shift();
+  }
+
+  /** note(), then the JobError for the runner to throw. */
+  failed(job: string, slice: string, err: unknown): JobError {
+    this.note(job, slice, err);
+    return new JobError(job, err);
+  }
+
+  /** Called before each attempt: one after a failure counts as a retry. */
+  attempting(job: string): void {
+    const record = this.jobs.get(job);
+    if (record && record.retries < record.failedAttempts) record.retries += 1;
+  }
+
+  of(job: string): JobRecord | null {
+    return this.jobs.get(job) ?? null;
+  }
+
+  clear(): void {
+    this.jobs.clear();
   }
 }
