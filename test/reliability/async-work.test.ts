@@ -56,7 +56,7 @@ async function inspectImport(app: FastifyInstance, importId: string) {
 }
 
 describe('a processing slice that fails', () => {
-  it('is retried after a backoff: a CNAB import whose slice met a locked database (SQLITE_BUSY) once is processed, and its inspection shows the failure and the retry', async () => {
+  it('is retried after a backoff: a CNAB import whose slice met a locked database (SQLITE_BUSY) once is processed, and so is the import after it; its inspection shows the failure and the retry', async () => {
     const { app, underLock } = await lockableApp(DEMO_FIXTURES);
     const store = app.runtime.store.receivables;
     const finish = store.finish.bind(store);
@@ -65,10 +65,16 @@ describe('a processing slice that fails', () => {
       locked-- > 0 ? underLock(() => finish(...args)) : finish(...args),
     );
     const importId = await submitCnab(app, CNAB);
-    await vi.waitFor(async () => expect((await inspectImport(app, importId)).status).toBe('processed'), {
-      timeout: 10_000,
-      interval: 20,
-    });
+    const later = await submitCnab(app, CNAB);
+    // Both: the failed slice wedges neither its own import nor the ones after it.
+    await vi.waitFor(
+      async () => {
+        expect((await inspectImport(app, importId)).status).toBe('processed');
+        expect((await inspectImport(app, later)).status).toBe('processed');
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    expect((await inspectImport(app, later)).processing).toBeNull();
     const { processing } = await inspectImport(app, importId);
     expect(processing).toEqual({
       failedAttempts: 1,
