@@ -7,7 +7,7 @@ import { bookkeepingPlugin } from './bookkeeping/routes.js';
 import { type FixtureDocument, loadFixtures, readFixtureFile } from './control/fixtures.js';
 import { installControlHooks, journalUnrouted } from './control/hooks.js';
 import { sandboxPlugin } from './control/index.js';
-import { clientErrorHandler } from './http/client-errors.js';
+import { clientErrorHandler, trackAnswers } from './http/client-errors.js';
 import { SandboxError } from './http/errors.js';
 import { useStandardErrors } from './http/interface-plugin.js';
 import { type LogSettings, loggerOptions, logRequests } from './http/logging.js';
@@ -101,6 +101,8 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     adminToken: options.adminToken || undefined,
   };
   const app = Fastify(serverOptions(options, settings)).withTypeProvider<TypeBoxTypeProvider>();
+  // A 400 for bytes the HTTP parser refuses waits for the answers of the requests before them.
+  trackAnswers(app.server);
   app.setValidatorCompiler(validatorCompiler);
   useLazySerializers(app);
   app.decorate('settings', settings);
