@@ -1,6 +1,7 @@
 // Asynchronous processing of CNAB imports, off the request path (the runtime's work "receivables").
-// One import at a time, in slices of SLICE_LINES records: each slice is checked and its diagnostics
-// written in one transaction, then the runner yields so requests keep flowing. The job's state lives
+// One import at a time, in slices: each slice is checked and its diagnostics written in one
+// transaction; a turn of the runner checks up to SLICE_LINES lines (a slice of a large file, or many
+// small files one after another), then it yields so requests keep flowing. The job's state lives
 // in memory and moves on only once its slice committed: a slice whose transaction fails (disk full,
 // the database locked) rewinds the reader to where the slice began, is noted in the import's
 // processing record, and is tried again by the work scheduler after a backoff. After a restart an
@@ -13,7 +14,7 @@ import { importResultSlug } from './outcomes.js';
 
 const OPERATION = 'import-cnab';
 
-/** Records per slice: a few milliseconds of work. */
+/** Lines checked per turn of the runner: a few milliseconds of work. */
 export const SLICE_LINES = 20_000;
 /** Diagnostics kept per import; the error and warning counts stay exact. */
 export const MAX_DIAGNOSTICS = 1000;
@@ -27,6 +28,8 @@ interface Job {
   strict: boolean;
   /** The rule of the first error found, which names the import's outcome (receivables/outcomes.ts). */
   firstError: string | null;
+  /** Its bytes were read back from the database and scanned (no hand-over): opening took a while. */
+  readBack: boolean;
 }
 
 export interface ImportWork {
@@ -93,7 +96,7 @@ function importRunner(ctx: RunnerContext): ImportWork {
         takeHanded(importId);
         const reader = new CnabReader(opened.file, { strict, maxDiagnostics: MAX_DIAGNOSTICS });
         const lineCount = opened.file.lines.count;
-        return { importId, reader, lineCount, next: 0, ordinal: 0, strict, firstError: null };
+        return { importId, reader, lineCount, next: 0, ordinal: 0, strict, firstError: null, readBack: !given };
       }
       // Unreachable for files the route accepted; kept so a damaged database cannot stall the runner.
       takeHanded(importId);
@@ -134,16 +137,10 @@ function importRunner(ctx: RunnerContext): ImportWork {
     handedBytes += file.length;
   };
 
-  const run: Runner = () => {
-    if (job && store.status(job.importId) !== 'pending') job = null; // wiped by a reset meanwhile
-    if (!job) {
-      // Opening a file (reading its bytes, finding its lines) is one stretch; its records come in later turns.
-      job = start();
-      return job ? 1 : 0;
-    }
-    const current = job;
+  /** Checks and stores up to `budget` lines of the current job; returns how many. */
+  const slice = (current: Job, budget: number): number => {
     const from = current.next;
-    const to = Math.min(from + SLICE_LINES, current.lineCount);
+    const to = Math.min(from + budget, current.lineCount);
     history.attempting(current.importId);
     const mark = current.reader.mark();
     const diagnostics = current.reader.read(from, to);
@@ -177,7 +174,28 @@ function importRunner(ctx: RunnerContext): ImportWork {
       else ctx.log.error({ importId: current.importId, rule: current.firstError }, 'a rejecting CNAB rule has no outcome (receivables/outcomes.ts)');
       job = null;
     }
-    return Math.max(1, to - from);
+    return to - from;
+  };
+
+  // One turn checks up to SLICE_LINES lines, over as many imports as that takes: a stream of small
+  // files is processed as fast as it arrives, a large one a slice per turn.
+  const run: Runner = () => {
+    let budget = SLICE_LINES;
+    let processed = 0;
+    while (budget > 0) {
+      if (job && store.status(job.importId) !== 'pending') job = null; // wiped by a reset meanwhile
+      if (!job) {
+        job = start();
+        if (!job) break;
+        processed += 1;
+        // A file read back from the database (after a restart) was scanned whole: that is the turn.
+        if (job.readBack) break;
+      }
+      const n = slice(job, budget);
+      budget -= Math.max(1, n);
+      processed += n;
+    }
+    return processed;
   };
   return {
     run,
