@@ -6,35 +6,18 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/index.js';
-import { BASE_FIXTURES } from '../helpers.js';
+import { COVERAGE_FIXTURES, T1 } from '../coverage/drivers.js';
 import { cnabBytes } from '../receivables/helpers.js';
 import { pdf } from '../loanbond/helpers.js';
 import { validDocument } from '../registry/helpers.js';
 
-const TENANT = '11222333000181';
-const FIXTURES = {
-  ...BASE_FIXTURES,
-  bookkeeping: {
-    ...BASE_FIXTURES.bookkeeping,
-    tradeBills: [{ tenantId: TENANT, uid: 'IUD-1', amount: 1000 }],
-    extractRequests: [
-      {
-        tenantId: TENANT,
-        extractTradeReceivableRequestId: 1,
-        registeredAt: '2026-11-01T10:00:00Z',
-        registeredByUserId: 1,
-        protocolNumber: 'PRT-0001',
-        currentStepType: 'executed',
-        generatedAt: '2026-11-01T10:05:00Z',
-      },
-    ],
-  },
-};
+// One of everything the six operations need: credentials, an open bill (IUD-OPEN), an extract request.
+const TENANT = T1;
 
 let sandbox: Sandbox;
 let port: number;
 beforeAll(async () => {
-  sandbox = await startSandbox({ fixtures: FIXTURES });
+  sandbox = await startSandbox({ fixtures: COVERAGE_FIXTURES });
   port = Number(new URL(sandbox.url).port);
 });
 afterAll(() => sandbox.close());
@@ -98,7 +81,7 @@ const OPERATIONS: Array<{ name: string; status: number; bytes: (extra: string) =
     bytes: (extra) =>
       request(
         'PUT',
-        `/api/bookkeeping/integration/v1/${TENANT}/trade-receivable-certificates/IUD-1/payment`,
+        `/api/bookkeeping/integration/v1/${TENANT}/trade-receivable-certificates/IUD-OPEN/payment`,
         BK,
         JSON.stringify({ type: 'bankSlip', informantId: 'directByDrawerHolder', isPartial: true, paymentValue: 10, paymentDate: '2026-01-02' }),
         extra,
@@ -173,8 +156,8 @@ describe('answers in request order on one connection', () => {
     const answers = await exchange(Buffer.concat([pay.bytes(''), list.bytes(''), Buffer.from(TRAILING['a pipelined request the parser refuses'])]));
     expect(answers.map((a) => a.status)).toEqual([204, 200, 400]);
     // The bill was paid once.
-    const bill = await fetch(`${sandbox.url}/_sandbox/bookkeeping/tenants/${TENANT}/trade-bills/IUD-1`).then((r) => r.json() as Promise<{ openValue: number }>);
-    expect(bill.openValue).toBe(990);
+    const bill = await fetch(`${sandbox.url}/_sandbox/bookkeeping/tenants/${TENANT}/trade-bills/IUD-OPEN`).then((r) => r.json() as Promise<{ openValue: number }>);
+    expect(bill.openValue).toBe(90);
   });
 
   it('a request whose own body the parser refuses still gets its 400 at once (there is nothing to wait for)', async () => {
