@@ -2,14 +2,14 @@
 // Differs from the real service where the README's assumptions table says (interface "receivables").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError } from '../http/errors.js';
-import { setupInterface } from '../http/interface-plugin.js';
+import { serveInterface } from '../http/interface-plugin.js';
 import { strictFor } from '../runtime/strict.js';
 import { EnvelopeError, errorResponses, StrictHeaders } from '../http/schema.js';
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
-import { setup } from './contract.js';
+import { contract } from './contract.js';
 import { importWork } from './runner.js';
 import { ImportCnabBody, NoBody } from './schemas.js';
 import { submitImport } from './submit.js';
@@ -19,7 +19,7 @@ const a = assumptionLookup(assumptions);
 const s = assumptionLookup(sandboxAssumptions);
 
 export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  setupInterface(app, setup);
+  serveInterface(app, contract);
 
   app.post(
     '/import-cnab',
@@ -36,7 +36,7 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           200: NoBody,
           ...errorResponses(
-            setup.statuses,
+            contract.statuses,
             EnvelopeError,
             a('rc-validation-error', 'rc-error-precedence'),
           ),
