@@ -6,8 +6,9 @@
 // A kick costs the same whatever the backlog: a runner runs at most once at a time, and a kick that
 // arrives while it runs only sets its "again" flag, read when the run finds nothing left. A run that
 // throws is retried after a backoff (RETRY_BASE_MS doubling up to RETRY_MAX_MS); its failure is kept
-// (runner, job, what the error was) for the control plane. How much may wait is bounded by the
-// caller: backlog() counts a runner's pending items, and a route refuses new ones past the bound.
+// (runner, job, what the error was) for the control plane. How much may wait is bounded: backlog()
+// counts a runner's pending items, and a route asks refusal() before storing a new one. Processing
+// can be held (kicks and retries start nothing) so a client can watch its items pending.
 import { describeStorageFault } from '../store/errors.js';
 
 /** Processes some pending items; returns how many it processed (0 when none are left). */
@@ -19,7 +20,7 @@ export const RETRY_BASE_MS = 100;
 export const RETRY_MAX_MS = 30_000;
 /** Pending items a runner may have before new ones are refused (SANDBOX_WORK_BACKLOG). */
 export const DEFAULT_WORK_BACKLOG = 1000;
-/** Failures kept for GET/POST /_sandbox/work (the oldest go first). */
+/** Failures kept for GET /_sandbox/work (the oldest go first). */
 const KEPT_FAILURES = 100;
 
 /** Thrown by a runner to name the job (an import, a set of registrations) whose slice failed. */
@@ -99,8 +100,7 @@ export class Work {
   private held = false;
   private closed = false;
   private failures = 0;
-  /** Runs started since the start (each runs the runner until it finds nothing left, or fails). */
-  runs = 0;
+  private started = 0;
 
   constructor(options: WorkOptions = {}) {
     this.onError = options.onError ?? (() => {});
@@ -216,7 +216,7 @@ export class Work {
       return lane.run;
     }
     if (this.closed) return Promise.resolve();
-    this.runs += 1;
+    this.started += 1;
     lane.active = true;
     lane.run = this.loop(lane);
     return lane.run;
@@ -288,6 +288,11 @@ export class Work {
     const processed: Record<string, number> = {};
     for (const [name, lane] of this.lanes) processed[name] = lane.processed - (before.get(name) ?? 0);
     return { processed, failures: this.kept.filter((f) => f.seq > since) };
+  }
+
+  /** Runs started since the start (each calls its runner until it finds nothing left, or fails). */
+  get runs(): number {
+    return this.started;
   }
 
   get names(): string[] {
