@@ -35,6 +35,8 @@ export interface Config {
   eventsSize: number;
   /** Sandbox-clock milliseconds before stored asynchronous work is processed; 0: at once. */
   workDelayMs: number;
+  /** Pending asynchronous items per interface and workspace before submissions are refused. */
+  workBacklog: number;
 }
 
 export const HELP = `tradebill-sandbox: a stateful sandbox of the trade-bill bookkeeping, registry,
@@ -70,6 +72,9 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
   --work-delay <t>      sandbox time before CNAB imports and loan-bond batches are processed:
                         500ms, 2s, PT1M; 0 at once
                                                   env SANDBOX_WORK_DELAY  default 1s
+  --work-backlog <n>    CNAB imports (and loan-bond registrations) waiting for processing,
+                        per workspace, before submissions are refused
+                                                  env SANDBOX_WORK_BACKLOG default 1000
   -h, --help            this text
   env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token.
 `;
@@ -149,6 +154,10 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   const maxWorkspaces = Number(maxText);
   if (!/^\d+$/.test(maxText.trim()) || maxWorkspaces > 100_000)
     throw new ConfigError(`invalid SANDBOX_MAX_WORKSPACES "${maxText}": a whole number from 0 to 100000`);
+  const backlogText = values['work-backlog'] ?? env.SANDBOX_WORK_BACKLOG ?? '1000';
+  const workBacklog = Number(backlogText);
+  if (!/^\d+$/.test(backlogText.trim()) || workBacklog < 1 || workBacklog > 1_000_000)
+    throw new ConfigError(`invalid SANDBOX_WORK_BACKLOG "${backlogText}": a whole number from 1 to 1000000`);
   const fixtures = values.fixtures ?? env.SANDBOX_FIXTURES ?? DEMO_FIXTURES;
   return {
     host: values.host ?? env.HOST ?? '127.0.0.1',
@@ -170,6 +179,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     workspaceIdleMs: parseIdle(values['workspace-idle'] ?? env.SANDBOX_WORKSPACE_IDLE ?? '60m'),
     eventsSize: parseCount('SANDBOX_EVENTS_SIZE', values['events-size'] ?? env.SANDBOX_EVENTS_SIZE ?? '1000', 1, 1_000_000),
     workDelayMs: parseDelay(values['work-delay'] ?? env.SANDBOX_WORK_DELAY ?? '1s'),
+    workBacklog,
   };
 }
 
@@ -194,6 +204,7 @@ function parse(argv: readonly string[]) {
       'workspace-idle': { type: 'string' },
       'events-size': { type: 'string' },
       'work-delay': { type: 'string' },
+      'work-backlog': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     workspaceIdleMs: config.workspaceIdleMs,
     eventsSize: config.eventsSize,
     workDelayMs: config.workDelayMs,
+    workBacklog: config.workBacklog,
   });
 
   let closing = false;

@@ -20,6 +20,7 @@ describe('configuration', () => {
       workspaceIdleMs: 60 * 60 * 1000,
       eventsSize: 1000,
       workDelayMs: 1000,
+      workBacklog: 1000,
     });
   });
 
@@ -41,6 +42,7 @@ describe('configuration', () => {
       SANDBOX_WORKSPACE_IDLE: '90s',
       SANDBOX_EVENTS_SIZE: '50',
       SANDBOX_WORK_DELAY: '0',
+      SANDBOX_WORK_BACKLOG: '50',
     };
     expect(parseConfig([], env)).toEqual({
       host: '0.0.0.0',
@@ -59,6 +61,7 @@ describe('configuration', () => {
       workspaceIdleMs: 90_000,
       eventsSize: 50,
       workDelayMs: 0,
+      workBacklog: 50,
     });
     const flags = [
       '--port',
@@ -81,6 +84,8 @@ describe('configuration', () => {
       '7',
       '--work-delay',
       'PT1M',
+      '--work-backlog',
+      '7',
     ];
     expect(parseConfig(flags, env)).toMatchObject({
       port: 9,
@@ -93,6 +98,7 @@ describe('configuration', () => {
       workspaceIdleMs: 2 * 3_600_000,
       eventsSize: 7,
       workDelayMs: 60_000,
+      workBacklog: 7,
     });
   });
 
@@ -115,6 +121,8 @@ describe('configuration', () => {
     expect(() => parseConfig([], { SANDBOX_WORK_DELAY: 'soon' })).toThrow(/work delay/);
     expect(() => parseConfig([], { SANDBOX_WORK_DELAY: 'P1M' })).toThrow(/work delay/);
     expect(parseConfig([], { SANDBOX_WORK_DELAY: '250ms' })).toMatchObject({ workDelayMs: 250 });
+    expect(() => parseConfig([], { SANDBOX_WORK_BACKLOG: '0' })).toThrow(/SANDBOX_WORK_BACKLOG/);
+    expect(() => parseConfig(['--work-backlog', 'lots'], {})).toThrow(/SANDBOX_WORK_BACKLOG/);
   });
 
   it('reads sizes in bytes, kb, mb and gb (1024-based)', () => {

@@ -19,6 +19,8 @@ export interface SubmitContext {
   strict: boolean;
   /** Where the stored import is reported. */
   events: EventSink;
+  /** Throws when the import may not be stored now (back-pressure); called once every check passed. */
+  admit?: () => void;
 }
 
 export interface Submitted {
@@ -70,6 +72,7 @@ export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitte
   const scan = scanLines(decoded.bytes);
   if (!scan.ok) throw badFile(`is not a CNAB 400/444 file: ${scan.reason}`, 'file-not-cnab');
 
+  ctx.admit?.();
   const importId = ctx.ids.newId('CNAB-');
   const stored = {
     importId,

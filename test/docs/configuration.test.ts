@@ -53,6 +53,7 @@ describe('docs/configuration.md', () => {
     '--workspace-idle': '2h',
     '--events-size': '50',
     '--work-delay': '250ms',
+    '--work-backlog': '50',
   };
 
   it('has a row for every flag and variable of --help, and no flag --help does not print', () => {
