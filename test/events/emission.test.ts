@@ -52,12 +52,29 @@ describe('events emitted by the interfaces', () => {
       const before = await lastEventId(app);
       const drive = DRIVERS[outcome.id];
       expect(drive).toBeDefined();
-      await drive?.(injectClient(app));
+      // Some drivers store something first (a backlog filled before the submission it refuses): the
+      // outcome is the answer to the driver's last request, so its events are counted from there.
+      const client = injectClient(app);
+      let beforeLast = before;
+      await drive?.({
+        send: (...args) => {
+          beforeLast = app.runtime.events.lastId;
+          return client.send(...args);
+        },
+      });
+      const atAnswer = await typesAfter(app, beforeLast);
       // Asynchronous work runs by itself after a delay; here it is run now.
       await app.inject({ method: 'POST', url: '/_sandbox/work/run' });
-      const types = await typesAfter(app, before);
-      // Faults and work/run are control calls: they change no state and emit nothing.
-      expect(types).toEqual(expected);
+      if (outcome.status >= 400) {
+        expect(atAnswer).toEqual([]);
+        // Nor later: what the work run emitted is about what the driver stored before the refused request.
+        const all = (await feed(app, `after=${before}`)).events;
+        const earlier = new Set(all.filter((e) => Number(e.id) <= beforeLast).map((e) => e.subject));
+        expect(all.filter((e) => Number(e.id) > beforeLast && !earlier.has(e.subject))).toEqual([]);
+      } else {
+        // Faults and work/run are control calls: they change no state and emit nothing.
+        expect(await typesAfter(app, before)).toEqual(expected);
+      }
     });
   }
 });
