@@ -369,7 +369,11 @@ const ALPHABETS: Record<string, string> = {
   ALPHANUMERIC_AND_SYMBOLS: 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&()*+,-./:;<=>?@[]^_{|}~',
 };
 
-/** A UUID (version 4 layout) from the generator's hex digits. */
+/** A UUID (version 4 layout) drawn from a key generator: seeded when the sandbox has a seed. */
+export function newUuid(ids: HelperContext['ids']): string {
+  return uuidOf(ids.randomText(32, ALPHABETS.HEXADECIMAL ?? ''));
+}
+
 function uuidOf(hex: string): string {
   const variant = '89ab'[parseInt(hex[16] ?? '0', 16) % 4];
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
@@ -421,7 +425,7 @@ export function templateHelpers(context: HelperContext): HelperSet {
     randomValue(...args) {
       const { options } = split(args);
       const type = text(options.hash.type ?? 'ALPHANUMERIC').toUpperCase();
-      if (type === 'UUID') return uuidOf(context.ids.randomText(32, ALPHABETS.HEXADECIMAL ?? ''));
+      if (type === 'UUID') return newUuid(context.ids);
       const alphabet = ALPHABETS[type];
       if (!alphabet) throw new TemplateError(`randomValue: type must be one of ${[...Object.keys(ALPHABETS), 'UUID'].join(', ')}, got "${type}"`);
       const length = numberArg(options.hash.length ?? 36, 'randomValue', 'length');
