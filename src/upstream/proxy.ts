@@ -94,6 +94,8 @@ export interface ForwardOptions {
   timeoutMs: number;
   /** Bytes of each body kept for the journal, the recorder and the report. */
   captureLimit: number;
+  /** Called when the answer starts, with a way to read the copy of its body kept so far. */
+  started?(responseBody: () => Buffer | null): void;
 }
 
 /**
@@ -144,6 +146,7 @@ export function forward(request: FastifyRequest, reply: FastifyReply, upstream: 
       const statusMessage = incoming.statusMessage ?? '';
       const responseHeaders = endToEnd(incoming.rawHeaders, () => false);
       const responseCopy = new Capture(options.captureLimit);
+      options.started?.(() => responseCopy.bytes);
       reply.hijack();
       const res = reply.raw;
       // Only the upstream's headers: no Date of the sandbox's own when the upstream sent none.
