@@ -27,6 +27,8 @@ import type { SandboxIds } from './runtime/ids.js';
 import { createRuntime, installRuntime, type Runtime, type RuntimeLog, type RuntimeOptions } from './runtime/index.js';
 import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS, workspaceNameOf, workspaceRewrite, Workspaces } from './runtime/workspaces.js';
 import { installWorkspaces, workspaceOpener } from './control/workspaces.js';
+import { InspectionIndex } from './control/inspection-index.js';
+import { installUserOperations, outsideMessage } from './user-operations.js';
 
 export const VERSION = '0.1.0';
 export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
@@ -66,6 +68,12 @@ export interface AppOptions {
   maxWorkspaces?: number;
   /** In-memory workspaces unused this long are removed (default one hour; 0: never). */
   workspaceIdleMs?: number;
+  /** WireMock mappings served in every workspace (--stubs): a folder. */
+  stubs?: string;
+  /** Proxy mode (--upstream): `URL` for every interface, or `IFACE=URL` each. */
+  upstreams?: readonly string[];
+  /** With an upstream, the folder where exchanges of named-only operations are recorded (--record). */
+  record?: string;
 }
 
 /** Server-wide settings; those of one sandbox state are the runtime's (runtime/index.ts). */
@@ -128,19 +136,20 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   // Each request's runtime: the default one, or the workspace its path names (after the control
   // hooks, so a workspace is released once its journal entry is written).
   installRuntime(app, runtime, installWorkspaces(app, workspaces));
+  // User-defined operations and proxy mode: requests no documented operation owns, or every request
+  // of an interface with an upstream.
+  const inspections = new InspectionIndex();
+  installUserOperations(app, { stubs: options.stubs, upstreams: options.upstreams, record: options.record }, (rt, path) =>
+    inspections.read(rt, path),
+  );
   await registerOpenApi(app, { version: VERSION, assumptions: allAssumptions, tags: OPENAPI_TAGS, interfaces: INTERFACES });
 
-  await app.register(sandboxPlugin, { prefix: '/_sandbox' });
+  await app.register(sandboxPlugin, { prefix: '/_sandbox', inspections });
   await app.register(bookkeepingPlugin, { prefix: INTERFACES.bookkeeping.prefix });
   await app.register(registryPlugin, { prefix: INTERFACES.registry.prefix });
   await app.register(receivablesPlugin, { prefix: INTERFACES.receivables.prefix });
   await app.register(loanbondPlugin, { prefix: INTERFACES.loanbond.prefix });
-  useStandardErrors(
-    app,
-    (request) =>
-      `${request.method} ${pathOf(request.url)} is outside every emulated interface (see GET /_sandbox/operations)`,
-    CATALOG,
-  );
+  useStandardErrors(app, (request) => outsideMessage(request.method, pathOf(request.url)), CATALOG);
 
   await app.ready();
   // Resume what a previous run left pending, in every workspace kept in a file.

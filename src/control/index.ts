@@ -20,6 +20,8 @@ import { useJsonBodies } from '../http/json.js';
 import { pathOf } from '../http/url.js';
 import { uiPlugin } from './ui/index.js';
 import { workspacesPlugin } from './workspaces.js';
+import type { InspectionIndex } from './inspection-index.js';
+import { stubRoutes } from './stub-routes.js';
 import { runtimeOf } from '../runtime/index.js';
 
 const OperationSchema = Type.Object({
@@ -53,7 +55,10 @@ function declareRefusals(route: RouteOptions): void {
 }
 const a = assumptionLookup(assumptions);
 
-export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
+export const sandboxPlugin: FastifyPluginAsyncTypebox<{ inspections?: InspectionIndex }> = async (app, options) => {
+  // Every GET call, readable by the templates' inspect helper.
+  const inspections = options.inspections;
+  if (inspections) app.addHook('onRoute', (route) => inspections.add(route, app));
   // A control call without a body schema takes none: an empty JSON body (what many clients send with
   // POST and DELETE) reads as {} there, as it does on reset, whose body is all optional.
   app.addHook('onRoute', (route) => {
@@ -216,6 +221,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
 
   await app.register(controlPlugin);
   await app.register(coveragePlugin);
+  await app.register(stubRoutes);
   await app.register(workspacesPlugin);
 
   // Each interface inspects its own state, from its own folder.

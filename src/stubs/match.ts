@@ -87,7 +87,7 @@ function urlDifference(stub: Stub, view: RequestView): { distance: number; diffe
 function pathOff(path: string, expected: string, rule: string): { distance: number; differences: string[] } {
   const { distance, differences } = pathDistance(path, expected);
   const why = differences.length > 0 ? differences.join('; ') : `it is not ${expected}`;
-  return { distance: Math.min(Math.max(distance, 0.5), 3), differences: [`the path ${path} is not the ${rule} ${expected}: ${why}`] };
+  return { distance: Math.min(Math.max(distance, 0.5), 3), differences: [`the path ${path} is not the ${rule} ${expected}: ${why.replace(/the operation/g, "the mapping")}`] };
 }
 
 /** Matches one request against one mapping; `state` is the current state of the mapping's scenario. */

@@ -79,7 +79,13 @@ export function requestView(request: FastifyRequest, body: Buffer): RequestView 
     }
   }
   const headers = new Map<string, string[]>();
-  for (const [name, values] of Object.entries(request.raw.headersDistinct)) if (values) headers.set(name, values);
+  const raw = request.raw.rawHeaders ?? [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] ?? '').toLowerCase();
+    const list = headers.get(name);
+    if (list) list.push(raw[i + 1] ?? '');
+    else headers.set(name, [raw[i + 1] ?? '']);
+  }
   const scheme = request.protocol;
   return {
     method: request.method,
@@ -87,7 +93,7 @@ export function requestView(request: FastifyRequest, body: Buffer): RequestView 
     path,
     query,
     headers,
-    rawHeaders: request.raw.rawHeaders,
+    rawHeaders: raw,
     body,
     text: body.toString('utf8'),
     host: request.hostname,

@@ -62,7 +62,7 @@ export interface ConformanceReport {
   specification: BasisSummary[];
   operations: OperationConformance[];
   /** The checks run on every exchange, with the assumptions each may cite. */
-  checks: ReadonlyArray<{ id: string; cites: readonly string[] }>;
+  checks: Array<{ id: string; cites: string[] }>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -160,8 +160,8 @@ export class ConformanceLog {
   }
 }
 
-function checkListOf(checker: ConformanceChecker): ReadonlyArray<{ id: string; cites: readonly string[] }> {
-  return (checker.constructor as typeof ConformanceChecker).checks;
+function checkListOf(checker: ConformanceChecker): Array<{ id: string; cites: string[] }> {
+  return (checker.constructor as typeof ConformanceChecker).checks.map((c) => ({ id: c.id, cites: [...c.cites] }));
 }
 
 const basisLabel = (b: Basis) => (b.kind === 'assumption' ? `assumption ${b.id}` : `specification ${b.id}`);
