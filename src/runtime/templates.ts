@@ -45,8 +45,23 @@ export interface HelperContext {
 // user of the library, and its prototype-access protection stays on (templates read own properties only).
 const handlebars = Handlebars.create();
 
+/**
+ * WireMock's engine (handlebars.java) reads a numeric path segment as an index, `request.path.3`;
+ * Handlebars.js reads only `request.path.[3]`. Numeric segments outside quoted strings of each
+ * mustache are bracketed, so a template written for WireMock means the same here.
+ */
+export function bracketIndexes(source: string): string {
+  return source.replace(/\{\{[^}]*\}\}/g, (tag) =>
+    tag
+      .split(/('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")/)
+      .map((part, i) => (i % 2 === 1 ? part : part.replace(/((?:[A-Za-z_$][\w$-]*|\]))\.(\d+)(?=[\s}.)]|$)/g, '$1.[$2]')))
+      .join(''),
+  );
+}
+
 /** Compiles `source` once (syntax errors are thrown now, with their line); render it many times. */
-export function compileTemplate(source: string): Template {
+export function compileTemplate(template: string): Template {
+  const source = bracketIndexes(template);
   try {
     // Parsing first reports a syntax error here rather than at the first render.
     handlebars.parse(source);

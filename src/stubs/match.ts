@@ -67,7 +67,7 @@ function urlDifference(stub: Stub, view: RequestView): { distance: number; diffe
     case 'url':
       if (view.url === url.text) return { distance: 0, differences: [] };
       if (view.path === url.text.split('?')[0]) {
-        return { distance: 1, differences: [`the query string is "${view.url.slice(view.path.length)}"; the mapping's url has "${url.text.slice(view.path.length)}"`] };
+        return { distance: 0.5, differences: [`the query string is "${view.url.slice(view.path.length)}"; the mapping's url has "${url.text.slice(view.path.length)}"`] };
       }
       return pathOff(view.path, url.text.split('?')[0] ?? '', 'url');
     case 'urlPath':
@@ -77,7 +77,7 @@ function urlDifference(stub: Stub, view: RequestView): { distance: number; diffe
       const value = url.kind === 'urlPattern' ? view.url : view.path;
       return url.regex.test(value)
         ? { distance: 0, differences: [] }
-        : { distance: 1, differences: [`the ${url.kind === 'urlPattern' ? 'URL' : 'path'} ${value} does not match ${url.kind} /${url.text}/`] };
+        : { distance: 2, differences: [`the ${url.kind === 'urlPattern' ? 'URL' : 'path'} ${value} does not match ${url.kind} /${url.text}/`] };
     }
     case 'urlPathTemplate':
       return templateParams(stub, view.path) ? { distance: 0, differences: [] } : pathOff(view.path, url.text, 'urlPathTemplate');
@@ -87,7 +87,8 @@ function urlDifference(stub: Stub, view: RequestView): { distance: number; diffe
 function pathOff(path: string, expected: string, rule: string): { distance: number; differences: string[] } {
   const { distance, differences } = pathDistance(path, expected);
   const why = differences.length > 0 ? differences.join('; ') : `it is not ${expected}`;
-  return { distance: Math.min(Math.max(distance, 0.5), 3), differences: [`the path ${path} is not the ${rule} ${expected}: ${why.replace(/the operation/g, "the mapping")}`] };
+  // A path off the mapping's weighs more than any one matcher: the mapping is about another resource.
+  return { distance: 1 + Math.min(distance, 3), differences: [`the path ${path} is not the ${rule} ${expected}: ${why.replace(/the operation/g, "the mapping")}`] };
 }
 
 /** Matches one request against one mapping; `state` is the current state of the mapping's scenario. */
@@ -96,7 +97,7 @@ export function matchStub(stub: Stub, view: RequestView, state: string | undefin
   const differences: string[] = [];
   let distance = 0;
   if (rule.method !== 'ANY' && rule.method !== view.method) {
-    distance += 0.5;
+    distance += 1;
     differences.push(`the method is ${view.method}; the mapping's is ${rule.method}`);
   }
   const url = urlDifference(stub, view);
@@ -107,7 +108,7 @@ export function matchStub(stub: Stub, view: RequestView, state: string | undefin
     for (const [name, m] of rule.pathParameters) {
       const value = params[name] ?? null;
       if (!m.test(value)) {
-        distance += 1;
+        distance += 0.5;
         differences.push(`path parameter ${name}: ${m.why(value)}`);
       }
     }
@@ -115,25 +116,25 @@ export function matchStub(stub: Stub, view: RequestView, state: string | undefin
   for (const [name, m] of rule.queryParameters) {
     const values = view.query.get(name) ?? [];
     if (!m.test(values)) {
-      distance += 1;
+      distance += 0.5;
       differences.push(`query parameter ${name} (${m.text}): ${m.why(values)}`);
     }
   }
   for (const [name, m] of rule.headers) {
     const values = view.headers.get(name) ?? [];
     if (!m.test(values)) {
-      distance += 1;
+      distance += 0.5;
       differences.push(`header ${name} (${m.text}): ${m.why(name === 'authorization' ? values.map(() => '[redacted]') : values)}`);
     }
   }
   for (const m of rule.bodyPatterns) {
     if (!m.test(view.text)) {
-      distance += 1;
+      distance += 0.5;
       differences.push(`body (${m.text}): ${m.why(view.text)}`);
     }
   }
   if (stub.scenario?.required && stub.scenario.required !== state) {
-    distance += 0.5;
+    distance += 0.25;
     differences.push(`scenario "${stub.scenario.name}" is in state "${state}"; the mapping needs "${stub.scenario.required}"`);
   }
   return differences.length === 0 ? { matched: true, pathParams: params } : { matched: false, distance, differences };

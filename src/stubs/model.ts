@@ -70,18 +70,16 @@ function cookiesOf(header: readonly string[]): Record<string, OneOrMany> {
   return multi(found);
 }
 
-/** Headers by the name as sent and in lower case (WireMock's header names ignore case). */
+/** Headers by name in any case (WireMock's header names ignore case), listed in lower case. */
 function headersOf(view: RequestView): Record<string, OneOrMany> {
-  const byName = new Map<string, string[]>();
-  for (let i = 0; i + 1 < view.rawHeaders.length; i += 2) {
-    const name = view.rawHeaders[i] ?? '';
-    const list = byName.get(name) ?? [];
-    list.push(view.rawHeaders[i + 1] ?? '');
-    byName.set(name, list);
-  }
-  const out = multi(byName);
-  for (const [name, values] of view.headers) out[name] ??= new OneOrMany(values);
-  return out;
+  const byName: Record<string, OneOrMany> = {};
+  for (const [name, values] of view.headers) byName[name] = new OneOrMany(values);
+  const key = (prop: string | symbol) => (typeof prop === 'string' ? prop.toLowerCase() : prop);
+  return new Proxy(byName, {
+    get: (target, prop) => Reflect.get(target, key(prop)),
+    has: (target, prop) => Reflect.has(target, key(prop)),
+    getOwnPropertyDescriptor: (target, prop) => Reflect.getOwnPropertyDescriptor(target, key(prop)),
+  });
 }
 
 /** The model a response template renders: `request` and `parameters`. */
