@@ -238,6 +238,7 @@ export const stubRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/scenarios/:name/state',
     {
+      config: { optionalBody: true },
       schema: {
         operationId: 'setScenarioState',
         tags: TAG,

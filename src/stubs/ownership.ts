@@ -59,9 +59,31 @@ export function ownerOfRequest(method: string, path: string, operations: readonl
 
 /** True when every value a mapping's template segment can take is one the documented segment takes. */
 function segmentWithin(mapping: string, documented: string, index: number, template: Template, all: readonly Template[]): boolean {
-  if (isParam(mapping)) return false; // the mapping's parameter takes values the documented literal does not
+  if (isParam(mapping)) {
+    // A parameter takes any value: within a documented parameter that reserves no word here.
+    return isParam(documented) && !all.some((other) => other !== template && other.segments[index] !== undefined && !isParam(other.segments[index] ?? '') && reserved(template, index, other.segments[index] ?? '', all));
+  }
   if (isParam(documented)) return mapping !== '' && !reserved(template, index, mapping, all);
   return mapping === documented;
+}
+
+/** The text a regular expression matches when it matches one text only (`a\\.b` is "a.b"); else undefined. */
+function literalOf(pattern: string): string | undefined {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i] ?? '';
+    if (c === '\\') {
+      const next = pattern[i + 1] ?? '';
+      if (/[A-Za-z0-9]/.test(next) || next === '') return undefined;
+      out += next;
+      i++;
+    } else if ('^$.|?*+()[]{}'.includes(c)) {
+      return undefined;
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 /**
@@ -88,10 +110,9 @@ export function documentedOwner(rule: StubRequestRule, operations: readonly Oper
       break;
     case 'urlPattern':
     case 'urlPathPattern': {
-      // A pattern with no regular-expression syntax is a literal path (a query part ends it).
-      const source = url.kind === 'urlPattern' ? url.text.split('\\?')[0] ?? '' : url.text;
-      if (/[\\^$.|?*+()[\]{}]/.test(source)) return undefined;
-      literal = source;
+      // A pattern with no regular-expression syntax (escaped punctuation aside) is a literal path.
+      literal = literalOf(url.kind === 'urlPattern' ? (url.text.split('\\?')[0] ?? '') : url.text);
+      if (literal === undefined) return undefined;
       break;
     }
     case 'urlPathTemplate': {
