@@ -3,10 +3,9 @@
 // their hooks installed after the control plane's (fault rules first, then the journal's trace), the
 // proxy's before the stubs' (an interface with an upstream is the real service's alone).
 import type { FastifyInstance } from 'fastify';
-import { allAssumptions } from './assumptions.js';
 import type { UserOperations } from './control/stub-routes.js';
-import { INTERFACE_IDS } from './http/errors.js';
-import { CATALOG, INTERFACES, interfaceOfPath } from './interfaces.js';
+import type { Interfaces } from './http/interface-module.js';
+import { assumptions as sandboxAssumptions } from './http/sandbox-assumptions.js';
 import type { Runtime } from './runtime/index.js';
 import { readStubFolder } from './stubs/folder.js';
 import { installStubs } from './stubs/serve.js';
@@ -32,34 +31,36 @@ export function outsideMessage(method: string, path: string): string {
 
 export function installUserOperations(
   app: FastifyInstance,
+  interfaces: Interfaces,
   options: UserOperationOptions,
   inspect: (runtime: Runtime, path: string) => unknown,
 ): UserOperations {
-  const context = { operations: CATALOG, interfaceOfPath };
+  const interfaceOfPath = (path: string) => interfaces.ofPath(path)?.contract.id ?? null;
+  const context = { operations: interfaces.operations, interfaceOfPath };
   const folder = options.stubs ? readStubFolder(options.stubs, context) : [];
   const stubs = new StubSet(folder, context, (id, problems) =>
     app.log.error({ mapping: id, problems }, 'a stored mapping no longer reads: it is skipped'),
   );
-  const upstreams = Upstreams.parse(options.upstreams ?? [], INTERFACE_IDS);
+  const upstreams = Upstreams.parse(options.upstreams ?? [], interfaces.ids);
   const recorder = options.record ? new Recorder(options.record) : undefined;
-  const operations = CATALOG.filter((o) => o.status === 'implemented').map((operation) => ({
-    operation,
-    shape: INTERFACES[operation.interface].shape,
-  }));
+  const operations = interfaces.operations
+    .filter((o) => o.status === 'implemented')
+    .map((operation) => ({ operation, shape: interfaces.contract(operation.interface).shape }));
+  const assumptions = [...sandboxAssumptions, ...interfaces.assumptions];
   let checker: ConformanceChecker | undefined;
   const user: UserOperations = {
     stubs,
     upstreams,
-    checker: () => (checker ??= new ConformanceChecker((app as FastifyInstance & { swagger(): unknown }).swagger() as OpenApiDocument, operations, allAssumptions)),
+    checker: () => (checker ??= new ConformanceChecker((app as FastifyInstance & { swagger(): unknown }).swagger() as OpenApiDocument, operations, assumptions)),
     recording: options.record ?? null,
   };
   app.decorate('userOperations', user);
-  installProxy(app, { upstreams, interfaces: INTERFACES, interfaceOfPath, operations: CATALOG, checker: user.checker, recorder });
+  installProxy(app, { upstreams, interfaces, interfaceOfPath, operations: interfaces.operations, checker: user.checker, recorder });
   installStubs(app, {
     stubs,
-    interfaces: INTERFACES,
+    interfaces,
     interfaceOfPath,
-    operations: CATALOG,
+    operations: interfaces.operations,
     outsideMessage,
     inspect,
     bodyLimit: app.settings.bodyLimit,

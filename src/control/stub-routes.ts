@@ -3,7 +3,7 @@
 // conformance report of proxy mode (/_sandbox/conformance). Mounted under /_sandbox.
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError } from '../http/errors.js';
 import { StandardError, StringEnum, Strict } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
@@ -15,7 +15,6 @@ import type { ConformanceChecker } from '../upstream/conformance.js';
 import { conformanceJunit, conformanceMarkdown } from '../upstream/conformance-report.js';
 import { conformanceLogOf } from '../upstream/serve.js';
 import type { Upstreams } from '../upstream/upstreams.js';
-import { InterfaceName } from './schemas.js';
 
 /** What the control plane reads of the user-defined operations (decorated on the app by buildApp). */
 export interface UserOperations {
@@ -35,7 +34,9 @@ declare module 'fastify' {
 const TAG = ['sandbox control plane'];
 const a = assumptionLookup(assumptions);
 
-const StubInfo = Strict(
+type Name = ReturnType<typeof StringEnum<string>>;
+
+const stubInfo = (InterfaceName: Name) => Strict(
   {
     source: StringEnum(['folder', 'runtime'] as const, { description: 'the --stubs folder (kept by reset), or added through this call' }),
     file: Type.Union([Type.String(), Type.Null()], { description: 'the folder file it was read from' }),
@@ -45,12 +46,12 @@ const StubInfo = Strict(
   { description: "the sandbox's view of the mapping" },
 );
 
-const StubView = Type.Object(
-  { ...StubMapping.properties, id: Type.String(), sandbox: StubInfo },
+const stubView = (InterfaceName: Name) => Type.Object(
+  { ...StubMapping.properties, id: Type.String(), sandbox: stubInfo(InterfaceName) },
   { additionalProperties: false, title: 'StubMappingView', description: 'the mapping as given, with its id, and what the sandbox made of it' },
 );
 
-const MappingList = Type.Object({
+const mappingList = (StubView: ReturnType<typeof stubView>) => Type.Object({
   mappings: Type.Array(StubView),
   meta: Type.Object({ total: Type.Integer() }),
 });
@@ -61,7 +62,7 @@ const ScenarioSchema = Type.Object({
   possibleStates: Type.Array(Type.String()),
 });
 
-const ConformanceQuery = Type.Object({
+const conformanceQuery = (InterfaceName: Name) => Type.Object({
   format: Type.Optional(StringEnum(['json', 'junit', 'markdown'] as const, { default: 'json' })),
   interface: Type.Optional(InterfaceName),
 });
@@ -116,6 +117,10 @@ function view(stub: Stub) {
 
 export const stubRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const user = (app as FastifyInstance).userOperations;
+  const InterfaceName = StringEnum(app.interfaces.ids);
+  const StubView = stubView(InterfaceName);
+  const MappingList = mappingList(StubView);
+  const ConformanceQuery = conformanceQuery(InterfaceName);
 
   app.post(
     '/stubs',
@@ -137,7 +142,7 @@ export const stubRoutes: FastifyPluginAsyncTypebox = async (app) => {
           400: StandardError,
           401: StandardError,
         },
-        'x-sandbox-assumption': a('stub-format', 'stub-ownership', 'stub-scope'),
+        'x-sandbox-assumption': a('stub-format', 'stub-ownership', 'stub-scope', 'stub-unmatched', 'stub-template-error', 'inspect-helper'),
       },
     },
     async (request, reply) => {
@@ -158,7 +163,7 @@ export const stubRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The user-defined operations of this workspace, in the order they are tried',
         description: 'The --stubs folder\'s mappings and those added at run time, by priority, then the last added first (as WireMock tries them).',
         response: { 200: MappingList, 401: StandardError },
-        'x-sandbox-assumption': a('stub-scope'),
+        'x-sandbox-assumption': a('stub-scope', 'stub-records'),
       },
     },
     async (request) => {
@@ -300,7 +305,7 @@ export const stubRoutes: FastifyPluginAsyncTypebox = async (app) => {
           400: StandardError,
           401: StandardError,
         },
-        'x-sandbox-assumption': a('conformance-checks', 'conformance-scope'),
+        'x-sandbox-assumption': a('proxy-scope', 'proxy-upstream-failure', 'record-format', 'conformance-checks', 'conformance-scope'),
       },
     },
     async (request, reply) => {

@@ -6,7 +6,8 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Operation } from '../http/catalog.js';
 import { type InterfaceId, renderError, SandboxError, standardBody } from '../http/errors.js';
-import { describeBytes, type InterfaceTable, notImplementedBody, outsideBody } from '../http/interface-plugin.js';
+import type { Interfaces } from '../http/interface-module.js';
+import { describeBytes, notImplementedBody, outsideBody } from '../http/interface-plugin.js';
 import { pathOf } from '../http/url.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
 import { type HelperSet, templateHelpers, TemplateError } from '../runtime/templates.js';
@@ -34,7 +35,7 @@ declare module 'fastify' {
 
 export interface StubServing {
   stubs: StubSet;
-  interfaces: InterfaceTable;
+  interfaces: Interfaces;
   interfaceOfPath(path: string): InterfaceId | null;
   /** The catalog: documented operations keep their requests. */
   operations: readonly Operation[];
@@ -129,7 +130,7 @@ export function installStubs(app: FastifyInstance, serving: StubServing): void {
   app.decorateRequest('stubHit', null);
 
   const errorBody = (iface: InterfaceId | null, status: number, message: string) =>
-    iface === null ? standardBody(status, message) : renderError(serving.interfaces[iface].shape, new SandboxError(status, message));
+    iface === null ? standardBody(status, message) : renderError(serving.interfaces.contract(iface).shape, new SandboxError(status, message));
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const path = pathOf(request.url);
@@ -160,7 +161,7 @@ export function installStubs(app: FastifyInstance, serving: StubServing): void {
       const base =
         iface === null
           ? outsideBody(request.method, path, serving.outsideMessage(request.method, path), serving.operations)
-          : notImplementedBody(serving.interfaces[iface], request.method, path);
+          : notImplementedBody(serving.interfaces.contract(iface), request.method, path);
       return reply
         .code(iface === null ? 404 : 501)
         .type('application/json')

@@ -11,7 +11,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import { isCalendarDate, isUtcTimestamp } from '../domain/dates.js';
 import { isMoney } from '../domain/money.js';
-import type { Assumption } from '../http/assumptions.js';
+import type { Assumption } from '../http/assumption-catalog.js';
 import type { Operation } from '../http/catalog.js';
 import type { ErrorShape } from '../http/errors.js';
 import { redact, REDACTED, SECRET_KEYS } from '../runtime/redact.js';

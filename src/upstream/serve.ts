@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Operation } from '../http/catalog.js';
 import { type InterfaceId, renderError, SandboxError, standardBody } from '../http/errors.js';
-import type { InterfaceTable } from '../http/interface-plugin.js';
+import type { Interfaces } from '../http/interface-module.js';
 import { pathOf } from '../http/url.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
 import { ownerOfRequest } from '../stubs/ownership.js';
@@ -37,7 +37,7 @@ declare module 'fastify' {
 
 export interface ProxyServing {
   upstreams: Upstreams;
-  interfaces: InterfaceTable;
+  interfaces: Interfaces;
   interfaceOfPath(path: string): InterfaceId | null;
   operations: readonly Operation[];
   /** Built once the app is ready (it reads the served OpenAPI document). */
@@ -80,13 +80,13 @@ export function installProxy(app: FastifyInstance, serving: ProxyServing): void 
       started: (responseBody) => (proxied.responseBody = responseBody),
     });
     if ('failed' in result) {
-      const status = upstreamFailureStatus(iface === null ? null : serving.interfaces[iface].statuses);
+      const status = upstreamFailureStatus(iface === null ? null : serving.interfaces.contract(iface).statuses);
       const message = `the upstream ${upstream.url} gave no answer: ${result.failed} (proxy mode sends every ${iface ?? 'request outside the interfaces'}${iface ? ' request' : ''} to it)`;
       request.log.warn({ upstream: upstream.url, reason: result.failed }, 'upstream gave no answer');
       const body =
         iface === null
           ? standardBody(status, message)
-          : renderError(serving.interfaces[iface].shape, new SandboxError(status, message, { code: 'UpstreamUnavailable' }));
+          : renderError(serving.interfaces.contract(iface).shape, new SandboxError(status, message, { code: 'UpstreamUnavailable' }));
       return reply.code(status).type('application/json').send(body);
     }
     const capture = result.answered;
