@@ -30,6 +30,12 @@ export interface Config {
   maxWorkspaces: number;
   /** In-memory workspaces unused this long are removed; 0: never. */
   workspaceIdleMs: number;
+  /** A folder of WireMock mappings served in every workspace; null: none. */
+  stubs: string | null;
+  /** Proxy mode: `URL` for every interface, or `IFACE=URL` each. */
+  upstreams: string[];
+  /** With an upstream: the folder where exchanges of named-only operations are recorded. */
+  record: string | null;
 }
 
 export const HELP = `tradebill-sandbox: a stateful sandbox of the trade-bill bookkeeping, registry,
@@ -60,6 +66,12 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
                                                   env SANDBOX_MAX_WORKSPACES default 256
   --workspace-idle <t>  remove in-memory workspaces unused this long: 90s, 30m, 2h; 0 never
                                                   env SANDBOX_WORKSPACE_IDLE default 60m
+  --stubs <dir>         WireMock mappings (user-defined operations) for every workspace
+                                                  env SANDBOX_STUBS       default none
+  --upstream <url>      proxy mode: every interface to url, or IFACE=url for one (repeatable)
+                                                  env SANDBOX_UPSTREAM (space-separated) default none
+  --record <dir>        with --upstream, record the named-only operations as mappings in dir
+                                                  env SANDBOX_RECORD      default none
   -h, --help            this text
   env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token.
 `;
@@ -124,6 +136,11 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   if (!/^\d+$/.test(maxText.trim()) || maxWorkspaces > 100_000)
     throw new ConfigError(`invalid SANDBOX_MAX_WORKSPACES "${maxText}": a whole number from 0 to 100000`);
   const fixtures = values.fixtures ?? env.SANDBOX_FIXTURES ?? DEMO_FIXTURES;
+  const stubs = values.stubs ?? (env.SANDBOX_STUBS || null);
+  const upstreams = values.upstream ?? (env.SANDBOX_UPSTREAM ?? '').split(/\s+/).filter((u) => u !== '');
+  const record = values.record ?? (env.SANDBOX_RECORD || null);
+  if (record !== null && upstreams.length === 0)
+    throw new ConfigError('--record needs --upstream: it records what the upstream answers');
   return {
     host: values.host ?? env.HOST ?? '127.0.0.1',
     port,
@@ -142,6 +159,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       (env.SANDBOX_COVERAGE === undefined || env.SANDBOX_COVERAGE === '' || parseBool('SANDBOX_COVERAGE', env.SANDBOX_COVERAGE)),
     maxWorkspaces,
     workspaceIdleMs: parseIdle(values['workspace-idle'] ?? env.SANDBOX_WORKSPACE_IDLE ?? '60m'),
+    stubs,
+    upstreams,
+    record,
   };
 }
 
@@ -164,6 +184,9 @@ function parse(argv: readonly string[]) {
       'no-coverage': { type: 'boolean' },
       'max-workspaces': { type: 'string' },
       'workspace-idle': { type: 'string' },
+      stubs: { type: 'string' },
+      upstream: { type: 'string', multiple: true },
+      record: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -42,6 +42,9 @@ async function main(): Promise<void> {
     coverage: config.coverage,
     maxWorkspaces: config.maxWorkspaces,
     workspaceIdleMs: config.workspaceIdleMs,
+    ...(config.stubs ? { stubs: config.stubs } : {}),
+    upstreams: config.upstreams,
+    ...(config.record ? { record: config.record } : {}),
   });
 
   let closing = false;

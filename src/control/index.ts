@@ -13,6 +13,8 @@ import { StandardError, Strict, StringEnum } from '../http/schema.js';
 import { pathOf } from '../http/url.js';
 import type { InspectionIndex } from './inspection-index.js';
 import { stubRoutes } from './stub-routes.js';
+import type { Stub } from '../stubs/mapping.js';
+import { userDefinedOperation } from '../stubs/stub-set.js';
 import { runtimeOf } from '../runtime/index.js';
 import { clockRoutes } from './clock-routes.js';
 import { coverageRoutes } from './coverage-routes.js';
@@ -23,14 +25,30 @@ import { uiPlugin } from './ui/index.js';
 import { workRoutes } from './work-routes.js';
 import { workspacesPlugin } from './workspaces.js';
 
+/** A user-defined operation (a stub mapping) as the catalog names it. */
+const MappingRef = Type.Object({
+  id: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  method: Type.String({ description: 'the method it matches, or ANY' }),
+  url: Type.Union([Type.String(), Type.Null()], { description: 'its URL rule; null: any URL' }),
+});
+
 const operationSchema = (ids: readonly string[]) =>
   Type.Object({
     interface: StringEnum(ids),
     name: Type.String(),
     method: Type.Union([Type.String(), Type.Null()]),
     path: Type.Union([Type.String(), Type.Null()]),
-    status: StringEnum(['implemented', 'named-only']),
+    status: StringEnum(['implemented', 'named-only', 'stubbed'], {
+      description: 'stubbed: named only by the specification, answered in this workspace by the mappings listed',
+    }),
+    mappings: Type.Optional(Type.Array(MappingRef, { description: 'the user-defined operations that implement it' })),
   });
+
+const mappingRef = (stub: Stub) => {
+  const u = userDefinedOperation(stub);
+  return { id: u.mapping, name: u.name, method: u.method, url: u.url };
+};
 
 const Counts = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()));
 
@@ -99,7 +117,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ inspections?: Inspection
         response: { 200: Type.Object({ status: Type.Literal('ok') }), 401: StandardError },
       },
     },
-    async (request) => {
+    (request) => {
       runtimeOf(request).store.ping();
       return { status: 'ok' as const };
     },
@@ -180,16 +198,31 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ inspections?: Inspection
       schema: {
         operationId: 'listOperations',
         description:
-          'The catalog of the four emulated interfaces: each operation with its method and path when the specification shows them (implemented), or by name only (such a call answers 501).',
+          'The catalog of the emulated interfaces: each operation with its method and path when the specification shows them (implemented), or by name only (such a call answers 501), or stubbed: named only, and answered in this workspace by user-defined operations (metadata.sandbox.operation of a mapping). The mappings that implement no named operation are listed apart.',
         tags: TAG,
-        summary: 'Every operation of the four interfaces: documented (implemented) or named only',
+        summary: 'Every operation of the interfaces: documented (implemented), named only, or stubbed by mappings',
         response: {
-          200: Type.Object({ operations: Type.Array(operationSchema(app.interfaces.ids)) }),
+          200: Type.Object({
+            operations: Type.Array(operationSchema(app.interfaces.ids)),
+            userDefined: Type.Array(MappingRef, { description: 'the mappings of this workspace that implement no named operation' }),
+          }),
           401: StandardError,
         },
+        'x-sandbox-assumption': assumed('stub-records'),
       },
     },
-    async () => ({ operations: [...app.interfaces.operations] }),
+    (request) => {
+      const stubs = app.userOperations.stubs.all(runtimeOf(request));
+      const byOperation = new Map<string, Stub[]>();
+      for (const stub of stubs) if (stub.operation) byOperation.set(stub.operation, [...(byOperation.get(stub.operation) ?? []), stub]);
+      return {
+        operations: app.interfaces.operations.map((o) => {
+          const mappings = byOperation.get(o.id);
+          return mappings ? { ...o, status: 'stubbed' as const, mappings: mappings.map(mappingRef) } : o;
+        }),
+        userDefined: stubs.filter((s) => s.operation === null).map(mappingRef),
+      };
+    },
   );
 
   await app.register(journalRoutes);

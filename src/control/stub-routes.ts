@@ -166,7 +166,7 @@ export const stubRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': a('stub-scope', 'stub-records'),
       },
     },
-    async (request) => {
+    (request) => {
       const mappings = user.stubs.all(runtimeOf(request)).map(view);
       return { mappings, meta: { total: mappings.length } };
     },
@@ -184,7 +184,7 @@ export const stubRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: StubView, 401: StandardError, 404: StandardError },
       },
     },
-    async (request) => {
+    (request) => {
       const stub = user.stubs.get(runtimeOf(request), request.params.id);
       if (!stub) throw new SandboxError(404, `no mapping has the id "${request.params.id}" (GET /_sandbox/stubs lists them)`);
       return view(stub);
@@ -237,7 +237,7 @@ export const stubRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': a('stub-scenarios'),
       },
     },
-    async (request) => ({ scenarios: user.stubs.scenarios(runtimeOf(request)) }),
+    (request) => ({ scenarios: user.stubs.scenarios(runtimeOf(request)) }),
   );
 
   app.put(

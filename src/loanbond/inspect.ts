@@ -186,7 +186,7 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => ({
+    (request) => ({
       registrations: runtimeOf(request).store.loanbond.registrations(request.query.callerId).map(summary),
     }),
   );
@@ -205,7 +205,7 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Detail, 401: StandardError, 404: StandardError },
       },
     },
-    async (request) => {
+    (request) => {
       const { codigoIdentificador } = request.params;
       const store = runtimeOf(request).store.loanbond;
       const row = store.registration(codigoIdentificador);
@@ -230,7 +230,7 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ count: Type.Integer() }), 401: StandardError },
       },
     },
-    async (request) => ({ count: runtimeOf(request).store.loanbond.documentCount() }),
+    (request) => ({ count: runtimeOf(request).store.loanbond.documentCount() }),
   );
 };
 

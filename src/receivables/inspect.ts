@@ -185,7 +185,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => ({
+    (request) => ({
       funds: storeOf(request)
         .funds()
         .map((f) => ({ fundCnpj: f.fundCnpj, hasToken: f.hasToken === 1, imports: f.imports })),
@@ -210,7 +210,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => {
+    (request) => {
       const id = checkTaxId(request.params.fundCnpj, { kinds: ['cnpj'] });
       const store = storeOf(request);
       const fund = id.ok ? store.fund(id.value) : undefined;
@@ -250,7 +250,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => {
+    (request) => {
       const { importId } = request.params;
       const bytes = storeOf(request).file(importId);
       if (!bytes) throw new SandboxError(404, `no CNAB import with id ${importId}`);
@@ -281,7 +281,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ImportDetail, 404: StandardError },
       },
     },
-    async (request) => {
+    (request) => {
       const store = storeOf(request);
       const row = store.import(request.params.importId);
       if (!row) throw new SandboxError(404, `no CNAB import with id ${request.params.importId}`);

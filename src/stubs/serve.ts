@@ -181,6 +181,7 @@ export function installStubs(app: FastifyInstance, serving: StubServing): void {
     }
     const contentType = answer.headers.some(([name]) => name.toLowerCase() === 'content-type');
     request.stubHit = { stub, interface: stub.interface ?? iface, contentType };
+    if (runtime.coverage.enabled) runtime.coverage.hitUserDefined(stub.id);
     if (answer.delayMs > 0) await sleep(answer.delayMs);
     if (answer.statusMessage !== undefined) reply.raw.statusMessage = answer.statusMessage;
     reply.code(answer.status);

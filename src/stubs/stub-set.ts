@@ -3,6 +3,7 @@
 // each workspace's scenario states. Finds the mapping that answers a request, or the closest one and
 // why it did not match.
 import { type ErrorDetail, validationError } from '../http/errors.js';
+import type { UserDefinedOperation } from '../runtime/coverage.js';
 import type { Runtime } from '../runtime/index.js';
 import { newUuid } from '../runtime/templates.js';
 import type { StubRow } from '../store/stubs.js';
@@ -26,6 +27,20 @@ export interface ScenarioView {
   name: string;
   state: string;
   possibleStates: string[];
+}
+
+/** A mapping as coverage and the catalog name it. */
+export function userDefinedOperation(stub: Stub): UserDefinedOperation {
+  const url = stub.request.url;
+  return {
+    mapping: stub.id,
+    name: stub.name,
+    interface: stub.interface,
+    operation: stub.operation,
+    method: stub.request.method,
+    url: url.kind === 'any' ? null : url.text,
+    status: stub.response.status,
+  };
 }
 
 export class StubSet {

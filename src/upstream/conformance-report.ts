@@ -2,7 +2,7 @@
 // many conformed, and each divergence (grouped, counted, with one redacted example), gathered into a
 // report in JSON, JUnit XML (a testsuite per operation, a testcase per check, a failure per check
 // that found something) or Markdown. In memory, per workspace, until DELETE /_sandbox/conformance.
-import { xmlText } from '../http/xml.js';
+import { markdownCell as cell, xmlText } from '../http/report-text.js';
 import { type Basis, type ConformanceChecker, type Example, exampleOf, type Finding } from './conformance.js';
 import type { Exchange } from './proxy.js';
 
@@ -200,8 +200,6 @@ export function conformanceJunit(report: ConformanceReport): string {
     '',
   ].join('\n');
 }
-
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 
 export function conformanceMarkdown(report: ConformanceReport): string {
   const t = report.totals;

@@ -94,8 +94,8 @@ export interface ForwardOptions {
   timeoutMs: number;
   /** Bytes of each body kept for the journal, the recorder and the report. */
   captureLimit: number;
-  /** Called when the answer starts, with a way to read the copy of its body kept so far. */
-  started?(responseBody: () => Buffer | null): void;
+  /** Called when the answer starts, with ways to read the copies of both bodies kept so far. */
+  started?(responseBody: () => Buffer | null, requestBody: () => Buffer | null): void;
 }
 
 /**
@@ -146,7 +146,7 @@ export function forward(request: FastifyRequest, reply: FastifyReply, upstream: 
       const statusMessage = incoming.statusMessage ?? '';
       const responseHeaders = endToEnd(incoming.rawHeaders, () => false);
       const responseCopy = new Capture(options.captureLimit);
-      options.started?.(() => responseCopy.bytes);
+      options.started?.(() => responseCopy.bytes, () => requestCopy.bytes);
       reply.hijack();
       const res = reply.raw;
       // Only the upstream's headers: no Date of the sandbox's own when the upstream sent none.

@@ -26,6 +26,8 @@ export interface ProxiedAnswer {
   upstream: string;
   /** The copy of the answer's body kept so far (null: none yet, or larger than the capture limit). */
   responseBody(): Buffer | null;
+  /** The request body as forwarded, JSON read when it is JSON (undefined: none, or not kept). */
+  requestBody(): unknown;
 }
 
 declare module 'fastify' {
@@ -43,6 +45,17 @@ export interface ProxyServing {
   /** Built once the app is ready (it reads the served OpenAPI document). */
   checker(): ConformanceChecker;
   recorder: Recorder | undefined;
+}
+
+/** A captured body as the journal keeps it: its JSON value, else its text (undefined when empty or not kept). */
+function bodyValue(bytes: Buffer | null): unknown {
+  if (bytes === null || bytes.length === 0) return undefined;
+  const text = bytes.toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 const logs = new WeakMap<Runtime, ConformanceLog>();
@@ -72,12 +85,15 @@ export function installProxy(app: FastifyInstance, serving: ProxyServing): void 
     if (iface === null && !request.is404) return;
     const upstream = serving.upstreams.for(iface);
     if (!upstream) return;
-    const proxied: ProxiedAnswer = { upstream: upstream.url, responseBody: () => null };
+    const proxied: ProxiedAnswer = { upstream: upstream.url, responseBody: () => null, requestBody: () => undefined };
     request.proxied = proxied;
     const result = await forward(request, reply, upstream, {
       timeoutMs: UPSTREAM_TIMEOUT_MS,
       captureLimit: CAPTURE_LIMIT,
-      started: (responseBody) => (proxied.responseBody = responseBody),
+      started: (responseBody, requestBody) => {
+        proxied.responseBody = responseBody;
+        proxied.requestBody = () => bodyValue(requestBody());
+      },
     });
     if ('failed' in result) {
       const status = upstreamFailureStatus(iface === null ? null : serving.interfaces.contract(iface).statuses);

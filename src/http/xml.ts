@@ -1,9 +1,0 @@
-// Text inside XML 1.0 (the JUnit reports): characters XML cannot carry at all are dropped, the
-// markup characters escaped.
-const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
-
-export function xmlText(text: string): string {
-  return text
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
-    .replace(/[&<>"']/g, (c) => XML_ESCAPES[c] ?? c);
-}
