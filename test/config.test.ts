@@ -18,6 +18,9 @@ describe('configuration', () => {
       coverage: true,
       maxWorkspaces: 256,
       workspaceIdleMs: 60 * 60 * 1000,
+      stubs: null,
+      upstreams: [],
+      record: null,
     });
   });
 
@@ -37,6 +40,9 @@ describe('configuration', () => {
       SANDBOX_COVERAGE: 'false',
       SANDBOX_MAX_WORKSPACES: '16',
       SANDBOX_WORKSPACE_IDLE: '90s',
+      SANDBOX_STUBS: 'stubs',
+      SANDBOX_UPSTREAM: 'https://all.example  registry=http://rg.example:8080',
+      SANDBOX_RECORD: 'recorded',
     };
     expect(parseConfig([], env)).toEqual({
       host: '0.0.0.0',
@@ -53,6 +59,9 @@ describe('configuration', () => {
       coverage: false,
       maxWorkspaces: 16,
       workspaceIdleMs: 90_000,
+      stubs: 'stubs',
+      upstreams: ['https://all.example', 'registry=http://rg.example:8080'],
+      record: 'recorded',
     });
     const flags = [
       '--port',
@@ -71,6 +80,12 @@ describe('configuration', () => {
       '3',
       '--workspace-idle',
       '2h',
+      '--upstream',
+      'bookkeeping=http://bk.example',
+      '--upstream',
+      'loanbond=http://lb.example',
+      '--stubs',
+      'mine',
     ];
     expect(parseConfig(flags, env)).toMatchObject({
       port: 9,
@@ -81,7 +96,13 @@ describe('configuration', () => {
       seed: 's2',
       maxWorkspaces: 3,
       workspaceIdleMs: 2 * 3_600_000,
+      upstreams: ['bookkeeping=http://bk.example', 'loanbond=http://lb.example'],
+      stubs: 'mine',
     });
+  });
+
+  it('refuses --record without an upstream to record', () => {
+    expect(() => parseConfig(['--record', 'dir'], {})).toThrow(/--record needs --upstream/);
   });
 
   it('answers --help', () => {

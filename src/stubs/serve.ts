@@ -176,6 +176,7 @@ export function installStubs(app: FastifyInstance, serving: StubServing): void {
       request.log.warn({ mapping: stub.id, err: err.message }, 'stub template failed');
       return reply
         .code(500)
+        .header('Matched-Stub-Id', stub.id)
         .type('application/json')
         .send(errorBody(iface ?? stub.interface, 500, `the mapping ${stub.id}${stub.name ? ` (${stub.name})` : ''} could not render its response: ${err.message}`));
     }
