@@ -9,6 +9,7 @@
 // that replays the answers in the order they came, the last one repeating.
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { REDACTED, SECRET_KEYS } from '../runtime/redact.js';
@@ -107,6 +108,7 @@ function responsePattern(x: Exchange): Record<string, unknown> {
     headers[name] = existing === undefined ? v : [...(Array.isArray(existing) ? existing : [existing]), v];
   }
   const response: Record<string, unknown> = { status: x.status };
+  if (x.statusMessage && x.statusMessage !== STATUS_CODES[x.status]) response.statusMessage = x.statusMessage;
   if (Object.keys(headers).length > 0) response.headers = headers;
   const body = plainBody(x);
   if (body.length > 0) {
