@@ -33,7 +33,7 @@ export interface Config {
   /** A folder of WireMock mappings served in every workspace; null: none. */
   stubs: string | null;
   /** Proxy mode: `URL` for every interface, or `IFACE=URL` each. */
-  upstreams: string[];
+  upstreams: readonly string[];
   /** With an upstream: the folder where exchanges of named-only operations are recorded. */
   record: string | null;
 }
@@ -75,6 +75,9 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
   -h, --help            this text
   env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token.
 `;
+
+/** No upstream: the sandbox answers everything itself. */
+const NO_UPSTREAMS: readonly string[] = Object.freeze([]);
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -137,10 +140,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     throw new ConfigError(`invalid SANDBOX_MAX_WORKSPACES "${maxText}": a whole number from 0 to 100000`);
   const fixtures = values.fixtures ?? env.SANDBOX_FIXTURES ?? DEMO_FIXTURES;
   const stubs = values.stubs ?? (env.SANDBOX_STUBS || null);
-  const upstreams = values.upstream ?? (env.SANDBOX_UPSTREAM ?? '').split(/\s+/).filter((u) => u !== '');
+  const given = values.upstream ?? (env.SANDBOX_UPSTREAM ?? '').split(/\s+/).filter((u) => u !== '');
+  const upstreams = given.length === 0 ? NO_UPSTREAMS : given;
   const record = values.record ?? (env.SANDBOX_RECORD || null);
-  if (record !== null && upstreams.length === 0)
-    throw new ConfigError('--record needs --upstream: it records what the upstream answers');
   return {
     host: values.host ?? env.HOST ?? '127.0.0.1',
     port,

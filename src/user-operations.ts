@@ -13,7 +13,7 @@ import { StubSet } from './stubs/stub-set.js';
 import { ConformanceChecker, type OpenApiDocument } from './upstream/conformance.js';
 import { Recorder } from './upstream/record.js';
 import { installProxy } from './upstream/serve.js';
-import { Upstreams } from './upstream/upstreams.js';
+import { UpstreamConfigError, Upstreams } from './upstream/upstreams.js';
 
 export interface UserOperationOptions {
   /** The --stubs folder (SANDBOX_STUBS): WireMock mappings served in every workspace. */
@@ -42,6 +42,7 @@ export function installUserOperations(
     app.log.error({ mapping: id, problems }, 'a stored mapping no longer reads: it is skipped'),
   );
   const upstreams = Upstreams.parse(options.upstreams ?? [], interfaces.ids);
+  if (options.record && !upstreams.enabled) throw new UpstreamConfigError('--record needs --upstream: it records what the upstream answers');
   const recorder = options.record ? new Recorder(options.record) : undefined;
   const operations = interfaces.operations
     .filter((o) => o.status === 'implemented')

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
 import { ConfigError, DEMO_FIXTURES, parseConfig, parseSize } from '../src/config.js';
 
 describe('configuration', () => {
@@ -101,8 +102,8 @@ describe('configuration', () => {
     });
   });
 
-  it('refuses --record without an upstream to record', () => {
-    expect(() => parseConfig(['--record', 'dir'], {})).toThrow(/--record needs --upstream/);
+  it('refuses --record without an upstream to record, when the sandbox starts', async () => {
+    await expect(buildApp({ record: 'dir' })).rejects.toThrow(/--record needs --upstream/);
   });
 
   it('answers --help', () => {

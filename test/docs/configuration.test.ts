@@ -51,7 +51,12 @@ describe('docs/configuration.md', () => {
     '--journal-size': '50',
     '--max-workspaces': '3',
     '--workspace-idle': '2h',
+    '--stubs': 'stubs',
+    '--upstream': 'http://127.0.0.1:9',
+    '--record': 'recorded',
   };
+  /** Flags whose default is none: the feature is off until given. */
+  const OFF_UNTIL_GIVEN = new Set(['--stubs', '--upstream', '--record']);
 
   it('has a row for every flag and variable of --help, and no flag --help does not print', () => {
     const named = new Set(HELP.match(/--[a-z-]+|(?<=env )[A-Z_]+/g));
@@ -81,7 +86,10 @@ describe('docs/configuration.md', () => {
       }
       const [key] = changedBy([flag, SAMPLE[flag] ?? '']);
       const stated = /^`([^`]+)`/.exec(row.defaultCell)?.[1];
-      if (flag === '--seed') {
+      if (OFF_UNTIL_GIVEN.has(flag)) {
+        expect(key && DEFAULTS[key], flag).toEqual(flag === '--upstream' ? [] : null);
+        expect(row.defaultCell, flag).toMatch(/^none\b/);
+      } else if (flag === '--seed') {
         expect(DEFAULTS.seed).toBeUndefined();
         expect(row.defaultCell).toMatch(/^none: random keys/);
       } else if (flag === '--fixtures') {
