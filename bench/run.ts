@@ -336,7 +336,7 @@ async function userDefinedFigures(): Promise<void> {
         headers: { 'Content-Type': 'application/json' },
         body:
           "{{#with (inspect (concat '/registry/batches/' request.path.chave))}}{\"chaveRemessa\":\"{{chaveRemessa}}\",\"quantidade\":{{documentCount}}," +
-          '\"registros\":[{{#each documents}}{{#if @index}},{{/if}}{\"chaveRegistro\":\"{{chaveRegistro}}\"}{{/each}}]}{{/with}}',
+          '"registros":[{{#each documents}}{{#if @index}},{{/if}}{"chaveRegistro":"{{chaveRegistro}}"}{{/each}}]}{{/with}}',
         transformers: ['response-template'],
       },
     });
