@@ -53,7 +53,8 @@ export class StubSet {
     private readonly context: Pick<ReadContext, 'operations' | 'interfaceOfPath'>,
     private readonly onUnreadable: (id: string, problems: ErrorDetail[]) => void = () => undefined,
   ) {
-    this.folder = folder.map((stub, i) => ({ ...stub, seq: i - folder.length }));
+    // Sorted once here: a workspace with no mapping of its own tries the folder's as they are.
+    this.folder = folder.map((stub, i) => ({ ...stub, seq: i - folder.length })).sort(byPrecedence);
   }
 
   /** The folder's mappings (the same in every workspace). */
