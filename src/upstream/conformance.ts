@@ -193,22 +193,22 @@ const CHECKS: readonly Check[] = [
     },
   },
   {
-    id: 'error-body',
+    id: 'error-shape',
     cites: ['error-body'],
     run(o, c) {
       if (o.exchange.status < 400 || o.exchange.responseBody === null) return [];
       const envelope = o.op.shape === 'envelope';
       const basis = envelope ? S('receivables-error-envelope') : A('error-body');
-      if (!o.responseJson.ok) return [{ check: 'error-body', basis, message: `the ${o.exchange.status} body is not JSON` }];
+      if (!o.responseJson.ok) return [{ check: 'error-shape', basis, message: `the ${o.exchange.status} body is not JSON` }];
       const validate = c.validator(`/components/schemas/${envelope ? 'EnvelopeError' : 'StandardError'}`);
       const findings: Finding[] = [];
       if (!validate(o.responseJson.value)) {
         const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
-        findings.push({ check: 'error-body', basis, message: `the ${o.exchange.status} body is not ${envelope ? 'the documented envelope' : 'the assumed error body'}: ${errors.join('; ')}` });
+        findings.push({ check: 'error-shape', basis, message: `the ${o.exchange.status} body is not ${envelope ? 'the documented envelope' : 'the assumed error body'}: ${errors.join('; ')}` });
       } else if (!envelope) {
         const details = (o.responseJson.value as { details?: Array<{ path?: unknown }> }).details ?? [];
         const bad = details.find((d) => typeof d.path !== 'string' || (d.path !== '' && !d.path.startsWith('/')));
-        if (bad) findings.push({ check: 'error-body', basis, message: `details[].path ${JSON.stringify(bad.path)} is not a JSON pointer` });
+        if (bad) findings.push({ check: 'error-shape', basis, message: `details[].path ${JSON.stringify(bad.path)} is not a JSON pointer` });
       }
       return findings;
     },
