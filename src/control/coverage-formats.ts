@@ -1,7 +1,7 @@
 // The coverage report in the two forms a CI or a pull request reads besides JSON: JUnit XML (one
 // testsuite per operation, one testcase per outcome, an uncovered outcome skipped) and a Markdown
 // table. Pure functions of the report.
-import { markdownCell as cell, xmlText as xml } from '../http/report-text.js';
+import { junitDocument, markdownCell as cell, xmlText as xml } from '../http/report-text.js';
 import type { CoverageReport, OperationCoverage, OutcomeCoverage, UserDefinedCoverage } from '../runtime/coverage.js';
 
 /** JUnit's timestamp: ISO 8601 without zone or fraction (the common schema's pattern); the report is UTC. */
@@ -44,13 +44,7 @@ export function toJunit(report: CoverageReport): string {
   const user = report.userDefined;
   const unanswered = user.filter((u) => u.hits === 0).length;
   if (user.length > 0) suites.push(userDefinedSuite(user, report.operations.length, stamp, report.since));
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="tradebill-sandbox client coverage" tests="${t.outcomes + user.length}" failures="0" errors="0" skipped="${t.uncovered + unanswered}" time="0">`,
-    ...suites,
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitDocument('tradebill-sandbox client coverage', { tests: t.outcomes + user.length, failures: 0, skipped: t.uncovered + unanswered }, suites);
 }
 
 const userDefinedName = (u: UserDefinedCoverage) => `${u.name ?? u.mapping} (${u.method} ${u.url ?? 'any URL'} -> ${u.status})`;

@@ -12,3 +12,14 @@ export function xmlText(text: string): string {
 export function markdownCell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
+
+/** A JUnit XML document: its `testsuites` element with the totals, around suites already written. */
+export function junitDocument(name: string, totals: { tests: number; failures: number; skipped: number }, suites: readonly string[]): string {
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xmlText(name)}" tests="${totals.tests}" failures="${totals.failures}" errors="0" skipped="${totals.skipped}" time="0">`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

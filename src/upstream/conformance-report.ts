@@ -2,7 +2,7 @@
 // many conformed, and each divergence (grouped, counted, with one redacted example), gathered into a
 // report in JSON, JUnit XML (a testsuite per operation, a testcase per check, a failure per check
 // that found something) or Markdown. In memory, per workspace, until DELETE /_sandbox/conformance.
-import { markdownCell as cell, xmlText } from '../http/report-text.js';
+import { junitDocument, markdownCell as cell, xmlText } from '../http/report-text.js';
 import { type Basis, type ConformanceChecker, type Example, exampleOf, type Finding } from './conformance.js';
 import type { Exchange } from './proxy.js';
 
@@ -192,13 +192,7 @@ export function conformanceJunit(report: ConformanceReport): string {
   });
   const failures = report.operations.reduce((n, op) => n + report.checks.filter((c) => op.findings.some((f) => f.check === c.id)).length, 0);
   const skipped = report.operations.filter((op) => op.exchanges === 0).length * report.checks.length;
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="tradebill-sandbox conformance of the real service" tests="${report.operations.length * report.checks.length}" failures="${failures}" errors="0" skipped="${skipped}" time="0">`,
-    ...suites,
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitDocument('tradebill-sandbox conformance of the real service', { tests: report.operations.length * report.checks.length, failures, skipped }, suites);
 }
 
 export function conformanceMarkdown(report: ConformanceReport): string {
