@@ -1,8 +1,10 @@
 // Response templates over HTTP: WireMock's helpers in a mapping, time from the sandbox clock,
 // generated values from the seeded key generator, and `inspect`, which reads the workspace's state as
 // the control plane's inspection calls show it.
+import { readdirSync, readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { HELPER_NAMES } from '../../src/runtime/templates.js';
 import { DEMO_FIXTURES, testApp } from '../helpers.js';
 import { BK, RG, stubbed } from './helpers.js';
 
@@ -61,6 +63,36 @@ describe('JSON, text, number and condition helpers', () => {
     expect(await text(app, `${RG}/ajuda?n=7&code=AB12`, { method: 'POST', payload: body })).toBe(
       'DUP-9|2;|DUP-9|{"numero":"DUP-9","valor":10.5}|DUP-7|2|21|seven|yes|b2s=|12|dflt',
     );
+  });
+});
+
+describe('the other helpers', () => {
+  it('render in a mapping as they do in WireMock', async () => {
+    const app = await testApp({ seed: 'helpers' });
+    await stubbed(
+      app,
+      templated(
+        'rest',
+        `${RG}/resto`,
+        "{{randomInt lower=5 upper=9}}|{{#formatJson format='compact'}} { \"a\" : [ 1 ] } {{/formatJson}}|{{capitalize request.query.w}}|{{trim '  t  '}}" +
+          "|{{urlEncode request.query.w}}|{{arrayJoin ',' (range 1 3)}}|{{join (array 'a' 'b') '-'}}|{{#assign 'v'}}V{{/assign}}{{v}}" +
+          "|{{#if (neq request.query.n '7')}}ne{{/if}}|{{#if (gte 3 3)}}ge{{/if}}|{{#if (lt 2 3)}}lt{{/if}}|{{#if (lte 4 3)}}le{{else}}gt{{/if}}" +
+          "|{{lower 'Y'}}|{{#matches request.query.n '[0-9]+'}}num{{/matches}}|{{#or false 0 ''}}t{{else}}f{{/or}}|{{#if (not false)}}not{{/if}}",
+      ),
+    );
+    const answer = await text(app, `${RG}/resto?w=ab%20cd&n=8`);
+    expect(answer).toMatch(/^[5-9]\|/);
+    expect(answer.slice(2)).toBe('{"a":[1]}|Ab Cd|t|ab%20cd|1,2,3|a-b|V|ne|ge|lt|gt|y|num|f|not');
+  });
+
+  it('are each used by a mapping of these tests', () => {
+    const mappings = [
+      ...['templates', 'matching', 'wiremock', 'records'].map((f) => readFileSync(`test/stubs/${f}.test.ts`, 'utf8')),
+      ...readdirSync('test/stubs/fixtures/wiremock/mappings').map((f) => readFileSync(`test/stubs/fixtures/wiremock/mappings/${f}`, 'utf8')),
+    ].join('\n');
+    // The words inside {{ }}: helper names among them.
+    const used = new Set([...mappings.matchAll(/\{\{[^}]*\}\}/g)].flatMap((m) => m[0].split(/[\s(){}#/~]+/)));
+    expect(HELPER_NAMES.filter((name) => !used.has(name))).toEqual([]);
   });
 });
 
