@@ -36,6 +36,8 @@ export interface Config {
   upstreams: readonly string[];
   /** With an upstream: the folder where exchanges of named-only operations are recorded. */
   record: string | null;
+  /** Pending asynchronous items per interface and workspace before submissions are refused. */
+  workBacklog: number;
 }
 
 export const HELP = `tradebill-sandbox: a stateful sandbox of the trade-bill bookkeeping, registry,
@@ -72,6 +74,9 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
                                                   env SANDBOX_UPSTREAM (space-separated) default none
   --record <dir>        with --upstream, record the named-only operations as mappings in dir
                                                   env SANDBOX_RECORD      default none
+  --work-backlog <n>    CNAB imports (and loan-bond registrations) waiting for processing,
+                        per workspace, before submissions are refused
+                                                  env SANDBOX_WORK_BACKLOG default 1000
   -h, --help            this text
   env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token.
 `;
@@ -138,6 +143,10 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   const maxWorkspaces = Number(maxText);
   if (!/^\d+$/.test(maxText.trim()) || maxWorkspaces > 100_000)
     throw new ConfigError(`invalid SANDBOX_MAX_WORKSPACES "${maxText}": a whole number from 0 to 100000`);
+  const backlogText = values['work-backlog'] ?? env.SANDBOX_WORK_BACKLOG ?? '1000';
+  const workBacklog = Number(backlogText);
+  if (!/^\d+$/.test(backlogText.trim()) || workBacklog < 1 || workBacklog > 1_000_000)
+    throw new ConfigError(`invalid SANDBOX_WORK_BACKLOG "${backlogText}": a whole number from 1 to 1000000`);
   const fixtures = values.fixtures ?? env.SANDBOX_FIXTURES ?? DEMO_FIXTURES;
   const stubs = values.stubs ?? (env.SANDBOX_STUBS || null);
   const given = values.upstream ?? (env.SANDBOX_UPSTREAM ?? '').split(/\s+/).filter((u) => u !== '');
@@ -164,6 +173,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     stubs,
     upstreams,
     record,
+    workBacklog,
   };
 }
 
@@ -189,6 +199,7 @@ function parse(argv: readonly string[]) {
       stubs: { type: 'string' },
       upstream: { type: 'string', multiple: true },
       record: { type: 'string' },
+      'work-backlog': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

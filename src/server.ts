@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     ...(config.stubs ? { stubs: config.stubs } : {}),
     upstreams: config.upstreams,
     ...(config.record ? { record: config.record } : {}),
+    workBacklog: config.workBacklog,
   });
 
   let closing = false;

@@ -22,6 +22,7 @@ describe('configuration', () => {
       stubs: null,
       upstreams: [],
       record: null,
+      workBacklog: 1000,
     });
   });
 
@@ -44,6 +45,7 @@ describe('configuration', () => {
       SANDBOX_STUBS: 'stubs',
       SANDBOX_UPSTREAM: 'https://all.example  registry=http://rg.example:8080',
       SANDBOX_RECORD: 'recorded',
+      SANDBOX_WORK_BACKLOG: '50',
     };
     expect(parseConfig([], env)).toEqual({
       host: '0.0.0.0',
@@ -63,6 +65,7 @@ describe('configuration', () => {
       stubs: 'stubs',
       upstreams: ['https://all.example', 'registry=http://rg.example:8080'],
       record: 'recorded',
+      workBacklog: 50,
     });
     const flags = [
       '--port',
@@ -87,6 +90,8 @@ describe('configuration', () => {
       'loanbond=http://lb.example',
       '--stubs',
       'mine',
+      '--work-backlog',
+      '7',
     ];
     expect(parseConfig(flags, env)).toMatchObject({
       port: 9,
@@ -99,6 +104,7 @@ describe('configuration', () => {
       workspaceIdleMs: 2 * 3_600_000,
       upstreams: ['bookkeeping=http://bk.example', 'loanbond=http://lb.example'],
       stubs: 'mine',
+      workBacklog: 7,
     });
   });
 
@@ -121,6 +127,8 @@ describe('configuration', () => {
     expect(parseConfig([], { SANDBOX_WORKSPACE_IDLE: 'off' })).toMatchObject({ workspaceIdleMs: 0 });
     expect(() => parseConfig([], { SANDBOX_STRICT: 'maybe' })).toThrow(/SANDBOX_STRICT/);
     expect(() => parseConfig([], { SANDBOX_JOURNAL_SIZE: '-1' })).toThrow(/journal size/);
+    expect(() => parseConfig([], { SANDBOX_WORK_BACKLOG: '0' })).toThrow(/SANDBOX_WORK_BACKLOG/);
+    expect(() => parseConfig(['--work-backlog', 'lots'], {})).toThrow(/SANDBOX_WORK_BACKLOG/);
   });
 
   it('reads sizes in bytes, kb, mb and gb (1024-based)', () => {

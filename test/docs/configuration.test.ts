@@ -54,6 +54,7 @@ describe('docs/configuration.md', () => {
     '--stubs': 'stubs',
     '--upstream': 'http://127.0.0.1:9',
     '--record': 'recorded',
+    '--work-backlog': '50',
   };
   /** Flags whose default is none: the feature is off until given. */
   const OFF_UNTIL_GIVEN = new Set(['--stubs', '--upstream', '--record']);
