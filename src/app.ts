@@ -24,6 +24,8 @@ import { createRuntime, type InterfaceParts, installRuntime, type Runtime, type 
 import { DEFAULT_WORK_BACKLOG } from './runtime/work.js';
 import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS, workspaceNameOf, workspaceRewrite, Workspaces } from './runtime/workspaces.js';
 import type { FixtureDocument } from './interfaces.js';
+import { InspectionIndex } from './control/inspection-index.js';
+import { installUserOperations, outsideMessage } from './user-operations.js';
 
 export const VERSION = '0.1.0';
 export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
@@ -78,6 +80,12 @@ export interface AppOptions {
   maxWorkspaces?: number;
   /** In-memory workspaces unused this long are removed (default one hour; 0: never). */
   workspaceIdleMs?: number;
+  /** WireMock mappings served in every workspace (--stubs): a folder. */
+  stubs?: string;
+  /** Proxy mode (--upstream): `URL` for every interface, or `IFACE=URL` each. */
+  upstreams?: readonly string[];
+  /** With an upstream, the folder where exchanges of named-only operations are recorded (--record). */
+  record?: string;
   /** Pending CNAB imports (and loan-bond registrations) per workspace before submissions are refused (default 1000). */
   workBacklog?: number;
 }
@@ -138,20 +146,21 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   // Each request's runtime: the default one, or the workspace its path names (after the control
   // hooks, so a workspace is released once its journal entry is written).
   installRuntime(app, runtime, installWorkspaces(app, workspaces));
+  // User-defined operations and proxy mode: requests no documented operation owns, or every request
+  // of an interface with an upstream.
+  const inspections = new InspectionIndex();
+  installUserOperations(app, interfaces, { stubs: options.stubs, upstreams: options.upstreams, record: options.record }, (rt, path) =>
+    inspections.read(rt, path),
+  );
   await registerOpenApi(app, {
     version: VERSION,
     assumptions: [...sandboxAssumptions, ...interfaces.assumptions],
     interfaces,
   });
 
-  await app.register(sandboxPlugin, { prefix: '/_sandbox' });
+  await app.register(sandboxPlugin, { prefix: '/_sandbox', inspections });
   for (const { contract, routes } of interfaces.modules) await app.register(routes, { prefix: contract.prefix });
-  useStandardErrors(
-    app,
-    (request) =>
-      `${request.method} ${pathOf(request.url)} is outside every emulated interface (see GET /_sandbox/operations)`,
-    interfaces.operations,
-  );
+  useStandardErrors(app, (request) => outsideMessage(request.method, pathOf(request.url)), interfaces.operations);
 
   await app.ready();
   // Resume what a previous run left pending, in every workspace kept in a file.

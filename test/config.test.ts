@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
 import { ConfigError, DEMO_FIXTURES, parseConfig, parseSize } from '../src/config.js';
 
 describe('configuration', () => {
@@ -20,6 +21,9 @@ describe('configuration', () => {
       workspaceIdleMs: 60 * 60 * 1000,
       eventsSize: 1000,
       workDelayMs: 1000,
+      stubs: null,
+      upstreams: [],
+      record: null,
       workBacklog: 1000,
     });
   });
@@ -42,6 +46,9 @@ describe('configuration', () => {
       SANDBOX_WORKSPACE_IDLE: '90s',
       SANDBOX_EVENTS_SIZE: '50',
       SANDBOX_WORK_DELAY: '0',
+      SANDBOX_STUBS: 'stubs',
+      SANDBOX_UPSTREAM: 'https://all.example  registry=http://rg.example:8080',
+      SANDBOX_RECORD: 'recorded',
       SANDBOX_WORK_BACKLOG: '50',
     };
     expect(parseConfig([], env)).toEqual({
@@ -61,6 +68,9 @@ describe('configuration', () => {
       workspaceIdleMs: 90_000,
       eventsSize: 50,
       workDelayMs: 0,
+      stubs: 'stubs',
+      upstreams: ['https://all.example', 'registry=http://rg.example:8080'],
+      record: 'recorded',
       workBacklog: 50,
     });
     const flags = [
@@ -84,6 +94,12 @@ describe('configuration', () => {
       '7',
       '--work-delay',
       'PT1M',
+      '--upstream',
+      'bookkeeping=http://bk.example',
+      '--upstream',
+      'loanbond=http://lb.example',
+      '--stubs',
+      'mine',
       '--work-backlog',
       '7',
     ];
@@ -98,8 +114,14 @@ describe('configuration', () => {
       workspaceIdleMs: 2 * 3_600_000,
       eventsSize: 7,
       workDelayMs: 60_000,
+      upstreams: ['bookkeeping=http://bk.example', 'loanbond=http://lb.example'],
+      stubs: 'mine',
       workBacklog: 7,
     });
+  });
+
+  it('refuses --record without an upstream to record, when the sandbox starts', async () => {
+    await expect(buildApp({ record: 'dir' })).rejects.toThrow(/--record needs --upstream/);
   });
 
   it('answers --help', () => {

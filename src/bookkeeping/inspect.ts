@@ -94,7 +94,7 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Strict({ tenants: Type.Array(TenantSummary) }), 401: StandardError },
       },
     },
-    async (request) => ({ tenants: storeOf(request).tenants() }),
+    (request) => ({ tenants: storeOf(request).tenants() }),
   );
 
   app.get(
@@ -126,7 +126,7 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => {
+    (request) => {
       const { tenantId } = request.params;
       const { offset, limit } = request.query;
       const all = storeOf(request).tradeBills(tenantId);
@@ -156,7 +156,7 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: TradeBillDetail, 401: StandardError, 404: StandardError },
       },
     },
-    async (request) => {
+    (request) => {
       const { tenantId, uid } = request.params;
       const store = storeOf(request);
       const bill = store.tradeBill(tenantId, uid);

@@ -11,6 +11,10 @@ import { CONTROL_TAG } from '../http/openapi.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { StandardError, Strict, StringEnum } from '../http/schema.js';
 import { pathOf } from '../http/url.js';
+import type { InspectionIndex } from './inspection-index.js';
+import { stubRoutes } from './stub-routes.js';
+import type { Stub } from '../stubs/mapping.js';
+import { userDefinedOperation } from '../stubs/stub-set.js';
 import { runtimeOf } from '../runtime/index.js';
 import { fixturesLoaded } from '../runtime/sandbox-events.js';
 import { clockRoutes } from './clock-routes.js';
@@ -25,14 +29,30 @@ import { uiPlugin } from './ui/index.js';
 import { workRoutes } from './work-routes.js';
 import { workspacesPlugin } from './workspaces.js';
 
+/** A user-defined operation (a stub mapping) as the catalog names it. */
+const MappingRef = Type.Object({
+  id: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  method: Type.String({ description: 'the method it matches, or ANY' }),
+  url: Type.Union([Type.String(), Type.Null()], { description: 'its URL rule; null: any URL' }),
+});
+
 const operationSchema = (ids: readonly string[]) =>
   Type.Object({
     interface: StringEnum(ids),
     name: Type.String(),
     method: Type.Union([Type.String(), Type.Null()]),
     path: Type.Union([Type.String(), Type.Null()]),
-    status: StringEnum(['implemented', 'named-only']),
+    status: StringEnum(['implemented', 'named-only', 'stubbed'], {
+      description: 'stubbed: named only by the specification, answered in this workspace by the mappings listed',
+    }),
+    mappings: Type.Optional(Type.Array(MappingRef, { description: 'the user-defined operations that implement it' })),
   });
+
+const mappingRef = (stub: Stub) => {
+  const u = userDefinedOperation(stub);
+  return { id: u.mapping, name: u.name, method: u.method, url: u.url };
+};
 
 const Counts = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()));
 
@@ -57,7 +77,10 @@ function declareRefusals(route: RouteOptions): void {
 }
 const assumed = assumptionLookup(assumptions);
 
-export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
+export const sandboxPlugin: FastifyPluginAsyncTypebox<{ inspections?: InspectionIndex }> = async (app, options) => {
+  // Every GET call, readable by the templates' inspect helper.
+  const inspections = options.inspections;
+  if (inspections) app.addHook('onRoute', (route) => inspections.add(route, app));
   // A control call without a body schema takes none: an empty JSON body (what many clients send with
   // POST and DELETE) reads as {} there, as it does on reset, whose body is all optional.
   app.addHook('onRoute', (route) => {
@@ -98,7 +121,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ status: Type.Literal('ok') }), 401: StandardError },
       },
     },
-    async (request) => {
+    (request) => {
       runtimeOf(request).store.ping();
       return { status: 'ok' as const };
     },
@@ -180,16 +203,31 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'listOperations',
         description:
-          'The catalog of the four emulated interfaces: each operation with its method and path when the specification shows them (implemented), or by name only (such a call answers 501).',
+          'The catalog of the emulated interfaces: each operation with its method and path when the specification shows them (implemented), or by name only (such a call answers 501), or stubbed: named only, and answered in this workspace by user-defined operations (metadata.sandbox.operation of a mapping). The mappings that implement no named operation are listed apart.',
         tags: TAG,
-        summary: 'Every operation of the four interfaces: documented (implemented) or named only',
+        summary: 'Every operation of the interfaces: documented (implemented), named only, or stubbed by mappings',
         response: {
-          200: Type.Object({ operations: Type.Array(operationSchema(app.interfaces.ids)) }),
+          200: Type.Object({
+            operations: Type.Array(operationSchema(app.interfaces.ids)),
+            userDefined: Type.Array(MappingRef, { description: 'the mappings of this workspace that implement no named operation' }),
+          }),
           401: StandardError,
         },
+        'x-sandbox-assumption': assumed('stub-records'),
       },
     },
-    async () => ({ operations: [...app.interfaces.operations] }),
+    (request) => {
+      const stubs = app.userOperations.stubs.all(runtimeOf(request));
+      const byOperation = new Map<string, Stub[]>();
+      for (const stub of stubs) if (stub.operation) byOperation.set(stub.operation, [...(byOperation.get(stub.operation) ?? []), stub]);
+      return {
+        operations: app.interfaces.operations.map((o) => {
+          const mappings = byOperation.get(o.id);
+          return mappings ? { ...o, status: 'stubbed' as const, mappings: mappings.map(mappingRef) } : o;
+        }),
+        userDefined: stubs.filter((s) => s.operation === null).map(mappingRef),
+      };
+    },
   );
 
   await app.register(journalRoutes);
@@ -201,6 +239,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(eventsPlugin);
   await app.register(subscriptionsPlugin);
   await app.register(verificationsPlugin);
+  await app.register(stubRoutes);
   await app.register(workspacesPlugin);
 
   // Each interface inspects its own state, from its own folder.

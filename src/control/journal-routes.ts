@@ -29,7 +29,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': assumed('journal-scope'),
       },
     },
-    async (request) => {
+    (request) => {
       const runtime = runtimeOf(request);
       const q = request.query;
       const entries = runtime.journal.list({

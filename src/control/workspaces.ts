@@ -207,7 +207,7 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': assumed('workspace-prefix', 'workspace-isolation', 'workspace-storage', 'workspace-eviction'),
       },
     },
-    async (request) => {
+    (request) => {
       refusedUnderPrefix(request);
       const { workspaces } = app;
       return { max: workspaces.max, storage: workspaces.storage, workspaces: workspaces.list() };

@@ -188,7 +188,7 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => ({
+    (request) => ({
       registrations: runtimeOf(request).store.loanbond.registrations(request.query.callerId).map(summary),
     }),
   );
@@ -207,7 +207,7 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Detail, 401: StandardError, 404: StandardError },
       },
     },
-    async (request) => {
+    (request) => {
       const { codigoIdentificador } = request.params;
       const runtime = runtimeOf(request);
       const store = runtime.store.loanbond;
@@ -236,7 +236,7 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ count: Type.Integer() }), 401: StandardError },
       },
     },
-    async (request) => ({ count: runtimeOf(request).store.loanbond.documentCount() }),
+    (request) => ({ count: runtimeOf(request).store.loanbond.documentCount() }),
   );
 };
 

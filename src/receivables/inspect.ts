@@ -187,7 +187,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => ({
+    (request) => ({
       funds: storeOf(request)
         .funds()
         .map((f) => ({ fundCnpj: f.fundCnpj, hasToken: f.hasToken === 1, imports: f.imports })),
@@ -212,7 +212,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => {
+    (request) => {
       const id = checkTaxId(request.params.fundCnpj, { kinds: ['cnpj'] });
       const store = storeOf(request);
       const fund = id.ok ? store.fund(id.value) : undefined;
@@ -252,7 +252,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => {
+    (request) => {
       const { importId } = request.params;
       const bytes = storeOf(request).file(importId);
       if (!bytes) throw new SandboxError(404, `no CNAB import with id ${importId}`);
@@ -283,7 +283,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ImportDetail, 404: StandardError },
       },
     },
-    async (request) => {
+    (request) => {
       const runtime = runtimeOf(request);
       const store = runtime.store.receivables;
       const row = store.import(request.params.importId);

@@ -41,7 +41,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': a('registry-domain-warnings', 'registry-documento-digest'),
       },
     },
-    async (request) => {
+    (request) => {
       const store = storeOf(request);
       const batch = store.batch(request.params.chaveRemessa);
       if (!batch) throw new SandboxError(404, 'no registry batch has this chaveRemessa');
@@ -76,7 +76,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': a('registry-reconcile-compare'),
       },
     },
-    async (request) => {
+    (request) => {
       const store = storeOf(request);
       const r = store.reconciliation(request.params.chaveConciliacao);
       if (!r) throw new SandboxError(404, 'no registry reconciliation has this chaveConciliacao');
@@ -124,7 +124,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': a('registry-overdue'),
       },
     },
-    async (request) => {
+    (request) => {
       const runtime = runtimeOf(request);
       const store = runtime.store.registry;
       const now = runtime.clock.now();
@@ -160,7 +160,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': a('registry-overdue'),
       },
     },
-    async (request) => {
+    (request) => {
       const { participantId } = request.params;
       const runtime = runtimeOf(request);
       const store = runtime.store.registry;
