@@ -8,7 +8,8 @@ import { type ErrorDetail, pointer, SandboxError, validationError } from '../htt
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { StandardError, Strict } from '../http/schema.js';
 import { parseSpanMs } from '../runtime/duration.js';
-import { runtimeOf } from '../runtime/index.js';
+import type { SandboxEvent } from '../runtime/events.js';
+import { type Runtime, runtimeOf } from '../runtime/index.js';
 import {
   DEFAULT_RETRY_MS,
   DEFAULT_TIMEOUT_MS,
@@ -18,6 +19,7 @@ import {
   NO_FAULTS,
   type SubscriptionFaults,
 } from '../runtime/subscriptions.js';
+import { compileTemplate, type Template, TemplateError, templateHelpers } from '../runtime/templates.js';
 
 const TAG = ['sandbox control plane'];
 const a = assumptionLookup(assumptions);
@@ -72,6 +74,16 @@ const SubscriptionInput = Strict({
     }),
   ),
   faults: Type.Optional(FaultsInput),
+  template: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100_000,
+      description:
+        'a Handlebars template of the payload, rendered over {event} (the CloudEvent) with the helpers of docs/stubs.md, inspect included, ' +
+        'when the event is emitted; sent as application/json. Absent: the CloudEvent itself',
+      example: '{"kind":"{{event.type}}","uid":"{{event.data.uid}}","at":"{{event.time}}"}',
+    }),
+  ),
 });
 
 const Faults = Type.Object({
@@ -131,6 +143,9 @@ const DeliverySchema = Type.Object(
     status: Type.String({ enum: ['pending', 'delivered', 'failed'] }),
     attempts: Type.Array(AttemptSchema),
     nextAttemptAt: Type.Union([Type.String(), Type.Null()], { description: 'sandbox clock' }),
+    error: Type.Union([Type.String(), Type.Null()], {
+      description: 'why no message could be made for the event (its template failed): failed without an attempt; null otherwise',
+    }),
   },
   { title: 'Delivery' },
 );
@@ -177,7 +192,22 @@ function typeProblem(type: string): string | undefined {
   return /^[A-Za-z0-9._-]*\*?$/.test(type) ? undefined : 'an event type is letters, digits, dots, dashes, optionally ending with *';
 }
 
-export const subscriptionsPlugin: FastifyPluginAsyncTypebox = async (app) => {
+/** What the inspect helper of a template reads: GET /_sandbox{path} in `runtime`, as an object. */
+export type Inspect = (runtime: Runtime, path: string) => unknown;
+
+/** The template compiled, or its problem recorded at /template. */
+function templateOf(text: string | undefined, problems: ErrorDetail[]): Template | null {
+  if (text === undefined) return null;
+  try {
+    return compileTemplate(text);
+  } catch (err) {
+    if (!(err instanceof TemplateError)) throw err;
+    problems.push({ path: pointer('template'), message: err.message });
+    return null;
+  }
+}
+
+export const subscriptionsPlugin: FastifyPluginAsyncTypebox<{ inspect?: Inspect }> = async (app, options) => {
   app.post(
     '/subscriptions',
     {
@@ -192,7 +222,7 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox = async (app) => {
           'one the sandbox generated is answered here, once.',
         body: SubscriptionInput,
         response: { 201: Created, 400: StandardError, 401: StandardError, 409: StandardError },
-        'x-sandbox-assumption': a('webhook-deliveries', 'webhook-faults'),
+        'x-sandbox-assumption': a('webhook-deliveries', 'webhook-faults', 'webhook-template'),
       },
     },
     async (request, reply) => {
@@ -218,6 +248,7 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox = async (app) => {
           ? [...DEFAULT_RETRY_MS]
           : body.retrySchedule.map((s, i) => spanProblem(s, pointer('retrySchedule', i), MAX_CLOCK_SPAN_MS, problems));
       const faults = faultsOf(body.faults, ['faults'], problems);
+      const template = templateOf(body.template, problems);
       if (problems.length > 0) throw validationError(problems);
       if (runtime.subscriptions.size >= MAX_SUBSCRIPTIONS)
         throw new SandboxError(409, `this workspace holds ${MAX_SUBSCRIPTIONS} subscriptions, the most it keeps: delete one first`);
@@ -228,8 +259,8 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox = async (app) => {
         url: body.url,
         types: [...body.types],
         secret,
-        render: null,
-        template: null,
+        render: template ? renderer(template, runtime, options.inspect) : null,
+        template: body.template ?? null,
         timeoutMs,
         retryMs,
         faults,
@@ -359,7 +390,7 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Send a message again now (same webhook-id, new timestamp and signature); not retried if it fails',
         description: 'Answers 202 with the delivery; the new attempt shows in its log once made.',
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }), deliveryId: Type.String({ minLength: 1, maxLength: 20 }) }),
-        response: { 202: DeliverySchema, 401: StandardError, 404: StandardError },
+        response: { 202: DeliverySchema, 401: StandardError, 404: StandardError, 409: StandardError },
       },
     },
     async (request, reply) => {
@@ -368,7 +399,22 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox = async (app) => {
       if (result === 'no-subscription') throw unknown(id);
       if (result === 'no-delivery')
         throw new SandboxError(404, `subscription ${id} has no delivery "${deliveryId}" (its log keeps the last ${DELIVERY_LOG_SIZE})`);
+      if (result === 'no-message')
+        throw new SandboxError(409, `delivery ${deliveryId} has no message to send: the template failed on its event (its error says how)`);
       return reply.code(202).send(result);
     },
   );
 };
+
+/**
+ * The payload of each event, rendered when the event is emitted (so `inspect` reads the state the
+ * event left) with the helpers every sandbox template gets: time on the sandbox clock, seeded values.
+ */
+function renderer(template: Template, runtime: Runtime, inspect: Inspect | undefined) {
+  const helpers = templateHelpers({
+    clock: runtime.clock,
+    ids: runtime.ids,
+    ...(inspect ? { inspect: (path: string) => inspect(runtime, path) } : {}),
+  });
+  return (event: SandboxEvent) => template({ event }, helpers);
+}

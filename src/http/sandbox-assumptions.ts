@@ -284,6 +284,14 @@ export const assumptions: Assumption[] = [
     reason: 'receivers built on a Standard Webhooks library verify the sandbox\'s messages as they would any provider\'s, and a test drives retries by moving the clock instead of waiting hours',
   },
   {
+    id: 'webhook-template',
+    interface: 'sandbox',
+    topic: 'The payload of a notification shaped by its subscription (the platform\'s payloads are not in the specification)',
+    decision:
+      'a subscription\'s template is a Handlebars template rendered over {event} (the CloudEvent) with the helpers of the user-defined operations, inspect included, when the event is emitted (inspect reads the state the event left); the result is sent as application/json, signed like any message; a template that does not parse is a 400 at /template; one that fails on an event fails that delivery at once, without an attempt, with its error, and it cannot be redelivered (409)',
+    reason: 'a user who knows the real payload tests the receiver they will run in production; a failure named on the delivery is found where the receiver\'s messages are looked for',
+  },
+  {
     id: 'webhook-faults',
     interface: 'sandbox',
     topic: 'Delivery faults a receiver must survive',

@@ -44,7 +44,10 @@ export interface SubscriptionSpec {
   types: string[];
   /** whsec_ followed by the base64 of the key. */
   secret: string;
-  /** Renders the payload of an event (null: the CloudEvent itself, in its JSON format). */
+  /**
+   * Renders the payload of an event (null: the CloudEvent itself, in its JSON format); what it
+   * throws is recorded on the event's delivery, which is then failed without an attempt.
+   */
   render: ((event: SandboxEvent) => string) | null;
   /** The template's text, as given (shown back: it is no secret). */
   template: string | null;
@@ -87,6 +90,8 @@ export interface Delivery {
   attempts: Attempt[];
   /** When the next attempt is due on the sandbox clock; null when none is planned. */
   nextAttemptAt: string | null;
+  /** Why no message could be made for the event (its template failed); null when one was. */
+  error: string | null;
 }
 
 export interface SubscriptionView {
@@ -181,6 +186,20 @@ class Subscription {
   }
 
   accept(event: SandboxEvent, body: string, contentType: string): void {
+    const message = this.record(event, body, contentType);
+    const { delayMs } = this.spec.faults;
+    if (delayMs > 0) this.plan(message, this.env.clock.nowMs() + delayMs);
+    else this.comeDue(message);
+  }
+
+  /** The event's delivery, failed at once: no message could be made for it (`error` says why). */
+  fail(event: SandboxEvent, error: string): void {
+    const { delivery } = this.record(event, '', '');
+    delivery.status = 'failed';
+    delivery.error = error;
+  }
+
+  private record(event: SandboxEvent, body: string, contentType: string): Message {
     this.seq += 1;
     const delivery: Delivery = {
       id: String(this.seq),
@@ -191,6 +210,7 @@ class Subscription {
       status: 'pending',
       attempts: [],
       nextAttemptAt: null,
+      error: null,
     };
     const message: Message = { delivery, body, contentType, tries: 0, cancel: undefined };
     this.log.set(delivery.id, message);
@@ -198,9 +218,7 @@ class Subscription {
       const [oldest] = this.log.values();
       if (oldest) this.forget(oldest);
     }
-    const { delayMs } = this.spec.faults;
-    if (delayMs > 0) this.plan(message, this.env.clock.nowMs() + delayMs);
-    else this.comeDue(message);
+    return message;
   }
 
   private forget(message: Message): void {
@@ -433,12 +451,16 @@ export class Subscriptions {
     return out;
   }
 
-  /** Sends delivery `deliveryId` again now; 'no-subscription' or 'no-delivery' when either is unknown. */
-  redeliver(id: string, deliveryId: string): Delivery | 'no-subscription' | 'no-delivery' {
+  /**
+   * Sends delivery `deliveryId` again now; 'no-subscription' or 'no-delivery' when either is unknown,
+   * 'no-message' when none could be made for its event (the delivery's error says why).
+   */
+  redeliver(id: string, deliveryId: string): Delivery | 'no-subscription' | 'no-delivery' | 'no-message' {
     const sub = this.subs.get(id);
     if (!sub) return 'no-subscription';
     const message = sub.log.get(deliveryId);
     if (!message) return 'no-delivery';
+    if (message.delivery.error !== null) return 'no-message';
     sub.redeliver(message);
     return message.delivery;
   }
@@ -451,7 +473,14 @@ export class Subscriptions {
       if (!sub.wants(event)) continue;
       try {
         if (sub.spec.render) {
-          sub.accept(event, sub.spec.render(event), 'application/json');
+          let body: string;
+          try {
+            body = sub.spec.render(event);
+          } catch (err) {
+            sub.fail(event, `the template failed on this event: ${(err as Error).message}`);
+            continue;
+          }
+          sub.accept(event, body, 'application/json');
         } else {
           structured ??= structuredMessage(event);
           sub.accept(event, structured.body, structured.contentType);
