@@ -257,7 +257,7 @@ export const assumptions: Assumption[] = [
     topic: 'Notifications: the specification says results come "by queries or notifications" and shows no notification',
     decision:
       'the sandbox sends its own events, not the platform\'s: every state change that committed (a payment, each registered or reconciled registry document, an import received, processed or rejected, each loan-bond record registered and processed, a reset, fixtures loaded, a clock move, a snapshot restored) is one CloudEvents 1.0 event of its workspace (source /ws/{name}, time on the sandbox clock, types in docs/events.md); a refused request emits nothing; GET /_sandbox/events is a long poll (wait up to 120s, answered in the turn the event is emitted); the feed keeps SANDBOX_EVENTS_SIZE events (default 1000) in memory, is emptied by a reset (whose own event comes first after it) and starts again from id 1 with the process; an `after` never issued is a 400',
-    reason: 'a test waits on results without sleeping, and no payload is invented for the real service',
+    reason: 'a test waits on results without sleeping, and no payload is invented for the real service: a user who knows it shapes one with a subscription\'s template',
   },
   {
     id: 'waits',
