@@ -1,12 +1,10 @@
 // A condition on a JSON document (a journaled request body, an inspection view), written in JSONPath
-// and evaluated by the jsonpath-plus library with its safe evaluator (filter scripts cannot reach
-// anything but the document). It holds when the expression selects at least one value, or, with
-// `equals`, when one of the selected values equals that JSON value.
-//
-// A filter at the root (`$[?(@.total > 5)]`) applies to the document itself, as Jayway JsonPath and
-// WireMock's matchesJsonPath read it; jsonpath-plus alone would apply it to the document's members.
+// and evaluated as every JSONPath of the sandbox is (jsonPathQuery of runtime/templates.ts: the
+// jsonpath-plus library with its safe evaluator, Jayway's dialect as WireMock writes it, a filter at
+// the root applied to the document itself). It holds when the expression selects at least one value,
+// or, with `equals`, when one of the selected values equals that JSON value.
 import { isDeepStrictEqual } from 'node:util';
-import { JSONPath } from 'jsonpath-plus';
+import { jsonPathQuery, TemplateError } from './templates.js';
 
 export interface Condition {
   jsonpath: string;
@@ -31,17 +29,11 @@ export function jsonpathProblem(jsonpath: string): string | undefined {
 
 /** The values `jsonpath` selects in `doc`; throws ConditionError when it cannot be evaluated. */
 export function select(jsonpath: string, doc: unknown): unknown[] {
-  const rootFilter = jsonpath.startsWith('$[?');
   try {
-    const found: unknown = JSONPath({
-      path: jsonpath,
-      json: (rootFilter ? [doc] : doc) as object,
-      wrap: true,
-      eval: 'safe',
-    });
-    return Array.isArray(found) ? found : [];
+    return jsonPathQuery(doc, jsonpath);
   } catch (err) {
-    throw new ConditionError(`${jsonpath}: ${(err as Error).message}`);
+    if (err instanceof TemplateError) throw new ConditionError(err.message);
+    throw err;
   }
 }
 
