@@ -1,7 +1,7 @@
 import type { Assumption } from './assumption-catalog.js';
 
 /** Decisions that apply to every interface or to the sandbox as a whole. */
-export const assumptions: Assumption[] = [
+export const assumptions = [
   {
     id: 'error-body',
     interface: 'sandbox',
@@ -242,4 +242,4 @@ export const assumptions: Assumption[] = [
       'with a database file, workspace {name} is the SQLite file {file without extension}.ws-{name}.db beside it, reopened at start (up to the limit); with :memory:, in memory',
     reason: 'a persisted sandbox keeps every workspace across restarts, and deleting one file removes one workspace',
   },
-];
+] as const satisfies readonly Assumption[];

@@ -7,7 +7,7 @@ import { checkTaxId } from '../domain/tax-id.js';
 import { SandboxError } from '../http/errors.js';
 import { StandardError } from '../http/schema.js';
 import type { ImportRow, ReceivablesStore } from '../store/receivables.js';
-import { CnabFile } from './cnab.js';
+import { CnabFile } from './cnab-record.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
 import type { FastifyRequest } from 'fastify';
 

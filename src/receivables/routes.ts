@@ -8,37 +8,39 @@ import { strictFor } from '../runtime/strict.js';
 import { EnvelopeError, errorResponses, StrictHeaders } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
+import { outcome } from './outcomes.js';
 import { importWork } from './runner.js';
 import { ImportCnabBody, NoBody } from './schemas.js';
 import { submitImport } from './submit.js';
 import { runtimeOf } from '../runtime/index.js';
 
-const a = assumptionLookup(assumptions);
+const assumed = assumptionLookup(assumptions);
+const IMPORT = contract.route('import-cnab');
 
 export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
   serveInterface(app, contract);
 
   app.post(
-    '/import-cnab',
+    IMPORT.url,
     {
-      config: { interface: 'receivables', operation: 'import-cnab' },
+      config: IMPORT.config,
       schema: {
-        tags: ['receivables'],
+        tags: [contract.id],
         summary: 'Submit an operation (remessa) file in CNAB 400 or CNAB 444 layout',
         description:
           'The file is checked at once (base64, not empty, every line 400 or 444 bytes) and stored; the 200 ' +
           'comes before processing, which runs asynchronously (see /_sandbox/receivables for the outcome).',
-        headers: StrictHeaders(a('rc-cnab-rules')),
+        headers: StrictHeaders(assumed('rc-cnab-rules')),
         body: ImportCnabBody,
         response: {
           200: NoBody,
           ...errorResponses(
             contract.statuses,
             EnvelopeError,
-            a('rc-validation-error', 'rc-error-precedence'),
+            assumed('rc-validation-error', 'rc-error-precedence'),
           ),
         },
-        'x-sandbox-assumption': a(
+        'x-sandbox-assumption': assumed(
           'rc-error-precedence',
           'rc-statuses',
           'rc-cnab-rules',
@@ -59,7 +61,7 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
       runtime.workOf(importWork).handOff(importId, submitted.file, submitted.lines);
       runtime.work.kick(importWork.name);
       request.log.debug({ importId, lines: submitted.lines.count }, 'CNAB import stored, pending');
-      request.outcome = 'accepted';
+      request.outcome = outcome('accepted');
       // No body at all (not "null"): the typed reply only knows the schema's null, so widen it.
       return (reply as FastifyReply).code(200).header('sandbox-import-id', importId).send();
     },

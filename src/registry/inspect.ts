@@ -13,7 +13,7 @@ import { BatchView, type Divergence, ParticipantView, ReconciliationView, type W
 import { type Runtime, runtimeOf } from '../runtime/index.js';
 import type { FastifyRequest } from 'fastify';
 
-const a = assumptionLookup(assumptions);
+const assumed = assumptionLookup(assumptions);
 const TAG = [CONTROL_TAG.name];
 const errors = { 401: StandardError, 404: StandardError };
 
@@ -38,7 +38,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'A registered batch: its documents with their chaveRegistro, and its domain warnings',
         params: Type.Object({ chaveRemessa: Type.String() }),
         response: { 200: BatchView, ...errors },
-        'x-sandbox-assumption': a('registry-domain-warnings', 'registry-documento-digest'),
+        'x-sandbox-assumption': assumed('registry-domain-warnings', 'registry-documento-digest'),
       },
     },
     async (request) => {
@@ -73,7 +73,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'A reconciliation: the result of each item (matched, diverging with the fields, unknown)',
         params: Type.Object({ chaveConciliacao: Type.String() }),
         response: { 200: ReconciliationView, ...errors },
-        'x-sandbox-assumption': a('registry-reconcile-compare'),
+        'x-sandbox-assumption': assumed('registry-reconcile-compare'),
       },
     },
     async (request) => {
@@ -121,7 +121,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
           }),
           401: StandardError,
         },
-        'x-sandbox-assumption': a('registry-overdue'),
+        'x-sandbox-assumption': assumed('registry-overdue'),
       },
     },
     async (request) => {
@@ -157,7 +157,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
           'A participant: its batches and reconciliations, and whether its monthly reconciliation is overdue',
         params: Type.Object({ participantId: Type.String() }),
         response: { 200: ParticipantView, ...errors },
-        'x-sandbox-assumption': a('registry-overdue'),
+        'x-sandbox-assumption': assumed('registry-overdue'),
       },
     },
     async (request) => {

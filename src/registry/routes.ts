@@ -12,11 +12,14 @@ import { runtimeOf } from '../runtime/index.js';
 import { strictFor } from '../runtime/strict.js';
 import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
+import { outcome } from './outcomes.js';
 import { reconcileDocuments } from './reconcile.js';
 import { registerDocuments } from './register.js';
 import { ReconcileBody, ReconcileResponse, RegisterBody, RegisterResponse } from './schemas.js';
 
-const a = assumptionLookup([...sandboxAssumptions, ...assumptions]);
+const assumed = assumptionLookup([...sandboxAssumptions, ...assumptions]);
+const REGISTER = contract.route('register-documents');
+const RECONCILE = contract.route('reconcile-documents');
 const WARNINGS_HEADER = 'sandbox-warnings';
 
 export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
@@ -35,7 +38,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
       throw new SandboxError(
         401,
         'the bearer token sent in the Authorization header is not the accessToken of any registry participant (fixtures: registry.participants[].accessToken)',
-      ).tag('token-unknown');
+      ).tag(outcome('token-unknown'));
     }
     participants.set(request, participantId);
   };
@@ -48,16 +51,16 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
 
 
   const common = {
-    tags: ['registry'],
-    headers: StrictHeaders(a('registry-domain-warnings')),
-    'x-sandbox-assumption': a('registry-bearer', 'registry-batch-atomic', 'registry-domain-warnings'),
+    tags: [contract.id],
+    headers: StrictHeaders(assumed('registry-domain-warnings')),
+    'x-sandbox-assumption': assumed('registry-bearer', 'registry-batch-atomic', 'registry-domain-warnings'),
   };
-  const errors = errorResponses([400, 401, 500], StandardError, a('error-body'), BEARER_CHALLENGE);
+  const errors = errorResponses(contract.statuses, StandardError, assumed('error-body'), BEARER_CHALLENGE);
 
   app.post(
-    '/registrar_documentos',
+    REGISTER.url,
     {
-      config: { interface: 'registry', operation: 'register-documents' },
+      config: REGISTER.config,
       onRequest: authenticate,
       schema: {
         ...common,
@@ -86,9 +89,9 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.post(
-    '/conciliar_documentos',
+    RECONCILE.url,
     {
-      config: { interface: 'registry', operation: 'reconcile-documents' },
+      config: RECONCILE.config,
       onRequest: authenticate,
       schema: {
         ...common,

@@ -5,7 +5,7 @@ import { assumptionLookup } from '../http/assumption-catalog.js';
 import { CalendarDate, Money, Strict, StringEnum } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 
-const a = assumptionLookup(assumptions);
+const assumed = assumptionLookup(assumptions);
 const opt = Type.Optional;
 
 export const Avalista = Strict(
@@ -22,7 +22,7 @@ export const Operacao = Strict(
       Type.String({
         pattern: '^[A-Za-z]$',
         description: 'one-letter code (C is seen in use)',
-        'x-sandbox-assumption': a('registry-tipo-operacao'),
+        'x-sandbox-assumption': assumed('registry-tipo-operacao'),
       }),
     ),
     idOperacao: opt(Type.String()),
@@ -51,7 +51,7 @@ const documentFields = {
   chaveNFe: opt(
     Type.String({
       description: 'key of the fiscal document, digits',
-      'x-sandbox-assumption': a('registry-nfe-alphanumeric'),
+      'x-sandbox-assumption': assumed('registry-nfe-alphanumeric'),
     }),
   ),
   numeroDuplicata: opt(Type.String({ description: 'trade-bill number' })),
@@ -75,7 +75,7 @@ const documentFields = {
     Type.String({
       description: 'content of the attached document, standard base64 text',
       contentEncoding: 'base64',
-      'x-sandbox-assumption': a('registry-documento-digest'),
+      'x-sandbox-assumption': assumed('registry-documento-digest'),
     }),
   ),
 };
@@ -93,7 +93,7 @@ const reconciliationFields = {
 export const RegistryDocument = Strict(documentFields, {
   title: 'RegistryDocument',
   description: 'registry document: registration fields only',
-  'x-sandbox-assumption': a('registry-optional-fields'),
+  'x-sandbox-assumption': assumed('registry-optional-fields'),
 });
 export type RegistryDocument = Static<typeof RegistryDocument>;
 
@@ -102,7 +102,7 @@ export const ReconciliationDocument = Strict(
   {
     title: 'ReconciliationDocument',
     description: 'registry document with the reconciliation additions',
-    'x-sandbox-assumption': a('registry-optional-fields', 'registry-reconcile-compare'),
+    'x-sandbox-assumption': assumed('registry-optional-fields', 'registry-reconcile-compare'),
   },
 );
 export type ReconciliationDocument = Static<typeof ReconciliationDocument>;
@@ -110,7 +110,7 @@ export type ReconciliationDocument = Static<typeof ReconciliationDocument>;
 const registros = <T extends typeof RegistryDocument | typeof ReconciliationDocument>(item: T) =>
   Type.Array(item, {
     minItems: 1,
-    'x-sandbox-assumption': a('registry-non-empty', 'registry-batch-atomic'),
+    'x-sandbox-assumption': assumed('registry-non-empty', 'registry-batch-atomic'),
   });
 
 export const RegisterBody = Strict({ registros: registros(RegistryDocument) });
@@ -125,17 +125,17 @@ const warningsHeader = {
     'Sandbox-Warnings': {
       type: 'integer',
       description: 'how many domain checks failed as warnings (listed by /_sandbox/registry inspection)',
-      'x-sandbox-assumption': a('registry-domain-warnings'),
+      'x-sandbox-assumption': assumed('registry-domain-warnings'),
     },
   },
 };
 
 export const RegisterResponse = Type.Object(
   {
-    mensagem: Type.String({ 'x-sandbox-assumption': a('registry-mensagem') }),
+    mensagem: Type.String({ 'x-sandbox-assumption': assumed('registry-mensagem') }),
     chaveRemessa: Type.String({
       description: 'batch key used to query the batch',
-      'x-sandbox-assumption': a('registry-keys'),
+      'x-sandbox-assumption': assumed('registry-keys'),
     }),
   },
   { title: 'RegisterResponse', ...warningsHeader },
@@ -143,8 +143,8 @@ export const RegisterResponse = Type.Object(
 
 export const ReconcileResponse = Type.Object(
   {
-    mensagem: Type.String({ 'x-sandbox-assumption': a('registry-mensagem') }),
-    chaveConciliacao: Type.String({ 'x-sandbox-assumption': a('registry-keys') }),
+    mensagem: Type.String({ 'x-sandbox-assumption': assumed('registry-mensagem') }),
+    chaveConciliacao: Type.String({ 'x-sandbox-assumption': assumed('registry-keys') }),
   },
   { title: 'ReconcileResponse', ...warningsHeader },
 );
@@ -237,7 +237,7 @@ export const ParticipantView = Type.Object({
   reconciliationDueBy: Type.Union([Timestamp(), Type.Null()], {
     description: 'null while the participant has no registrations',
   }),
-  overdue: Type.Boolean({ 'x-sandbox-assumption': a('registry-overdue') }),
+  overdue: Type.Boolean({ 'x-sandbox-assumption': assumed('registry-overdue') }),
   batches: Type.Array(
     Type.Object({ chaveRemessa: Type.String(), registeredAt: Timestamp(), documentCount: Type.Integer() }),
   ),

@@ -3,7 +3,16 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import type { ReadCache } from './read-cache.js';
 
-export type TradeBillStatus = 'open' | 'partially-paid' | 'paid' | 'cancelled' | 'blocked';
+/** Every status a trade bill can have (assumption bk-trade-bill-statuses). */
+export const TRADE_BILL_STATUSES = ['open', 'partially-paid', 'paid', 'cancelled', 'blocked'] as const;
+export type TradeBillStatus = (typeof TRADE_BILL_STATUSES)[number];
+
+/** The statuses in which a bill accepts a payment; the others refuse one. */
+export const PAYABLE = ['open', 'partially-paid'] as const satisfies readonly TradeBillStatus[];
+export type NotPayable = Exclude<TradeBillStatus, (typeof PAYABLE)[number]>;
+export const NOT_PAYABLE = TRADE_BILL_STATUSES.filter(
+  (s): s is NotPayable => !(PAYABLE as readonly TradeBillStatus[]).includes(s),
+);
 
 export interface TradeBillRow {
   id: number;
