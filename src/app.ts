@@ -2,9 +2,10 @@
 // everything it needs arrives as options; src/server.ts reads the configuration and listens.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { installControlHooks, journalUnrouted } from './control/hooks.js';
+import { installControlHooks } from './control/hooks.js';
+import { journalUnrouted } from './control/journal-hooks.js';
 import { sandboxPlugin } from './control/index.js';
-import { installWorkspaces, workspaceOpener } from './control/workspaces.js';
+import { installWorkspaces, workspaceOpener } from './control/workspace-routes.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { SandboxError } from './http/errors.js';
 import { type InterfaceModule, Interfaces } from './http/interface-module.js';
@@ -21,12 +22,11 @@ import type { SandboxClock } from './runtime/clock.js';
 import { readFixtureFile } from './runtime/fixture-document.js';
 import type { SandboxIds } from './runtime/ids.js';
 import { createRuntime, type InterfaceParts, installRuntime, type Runtime, type RuntimeLog } from './runtime/index.js';
-import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS, workspaceNameOf, workspaceRewrite, Workspaces } from './runtime/workspaces.js';
+import { workspaceNameOf, workspaceRewrite, Workspaces } from './runtime/workspaces.js';
+import { DEFAULTS } from './config.js';
+import { VERSION } from './version.js';
 import type { FixtureDocument } from './interfaces.js';
 
-export const VERSION = '0.1.0';
-export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
-export const DEFAULT_JOURNAL_SIZE = 1000;
 /** Longest path parameter the router reads. */
 export const MAX_PARAM_LENGTH = 500;
 
@@ -45,7 +45,7 @@ export interface AppOptions {
   interfaces?: readonly InterfaceModule[];
   /** false: no logging (the default for tests). */
   logger?: LogSettings | false;
-  /** Largest request body in bytes (default 100 MiB). */
+  /** Largest request body in bytes (default DEFAULTS.bodyLimit of config.ts). */
   bodyLimit?: number;
   /** When set, /_sandbox calls need the Sandbox-Admin-Token header. */
   adminToken?: string;
@@ -55,7 +55,7 @@ export interface AppOptions {
   seed?: string;
   /** With `seed`: secrets (token_acesso) are reproducible too. Default false: always random. */
   seedSecrets?: boolean;
-  /** Entries the request journal keeps (default 1000; 0 turns it off). */
+  /** Entries the request journal keeps (default DEFAULTS.journalSize; 0 turns it off). */
   journalSize?: number;
   /** false: answers carry no Sandbox-Outcome and nothing is counted (GET /_sandbox/coverage is empty). Default true. */
   coverage?: boolean;
@@ -63,9 +63,9 @@ export interface AppOptions {
   clock?: SandboxClock;
   /** Inject the key generator; default: random, or seeded by `seed`. */
   ids?: SandboxIds;
-  /** Workspaces allowed besides `default` (default 256). */
+  /** Workspaces allowed besides `default` (default DEFAULTS.maxWorkspaces). */
   maxWorkspaces?: number;
-  /** In-memory workspaces unused this long are removed (default one hour; 0: never). */
+  /** In-memory workspaces unused this long are removed (default DEFAULTS.workspaceIdleMs; 0: never). */
   workspaceIdleMs?: number;
 }
 
@@ -85,7 +85,7 @@ declare module 'fastify' {
 /** The app in a fixed order: server, state, how every request is handled, then what answers it. */
 export async function buildApp(options: AppOptions = {}): Promise<FastifyInstance> {
   const settings: Settings = {
-    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
     adminToken: options.adminToken || undefined,
   };
   const interfaces =
@@ -112,8 +112,8 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
       interfaces: parts,
       log: app.log,
     }),
-    max: options.maxWorkspaces ?? DEFAULT_MAX_WORKSPACES,
-    idleMs: options.workspaceIdleMs ?? DEFAULT_WORKSPACE_IDLE_MS,
+    max: options.maxWorkspaces ?? DEFAULTS.maxWorkspaces,
+    idleMs: options.workspaceIdleMs ?? DEFAULTS.workspaceIdleMs,
     log: app.log,
   });
 
@@ -180,7 +180,7 @@ async function openRuntime(options: AppOptions, log: RuntimeLog, interfaces: Int
       seed: options.seed,
       seedSecrets: options.seedSecrets ?? false,
       fixtures: options.fixtures ?? null,
-      journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
+      journalSize: options.journalSize ?? DEFAULTS.journalSize,
     },
     interfaces,
     log,

@@ -8,6 +8,7 @@ import { readFixtureFile } from './runtime/fixture-document.js';
 import type { FaultRule, FaultRuleInput } from './runtime/faults.js';
 import type { JournalEntry } from './runtime/journal.js';
 import type { CoverageReport } from './runtime/coverage.js';
+import { WORKSPACE_NAME, WORKSPACE_NAME_RULE } from './runtime/workspaces.js';
 
 export { type AppOptions, buildApp } from './app.js';
 export { type Config, DEMO_FIXTURES, parseConfig } from './config.js';
@@ -110,8 +111,6 @@ export interface Sandbox extends SandboxControls {
   close(): Promise<void>;
 }
 
-const NAME = /^[a-z0-9-]{1,64}$/;
-
 /** Builds the app, listens on a free port of 127.0.0.1, and returns the URL and the control calls. */
 export async function startSandbox(options: StartOptions = {}): Promise<Sandbox> {
   const { host = '127.0.0.1', port = 0, ...appOptions } = options;
@@ -203,8 +202,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
     ...controls(''),
     app,
     workspace: (name) => {
-      if (!NAME.test(name))
-        throw new Error(`"${name}" is not a workspace name: 1 to 64 characters of a-z, 0-9 and -`);
+      if (!WORKSPACE_NAME.test(name)) throw new Error(`"${name}" is not a workspace name: ${WORKSPACE_NAME_RULE}`);
       return {
         ...controls(`/ws/${name}`),
         name,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEMO_FIXTURES, parseConfig, parseSize } from '../src/config.js';
+import { buildApp } from '../src/app.js';
+import { ConfigError, DEFAULTS, DEMO_FIXTURES, formatIdle, formatSize, HELP, parseConfig, parseIdle, parseSize } from '../src/config.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -19,6 +20,34 @@ describe('configuration', () => {
       maxWorkspaces: 256,
       workspaceIdleMs: 60 * 60 * 1000,
     });
+  });
+
+  it('takes every default from DEFAULTS, which --help and buildApp read too', async () => {
+    const config = parseConfig([], {});
+    if (config === 'help') throw new Error('no --help was given');
+    const { host, port, db, logLevel, bodyLimit, journalSize, maxWorkspaces, workspaceIdleMs } = config;
+    expect({ host, port, db, logLevel, bodyLimit, journalSize, maxWorkspaces, workspaceIdleMs }).toEqual(DEFAULTS);
+    for (const shown of [
+      `env HOST                default ${DEFAULTS.host}`,
+      `env PORT                default ${DEFAULTS.port}`,
+      `default ./${DEFAULTS.db}`,
+      `env LOG_LEVEL           default ${DEFAULTS.logLevel}`,
+      'env SANDBOX_BODY_LIMIT  default 100mb',
+      `env SANDBOX_JOURNAL_SIZE default ${DEFAULTS.journalSize}`,
+      `env SANDBOX_MAX_WORKSPACES default ${DEFAULTS.maxWorkspaces}`,
+      'env SANDBOX_WORKSPACE_IDLE default 60m',
+    ])
+      expect(HELP).toContain(shown);
+    expect(parseSize(formatSize(DEFAULTS.bodyLimit))).toBe(DEFAULTS.bodyLimit);
+    expect(parseIdle(formatIdle(DEFAULTS.workspaceIdleMs))).toBe(DEFAULTS.workspaceIdleMs);
+    const app = await buildApp({ logger: false });
+    try {
+      expect(app.settings.bodyLimit).toBe(DEFAULTS.bodyLimit);
+      expect(app.runtime.journal.capacity).toBe(DEFAULTS.journalSize);
+      expect(app.workspaces.max).toBe(DEFAULTS.maxWorkspaces);
+    } finally {
+      await app.close();
+    }
   });
 
   it('reads the environment, and flags win over it', () => {

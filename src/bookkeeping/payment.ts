@@ -58,7 +58,7 @@ export function declarationProblems(
  * What the declaration does to the bill as it stands now, or a 400 saying why it cannot apply.
  * Runs inside the payment transaction, so the open value it reads is the one it changes.
  */
-export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect {
+export function decidePayment(bill: TradeBillRow, declaration: Declaration): PaymentEffect {
   if (!(PAYABLE as readonly TradeBillStatus[]).includes(bill.status)) {
     throw new SandboxError(
       400,
@@ -67,8 +67,8 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect
     );
   }
   const open = formatCents(bill.openCents);
-  const paid = formatCents(d.paymentCents);
-  if (d.paymentCents > bill.openCents) {
+  const paid = formatCents(declaration.paymentCents);
+  if (declaration.paymentCents > bill.openCents) {
     throw validationError([
       {
         path: pointer('paymentValue'),
@@ -76,7 +76,7 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect
       },
     ]).tag(outcome('above-open-value'));
   }
-  if (d.isPartial && d.paymentCents === bill.openCents) {
+  if (declaration.isPartial && declaration.paymentCents === bill.openCents) {
     throw validationError([
       {
         path: pointer('isPartial'),
@@ -84,7 +84,7 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect
       },
     ]).tag(outcome('partial-equals-open'));
   }
-  if (!d.isPartial && d.paymentCents < bill.openCents) {
+  if (!declaration.isPartial && declaration.paymentCents < bill.openCents) {
     throw validationError([
       {
         path: pointer('paymentValue'),
@@ -92,12 +92,12 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect
       },
     ]).tag(outcome('total-below-open'));
   }
-  const openAfterCents = bill.openCents - d.paymentCents;
-  if (d.remainingCents !== null && d.remainingCents !== openAfterCents) {
+  const openAfterCents = bill.openCents - declaration.paymentCents;
+  if (declaration.remainingCents !== null && declaration.remainingCents !== openAfterCents) {
     throw validationError([
       {
         path: pointer('remainingValue'),
-        message: `must equal the open value after this payment: ${formatCents(openAfterCents)} (open value ${open} - payment ${paid}), got ${formatCents(d.remainingCents)}`,
+        message: `must equal the open value after this payment: ${formatCents(openAfterCents)} (open value ${open} - payment ${paid}), got ${formatCents(declaration.remainingCents)}`,
       },
     ]).tag(outcome('remaining-mismatch'));
   }

@@ -1,5 +1,5 @@
 // Emulates the trade-bill bookkeeping interface (duplicatas escriturais): extract list and payment.
-// Differs from the real service where the README's assumptions table says (interface "bookkeeping").
+// Differs from the real service where this folder's assumptions.ts says.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
@@ -107,7 +107,7 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
       // The serialized page, answered again from the read cache until any row changes. authorize
       // made this request's full check (other connections' commits included) in access().
       const key = `bk-extract|${sortBy}|${desc}|${page}|${pageSize}|${tenantId}`;
-      const cached = store.reads.get(key, () => {
+      const cached = store.readCache.get(key, () => {
         // The total comes from the tenant's counter: no count over the tenant's rows.
         const total = store.bookkeeping.extractRequestCount(tenantId);
         const items = store.bookkeeping.extractPage(

@@ -1,3 +1,4 @@
+import { WORKSPACE_NAME_RULE } from '../runtime/workspaces.js';
 import type { Assumption } from './assumption-catalog.js';
 
 /** Decisions that apply to every interface or to the sandbox as a whole. */
@@ -198,8 +199,7 @@ export const assumptions = [
     id: 'workspace-names',
     interface: 'sandbox',
     topic: 'What a workspace may be called',
-    decision:
-      '1 to 64 characters of a-z, 0-9 and -; anything else after /ws/ is a 400 naming the rule (in the interface\'s error shape when the rest of the path is under an interface prefix)',
+    decision: `${WORKSPACE_NAME_RULE}; anything else after /ws/ is a 400 naming the rule (in the interface's error shape when the rest of the path is under an interface prefix)`,
     reason: 'names become file names and path segments; a worker id (w3, gw0, worker-12) always fits',
   },
   {

@@ -20,8 +20,8 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
     title: 'tradebill-sandbox',
     version: options.version,
     description:
-      'A stateful sandbox of four interfaces of a Brazilian receivables platform. Behaviour the specification ' +
-      'leaves open is marked x-sandbox-assumption; the full list is in info.x-sandbox-assumptions and the README.',
+      'A stateful sandbox of interfaces of a Brazilian receivables platform. Behaviour the specification ' +
+      'leaves open is marked x-sandbox-assumption; the full list is in info.x-sandbox-assumptions.',
     'x-sandbox-assumptions': options.assumptions.map((a) => ({
       id: a.id,
       interface: a.interface,

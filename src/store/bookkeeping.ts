@@ -125,15 +125,15 @@ function toExtractItem(r: ExtractRow): ExtractItem {
 }
 
 export class BookkeepingStore {
-  private readonly s;
+  private readonly statements;
   /** One statement per sort field and direction, each an index range of (tenant_id, field, request_id). */
   private readonly pages: Record<ExtractSortField, Record<Direction, Statement>>;
 
   constructor(
     db: Db,
-    private readonly reads: ReadCache,
+    private readonly readCache: ReadCache,
   ) {
-    this.s = {
+    this.statements = {
       insertUser: db.prepare('INSERT INTO bk_users (user_id, access_token) VALUES (?, ?)'),
       insertUserTenant: db.prepare(
         'INSERT OR IGNORE INTO bk_user_tenants (user_id, tenant_id) VALUES (?, ?)',
@@ -193,7 +193,7 @@ export class BookkeepingStore {
 
     const page = (column: string, dir: Direction) =>
       // The inner query walks only the covering index; the table is read for the page's rows alone.
-      // Raw rows (arrays) and objects built by hand: a third cheaper than named-column rows.
+      // Raw rows (arrays) and objects built by hand: they cost less than named-column rows per row read.
       db
         .prepare(
         `SELECT ${EXTRACT_COLUMNS} FROM bk_extract_requests
@@ -211,21 +211,21 @@ export class BookkeepingStore {
   }
 
   insertUser(userId: number, accessToken: string, tenants: readonly string[]): void {
-    this.s.insertUser.run(userId, accessToken);
-    for (const t of tenants) this.s.insertUserTenant.run(userId, t);
+    this.statements.insertUser.run(userId, accessToken);
+    for (const t of tenants) this.statements.insertUserTenant.run(userId, t);
   }
 
   userExists(userId: number): boolean {
-    return this.s.userExists.get(userId) !== undefined;
+    return this.statements.userExists.get(userId) !== undefined;
   }
 
   /** The user a bearer token belongs to, or undefined. */
   userIdByToken(accessToken: string): number | undefined {
-    return this.s.userIdByToken.get(accessToken) as number | undefined;
+    return this.statements.userIdByToken.get(accessToken) as number | undefined;
   }
 
   userHasTenant(userId: number, tenantId: string): boolean {
-    return this.s.userHasTenant.get(userId, tenantId) !== undefined;
+    return this.statements.userHasTenant.get(userId, tenantId) !== undefined;
   }
 
   /**
@@ -234,26 +234,26 @@ export class BookkeepingStore {
    */
   access(accessToken: string, tenantId: string): Access {
     // The tenant's length makes the key unambiguous whatever characters either holds.
-    return this.reads.get(`bk-access|${tenantId.length}|${tenantId}|${accessToken}`, () => {
+    return this.readCache.get(`bk-access|${tenantId.length}|${tenantId}|${accessToken}`, () => {
       const userId = this.userIdByToken(accessToken);
       return { userId, hasTenant: userId !== undefined && this.userHasTenant(userId, tenantId) };
     });
   }
 
   insertTradeBill(bill: Omit<TradeBillRow, 'id'>): void {
-    this.s.insertTradeBill.run(bill);
+    this.statements.insertTradeBill.run(bill);
   }
 
   tradeBill(tenantId: string, uid: string): TradeBillRow | undefined {
-    return this.s.tradeBill.get(tenantId, uid) as TradeBillRow | undefined;
+    return this.statements.tradeBill.get(tenantId, uid) as TradeBillRow | undefined;
   }
 
   tradeBills(tenantId: string): TradeBillSummary[] {
-    return this.s.tradeBills.all(tenantId) as TradeBillSummary[];
+    return this.statements.tradeBills.all(tenantId) as TradeBillSummary[];
   }
 
   payments(billId: number): PaymentRow[] {
-    return (this.s.payments.all(billId) as Array<Omit<PaymentRow, 'isPartial'> & { isPartial: number }>).map(
+    return (this.statements.payments.all(billId) as Array<Omit<PaymentRow, 'isPartial'> & { isPartial: number }>).map(
       (p) => ({ ...p, isPartial: p.isPartial === 1 }),
     );
   }
@@ -263,14 +263,14 @@ export class BookkeepingStore {
    * if it is still as read, and records the payment.
    */
   applyPayment(bill: TradeBillRow, effect: PaymentEffect, payment: NewPayment): void {
-    const changed = this.s.updateBill.run({
+    const changed = this.statements.updateBill.run({
       id: bill.id,
       openBeforeCents: bill.openCents,
       statusBefore: bill.status,
       ...effect,
     }).changes;
     if (changed !== 1) throw new Error(`trade bill ${bill.id} changed under a payment transaction`);
-    this.s.insertPayment.run({
+    this.statements.insertPayment.run({
       ...payment,
       isPartial: payment.isPartial ? 1 : 0,
       billId: bill.id,
@@ -281,17 +281,17 @@ export class BookkeepingStore {
 
   /** Inserts one extract request and counts it for its tenant; call inside the caller's transaction. */
   insertExtractRequest(row: ExtractRequestRow): void {
-    this.s.insertExtractRequest.run(row);
-    this.s.countExtractRequest.run(row.tenantId);
+    this.statements.insertExtractRequest.run(row);
+    this.statements.countExtractRequest.run(row.tenantId);
   }
 
   extractRequestExists(id: number): boolean {
-    return this.s.extractRequestExists.get(id) !== undefined;
+    return this.statements.extractRequestExists.get(id) !== undefined;
   }
 
   /** The tenant's number of extract requests, from the counter kept by insertExtractRequest. */
   extractRequestCount(tenantId: string): number {
-    return (this.s.extractCount.get(tenantId) as number | undefined) ?? 0;
+    return (this.statements.extractCount.get(tenantId) as number | undefined) ?? 0;
   }
 
   /**
@@ -323,7 +323,7 @@ export class BookkeepingStore {
   }
 
   tenants(): TenantSummary[] {
-    return (this.s.tenants.all() as Array<Omit<TenantSummary, 'userIds'> & { userIds: string | null }>).map(
+    return (this.statements.tenants.all() as Array<Omit<TenantSummary, 'userIds'> & { userIds: string | null }>).map(
       (t) => ({
         ...t,
         userIds:

@@ -18,9 +18,9 @@ export class Store {
   /** Named copies of the whole state (the control plane's snapshots). */
   readonly snapshots: SnapshotStore;
   /** Read answers kept until any row changes (read-cache.ts): the hot path's lookups and pages. */
-  readonly reads: ReadCache;
+  readonly readCache: ReadCache;
   /** Writes queued during one turn of the event loop, committed together (group-commit.ts). */
-  readonly writes: GroupCommit;
+  readonly groupCommit: GroupCommit;
   /** WAL checkpoints in a worker thread, for a database file (checkpointer.ts). */
   readonly checkpointer: Checkpointer | undefined;
   private readonly wipeAll: () => void;
@@ -35,9 +35,9 @@ export class Store {
     parts: readonly StorePart<unknown>[] = [],
   ) {
     migrateParts(db, parts);
-    this.reads = new ReadCache(db);
-    this.writes = new GroupCommit(db);
-    this.bookkeeping = new BookkeepingStore(db, this.reads);
+    this.readCache = new ReadCache(db);
+    this.groupCommit = new GroupCommit(db);
+    this.bookkeeping = new BookkeepingStore(db, this.readCache);
     this.registry = new RegistryStore(db);
     this.receivables = new ReceivablesStore(db);
     this.loanbond = new LoanbondStore(db);
@@ -58,9 +58,9 @@ export class Store {
       'INSERT INTO sb_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     );
     // Last: it attaches its own schema, which the table list above must not see.
-    this.snapshots = new SnapshotStore(db, () => this.writes.flush());
+    this.snapshots = new SnapshotStore(db, () => this.groupCommit.flush());
     this.checkpointer = db.memory ? undefined : new Checkpointer(db);
-    for (const part of parts) this.parts.set(part, part.open(db, this.reads));
+    for (const part of parts) this.parts.set(part, part.open(db, this.readCache));
   }
 
   /** The statements of a part given to the constructor. */
@@ -76,7 +76,7 @@ export class Store {
    * as with `immediate` below.
    */
   groupWrite<T>(fn: () => T): Promise<T> {
-    return this.writes.run(fn);
+    return this.groupCommit.run(fn);
   }
 
   /**
@@ -86,7 +86,7 @@ export class Store {
    */
   transaction<T>(fn: () => T, options: { immediate?: boolean } = {}): T {
     // A write queued for the group commit came first: it runs first.
-    this.writes.flush();
+    this.groupCommit.flush();
     const tx = this.db.transaction(fn);
     return options.immediate ? tx.immediate() : tx();
   }
@@ -98,7 +98,7 @@ export class Store {
 
   /** Deletes every row of every table: the sandbox's state is gone, the schema stays. */
   wipe(): void {
-    this.writes.flush();
+    this.groupCommit.flush();
     this.wipeAll();
   }
 
@@ -112,14 +112,14 @@ export class Store {
   }
 
   setMetaValue(key: string, value: string): void {
-    this.writes.flush();
+    this.groupCommit.flush();
     this.setMeta.run(key, value);
   }
 
   /** Closes the connection, and the checkpoint worker's before it (their files are settled after). */
   async close(): Promise<void> {
     // Writes already queued are kept: they commit before the connection closes.
-    this.writes.flush();
+    this.groupCommit.flush();
     await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }

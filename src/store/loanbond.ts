@@ -89,10 +89,10 @@ const REGISTRATION_COLUMNS = `
   r.signatures, r.signatures_sent AS signaturesSent, r.warnings, d.sha256, d.size`;
 
 export class LoanbondStore {
-  private readonly s;
+  private readonly statements;
 
   constructor(db: Db) {
-    this.s = {
+    this.statements = {
       insertCaller: db.prepare('INSERT INTO lb_callers (caller_id, token, products) VALUES (?, ?, ?)'),
       callerExists: db.prepare('SELECT 1 FROM lb_callers WHERE caller_id = ?').pluck(),
       tokenExists: db.prepare('SELECT 1 FROM lb_callers WHERE token = ?').pluck(),
@@ -146,19 +146,19 @@ export class LoanbondStore {
   }
 
   insertCaller(callerId: string, token: string, products: readonly Product[]): void {
-    this.s.insertCaller.run(callerId, token, JSON.stringify(products));
+    this.statements.insertCaller.run(callerId, token, JSON.stringify(products));
   }
 
   callerExists(callerId: string): boolean {
-    return this.s.callerExists.get(callerId) !== undefined;
+    return this.statements.callerExists.get(callerId) !== undefined;
   }
 
   tokenExists(token: string): boolean {
-    return this.s.tokenExists.get(token) !== undefined;
+    return this.statements.tokenExists.get(token) !== undefined;
   }
 
   callerByToken(token: string): CallerRow | undefined {
-    const row = this.s.callerByToken.get(token) as { callerId: string; products: string } | undefined;
+    const row = this.statements.callerByToken.get(token) as { callerId: string; products: string } | undefined;
     return row && { callerId: row.callerId, products: JSON.parse(row.products) as Product[] };
   }
 
@@ -168,22 +168,22 @@ export class LoanbondStore {
    */
   putDocument(info: DocumentInfo, bytes: () => Uint8Array): number {
     const key = { sha256: info.sha256, size: info.size };
-    const found = this.s.documentId.get(key) as number | undefined;
+    const found = this.statements.documentId.get(key) as number | undefined;
     if (found !== undefined) return found;
-    return this.s.insertDocument.get({ ...key, bytes: bytes() }) as number;
+    return this.statements.insertDocument.get({ ...key, bytes: bytes() }) as number;
   }
 
   insertRegistration(r: NewRegistration): void {
-    this.s.insertRegistration.run({ ...r, assinado: r.assinado ? 1 : 0 });
+    this.statements.insertRegistration.run({ ...r, assinado: r.assinado ? 1 : 0 });
   }
 
   insertAdditionalDocument(d: NewAdditionalDocument): void {
-    this.s.insertAdditional.run(d);
+    this.statements.insertAdditional.run(d);
   }
 
   /** Registrations still in the state the request left them in, oldest first. */
   registeredBatch(limit: number): Array<{ codigoIdentificador: string; assinado: number; emails: string }> {
-    return this.s.registered.all({ limit }) as Array<{
+    return this.statements.registered.all({ limit }) as Array<{
       codigoIdentificador: string;
       assinado: number;
       emails: string;
@@ -196,24 +196,24 @@ export class LoanbondStore {
     at: string,
     notifiedAt: string | null,
   ): void {
-    this.s.advance.run({ codigoIdentificador, state, at, notifiedAt });
+    this.statements.advance.run({ codigoIdentificador, state, at, notifiedAt });
   }
 
   registrations(callerId?: string): RegistrationRow[] {
     return (
-      callerId === undefined ? this.s.all.all() : this.s.byCaller.all({ callerId })
+      callerId === undefined ? this.statements.all.all() : this.statements.byCaller.all({ callerId })
     ) as RegistrationRow[];
   }
 
   registration(codigoIdentificador: string): RegistrationRow | undefined {
-    return this.s.one.get({ codigoIdentificador }) as RegistrationRow | undefined;
+    return this.statements.one.get({ codigoIdentificador }) as RegistrationRow | undefined;
   }
 
   additionalDocuments(codigoIdentificador: string): AdditionalDocumentRow[] {
-    return this.s.additional.all({ codigoIdentificador }) as AdditionalDocumentRow[];
+    return this.statements.additional.all({ codigoIdentificador }) as AdditionalDocumentRow[];
   }
 
   documentCount(): number {
-    return this.s.documentCount.get() as number;
+    return this.statements.documentCount.get() as number;
   }
 }

@@ -67,10 +67,10 @@ const IMPORT_COLUMNS = `import_id AS importId, fund_cnpj AS fundCnpj, file_name 
   total_face_value_cents AS totalFaceValueCents, error_count AS errorCount, warning_count AS warningCount`;
 
 export class ReceivablesStore {
-  private readonly s;
+  private readonly statements;
 
   constructor(db: Db) {
-    this.s = {
+    this.statements = {
       insertFund: db.prepare('INSERT INTO rc_funds (fund_cnpj, token) VALUES (?, ?)'),
       fund: db.prepare('SELECT fund_cnpj AS fundCnpj, token FROM rc_funds WHERE fund_cnpj = ?'),
       funds: db.prepare(
@@ -111,59 +111,59 @@ export class ReceivablesStore {
   }
 
   insertFund(fundCnpj: string, token: string | null): void {
-    this.s.insertFund.run(fundCnpj, token);
+    this.statements.insertFund.run(fundCnpj, token);
   }
 
   fund(fundCnpj: string): FundRow | undefined {
-    return this.s.fund.get(fundCnpj) as FundRow | undefined;
+    return this.statements.fund.get(fundCnpj) as FundRow | undefined;
   }
 
   funds(): Array<{ fundCnpj: string; hasToken: number; imports: number }> {
-    return this.s.funds.all() as Array<{ fundCnpj: string; hasToken: number; imports: number }>;
+    return this.statements.funds.all() as Array<{ fundCnpj: string; hasToken: number; imports: number }>;
   }
 
   insertImport(i: NewImport): void {
-    this.s.insertImport.run({ ...i, byteLength: i.file.length, strict: i.strict ? 1 : 0 });
+    this.statements.insertImport.run({ ...i, byteLength: i.file.length, strict: i.strict ? 1 : 0 });
   }
 
   /** The id of the oldest import still waiting for processing. */
   nextPending(): string | undefined {
-    return this.s.nextPending.get() as string | undefined;
+    return this.statements.nextPending.get() as string | undefined;
   }
 
   status(importId: string): ImportStatus | undefined {
-    return this.s.status.get(importId) as ImportStatus | undefined;
+    return this.statements.status.get(importId) as ImportStatus | undefined;
   }
 
   file(importId: string): Buffer | undefined {
-    return this.s.file.get(importId) as Buffer | undefined;
+    return this.statements.file.get(importId) as Buffer | undefined;
   }
 
   /** Forgets the diagnostics an interrupted run of this import wrote, so processing can start over. */
   clearDiagnostics(importId: string): void {
-    this.s.clearDiagnostics.run(importId);
+    this.statements.clearDiagnostics.run(importId);
   }
 
   /** Diagnostics numbered from `ordinal`; callers wrap a slice in one transaction. */
   addDiagnostics(importId: string, diagnostics: readonly DiagnosticRow[], ordinal: number): void {
     let o = ordinal;
-    for (const d of diagnostics) this.s.insertDiagnostic.run({ importId, ordinal: o++, ...d });
+    for (const d of diagnostics) this.statements.insertDiagnostic.run({ importId, ordinal: o++, ...d });
   }
 
   finish(importId: string, outcome: ImportOutcome): void {
     const { lineCount: _lineCount, ...rest } = outcome;
-    this.s.finish.run({ importId, ...rest, strict: outcome.strict ? 1 : 0 });
+    this.statements.finish.run({ importId, ...rest, strict: outcome.strict ? 1 : 0 });
   }
 
   import(importId: string): ImportRow | undefined {
-    return this.s.importById.get(importId) as ImportRow | undefined;
+    return this.statements.importById.get(importId) as ImportRow | undefined;
   }
 
   importsOfFund(fundCnpj: string): ImportRow[] {
-    return this.s.importsOfFund.all(fundCnpj) as ImportRow[];
+    return this.statements.importsOfFund.all(fundCnpj) as ImportRow[];
   }
 
   diagnostics(importId: string): DiagnosticRow[] {
-    return this.s.diagnostics.all(importId) as DiagnosticRow[];
+    return this.statements.diagnostics.all(importId) as DiagnosticRow[];
   }
 }

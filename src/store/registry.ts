@@ -49,10 +49,10 @@ export interface ParticipantActivity {
 }
 
 export class RegistryStore {
-  private readonly s;
+  private readonly statements;
 
   constructor(db: Db) {
-    this.s = {
+    this.statements = {
       insertParticipant: db.prepare(
         'INSERT INTO rg_participants (participant_id, access_token) VALUES (?, ?)',
       ),
@@ -131,67 +131,67 @@ export class RegistryStore {
   }
 
   insertParticipant(participantId: string, accessToken: string): void {
-    this.s.insertParticipant.run(participantId, accessToken);
+    this.statements.insertParticipant.run(participantId, accessToken);
   }
 
   /** Every participant's id, in order (never its token). */
   participantIds(): string[] {
-    return this.s.participantIds.all() as string[];
+    return this.statements.participantIds.all() as string[];
   }
 
   participantExists(participantId: string): boolean {
-    return this.s.participantExists.get(participantId) !== undefined;
+    return this.statements.participantExists.get(participantId) !== undefined;
   }
 
   participantByToken(accessToken: string): string | undefined {
-    return this.s.participantByToken.get(accessToken) as string | undefined;
+    return this.statements.participantByToken.get(accessToken) as string | undefined;
   }
 
   /** A batch and its documents; the caller wraps it in a transaction with anything else it writes. */
   insertBatch(batch: BatchRow, documents: readonly DocumentRow[]): void {
-    this.s.insertBatch.run(batch);
-    for (const d of documents) this.s.insertDocument.run(d);
+    this.statements.insertBatch.run(batch);
+    for (const d of documents) this.statements.insertDocument.run(d);
   }
 
   batch(batchKey: string): BatchRow | undefined {
-    return this.s.batch.get(batchKey) as BatchRow | undefined;
+    return this.statements.batch.get(batchKey) as BatchRow | undefined;
   }
 
   batchDocuments(batchKey: string): DocumentRow[] {
-    return this.s.batchDocuments.all(batchKey) as DocumentRow[];
+    return this.statements.batchDocuments.all(batchKey) as DocumentRow[];
   }
 
   /** A registration of this participant; another participant's key is as unknown as a wrong one. */
   participantDocument(registryKey: string, participantId: string): DocumentRow | undefined {
-    return this.s.participantDocument.get(registryKey, participantId) as DocumentRow | undefined;
+    return this.statements.participantDocument.get(registryKey, participantId) as DocumentRow | undefined;
   }
 
   participantBatches(participantId: string): BatchRow[] {
-    return this.s.participantBatches.all(participantId) as BatchRow[];
+    return this.statements.participantBatches.all(participantId) as BatchRow[];
   }
 
   activity(participantId: string): ParticipantActivity {
-    return this.s.activity.get(participantId) as ParticipantActivity;
+    return this.statements.activity.get(participantId) as ParticipantActivity;
   }
 
   insertReconciliation(reconciliation: ReconciliationRow, items: readonly ReconciliationItemRow[]): void {
-    this.s.insertReconciliation.run(reconciliation);
-    for (const item of items) this.s.insertReconciliationItem.run(item);
+    this.statements.insertReconciliation.run(reconciliation);
+    for (const item of items) this.statements.insertReconciliationItem.run(item);
   }
 
   reconciliation(reconciliationKey: string): ReconciliationRow | undefined {
-    return this.s.reconciliation.get(reconciliationKey) as ReconciliationRow | undefined;
+    return this.statements.reconciliation.get(reconciliationKey) as ReconciliationRow | undefined;
   }
 
   reconciliationItems(reconciliationKey: string): ReconciliationItemRow[] {
-    return this.s.reconciliationItems.all(reconciliationKey) as ReconciliationItemRow[];
+    return this.statements.reconciliationItems.all(reconciliationKey) as ReconciliationItemRow[];
   }
 
   participantReconciliations(participantId: string): ReconciliationRow[] {
-    return this.s.participantReconciliations.all(participantId) as ReconciliationRow[];
+    return this.statements.participantReconciliations.all(participantId) as ReconciliationRow[];
   }
 
   lastReconciliation(participantId: string): ReconciliationRow | undefined {
-    return this.s.lastReconciliation.get(participantId) as ReconciliationRow | undefined;
+    return this.statements.lastReconciliation.get(participantId) as ReconciliationRow | undefined;
   }
 }

@@ -1,4 +1,4 @@
-// Workspaces (issue 18): /ws/{name} reaches an isolated sandbox for every interface path and the
+// Workspaces: /ws/{name} reaches an isolated sandbox for every interface path and the
 // whole control plane; the name rule; the default workspace unchanged; created on first use or by
 // POST /_sandbox/workspaces, listed, deleted; one database file each beside the main one; the limit
 // and idle eviction.
@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { startSandbox } from '../../src/index.js';
-import { workspaceDbPath } from '../../src/control/workspaces.js';
+import { workspaceDbPath } from '../../src/control/workspace-routes.js';
 import { errorShapeProblem } from '../reliability/engine/run.js';
 import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
 

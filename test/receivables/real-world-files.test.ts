@@ -1,4 +1,4 @@
-// Files as real generators and bank layouts write them (issue 14): record types whose meaning comes
+// Files as real generators and bank layouts write them: record types whose meaning comes
 // from the header's bank and layout, other banks' CNAB 400, return files, and what a refusal says.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

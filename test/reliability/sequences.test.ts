@@ -1,4 +1,4 @@
-// Model-based tests (issue 13): random sequences of control calls and documented operations, each
+// Model-based tests: random sequences of control calls and documented operations, each
 // command checked against the reference model (test/reliability/sequences/). Bounded here; `npm run
 // soak` runs thousands of sequences. SEQ_RUNS and SEQ_SEED replay or lengthen a run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Model-based testing of the sandbox (issue 13): fast-check generates sequences of control calls and
+// Model-based testing of the sandbox: fast-check generates sequences of control calls and
 // documented operations, valid and not, runs each against the sandbox and the model in model.ts, and
 // after every command checks that no 5xx came unless a fault rule asked for it, that the answer is the
 // one the model predicts, and that every inspection call shows the model's state. A failing sequence
@@ -932,7 +932,7 @@ export async function runSequences(options: SequenceOptions): Promise<SequenceSt
   await fc.assert(
     fc.asyncProperty(fc.commands(commandArbitraries(n), { maxCommands: options.maxCommands ?? 40, size: 'max' }), async (cmds) => {
       await fc.asyncModelRun(setup, cmds);
-      // Every answer the sequence got carried the outcome of the status sent (issue 19's tag), read
+      // Every answer the sequence got carried the outcome of the status sent (its Sandbox-Outcome tag), read
       // back from each workspace's journal.
       for (const ws of options.workspaces) {
         const list = await ws.transport.send({ method: 'GET', path: '/_sandbox/requests?limit=1000' });
