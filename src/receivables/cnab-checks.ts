@@ -6,18 +6,20 @@
 import { isCnabDateAt, parseCnabDateAt } from '../domain/dates.js';
 import { checkNfeKey, isValidNfeKeyAt } from '../domain/nfe-key.js';
 import { checkTaxId, isValidCnpjAt, isValidCpfAt } from '../domain/tax-id.js';
-import { columnsLabel, HEADER_COLUMNS, knownBanks, TITLE_COLUMNS } from './cnab-layouts.js';
+import { type Columns, columnsLabel, HEADER_COLUMNS, knownBanks, TITLE_COLUMNS } from './cnab-layouts.js';
 import {
   CnabFile,
   type CnabLayout,
   type CnabTitle,
   CPF_START,
+  HEADER,
   NFE_KEY_LENGTH,
   SEQUENCE_LENGTH,
+  TITLE,
   TYPE_HEADER,
   TYPE_TRAILER,
 } from './cnab-record.js';
-import { digitsAt, isBlankText, isMissing, type LineIndex, pad6, readInt, span } from './cnab-scan.js';
+import { digitsAt, isBlankText, isMissing, type LineIndex, pad6, readInt } from './cnab-scan.js';
 
 /**
  * Every rule a file is checked against, with what breaking it means: structural faults are errors;
@@ -88,31 +90,17 @@ const TYPE_8 = 0x38;
 const KIND_CCB_1 = 0x34;
 const KIND_CCB_2 = 0x31;
 
-const FILE_DATE = span(HEADER_COLUMNS.fileDate);
-const BANK_NAME = span(HEADER_COLUMNS.bankName);
-const OPERATION_WORD = span(HEADER_COLUMNS.operationWord);
-const OCCURRENCE = span(TITLE_COLUMNS.occurrence);
-const DOCUMENT_NUMBER = span(TITLE_COLUMNS.documentNumber);
-const DUE_DATE = span(TITLE_COLUMNS.dueDate);
-const FACE_VALUE = span(TITLE_COLUMNS.faceValue);
-const KIND = span(TITLE_COLUMNS.kind);
-const ISSUE_DATE = span(TITLE_COLUMNS.issueDate);
-const DRAWEE_TYPE = span(TITLE_COLUMNS.draweeType);
-const DRAWEE_TAX_ID = span(TITLE_COLUMNS.draweeTaxId);
-const label = {
-  operation: columnsLabel(HEADER_COLUMNS.operation),
-  operationWord: columnsLabel(HEADER_COLUMNS.operationWord),
-  bankCode: columnsLabel(HEADER_COLUMNS.bankCode),
-  fileDate: columnsLabel(HEADER_COLUMNS.fileDate),
-  occurrence: columnsLabel(TITLE_COLUMNS.occurrence),
-  documentNumber: columnsLabel(TITLE_COLUMNS.documentNumber),
-  dueDate: columnsLabel(TITLE_COLUMNS.dueDate),
-  faceValue: columnsLabel(TITLE_COLUMNS.faceValue),
-  kind: columnsLabel(TITLE_COLUMNS.kind),
-  issueDate: columnsLabel(TITLE_COLUMNS.issueDate),
-  draweeType: columnsLabel(TITLE_COLUMNS.draweeType),
-  draweeTaxId: columnsLabel(TITLE_COLUMNS.draweeTaxId),
-};
+const { fileDate: FILE_DATE, bankName: BANK_NAME, operationWord: OPERATION_WORD } = HEADER;
+const { occurrence: OCCURRENCE, documentNumber: DOCUMENT_NUMBER, dueDate: DUE_DATE, faceValue: FACE_VALUE, kind: KIND } = TITLE;
+const { issueDate: ISSUE_DATE, draweeType: DRAWEE_TYPE, draweeTaxId: DRAWEE_TAX_ID } = TITLE;
+/** Columns as the diagnostics name them: "109-110". */
+const label = { ...labels(HEADER_COLUMNS), ...labels(TITLE_COLUMNS) };
+
+function labels<K extends string>(columns: Readonly<Record<K, Columns>>): Record<K, string> {
+  const out = {} as Record<K, string>;
+  for (const key of Object.keys(columns) as K[]) out[key] = columnsLabel(columns[key]);
+  return out;
+}
 
 /**
  * Checks every record of a CnabFile. Call read() over consecutive ranges of lines, from the first

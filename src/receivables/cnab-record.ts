@@ -12,7 +12,7 @@ import {
   type RecordMeaning,
   TITLE_COLUMNS,
 } from './cnab-layouts.js';
-import { digitsAt, isBlankText, type LineIndex, readInt, scanLines, span, trimmed } from './cnab-scan.js';
+import { digitsAt, isBlankText, type LineIndex, readInt, scanLines, span, spans, trimmed } from './cnab-scan.js';
 
 export type CnabLayout = 'cnab400' | 'cnab444-fidc' | 'cnab444-400+44';
 
@@ -66,19 +66,15 @@ export const ROLE_NONE = 0;
 export const ROLE_TITLE = 1;
 export const ROLE_ATTACHED = 2;
 
-const OCCURRENCE = span(TITLE_COLUMNS.occurrence);
-const DOCUMENT_NUMBER = span(TITLE_COLUMNS.documentNumber);
-const DUE_DATE = span(TITLE_COLUMNS.dueDate);
-const FACE_VALUE = span(TITLE_COLUMNS.faceValue);
-const KIND = span(TITLE_COLUMNS.kind);
-const ISSUE_DATE = span(TITLE_COLUMNS.issueDate);
-const DRAWEE_TYPE = span(TITLE_COLUMNS.draweeType);
-const DRAWEE_TAX_ID = span(TITLE_COLUMNS.draweeTaxId);
-const DRAWEE_NAME = span(TITLE_COLUMNS.draweeName);
+/** Where the title's columns sit in a line (the checks read the same ones). */
+export const TITLE = spans(TITLE_COLUMNS);
+/** Where the header's columns sit in a line. */
+export const HEADER = spans(HEADER_COLUMNS);
+const { occurrence: OCCURRENCE, documentNumber: DOCUMENT_NUMBER, dueDate: DUE_DATE, faceValue: FACE_VALUE, kind: KIND } = TITLE;
+const { issueDate: ISSUE_DATE, draweeType: DRAWEE_TYPE, draweeTaxId: DRAWEE_TAX_ID, draweeName: DRAWEE_NAME } = TITLE;
 /** A CPF is right-aligned and zero-filled in the drawee's 14 columns: 3 zeros, then its 11 digits. */
 export const CPF_START = DRAWEE_TAX_ID.start + 3;
-const BANK_CODE = span(HEADER_COLUMNS.bankCode);
-const RETURN_WORD = span(HEADER_COLUMNS.returnWord);
+const { bankCode: BANK_CODE, returnWord: RETURN_WORD } = HEADER;
 
 /** A scanned file, its layout, and its titles read on demand. */
 export class CnabFile {

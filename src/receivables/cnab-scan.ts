@@ -172,7 +172,19 @@ export function pad6(value: number): string {
   return String(value).padStart(6, '0');
 }
 
-/** 0-based [start, end) of 1-based inclusive columns, within a line. */
-export function span(columns: { from: number; to: number }): { start: number; end: number } {
+/** Where columns sit in a line: 0-based [start, end) of 1-based inclusive columns. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+export function span(columns: { from: number; to: number }): Span {
   return { start: columns.from - 1, end: columns.to };
+}
+
+/** The span of each named set of columns. */
+export function spans<K extends string>(columns: Readonly<Record<K, { from: number; to: number }>>): Record<K, Span> {
+  const out = {} as Record<K, Span>;
+  for (const key of Object.keys(columns) as K[]) out[key] = span(columns[key]);
+  return out;
 }
