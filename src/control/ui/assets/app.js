@@ -8,7 +8,7 @@ import { adoptTokenFromFragment, api, setToken } from './api.js';
 import { coverage } from './coverage.js';
 import { fill, h, json, when } from './dom.js';
 import { $, badge, handle, lazyDetails, messageOf, PAGE, refreshSection, say, state } from './page.js';
-import { workspacePicker } from './workspace-routes.js';
+import { workspacePicker } from './workspaces.js';
 
 /** @typedef {import('../types.js').Overview} Overview */
 /** @typedef {import('../types.js').JournalList} JournalList */
