@@ -1,7 +1,7 @@
 // Every behaviour the specification leaves open and the sandbox decides is declared once, in an
-// interface's assumptions.ts or in http/sandbox-assumptions.ts: the assumptions page of the docs is
-// generated from those lists and the OpenAPI document carries each text as `x-sandbox-assumption`
-// (tests hold both to the lists).
+// interface's assumptions.ts or in http/sandbox-assumptions.ts: docs/assumptions.md is written from
+// them by `npm run docs`, and the OpenAPI document carries each text as `x-sandbox-assumption` (tests
+// hold both to the code).
 import type { InterfaceId } from './errors.js';
 
 export interface Assumption {

@@ -1,6 +1,6 @@
 import type { Assumption } from '../http/assumption-catalog.js';
 
-/** Decisions of the registry interface where the specification is silent (the docs' assumptions page is generated from this list). */
+/** Decisions of the registry interface where the specification is silent (docs/assumptions.md is written from this list). */
 export const assumptions = [
   {
     id: 'registry-bearer',

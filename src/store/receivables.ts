@@ -1,6 +1,6 @@
 // Receivables storage: funds and their management-system tokens; CNAB imports (the file bytes, the
 // status, the outcome) and their line-level diagnostics. Titles are not copied into rows: they are a
-// pure function of the stored bytes, read again when inspected (receivables/cnab.ts, CnabFile).
+// pure function of the stored bytes, read again when inspected (CnabFile in receivables/cnab-record.ts).
 import type { Db } from './db.js';
 
 export interface FundRow {
@@ -22,7 +22,7 @@ export interface NewImport {
   strict: boolean;
 }
 
-/** A diagnostic of an import as stored (receivables/cnab.ts finds them). */
+/** A diagnostic of an import as stored (receivables/cnab-checks.ts finds them). */
 export interface DiagnosticRow {
   /** 1-based line number; null for a fault of the whole file. */
   line: number | null;
@@ -53,7 +53,7 @@ export interface ImportRow {
   warningCount: number | null;
 }
 
-/** What processing found, as stored on the import (receivables/cnab.ts summarises a file so). */
+/** What processing found, as stored on the import (receivables/cnab-checks.ts summarises a file so). */
 export type ImportOutcome = {
   [K in 'layout' | 'lineCount' | 'titleCount' | 'otherRecordCount' | 'totalFaceValueCents' | 'errorCount' | 'warningCount']: NonNullable<
     ImportRow[K]
