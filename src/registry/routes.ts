@@ -14,7 +14,7 @@ import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
 import { outcome } from './outcomes.js';
 import { reconcileDocuments } from './reconcile.js';
-import { registerDocuments } from './register.js';
+import { registerDocuments, type RegistryContext, type RegistryResult } from './register.js';
 import { ReconcileBody, ReconcileResponse, RegisterBody, RegisterResponse } from './schemas.js';
 
 const assumed = assumptionLookup([...sandboxAssumptions, ...assumptions]);
@@ -43,12 +43,20 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
     participants.set(request, participantId);
   };
 
-  const participantOf = (request: FastifyRequest): string => {
-    const id = participants.get(request);
-    if (id === undefined) throw new SandboxError(500, 'the request reached a registry route unauthenticated');
-    return id;
+  // What both rules are given: the authenticated participant and the request's state.
+  const contextOf = (request: FastifyRequest): RegistryContext => {
+    const participantId = participants.get(request);
+    if (participantId === undefined) throw new SandboxError(500, 'the request reached a registry route unauthenticated');
+    const { store, ids, clock } = runtimeOf(request);
+    return { store, ids, now: clock.now(), strict: strictFor(request), participantId };
   };
 
+  // Both answers count their domain warnings in a header and name their outcome.
+  const answer = <R>(request: FastifyRequest, reply: FastifyReply, result: RegistryResult<R>): R => {
+    reply.header(WARNINGS_HEADER, String(result.warnings));
+    request.outcome = result.outcome;
+    return result.response;
+  };
 
   const common = {
     tags: [contract.id],
@@ -74,17 +82,13 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const participantId = participantOf(request);
-      const { store, ids, clock } = runtimeOf(request);
-      const ctx = { store, ids, now: clock.now(), strict: strictFor(request), participantId };
+      const ctx = contextOf(request);
       const result = registerDocuments(request.body, ctx);
       request.log.debug(
-        { participantId, batch: result.response.chaveRemessa, documents: request.body.registros.length, warnings: result.warnings },
+        { participantId: ctx.participantId, batch: result.response.chaveRemessa, documents: request.body.registros.length, warnings: result.warnings },
         'documents registered',
       );
-      reply.header(WARNINGS_HEADER, String(result.warnings));
-      request.outcome = result.outcome;
-      return result.response;
+      return answer(request, reply, result);
     },
   );
 
@@ -105,17 +109,13 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const participantId = participantOf(request);
-      const { store, ids, clock } = runtimeOf(request);
-      const ctx = { store, ids, now: clock.now(), strict: strictFor(request), participantId };
+      const ctx = contextOf(request);
       const result = reconcileDocuments(request.body, ctx);
       request.log.debug(
-        { participantId, reconciliation: result.response.chaveConciliacao, ...result.counts, warnings: result.warnings },
+        { participantId: ctx.participantId, reconciliation: result.response.chaveConciliacao, ...result.counts, warnings: result.warnings },
         'documents reconciled',
       );
-      reply.header(WARNINGS_HEADER, String(result.warnings));
-      request.outcome = result.outcome;
-      return result.response;
+      return answer(request, reply, result);
     },
   );
 };
