@@ -6,7 +6,7 @@ import { installControlHooks } from './control/hooks.js';
 import { journalUnrouted } from './control/journal-hooks.js';
 import { sandboxPlugin } from './control/index.js';
 import { installWorkspaces, workspaceOpener } from './control/workspace-routes.js';
-import { clientErrorHandler } from './http/client-errors.js';
+import { clientErrorHandler, trackAnswers } from './http/client-errors.js';
 import { SandboxError } from './http/errors.js';
 import { type InterfaceModule, Interfaces } from './http/interface-module.js';
 import { useStandardErrors } from './http/interface-plugin.js';
@@ -67,6 +67,8 @@ export interface AppOptions {
   maxWorkspaces?: number;
   /** In-memory workspaces unused this long are removed (default DEFAULTS.workspaceIdleMs; 0: never). */
   workspaceIdleMs?: number;
+  /** Pending CNAB imports (and loan-bond registrations) per workspace before submissions are refused (default DEFAULTS.workBacklog). */
+  workBacklog?: number;
 }
 
 /** Server-wide settings; those of one sandbox state are the runtime's (runtime/index.ts). */
@@ -93,6 +95,8 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
       ? INTERFACES
       : new Interfaces(options.interfaces);
   const app = Fastify(serverOptions(options, settings, interfaces)).withTypeProvider<TypeBoxTypeProvider>();
+  // A 400 for bytes the HTTP parser refuses waits for the answers of the requests before them.
+  trackAnswers(app.server);
   app.setValidatorCompiler(validatorCompiler);
   useLazySerializers(app);
   app.decorate('settings', settings);
@@ -181,6 +185,7 @@ async function openRuntime(options: AppOptions, log: RuntimeLog, interfaces: Int
       seedSecrets: options.seedSecrets ?? false,
       fixtures: options.fixtures ?? null,
       journalSize: options.journalSize ?? DEFAULTS.journalSize,
+      workBacklog: options.workBacklog ?? DEFAULTS.workBacklog,
     },
     interfaces,
     log,

@@ -1,6 +1,7 @@
 // Environment and command-line flags -> one typed Config, parsed once (docs/configuration.md).
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { DEFAULT_WORK_BACKLOG } from './runtime/work.js';
 import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS } from './runtime/workspaces.js';
 
 /** The demo fixtures shipped in the package: found from this file, so any working directory works. */
@@ -19,6 +20,7 @@ export const DEFAULTS = {
   journalSize: 1000,
   maxWorkspaces: DEFAULT_MAX_WORKSPACES,
   workspaceIdleMs: DEFAULT_WORKSPACE_IDLE_MS,
+  workBacklog: DEFAULT_WORK_BACKLOG,
 } as const;
 
 /** 104857600 -> '100mb': a size as --body-limit reads it, in the largest whole unit. */
@@ -59,6 +61,8 @@ export interface Config {
   maxWorkspaces: number;
   /** In-memory workspaces unused this long are removed; 0: never. */
   workspaceIdleMs: number;
+  /** Pending asynchronous items per interface and workspace before submissions are refused. */
+  workBacklog: number;
 }
 
 export const HELP = `tradebill-sandbox: a stateful sandbox of the trade-bill bookkeeping, registry,
@@ -89,6 +93,9 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
                                                   env SANDBOX_MAX_WORKSPACES default ${DEFAULTS.maxWorkspaces}
   --workspace-idle <t>  remove in-memory workspaces unused this long: 90s, 30m, 2h; 0 never
                                                   env SANDBOX_WORKSPACE_IDLE default ${formatIdle(DEFAULTS.workspaceIdleMs)}
+  --work-backlog <n>    CNAB imports (and loan-bond registrations) waiting for processing,
+                        per workspace, before submissions are refused
+                                                  env SANDBOX_WORK_BACKLOG default ${DEFAULTS.workBacklog}
   -h, --help            this text
   env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token.
 `;
@@ -152,6 +159,10 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   const maxWorkspaces = Number(maxText);
   if (!/^\d+$/.test(maxText.trim()) || maxWorkspaces > 100_000)
     throw new ConfigError(`invalid SANDBOX_MAX_WORKSPACES "${maxText}": a whole number from 0 to 100000`);
+  const backlogText = values['work-backlog'] ?? env.SANDBOX_WORK_BACKLOG ?? String(DEFAULTS.workBacklog);
+  const workBacklog = Number(backlogText);
+  if (!/^\d+$/.test(backlogText.trim()) || workBacklog < 1 || workBacklog > 1_000_000)
+    throw new ConfigError(`invalid SANDBOX_WORK_BACKLOG "${backlogText}": a whole number from 1 to 1000000`);
   const fixtures = values.fixtures ?? env.SANDBOX_FIXTURES ?? DEMO_FIXTURES;
   return {
     host: values.host ?? env.HOST ?? DEFAULTS.host,
@@ -171,6 +182,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       (env.SANDBOX_COVERAGE === undefined || env.SANDBOX_COVERAGE === '' || parseBool('SANDBOX_COVERAGE', env.SANDBOX_COVERAGE)),
     maxWorkspaces,
     workspaceIdleMs: parseIdle(values['workspace-idle'] ?? env.SANDBOX_WORKSPACE_IDLE ?? formatIdle(DEFAULTS.workspaceIdleMs)),
+    workBacklog,
   };
 }
 
@@ -193,6 +205,7 @@ function parse(argv: readonly string[]) {
       'no-coverage': { type: 'boolean' },
       'max-workspaces': { type: 'string' },
       'workspace-idle': { type: 'string' },
+      'work-backlog': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

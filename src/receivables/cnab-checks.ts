@@ -102,6 +102,19 @@ function labels<K extends string>(columns: Readonly<Record<K, Columns>>): Record
   return out;
 }
 
+/** A CnabReader's position and counts (mark, rewind). */
+export interface ReaderMark {
+  readonly next: number;
+  readonly previousSeq: number;
+  readonly kept: number;
+  readonly fileDate: string | null;
+  readonly titleCount: number;
+  readonly otherRecordCount: number;
+  readonly totalCents: number;
+  readonly errors: number;
+  readonly warnings: number;
+}
+
 /**
  * Checks every record of a CnabFile. Call read() over consecutive ranges of lines, from the first
  * to the last; the sequence check carries over between calls. summary() is final once done.
@@ -167,6 +180,16 @@ export class CnabReader {
 
   get done(): boolean {
     return this.next >= this.lines.count;
+  }
+
+  /** Where the reader stands, to come back to with rewind() when what it read could not be stored. */
+  mark(): ReaderMark {
+    const { next, previousSeq, kept, fileDate, titleCount, otherRecordCount, totalCents, errors, warnings } = this;
+    return { next, previousSeq, kept, fileDate, titleCount, otherRecordCount, totalCents, errors, warnings };
+  }
+
+  rewind(mark: ReaderMark): void {
+    Object.assign(this, mark);
   }
 
   summary(): CnabSummary {

@@ -3,9 +3,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
+import { SandboxError } from '../http/errors.js';
 import { serveInterface } from '../http/interface-plugin.js';
 import { strictFor } from '../runtime/strict.js';
 import { EnvelopeError, errorResponses, StrictHeaders } from '../http/schema.js';
+import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
 import { outcome } from './outcomes.js';
@@ -16,6 +18,7 @@ import { runtimeOf } from '../runtime/index.js';
 
 const assumed = assumptionLookup(assumptions);
 const IMPORT = contract.route('import-cnab');
+const assumedSandbox = assumptionLookup(sandboxAssumptions);
 
 export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
   serveInterface(app, contract);
@@ -40,7 +43,7 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
             assumed('rc-validation-error', 'rc-error-precedence'),
           ),
         },
-        'x-sandbox-assumption': assumed(
+        'x-sandbox-assumption': `${assumed(
           'rc-error-precedence',
           'rc-statuses',
           'rc-cnab-rules',
@@ -50,13 +53,17 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
           'rc-return-file',
           'rc-import-id-header',
           'rc-no-webhook',
-        ),
+        )} ${assumedSandbox('work-backlog')}`,
       },
     },
     async (request, reply) => {
       const runtime = runtimeOf(request);
       const { store, ids, clock } = runtime;
-      const submitted = submitImport(request.body, { store, ids, now: clock.now(), strict: strictFor(request) });
+      const admit = () => {
+        const refusal = runtime.work.refusal(importWork.name, 'CNAB imports');
+        if (refusal) throw new SandboxError(400, refusal, { code: 'SandboxBusy', outcome: outcome('backlog-full') });
+      };
+      const submitted = submitImport(request.body, { store, ids, now: clock.now(), strict: strictFor(request), admit });
       const { importId } = submitted;
       runtime.workOf(importWork).handOff(importId, submitted.file, submitted.lines);
       runtime.work.kick(importWork.name);
