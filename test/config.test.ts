@@ -26,8 +26,8 @@ describe('configuration', () => {
   it('takes every default from DEFAULTS, which --help and buildApp read too', async () => {
     const config = parseConfig([], {});
     if (config === 'help') throw new Error('no --help was given');
-    const { host, port, db, logLevel, bodyLimit, journalSize, maxWorkspaces, workspaceIdleMs } = config;
-    expect({ host, port, db, logLevel, bodyLimit, journalSize, maxWorkspaces, workspaceIdleMs }).toEqual(DEFAULTS);
+    const { host, port, db, logLevel, bodyLimit, journalSize, maxWorkspaces, workspaceIdleMs, workBacklog } = config;
+    expect({ host, port, db, logLevel, bodyLimit, journalSize, maxWorkspaces, workspaceIdleMs, workBacklog }).toEqual(DEFAULTS);
     for (const shown of [
       `env HOST                default ${DEFAULTS.host}`,
       `env PORT                default ${DEFAULTS.port}`,
@@ -37,6 +37,7 @@ describe('configuration', () => {
       `env SANDBOX_JOURNAL_SIZE default ${DEFAULTS.journalSize}`,
       `env SANDBOX_MAX_WORKSPACES default ${DEFAULTS.maxWorkspaces}`,
       'env SANDBOX_WORKSPACE_IDLE default 60m',
+      `env SANDBOX_WORK_BACKLOG default ${DEFAULTS.workBacklog}`,
     ])
       expect(HELP).toContain(shown);
     expect(parseSize(formatSize(DEFAULTS.bodyLimit))).toBe(DEFAULTS.bodyLimit);
@@ -46,6 +47,7 @@ describe('configuration', () => {
       expect(app.settings.bodyLimit).toBe(DEFAULTS.bodyLimit);
       expect(app.runtime.journal.capacity).toBe(DEFAULTS.journalSize);
       expect(app.workspaces.max).toBe(DEFAULTS.maxWorkspaces);
+      expect(app.runtime.work.maxBacklog).toBe(DEFAULTS.workBacklog);
     } finally {
       await app.close();
     }
