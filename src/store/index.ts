@@ -1,6 +1,6 @@
 // The store: one database connection and one module per interface. Routes never see SQL.
 import { BookkeepingStore } from './bookkeeping.js';
-import { Checkpointer } from './checkpointer.js';
+import { type CheckpointHandle, checkpoints } from './checkpointer.js';
 import type { Db } from './db.js';
 import { GroupCommit } from './group-commit.js';
 import { LoanbondStore } from './loanbond.js';
@@ -20,8 +20,8 @@ export class Store {
   readonly reads: ReadCache;
   /** Writes queued during one turn of the event loop, committed together (group-commit.ts). */
   readonly writes: GroupCommit;
-  /** WAL checkpoints in a worker thread, for a database file (checkpointer.ts). */
-  readonly checkpointer: Checkpointer | undefined;
+  /** WAL checkpoints by the process's checkpoint worker, for a database file (checkpointer.ts). */
+  readonly checkpointer: CheckpointHandle | undefined;
   private readonly wipeAll: () => void;
   private readonly counts: Array<[string, { get(): unknown }]>;
   private readonly getMeta;
@@ -50,8 +50,11 @@ export class Store {
       'INSERT INTO sb_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     );
     // Last: it attaches its own schema, which the table list above must not see.
-    this.snapshots = new SnapshotStore(db, () => this.writes.flush());
-    this.checkpointer = db.memory ? undefined : new Checkpointer(db);
+    this.snapshots = new SnapshotStore(db, () => {
+      this.writes.flush();
+      this.touch();
+    });
+    this.checkpointer = db.memory ? undefined : checkpoints.register(db);
   }
 
   /**
@@ -61,6 +64,7 @@ export class Store {
    * as with `immediate` below.
    */
   groupWrite<T>(fn: () => T): Promise<T> {
+    this.touch();
     return this.writes.run(fn);
   }
 
@@ -72,8 +76,17 @@ export class Store {
   transaction<T>(fn: () => T, options: { immediate?: boolean } = {}): T {
     // A write queued for the group commit came first: it runs first.
     this.writes.flush();
+    this.touch();
     const tx = this.db.transaction(fn);
     return options.immediate ? tx.immediate() : tx();
+  }
+
+  /**
+   * This store may write (or just wrote): its file's WAL is watched until it is quiet and checkpointed.
+   * The write paths above call it, and so does every request that reaches this store's runtime.
+   */
+  touch(): void {
+    this.checkpointer?.touch();
   }
 
   /** Throws unless the database answers a query (the health check). */
@@ -84,6 +97,7 @@ export class Store {
   /** Deletes every row of every table: the sandbox's state is gone, the schema stays. */
   wipe(): void {
     this.writes.flush();
+    this.touch();
     this.wipeAll();
   }
 
@@ -98,6 +112,7 @@ export class Store {
 
   setMetaValue(key: string, value: string): void {
     this.writes.flush();
+    this.touch();
     this.setMeta.run(key, value);
   }
 
