@@ -25,8 +25,15 @@ import { registryPlugin } from './registry/routes.js';
 import type { SandboxClock } from './runtime/clock.js';
 import type { SandboxIds } from './runtime/ids.js';
 import { createRuntime, installRuntime, type Runtime, type RuntimeLog, type RuntimeOptions } from './runtime/index.js';
-import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS, workspaceNameOf, workspaceRewrite, Workspaces } from './runtime/workspaces.js';
-import { installWorkspaces, workspaceOpener } from './control/workspaces.js';
+import {
+  DEFAULT_MAX_WORKSPACES,
+  DEFAULT_WORKSPACE_IDLE_MS,
+  type WorkspaceGate,
+  workspaceNameOf,
+  workspaceRewriter,
+  Workspaces,
+} from './runtime/workspaces.js';
+import { creationPolicy, installWorkspaces, workspaceOpener } from './control/workspaces.js';
 
 export const VERSION = '0.1.0';
 export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
@@ -66,6 +73,8 @@ export interface AppOptions {
   maxWorkspaces?: number;
   /** In-memory workspaces unused this long are removed (default one hour; 0: never). */
   workspaceIdleMs?: number;
+  /** How long removing a workspace waits for its requests in flight (default 5 s). */
+  workspaceRemovalWaitMs?: number;
 }
 
 /** Server-wide settings; those of one sandbox state are the runtime's (runtime/index.ts). */
@@ -93,11 +102,16 @@ const OPENAPI_TAGS = [
 
 /** The app in a fixed order: server, state, how every request is handled, then what answers it. */
 export async function buildApp(options: AppOptions = {}): Promise<FastifyInstance> {
+  // An empty key would read as no key: an open control plane the caller did not ask for.
+  if (options.adminToken !== undefined && options.adminToken.trim() === '')
+    throw new Error('adminToken is empty: give a key, or leave adminToken out for an open control plane');
   const settings: Settings = {
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    adminToken: options.adminToken || undefined,
+    adminToken: options.adminToken,
   };
-  const app = Fastify(serverOptions(options, settings)).withTypeProvider<TypeBoxTypeProvider>();
+  // The URL rewrite asks the workspaces, which exist once the default state is open.
+  let gate: WorkspaceGate = () => 'open';
+  const app = Fastify(serverOptions(options, settings, (name, req) => gate(name, req))).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   useLazySerializers(app);
   app.decorate('settings', settings);
@@ -120,7 +134,10 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     max: options.maxWorkspaces ?? DEFAULT_MAX_WORKSPACES,
     idleMs: options.workspaceIdleMs ?? DEFAULT_WORKSPACE_IDLE_MS,
     log: app.log,
+    mayCreate: creationPolicy(settings.adminToken),
+    ...(options.workspaceRemovalWaitMs === undefined ? {} : { removalWaitMs: options.workspaceRemovalWaitMs }),
   });
+  gate = (name, req) => workspaces.gate(name, req);
 
   logRequests(app, (request) => workspaceNameOf(request.raw));
   // Fault rules and the request journal, inherited by every plugin registered below.
@@ -145,15 +162,15 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   await app.ready();
   // Resume what a previous run left pending, in every workspace kept in a file.
   runtime.work.kickAll();
-  workspaces.openPersisted();
+  void workspaces.openPersisted();
   workspaces.startEviction();
   return app;
 }
 
-function serverOptions(options: AppOptions, settings: Settings) {
+function serverOptions(options: AppOptions, settings: Settings, gate: WorkspaceGate) {
   return {
     // A base URL /ws/{name} reaches workspace {name}: the prefix is taken off before routing.
-    rewriteUrl: workspaceRewrite,
+    rewriteUrl: workspaceRewriter(gate),
     logger: options.logger ? loggerOptions(options.logger) : false,
     bodyLimit: settings.bodyLimit,
     // Our own onResponse line (http/logging.ts) replaces Fastify's two lines per request.

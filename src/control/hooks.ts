@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InterfaceId } from '../http/errors.js';
 import { INTERFACES, interfaceOfPath } from '../interfaces.js';
 import { faultBody } from '../runtime/faults.js';
-import { runtimeOf } from '../runtime/index.js';
+import { resolvedRuntimeOf, runtimeOf } from '../runtime/index.js';
 import { captureText, captureValue } from '../runtime/journal.js';
 import { redact } from '../runtime/redact.js';
 import { pathOf } from '../http/url.js';
@@ -85,7 +85,7 @@ export function installControlHooks(app: FastifyInstance): void {
     const slug = request.outcome;
     // Only an answer that is journaled or tagged needs its runtime (resolving it may create a workspace).
     if (slug === null && !trace) return payload;
-    const { coverage, journal } = runtimeOf(request);
+    const { coverage, journal } = resolvedRuntimeOf(request);
     if (slug !== null && coverage.enabled) {
       // Counted as it is sent; a tag whose status is not the one sent is a bug of the sandbox, never counted.
       const operation = request.routeOptions.config.operation;
@@ -105,7 +105,7 @@ export function installControlHooks(app: FastifyInstance): void {
   app.addHook('onResponse', async (request, reply) => {
     const trace = traces.get(request);
     if (!trace) return;
-    const journal = runtimeOf(request).journal;
+    const journal = resolvedRuntimeOf(request).journal;
     // A trace exists only under an interface prefix or for a 404 (onRequest above decides).
     if (!journal.enabled) return;
     const config = request.routeOptions.config;
