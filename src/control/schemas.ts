@@ -2,10 +2,15 @@
 // described in the OpenAPI document and the README's "Control plane" section).
 import { Type } from '@fastify/type-provider-typebox';
 import { INTERFACE_IDS } from '../http/errors.js';
+import { NextCursor, pageQuery } from '../http/paging.js';
 import { Strict, StringEnum, UtcTimestamp } from '../http/schema.js';
 import { FAULT_METHODS, MAX_DELAY_MS } from '../runtime/faults.js';
 
 export const InterfaceName = StringEnum(INTERFACE_IDS);
+
+/** Journal entries per page: an entry holds a few kilobytes at most, so a page stays under about 1 MB. */
+export const JOURNAL_PAGE = 100;
+export const JOURNAL_PAGE_MAX = 1000;
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
 export const JournalEntrySchema = Type.Object({
@@ -52,20 +57,15 @@ export const JournalQuery = Type.Object({
   since: Type.Optional(
     UtcTimestamp({ description: 'entries that arrived at or after this sandbox-clock instant' }),
   ),
-  limit: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: 100_000,
-      description: 'at most this many, newest first; default all',
-    }),
-  ),
+  ...pageQuery(JOURNAL_PAGE, JOURNAL_PAGE_MAX),
 });
 
 export const JournalList = Type.Object({
   capacity: Type.Integer({ description: 'entries kept at most (SANDBOX_JOURNAL_SIZE); 0: journal off' }),
   count: Type.Integer({ description: 'entries held now' }),
   dropped: Type.Integer({ description: 'older entries overwritten since the last clear' }),
-  entries: Type.Array(JournalEntrySchema, { description: 'newest first' }),
+  entries: Type.Array(JournalEntrySchema, { description: 'newest first: a page of the entries that match' }),
+  nextCursor: NextCursor,
 });
 
 export const FaultInput = Strict(

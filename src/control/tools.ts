@@ -3,6 +3,7 @@
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumptions.js';
 import { pointer, SandboxError, validationError } from '../http/errors.js';
+import { decodeCursor, pageOf } from '../http/paging.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { addDuration, parseDuration } from '../runtime/duration.js';
@@ -11,6 +12,7 @@ import {
   ClockState,
   FaultInput,
   FaultRuleSchema,
+  JOURNAL_PAGE,
   JournalList,
   JournalQuery,
   SnapshotInfo,
@@ -39,7 +41,8 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The request journal: what clients sent to the interfaces and what they got, newest first',
         description:
           'Every request under an interface prefix (501s included) and every 404 outside the prefixes. Bodies are ' +
-          'redacted by key (tokens, Authorization, document bytes) and bounded; headers are never kept.',
+          'redacted by key (tokens, Authorization, document bytes) and bounded; headers are never kept. A page of ' +
+          'limit entries (default 100); nextCursor, passed as cursor, gives the older ones.',
         querystring: JournalQuery,
         response: { 200: JournalList, 400: StandardError, 401: StandardError },
         'x-sandbox-assumption': a('journal-scope'),
@@ -48,18 +51,26 @@ export const controlPlugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const runtime = runtimeOf(request);
       const q = request.query;
-      const entries = runtime.journal.list({
-        interface: q.interface,
-        operation: q.operation,
-        status: q.status,
-        since: q.since === undefined ? undefined : new Date(q.since),
-        limit: q.limit,
-      });
+      const limit = q.limit ?? JOURNAL_PAGE;
+      const before = q.cursor === undefined ? undefined : Number(decodeCursor(q.cursor, ['number'])[0]);
+      const page = pageOf(
+        runtime.journal.list({
+          interface: q.interface,
+          operation: q.operation,
+          status: q.status,
+          since: q.since === undefined ? undefined : new Date(q.since),
+          before,
+          limit: limit + 1,
+        }),
+        limit,
+        (e) => [e.id],
+      );
       return {
         capacity: runtime.journal.capacity,
         count: runtime.journal.count,
         dropped: runtime.journal.dropped,
-        entries,
+        entries: page.items,
+        nextCursor: page.nextCursor,
       };
     },
   );

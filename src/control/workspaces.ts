@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ADMIN_KEY_NEEDED, carriesAdminKey } from '../http/bearer.js';
 import { assumptionLookup } from '../http/assumptions.js';
 import { renderError, SandboxError, standardBody, validationError } from '../http/errors.js';
+import { decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { INTERFACES, interfaceOfPath } from '../interfaces.js';
@@ -34,6 +35,10 @@ declare module 'fastify' {
     workspaces: Workspaces;
   }
 }
+
+/** Workspaces per page of the list: a workspace's line is well under 1 kB. */
+const WORKSPACES_PAGE = 100;
+const WORKSPACES_PAGE_MAX = 1000;
 
 const CREATED = 'workspaceCreatedAt';
 const FIXTURES = 'workspaceFixtures';
@@ -255,12 +260,16 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'listWorkspaces',
         description:
           'A base URL ending in /ws/{name} reaches workspace {name} (every interface path and the whole control plane); ' +
-          'without the prefix, paths reach "default".',
+          'without the prefix, paths reach "default". A page of limit workspaces (default 100); nextCursor, passed as ' +
+          'cursor, gives the next ones.',
+        querystring: Type.Object(pageQuery(WORKSPACES_PAGE, WORKSPACES_PAGE_MAX), { additionalProperties: false }),
         response: {
           200: Type.Object({
             max: Type.Integer({ description: 'SANDBOX_MAX_WORKSPACES: workspaces allowed besides default' }),
             storage: Type.String({ enum: ['memory', 'file'] }),
-            workspaces: Type.Array(WorkspaceInfo, { description: 'default first, then by name' }),
+            total: Type.Integer({ description: 'workspaces in all, default included' }),
+            workspaces: Type.Array(WorkspaceInfo, { description: 'a page of them: default first, then by name' }),
+            nextCursor: NextCursor,
           }),
           401: StandardError,
           404: StandardError,
@@ -271,7 +280,11 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       refusedUnderPrefix(request);
       const { workspaces } = app;
-      return { max: workspaces.max, storage: workspaces.storage, workspaces: workspaces.list() };
+      const { limit = WORKSPACES_PAGE, cursor } = request.query;
+      const after = cursor === undefined ? undefined : String(decodeCursor(cursor, ['string'])[0]);
+      const { workspaces: rows, total } = workspaces.list({ ...(after === undefined ? {} : { after }), limit: limit + 1 });
+      const page = pageOf(rows, limit, (w) => [w.name]);
+      return { max: workspaces.max, storage: workspaces.storage, total, workspaces: page.items, nextCursor: page.nextCursor };
     },
   );
 

@@ -311,9 +311,21 @@ export class Workspaces {
     return this.infoOf(this.add(name, fixtures));
   }
 
-  list(): WorkspaceInfo[] {
-    const named = [...this.entries.values()].filter((e) => !e.removing).sort((a, b) => a.name.localeCompare(b.name));
-    return [this.defaultEntry, ...named].map((e) => this.infoOf(e));
+  /**
+   * The workspaces, `default` first, then by name: `limit` of them after the one named `after` (absent:
+   * from the start), and how many there are in all.
+   */
+  list(page: { after?: string; limit?: number } = {}): { workspaces: WorkspaceInfo[]; total: number } {
+    const named = [...this.entries.values()].filter((e) => !e.removing);
+    const { after, limit = named.length + 1 } = page;
+    const all =
+      after === undefined
+        ? [this.defaultEntry, ...named]
+        : named.filter((e) => after === DEFAULT_WORKSPACE || e.name > after);
+    const first = all
+      .sort((a, b) => (a === this.defaultEntry ? -1 : b === this.defaultEntry ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .slice(0, limit);
+    return { workspaces: first.map((e) => this.infoOf(e)), total: named.length + 1 };
   }
 
   private infoOf(entry: Entry): WorkspaceInfo {

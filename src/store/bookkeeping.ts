@@ -2,6 +2,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import type { ReadCache } from './read-cache.js';
+import { groupKey, type RowCounts } from './row-counts.js';
 
 export type TradeBillStatus = 'open' | 'partially-paid' | 'paid' | 'cancelled' | 'blocked';
 
@@ -123,6 +124,7 @@ export class BookkeepingStore {
   constructor(
     db: Db,
     private readonly reads: ReadCache,
+    private readonly counts: RowCounts,
   ) {
     this.s = {
       insertUser: db.prepare('INSERT INTO bk_users (user_id, access_token) VALUES (?, ?)'),
@@ -151,10 +153,13 @@ export class BookkeepingStore {
          VALUES (@extractTradeReceivableRequestId, @tenantId, @registeredAt, @registeredByUserId,
            @protocolNumber, @currentStepType, @generatedAt)`,
       ),
-      countExtractRequest: db.prepare(
-        `INSERT INTO bk_tenant_counters (tenant_id, extract_requests) VALUES (?, 1)
-         ON CONFLICT (tenant_id) DO UPDATE SET extract_requests = extract_requests + 1`,
-      ),
+      countExtractRequest: db
+        .prepare(
+          `INSERT INTO bk_tenant_counters (tenant_id, extract_requests) VALUES (?, 1)
+           ON CONFLICT (tenant_id) DO UPDATE SET extract_requests = extract_requests + 1
+           RETURNING extract_requests`,
+        )
+        .pluck(),
       extractRequestExists: db.prepare('SELECT 1 FROM bk_extract_requests WHERE request_id = ?').pluck(),
       extractCount: db.prepare('SELECT extract_requests FROM bk_tenant_counters WHERE tenant_id = ?').pluck(),
       // The last write must still see the bill as it was read: a guard should another process share the file.
@@ -203,7 +208,8 @@ export class BookkeepingStore {
 
   insertUser(userId: number, accessToken: string, tenants: readonly string[]): void {
     this.s.insertUser.run(userId, accessToken);
-    for (const t of tenants) this.s.insertUserTenant.run(userId, t);
+    this.counts.add('bk_users');
+    for (const t of tenants) this.counts.add('bk_user_tenants', this.s.insertUserTenant.run(userId, t).changes);
   }
 
   userExists(userId: number): boolean {
@@ -233,6 +239,8 @@ export class BookkeepingStore {
 
   insertTradeBill(bill: Omit<TradeBillRow, 'id'>): void {
     this.s.insertTradeBill.run(bill);
+    this.counts.add('bk_trade_bills');
+    this.counts.add(groupKey('bk_trade_bills', 'tenant_id', bill.tenantId));
   }
 
   tradeBill(tenantId: string, uid: string): TradeBillRow | undefined {
@@ -268,12 +276,15 @@ export class BookkeepingStore {
       openBeforeCents: bill.openCents,
       ...effect,
     });
+    this.counts.add('bk_payments');
   }
 
   /** Inserts one extract request and counts it for its tenant; call inside the caller's transaction. */
   insertExtractRequest(row: ExtractRequestRow): void {
     this.s.insertExtractRequest.run(row);
-    this.s.countExtractRequest.run(row.tenantId);
+    this.counts.add('bk_extract_requests');
+    // The tenant's counter row is new when it counts its first request.
+    if (this.s.countExtractRequest.get(row.tenantId) === 1) this.counts.add('bk_tenant_counters');
   }
 
   extractRequestExists(id: number): boolean {

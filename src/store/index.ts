@@ -5,6 +5,7 @@ import type { Db } from './db.js';
 import { GroupCommit } from './group-commit.js';
 import { LoanbondStore } from './loanbond.js';
 import { ReadCache } from './read-cache.js';
+import { RowCounts } from './row-counts.js';
 import { ReceivablesStore } from './receivables.js';
 import { RegistryStore } from './registry.js';
 import { SnapshotStore } from './snapshots.js';
@@ -22,24 +23,25 @@ export class Store {
   readonly writes: GroupCommit;
   /** WAL checkpoints by the process's checkpoint worker, for a database file (checkpointer.ts). */
   readonly checkpointer: CheckpointHandle | undefined;
+  /** Rows per table and per watched state, kept as the modules write (row-counts.ts). */
+  readonly counts: RowCounts;
   private readonly wipeAll: () => void;
-  private readonly counts: Array<[string, { get(): unknown }]>;
   private readonly getMeta;
   private readonly setMeta;
 
   constructor(readonly db: Db) {
     this.reads = new ReadCache(db);
-    this.writes = new GroupCommit(db);
-    this.bookkeeping = new BookkeepingStore(db, this.reads);
-    this.registry = new RegistryStore(db);
-    this.receivables = new ReceivablesStore(db);
-    this.loanbond = new LoanbondStore(db);
+    this.counts = new RowCounts(db);
+    this.writes = new GroupCommit(db, this.counts);
+    this.bookkeeping = new BookkeepingStore(db, this.reads, this.counts);
+    this.registry = new RegistryStore(db, this.counts);
+    this.receivables = new ReceivablesStore(db, this.counts);
+    this.loanbond = new LoanbondStore(db, this.counts);
     const tables = db
       .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
       .pluck()
       .all() as string[];
     const deletes = tables.map((t) => db.prepare(`DELETE FROM "${t}"`));
-    this.counts = tables.map((t) => [t, db.prepare(`SELECT count(*) FROM "${t}"`).pluck()]);
     this.wipeAll = db.transaction(() => {
       // Foreign keys are checked at commit, so the order of the deletes does not matter.
       db.pragma('defer_foreign_keys = ON');
@@ -50,10 +52,14 @@ export class Store {
       'INSERT INTO sb_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     );
     // Last: it attaches its own schema, which the table list above must not see.
-    this.snapshots = new SnapshotStore(db, () => {
-      this.writes.flush();
-      this.touch();
-    });
+    this.snapshots = new SnapshotStore(
+      db,
+      () => {
+        this.writes.flush();
+        this.touch();
+      },
+      () => this.counts.invalidate(),
+    );
     this.checkpointer = db.memory ? undefined : checkpoints.register(db);
   }
 
@@ -78,7 +84,16 @@ export class Store {
     this.writes.flush();
     this.touch();
     const tx = this.db.transaction(fn);
-    return options.immediate ? tx.immediate() : tx();
+    // What the modules count inside counts once this transaction (or savepoint) committed.
+    this.counts.begin();
+    try {
+      const result = options.immediate ? tx.immediate() : tx();
+      this.counts.commit();
+      return result;
+    } catch (err) {
+      this.counts.rollback();
+      throw err;
+    }
   }
 
   /**
@@ -99,11 +114,12 @@ export class Store {
     this.writes.flush();
     this.touch();
     this.wipeAll();
+    this.counts.invalidate();
   }
 
-  /** Rows per table, by table name (the inspector's overview). */
+  /** Rows per user table (the sandbox's own sb_ tables aside), by table name: maintained, not counted. */
   tableCounts(): Record<string, number> {
-    return Object.fromEntries(this.counts.map(([t, count]) => [t, Number(count.get())]));
+    return this.counts.tables();
   }
 
   meta(key: string): string | undefined {

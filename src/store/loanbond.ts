@@ -1,6 +1,7 @@
 // Loan-bond storage: callers and their products, registrations, their additional documents, and the
 // files themselves, each distinct file once (SHA-256 + size).
 import type { Db } from './db.js';
+import { groupKey, type RowCounts } from './row-counts.js';
 
 export type Product = 'electronic-signature' | 'digital-loan-bond';
 
@@ -91,7 +92,10 @@ const REGISTRATION_COLUMNS = `
 export class LoanbondStore {
   private readonly s;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly counts: RowCounts,
+  ) {
     this.s = {
       insertCaller: db.prepare('INSERT INTO lb_callers (caller_id, token, products) VALUES (?, ?, ?)'),
       callerExists: db.prepare('SELECT 1 FROM lb_callers WHERE caller_id = ?').pluck(),
@@ -147,6 +151,7 @@ export class LoanbondStore {
 
   insertCaller(callerId: string, token: string, products: readonly Product[]): void {
     this.s.insertCaller.run(callerId, token, JSON.stringify(products));
+    this.counts.add('lb_callers');
   }
 
   callerExists(callerId: string): boolean {
@@ -170,15 +175,21 @@ export class LoanbondStore {
     const key = { sha256: info.sha256, size: info.size };
     const found = this.s.documentId.get(key) as number | undefined;
     if (found !== undefined) return found;
-    return this.s.insertDocument.get({ ...key, bytes: bytes() }) as number;
+    const id = this.s.insertDocument.get({ ...key, bytes: bytes() }) as number;
+    this.counts.add('lb_documents');
+    return id;
   }
 
   insertRegistration(r: NewRegistration): void {
     this.s.insertRegistration.run({ ...r, assinado: r.assinado ? 1 : 0 });
+    this.counts.add('lb_registrations');
+    this.counts.add(groupKey('lb_registrations', 'state', 'registered'));
+    this.counts.add(groupKey('lb_registrations', 'caller_id', r.callerId));
   }
 
   insertAdditionalDocument(d: NewAdditionalDocument): void {
     this.s.insertAdditional.run(d);
+    this.counts.add('lb_additional_documents');
   }
 
   /** Registrations still in the state the request left them in, oldest first. */
@@ -196,7 +207,8 @@ export class LoanbondStore {
     at: string,
     notifiedAt: string | null,
   ): void {
-    this.s.advance.run({ codigoIdentificador, state, at, notifiedAt });
+    if (this.s.advance.run({ codigoIdentificador, state, at, notifiedAt }).changes === 1)
+      this.counts.move('lb_registrations', 'state', 'registered', state);
   }
 
   registrations(callerId?: string): RegistrationRow[] {

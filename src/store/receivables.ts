@@ -2,6 +2,7 @@
 // status, the outcome) and their line-level diagnostics. Titles are not copied into rows: they are a
 // pure function of the stored bytes, read again when inspected (receivables/cnab.ts, CnabFile).
 import type { Db } from './db.js';
+import { groupKey, type RowCounts } from './row-counts.js';
 
 export interface FundRow {
   fundCnpj: string;
@@ -69,7 +70,10 @@ const IMPORT_COLUMNS = `import_id AS importId, fund_cnpj AS fundCnpj, file_name 
 export class ReceivablesStore {
   private readonly s;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly counts: RowCounts,
+  ) {
     this.s = {
       insertFund: db.prepare('INSERT INTO rc_funds (fund_cnpj, token) VALUES (?, ?)'),
       fund: db.prepare('SELECT fund_cnpj AS fundCnpj, token FROM rc_funds WHERE fund_cnpj = ?'),
@@ -112,6 +116,7 @@ export class ReceivablesStore {
 
   insertFund(fundCnpj: string, token: string | null): void {
     this.s.insertFund.run(fundCnpj, token);
+    this.counts.add('rc_funds');
   }
 
   fund(fundCnpj: string): FundRow | undefined {
@@ -124,6 +129,9 @@ export class ReceivablesStore {
 
   insertImport(i: NewImport): void {
     this.s.insertImport.run({ ...i, byteLength: i.file.length, strict: i.strict ? 1 : 0 });
+    this.counts.add('rc_imports');
+    this.counts.add(groupKey('rc_imports', 'status', 'pending'));
+    this.counts.add(groupKey('rc_imports', 'fund_cnpj', i.fundCnpj));
   }
 
   /** The id of the oldest import still waiting for processing. */
@@ -141,18 +149,20 @@ export class ReceivablesStore {
 
   /** Forgets the diagnostics an interrupted run of this import wrote, so processing can start over. */
   clearDiagnostics(importId: string): void {
-    this.s.clearDiagnostics.run(importId);
+    this.counts.add('rc_diagnostics', -this.s.clearDiagnostics.run(importId).changes);
   }
 
   /** Diagnostics numbered from `ordinal`; callers wrap a slice in one transaction. */
   addDiagnostics(importId: string, diagnostics: readonly DiagnosticRow[], ordinal: number): void {
     let o = ordinal;
     for (const d of diagnostics) this.s.insertDiagnostic.run({ importId, ordinal: o++, ...d });
+    this.counts.add('rc_diagnostics', diagnostics.length);
   }
 
   finish(importId: string, outcome: ImportOutcome): void {
     const { lineCount: _lineCount, ...rest } = outcome;
-    this.s.finish.run({ importId, ...rest, strict: outcome.strict ? 1 : 0 });
+    if (this.s.finish.run({ importId, ...rest, strict: outcome.strict ? 1 : 0 }).changes === 1)
+      this.counts.move('rc_imports', 'status', 'pending', outcome.status);
   }
 
   import(importId: string): ImportRow | undefined {

@@ -2,6 +2,7 @@
 // per-item results. Structured parts (document fields, warnings, divergences) are JSON text: the
 // sandbox reads them back whole and never queries inside them.
 import type { Db } from './db.js';
+import type { RowCounts } from './row-counts.js';
 
 export interface BatchRow {
   batchKey: string;
@@ -51,7 +52,10 @@ export interface ParticipantActivity {
 export class RegistryStore {
   private readonly s;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly counts: RowCounts,
+  ) {
     this.s = {
       insertParticipant: db.prepare(
         'INSERT INTO rg_participants (participant_id, access_token) VALUES (?, ?)',
@@ -132,6 +136,7 @@ export class RegistryStore {
 
   insertParticipant(participantId: string, accessToken: string): void {
     this.s.insertParticipant.run(participantId, accessToken);
+    this.counts.add('rg_participants');
   }
 
   /** Every participant's id, in order (never its token). */
@@ -151,6 +156,8 @@ export class RegistryStore {
   insertBatch(batch: BatchRow, documents: readonly DocumentRow[]): void {
     this.s.insertBatch.run(batch);
     for (const d of documents) this.s.insertDocument.run(d);
+    this.counts.add('rg_batches');
+    this.counts.add('rg_documents', documents.length);
   }
 
   batch(batchKey: string): BatchRow | undefined {
@@ -177,6 +184,8 @@ export class RegistryStore {
   insertReconciliation(reconciliation: ReconciliationRow, items: readonly ReconciliationItemRow[]): void {
     this.s.insertReconciliation.run(reconciliation);
     for (const item of items) this.s.insertReconciliationItem.run(item);
+    this.counts.add('rg_reconciliations');
+    this.counts.add('rg_reconciliation_items', items.length);
   }
 
   reconciliation(reconciliationKey: string): ReconciliationRow | undefined {

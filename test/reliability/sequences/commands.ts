@@ -67,6 +67,8 @@ export interface Workspace {
   transport: Transport;
   /** Maps a path below the workspace to the path the server sees (for fault-rule matching). */
   path: (p: string) => string;
+  /** In process: a problem with the server's own state after a sequence (null: none). */
+  check?: () => string | null;
 }
 
 interface Real {
@@ -932,6 +934,10 @@ export async function runSequences(options: SequenceOptions): Promise<SequenceSt
   await fc.assert(
     fc.asyncProperty(fc.commands(commandArbitraries(n), { maxCommands: options.maxCommands ?? 40, size: 'max' }), async (cmds) => {
       await fc.asyncModelRun(setup, cmds);
+      for (const ws of options.workspaces) {
+        const problem = ws.check?.();
+        if (problem) throw new Error(problem);
+      }
       // Every answer the sequence got carried the outcome of the status sent (issue 19's tag), read
       // back from each workspace's journal.
       for (const ws of options.workspaces) {
