@@ -142,10 +142,11 @@ export class BookkeepingStore {
         `SELECT id, tenant_id AS tenantId, uid, amount_cents AS amountCents, open_cents AS openCents, status
          FROM bk_trade_bills WHERE tenant_id = ? AND uid = ?`,
       ),
+      // A page by uid after a cursor (an index range), or at an offset (the inspector's pages).
       tradeBills: db.prepare(
         `SELECT b.tenant_id AS tenantId, b.uid, b.amount_cents AS amountCents, b.open_cents AS openCents,
            b.status, (SELECT count(*) FROM bk_payments p WHERE p.bill_id = b.id) AS payments
-         FROM bk_trade_bills b WHERE b.tenant_id = ? ORDER BY b.uid`,
+         FROM bk_trade_bills b WHERE b.tenant_id = ? AND b.uid > ? ORDER BY b.uid LIMIT ? OFFSET ?`,
       ),
       insertExtractRequest: db.prepare(
         `INSERT INTO bk_extract_requests (request_id, tenant_id, registered_at, registered_by_user_id,
@@ -174,17 +175,23 @@ export class BookkeepingStore {
          VALUES (@billId, @userId, @type, @informantId, @isPartial, @paymentCents, @remainingCents,
            @beneficiaryDocument, @paymentDate, @openBeforeCents, @openAfterCents, @statusAfter, @recordedAt)`,
       ),
-      payments: db.prepare(`SELECT ${PAYMENT_COLUMNS} FROM bk_payments WHERE bill_id = ? ORDER BY id`),
+      payments: db.prepare(`SELECT ${PAYMENT_COLUMNS} FROM bk_payments WHERE bill_id = ? AND id > ? ORDER BY id LIMIT ?`),
+      paymentCount: db.prepare('SELECT count(*) FROM bk_payments WHERE bill_id = ?').pluck(),
       tenants: db.prepare(
         `SELECT t.tenant_id AS tenantId,
            (SELECT group_concat(user_id) FROM bk_user_tenants u WHERE u.tenant_id = t.tenant_id) AS userIds,
            coalesce((SELECT extract_requests FROM bk_tenant_counters c WHERE c.tenant_id = t.tenant_id), 0)
-             AS extractRequests,
-           (SELECT count(*) FROM bk_trade_bills b WHERE b.tenant_id = t.tenant_id) AS tradeBills
+             AS extractRequests
          FROM (SELECT tenant_id FROM bk_user_tenants UNION SELECT tenant_id FROM bk_tenant_counters
                UNION SELECT tenant_id FROM bk_trade_bills) t
-         ORDER BY t.tenant_id`,
+         WHERE t.tenant_id > ? ORDER BY t.tenant_id LIMIT ?`,
       ),
+      tenantCount: db
+        .prepare(
+          `SELECT count(*) FROM (SELECT tenant_id FROM bk_user_tenants UNION SELECT tenant_id FROM bk_tenant_counters
+             UNION SELECT tenant_id FROM bk_trade_bills)`,
+        )
+        .pluck(),
     };
 
     const page = (column: string, dir: Direction) =>
@@ -247,14 +254,26 @@ export class BookkeepingStore {
     return this.s.tradeBill.get(tenantId, uid) as TradeBillRow | undefined;
   }
 
-  tradeBills(tenantId: string): TradeBillSummary[] {
-    return this.s.tradeBills.all(tenantId) as TradeBillSummary[];
+  /** `limit` bills of the tenant by uid: after the uid `after`, or from `offset`. */
+  tradeBills(tenantId: string, page: { after?: string; offset?: number; limit?: number } = {}): TradeBillSummary[] {
+    return this.s.tradeBills.all(tenantId, page.after ?? '', page.limit ?? -1, page.offset ?? 0) as TradeBillSummary[];
   }
 
-  payments(billId: number): PaymentRow[] {
-    return (this.s.payments.all(billId) as Array<Omit<PaymentRow, 'isPartial'> & { isPartial: number }>).map(
+  /** The tenant's bills (a maintained count). */
+  tradeBillCount(tenantId: string): number {
+    return this.counts.get(groupKey('bk_trade_bills', 'tenant_id', tenantId));
+  }
+
+  /** `limit` payments of the bill after the payment `after` (0: from the first), oldest first. */
+  payments(billId: number, after = 0, limit = -1): PaymentRow[] {
+    return (this.s.payments.all(billId, after, limit) as Array<Omit<PaymentRow, 'isPartial'> & { isPartial: number }>).map(
       (p) => ({ ...p, isPartial: p.isPartial === 1 }),
     );
+  }
+
+  /** The bill's payments, counted on its index (a bill's own payments, not the table's). */
+  paymentCount(billId: number): number {
+    return this.s.paymentCount.get(billId) as number;
   }
 
   /**
@@ -324,10 +343,24 @@ export class BookkeepingStore {
     ).map(toExtractItem);
   }
 
-  tenants(): TenantSummary[] {
-    return (this.s.tenants.all() as Array<Omit<TenantSummary, 'userIds'> & { userIds: string | null }>).map(
+  /**
+   * How many tenants there are (the users', the extract requests' and the bills'): counted again only
+   * when one of those tables gained or lost rows since the last count.
+   */
+  tenantCount(): number {
+    const key = ['bk_user_tenants', 'bk_tenant_counters', 'bk_trade_bills'].map((t) => this.counts.get(t)).join('|');
+    if (this.tenants$?.key !== `${this.counts.recounts}|${key}`)
+      this.tenants$ = { key: `${this.counts.recounts}|${key}`, count: this.s.tenantCount.get() as number };
+    return this.tenants$.count;
+  }
+  private tenants$: { key: string; count: number } | undefined;
+
+  /** `limit` tenants after `after` ('' from the first), in order. */
+  tenants(after = '', limit = -1): TenantSummary[] {
+    return (this.s.tenants.all(after, limit) as Array<Omit<TenantSummary, 'userIds' | 'tradeBills'> & { userIds: string | null }>).map(
       (t) => ({
         ...t,
+        tradeBills: this.tradeBillCount(t.tenantId),
         userIds:
           t.userIds === null
             ? []

@@ -82,6 +82,9 @@ export interface AdditionalDocumentRow {
   size: number;
 }
 
+/** Where a page of registrations starts: after this registeredAt, batch and position. */
+export type RegistrationKey = readonly [string, string, number];
+
 const REGISTRATION_COLUMNS = `
   r.codigo_identificador AS codigoIdentificador, r.chave_registro AS chaveRegistro,
   r.token_hint AS tokenHint, r.caller_id AS callerId, r.batch, r.position, r.versao,
@@ -128,15 +131,17 @@ export class LoanbondStore {
       advance: db.prepare(`
         UPDATE lb_registrations SET state = :state, processed_at = :at, notified_at = :notifiedAt
         WHERE codigo_identificador = :codigoIdentificador AND state = 'registered'`),
+      // Pages by the list's own order, (registered_at, batch, position): an index range each.
       byCaller: db.prepare(`
         SELECT ${REGISTRATION_COLUMNS}
         FROM lb_registrations r JOIN lb_documents d ON d.id = r.document_id
-        WHERE r.caller_id = :callerId
-        ORDER BY r.registered_at, r.batch, r.position`),
+        WHERE r.caller_id = :callerId AND (r.registered_at, r.batch, r.position) > (:at, :batch, :position)
+        ORDER BY r.registered_at, r.batch, r.position LIMIT :limit`),
       all: db.prepare(`
         SELECT ${REGISTRATION_COLUMNS}
         FROM lb_registrations r JOIN lb_documents d ON d.id = r.document_id
-        ORDER BY r.registered_at, r.batch, r.position`),
+        WHERE (r.registered_at, r.batch, r.position) > (:at, :batch, :position)
+        ORDER BY r.registered_at, r.batch, r.position LIMIT :limit`),
       one: db.prepare(`
         SELECT ${REGISTRATION_COLUMNS}
         FROM lb_registrations r JOIN lb_documents d ON d.id = r.document_id
@@ -145,7 +150,6 @@ export class LoanbondStore {
         SELECT a.position, a.nome, a.signatures, a.signatures_sent AS signaturesSent, d.sha256, d.size
         FROM lb_additional_documents a JOIN lb_documents d ON d.id = a.document_id
         WHERE a.codigo_identificador = :codigoIdentificador ORDER BY a.position`),
-      documentCount: db.prepare('SELECT count(*) FROM lb_documents').pluck(),
     };
   }
 
@@ -211,10 +215,24 @@ export class LoanbondStore {
       this.counts.move('lb_registrations', 'state', 'registered', state);
   }
 
-  registrations(callerId?: string): RegistrationRow[] {
-    return (
-      callerId === undefined ? this.s.all.all() : this.s.byCaller.all({ callerId })
-    ) as RegistrationRow[];
+  /**
+   * `limit` registrations (of `callerId`, or all) after `after` ([registeredAt, batch, position];
+   * absent: from the first), oldest first.
+   */
+  registrations(callerId?: string, after?: RegistrationKey, limit = -1): RegistrationRow[] {
+    const [at, batch, position] = after ?? ['', '', -1];
+    const key = { at, batch, position, limit };
+    return (callerId === undefined ? this.s.all.all(key) : this.s.byCaller.all({ ...key, callerId })) as RegistrationRow[];
+  }
+
+  /** Registrations of `callerId`, or all (maintained counts). */
+  registrationCount(callerId?: string): number {
+    return this.counts.get(callerId === undefined ? 'lb_registrations' : groupKey('lb_registrations', 'caller_id', callerId));
+  }
+
+  /** Registrations the flow has not processed yet (a maintained count). */
+  unprocessedCount(): number {
+    return this.counts.get(groupKey('lb_registrations', 'state', 'registered'));
   }
 
   registration(codigoIdentificador: string): RegistrationRow | undefined {
@@ -225,7 +243,8 @@ export class LoanbondStore {
     return this.s.additional.all({ codigoIdentificador }) as AdditionalDocumentRow[];
   }
 
+  /** Distinct files stored (a maintained count). */
   documentCount(): number {
-    return this.s.documentCount.get() as number;
+    return this.counts.get('lb_documents');
   }
 }

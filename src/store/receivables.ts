@@ -78,9 +78,8 @@ export class ReceivablesStore {
       insertFund: db.prepare('INSERT INTO rc_funds (fund_cnpj, token) VALUES (?, ?)'),
       fund: db.prepare('SELECT fund_cnpj AS fundCnpj, token FROM rc_funds WHERE fund_cnpj = ?'),
       funds: db.prepare(
-        `SELECT f.fund_cnpj AS fundCnpj, f.token IS NOT NULL AS hasToken,
-           (SELECT count(*) FROM rc_imports i WHERE i.fund_cnpj = f.fund_cnpj) AS imports
-         FROM rc_funds f ORDER BY f.fund_cnpj`,
+        `SELECT fund_cnpj AS fundCnpj, token IS NOT NULL AS hasToken
+         FROM rc_funds WHERE fund_cnpj > ? ORDER BY fund_cnpj LIMIT ?`,
       ),
       insertImport: db.prepare(
         `INSERT INTO rc_imports (import_id, fund_cnpj, file_name, additive_number, received_at, status, file,
@@ -106,7 +105,7 @@ export class ReceivablesStore {
       ),
       importById: db.prepare(`SELECT ${IMPORT_COLUMNS} FROM rc_imports WHERE import_id = ?`),
       importsOfFund: db.prepare(
-        `SELECT ${IMPORT_COLUMNS} FROM rc_imports WHERE fund_cnpj = ? ORDER BY rowid`,
+        `SELECT rowid AS seq, ${IMPORT_COLUMNS} FROM rc_imports WHERE fund_cnpj = ? AND rowid > ? ORDER BY rowid LIMIT ?`,
       ),
       diagnostics: db.prepare(
         `SELECT line, columns, rule, severity, message FROM rc_diagnostics WHERE import_id = ? ORDER BY ordinal`,
@@ -123,8 +122,29 @@ export class ReceivablesStore {
     return this.s.fund.get(fundCnpj) as FundRow | undefined;
   }
 
-  funds(): Array<{ fundCnpj: string; hasToken: number; imports: number }> {
-    return this.s.funds.all() as Array<{ fundCnpj: string; hasToken: number; imports: number }>;
+  /** `limit` funds after `after` ('' from the first), in order, with how many imports each received. */
+  funds(after = '', limit = -1): Array<{ fundCnpj: string; hasToken: number; imports: number }> {
+    return (this.s.funds.all(after, limit) as Array<{ fundCnpj: string; hasToken: number }>).map((f) => ({
+      ...f,
+      imports: this.importCount(f.fundCnpj),
+    }));
+  }
+
+  fundCount(): number {
+    return this.counts.get('rc_funds');
+  }
+
+  /** Imports the fund received (a maintained count). */
+  importCount(fundCnpj: string): number {
+    return this.counts.get(groupKey('rc_imports', 'fund_cnpj', fundCnpj));
+  }
+
+  /** Imports waiting for processing, and rejected (maintained counts). */
+  importStates(): { pending: number; rejected: number } {
+    return {
+      pending: this.counts.get(groupKey('rc_imports', 'status', 'pending')),
+      rejected: this.counts.get(groupKey('rc_imports', 'status', 'rejected')),
+    };
   }
 
   insertImport(i: NewImport): void {
@@ -169,8 +189,9 @@ export class ReceivablesStore {
     return this.s.importById.get(importId) as ImportRow | undefined;
   }
 
-  importsOfFund(fundCnpj: string): ImportRow[] {
-    return this.s.importsOfFund.all(fundCnpj) as ImportRow[];
+  /** `limit` imports of the fund received after the one numbered `after` (0: from the first), oldest first. */
+  importsOfFund(fundCnpj: string, after = 0, limit = -1): Array<ImportRow & { seq: number }> {
+    return this.s.importsOfFund.all(fundCnpj, after, limit) as Array<ImportRow & { seq: number }>;
   }
 
   diagnostics(importId: string): DiagnosticRow[] {

@@ -21,6 +21,9 @@ const GROUPS: ReadonlyArray<{ table: string; column: string }> = [
   { table: 'lb_registrations', column: 'state' },
   { table: 'lb_registrations', column: 'caller_id' },
   { table: 'bk_trade_bills', column: 'tenant_id' },
+  { table: 'rg_documents', column: 'participant_id' },
+  { table: 'rg_batches', column: 'participant_id' },
+  { table: 'rg_reconciliations', column: 'participant_id' },
 ];
 
 /** The key of the rows of `table` whose `column` holds `value`. */

@@ -7,7 +7,7 @@ import { bookkeeping } from './bookkeeping.js';
 import { coverage } from './coverage.js';
 import { fill, h, json, when } from './dom.js';
 import { loanbond } from './loanbond.js';
-import { $, badge, handle, lazyDetails, messageOf, PAGE, refreshSection, say, state } from './page.js';
+import { $, badge, handle, lazyDetails, LIST_MAX, messageOf, PAGE, refreshSection, say, state } from './page.js';
 import { receivables } from './receivables.js';
 import { registry } from './registry.js';
 import { workspacePicker } from './workspaces.js';
@@ -62,7 +62,7 @@ async function overview(data) {
 // --- journal ----------------------------------------------------------------------------------------
 
 async function journal() {
-  const data = /** @type {JournalList} */ (await api(`/requests?limit=${state.journalLimit}`));
+  const data = /** @type {JournalList} */ (await api(`/requests?limit=${Math.min(state.journalLimit, LIST_MAX)}`));
   fill(
     $('journal-body'),
     h('p', {}, `Showing ${data.entries.length} of ${data.count} kept (capacity ${data.capacity}).`),
