@@ -1,4 +1,5 @@
 // Inspection of the bookkeeping interface's state, mounted under /_sandbox/bookkeeping (admin-token rule applies).
+import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { centsToNumber } from '../domain/money.js';
 import { SandboxError, validationError } from '../http/errors.js';
@@ -6,10 +7,10 @@ import { decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
 import { StandardError, Strict } from '../http/schema.js';
 import type { PaymentRow, TradeBillRow } from '../store/bookkeeping.js';
 import { TradeBillStatusSchema } from './schemas.js';
-import { runtimeOf } from '../runtime/index.js';
+import { type Runtime, runtimeOf } from '../runtime/index.js';
 import type { FastifyRequest } from 'fastify';
 
-const TAG = ['sandbox control plane'];
+const TAG = [CONTROL_TAG.name];
 /** Items per page of a bookkeeping view: each is well under 1 kB. */
 const PAGE = 100;
 const PAGE_MAX = 1000;
@@ -197,4 +198,16 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
       };
     },
   );
+};
+
+/** What the inspector's overview shows of bookkeeping. */
+export const bookkeepingOverview = {
+  tables: {
+    bk_users: 'users',
+    bk_trade_bills: 'trade bills',
+    bk_extract_requests: 'extract requests',
+    bk_payments: 'payments',
+  },
+  counts: (runtime: Runtime) => ({ tenants: runtime.store.bookkeeping.tenantCount() }),
+  warnings: (): string[] => [],
 };

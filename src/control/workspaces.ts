@@ -4,17 +4,17 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
+import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { ADMIN_KEY_NEEDED, carriesAdminKey } from '../http/bearer.js';
-import { assumptionLookup } from '../http/assumptions.js';
 import { renderError, SandboxError, standardBody, validationError } from '../http/errors.js';
 import { decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
-import { INTERFACES, interfaceOfPath } from '../interfaces.js';
-import { createRuntime, type Runtime, type RuntimeLog, type RuntimeOptions, type RuntimeSettings, type WorkKind } from '../runtime/index.js';
+import { createRuntime, type InterfaceParts, type Runtime, type RuntimeLog, type RuntimeSettings } from '../runtime/index.js';
 import {
   DEFAULT_WORKSPACE,
   invalidWorkspaceNameOf,
@@ -27,7 +27,7 @@ import {
   workspaceNameOf,
   type Workspaces,
 } from '../runtime/workspaces.js';
-import { loadFixtures, readFixtureFile, under } from './fixtures.js';
+import { readFixtureFile, under } from '../runtime/fixture-document.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -93,10 +93,9 @@ export interface OpenerOptions {
   db: string;
   /** The default workspace's settings; each workspace gets a copy (its own fixtures). */
   settings: RuntimeSettings;
-  kinds: readonly WorkKind[];
+  /** What the interfaces bring to each state, as in the default workspace (each counts its own coverage). */
+  interfaces: InterfaceParts;
   log: RuntimeLog;
-  /** What coverage counts, as in the default workspace: each workspace counts its own. */
-  catalog?: RuntimeOptions['catalog'];
 }
 
 /** Opens workspaces like the default one: same settings, a database of their own, fixtures when new. */
@@ -125,9 +124,8 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
       const { runtime, isNew } = createRuntime({
         db: path(name),
         settings,
-        kinds: options.kinds,
+        interfaces: options.interfaces,
         log,
-        ...(options.catalog ? { catalog: options.catalog } : {}),
       });
       try {
         if (!isNew) {
@@ -139,7 +137,7 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
         const createdAt = new Date().toISOString();
         runtime.store.transaction(() => {
           const doc = fixtures ?? startupFixtures();
-          if (doc) loadFixtures(doc, runtime);
+          if (doc) runtime.fixtures.load(doc, runtime);
           runtime.store.setMetaValue(CREATED, createdAt);
           if (fixtures) runtime.store.setMetaValue(FIXTURES, JSON.stringify(fixtures));
         });
@@ -188,17 +186,17 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
     const refused = refusedWorkspaceOf(request.raw);
     if (refused) {
       const rest = path.slice(`/ws/${refused.name}`.length);
-      const id = interfaceOfPath(rest);
-      if (refused.reason === 'unknown' && !id && rest.startsWith('/_sandbox')) {
+      const owner = app.interfaces.ofPath(rest);
+      if (refused.reason === 'unknown' && !owner && rest.startsWith('/_sandbox')) {
         // The control plane's own answer without its key: whether a workspace exists is not told.
         return reply.code(401).send(standardBody(401, ADMIN_KEY_NEEDED));
       }
       const err = refused.reason === 'unknown' ? new WorkspaceUnknownError(refused.name) : new WorkspaceRemovingError(refused.name);
       // Under an interface, its shape; a removal there is its documented 400 (the unknown workspace's
       // 404 is the sandbox's own, like the 404 outside every prefix: workspace-locked).
-      const status = id && refused.reason === 'removing' ? 400 : err.status;
+      const status = owner && refused.reason === 'removing' ? 400 : err.status;
       const shown = new SandboxError(status, err.message, { code: err.code });
-      const body = id ? renderError(INTERFACES[id].shape, shown) : standardBody(status, err.message);
+      const body = owner ? renderError(owner.contract.shape, shown) : standardBody(status, err.message);
       return reply.code(status).type('application/json').send(body);
     }
     const bad = invalidWorkspaceNameOf(request.raw);
@@ -208,8 +206,8 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
     const shown = bad.length > 80 ? `${bad.slice(0, 80)}...` : bad;
     const message = `"${shown}" in /ws/${shown}/ is not a workspace name: ${WORKSPACE_NAME_RULE} (pattern ${WORKSPACE_NAME.source})`;
     const rest = request.url.slice(`/ws/${bad}`.length).split('?')[0] ?? '';
-    const id = interfaceOfPath(rest);
-    const body = id ? renderError(INTERFACES[id].shape, new SandboxError(400, message)) : standardBody(400, message);
+    const owner = app.interfaces.ofPath(rest);
+    const body = owner ? renderError(owner.contract.shape, new SandboxError(400, message)) : standardBody(400, message);
     return reply.code(400).type('application/json').send(body);
   });
 
@@ -224,8 +222,8 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
 
 // ---- control calls --------------------------------------------------------------------------
 
-const TAG = ['sandbox control plane'];
-const a = assumptionLookup(assumptions);
+const TAG = [CONTROL_TAG.name];
+const assumed = assumptionLookup(assumptions);
 
 const WorkspaceName = Type.String({
   pattern: WORKSPACE_NAME.source,
@@ -274,7 +272,7 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
           401: StandardError,
           404: StandardError,
         },
-        'x-sandbox-assumption': a('workspace-prefix', 'workspace-isolation', 'workspace-storage', 'workspace-eviction'),
+        'x-sandbox-assumption': assumed('workspace-prefix', 'workspace-isolation', 'workspace-storage', 'workspace-eviction'),
       },
     },
     async (request) => {
@@ -317,7 +315,7 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
           409: StandardError,
           429: StandardError,
         },
-        'x-sandbox-assumption': a('workspace-names', 'workspace-lifecycle', 'workspace-locked', 'workspace-limit', 'control-plane-key'),
+        'x-sandbox-assumption': assumed('workspace-names', 'workspace-lifecycle', 'workspace-locked', 'workspace-limit', 'control-plane-key'),
       },
     },
     async (request, reply) => {
@@ -352,7 +350,7 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
           401: StandardError,
           404: StandardError,
         },
-        'x-sandbox-assumption': a('workspace-lifecycle', 'workspace-removal'),
+        'x-sandbox-assumption': assumed('workspace-lifecycle', 'workspace-removal'),
       },
     },
     async (request) => {

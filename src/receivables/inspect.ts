@@ -1,5 +1,6 @@
 // Inspection of the receivables interface's state, mounted under /_sandbox/receivables (admin-token rule applies).
 // Funds (never their tokens), a fund's imports, and one import with its counts, titles and diagnostics.
+import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { centsToNumber } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
@@ -8,10 +9,10 @@ import { decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
 import { StandardError } from '../http/schema.js';
 import type { ImportRow, ReceivablesStore } from '../store/receivables.js';
 import { CnabFile } from './cnab.js';
-import { runtimeOf } from '../runtime/index.js';
+import { type Runtime, runtimeOf } from '../runtime/index.js';
 import type { FastifyRequest } from 'fastify';
 
-const TAGS = ['sandbox control plane'];
+const TAGS = [CONTROL_TAG.name];
 /** Imports (or funds) per page: an import's line is well under 1 kB. */
 const PAGE = 100;
 const PAGE_MAX = 1000;
@@ -324,4 +325,17 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
       };
     },
   );
+};
+
+/** What the inspector's overview shows of receivables. */
+export const receivablesOverview = {
+  tables: { rc_funds: 'funds', rc_imports: 'imports', rc_diagnostics: 'diagnostics' },
+  warnings(runtime: Runtime): string[] {
+    // Maintained counts: the overview costs the same on a large database as on an empty one.
+    const { rejected, pending } = runtime.store.receivables.importStates();
+    const warnings: string[] = [];
+    if (rejected > 0) warnings.push(`receivables: ${rejected} CNAB import(s) rejected`);
+    if (pending > 0) warnings.push(`receivables: ${pending} CNAB import(s) still pending`);
+    return warnings;
+  },
 };

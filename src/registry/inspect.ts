@@ -1,8 +1,9 @@
 // Inspection of the registry interface's state, mounted under /_sandbox/registry (admin-token rule
 // applies). It is how a user learns the keys the named-only query operations would return.
+import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { toIsoUtc } from '../domain/dates.js';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError, validationError } from '../http/errors.js';
 import { decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
 import { StandardError } from '../http/schema.js';
@@ -10,16 +11,18 @@ import { assumptions } from './assumptions.js';
 import { type HeldFields, heldToView } from './documents.js';
 import { reconciliationDue } from './overdue.js';
 import { BatchView, type Divergence, ParticipantView, ReconciliationView, type Warning } from './schemas.js';
-import { runtimeOf } from '../runtime/index.js';
+import { type Runtime, runtimeOf } from '../runtime/index.js';
 import type { FastifyRequest } from 'fastify';
 import type { Keyset } from '../store/registry.js';
 
 const a = assumptionLookup(assumptions);
-const TAG = ['sandbox control plane'];
+const TAG = [CONTROL_TAG.name];
 const errors = { 400: StandardError, 401: StandardError, 404: StandardError };
 /** Items per page of a registry view: a held document is a few kilobytes at most. */
 const PAGE = 100;
 const PAGE_MAX = 1000;
+/** Overdue participants the overview names one by one; the rest are counted. */
+const OVERDUE_SHOWN = 20;
 
 type Reported = {
   cancelado?: string;
@@ -252,4 +255,32 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
       };
     },
   );
+};
+
+/** What the inspector's overview shows of the registry. */
+export const registryOverview = {
+  tables: {
+    rg_participants: 'participants',
+    rg_batches: 'batches',
+    rg_documents: 'documents',
+    rg_reconciliations: 'reconciliations',
+    rg_reconciliation_items: 'reconciled items',
+  },
+  warnings(runtime: Runtime): string[] {
+    // Two index lookups per participant (participants come from fixtures), at most OVERDUE_SHOWN named.
+    const overdue: string[] = [];
+    const now = runtime.clock.now();
+    const registry = runtime.store.registry;
+    for (const participantId of registry.participantIds()) {
+      const first = registry.activity(participantId).firstRegistrationAt;
+      const last = registry.lastReconciliation(participantId);
+      const due = reconciliationDue(first, last?.reconciledAt ?? null, now);
+      if (due.overdue && due.dueBy)
+        overdue.push(`registry: participant ${participantId} is overdue for its monthly reconciliation (due by ${toIsoUtc(due.dueBy)})`);
+    }
+    const warnings = overdue.slice(0, OVERDUE_SHOWN);
+    if (overdue.length > OVERDUE_SHOWN)
+      warnings.push(`registry: ${overdue.length - OVERDUE_SHOWN} more participant(s) overdue (GET /_sandbox/registry/participants)`);
+    return warnings;
+  },
 };

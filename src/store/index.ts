@@ -4,11 +4,12 @@ import { type CheckpointHandle, checkpoints } from './checkpointer.js';
 import type { Db } from './db.js';
 import { GroupCommit } from './group-commit.js';
 import { LoanbondStore } from './loanbond.js';
+import { migrateParts, PART_MIGRATIONS_TABLE, type StorePart } from './part.js';
 import { ReadCache } from './read-cache.js';
 import { RowCounts } from './row-counts.js';
 import { ReceivablesStore } from './receivables.js';
 import { RegistryStore } from './registry.js';
-import { SnapshotStore } from './snapshots.js';
+import { SnapshotStore } from './snapshot-store.js';
 
 export class Store {
   readonly bookkeeping: BookkeepingStore;
@@ -28,10 +29,17 @@ export class Store {
   private readonly wipeAll: () => void;
   private readonly getMeta;
   private readonly setMeta;
+  private readonly parts = new Map<StorePart<unknown>, unknown>();
 
-  constructor(readonly db: Db) {
+  /** `parts`: tables the interfaces bring beyond the sandbox's schema (migrated here, before anything reads the table list). */
+  constructor(
+    readonly db: Db,
+    parts: readonly StorePart<unknown>[] = [],
+  ) {
+    migrateParts(db, parts);
     this.reads = new ReadCache(db);
-    this.counts = new RowCounts(db);
+    // A part's tables are counted when read: only the sandbox's own modules count as they write.
+    this.counts = new RowCounts(db, parts.map((p) => `${p.name}_`));
     this.writes = new GroupCommit(db, this.counts);
     this.bookkeeping = new BookkeepingStore(db, this.reads, this.counts);
     this.registry = new RegistryStore(db, this.counts);
@@ -40,7 +48,8 @@ export class Store {
     const tables = db
       .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
       .pluck()
-      .all() as string[];
+      .all()
+      .filter((t) => t !== PART_MIGRATIONS_TABLE) as string[];
     const deletes = tables.map((t) => db.prepare(`DELETE FROM "${t}"`));
     this.wipeAll = db.transaction(() => {
       // Foreign keys are checked at commit, so the order of the deletes does not matter.
@@ -61,6 +70,13 @@ export class Store {
       () => this.counts.invalidate(),
     );
     this.checkpointer = db.memory ? undefined : checkpoints.register(db);
+    for (const part of parts) this.parts.set(part, part.open(db, this.reads));
+  }
+
+  /** The statements of a part given to the constructor. */
+  part<T>(part: StorePart<T>): T {
+    if (!this.parts.has(part)) throw new Error(`the store part "${part.name}" is not part of this store`);
+    return this.parts.get(part) as T;
   }
 
   /**

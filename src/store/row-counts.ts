@@ -36,17 +36,24 @@ export class RowCounts {
   private stale = true;
   private readonly frames: Array<Map<string, number>> = [];
   private readonly statements: Array<[string, Statement]>;
+  /** Tables whose writers do not count (an interface's store part): counted on every read. */
+  private readonly live: Array<[string, Statement]>;
   private readonly groups: Array<[string, string, Statement]>;
   /** Full counts taken (tests: a read between writes must not count again). */
   recounts = 0;
 
-  constructor(db: Db) {
+  /** `unmaintained`: prefixes of the tables nobody counts as they are written. */
+  constructor(db: Db, unmaintained: readonly string[] = []) {
     // The sandbox's own tables (sb_*) are not a user's rows.
-    const tables = db
+    const all = db
       .prepare("SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'sb_%' ORDER BY name")
       .pluck()
       .all() as string[];
-    this.statements = tables.map((t) => [t, db.prepare(`SELECT count(*) FROM main."${t}"`).pluck()]);
+    const count = (t: string): [string, Statement] => [t, db.prepare(`SELECT count(*) FROM main."${t}"`).pluck()];
+    const isLive = (t: string) => unmaintained.some((prefix) => t.startsWith(prefix));
+    const tables = all.filter((t) => !isLive(t));
+    this.statements = tables.map(count);
+    this.live = all.filter(isLive).map(count);
     this.groups = GROUPS.filter((g) => tables.includes(g.table)).map((g) => [
       g.table,
       g.column,
@@ -97,7 +104,10 @@ export class RowCounts {
   /** Rows per user table, by table name. */
   tables(): Record<string, number> {
     const counts = this.current();
-    return Object.fromEntries(this.statements.map(([t]) => [t, counts.get(t) ?? 0]));
+    return Object.fromEntries([
+      ...this.statements.map(([t]): [string, number] => [t, counts.get(t) ?? 0]),
+      ...this.live.map(([t, s]): [string, number] => [t, s.get() as number]),
+    ]);
   }
 
   /** The counts as maintained, undefined while they wait for a recount (tests compare them with counted()). */
