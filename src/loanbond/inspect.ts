@@ -5,8 +5,9 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import { centsToNumber } from '../domain/money.js';
 import { SandboxError } from '../http/errors.js';
 import { decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
-import { ErrorDetailSchema, StandardError } from '../http/schema.js';
+import { ErrorDetailSchema, ProcessingRecord, StandardError } from '../http/schema.js';
 import type { AdditionalDocumentRow, RegistrationRow } from '../store/loanbond.js';
+import { registrationWork } from './runner.js';
 import { Signature, type Signature as SignatureT, Signer } from './schemas.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
 
@@ -72,6 +73,7 @@ const Detail = Type.Object({
     note: Type.String(),
   }),
   warnings: Type.Array(ErrorDetailSchema),
+  processing: ProcessingRecord,
 });
 
 function summary(r: RegistrationRow) {
@@ -220,14 +222,18 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { codigoIdentificador } = request.params;
-      const store = runtimeOf(request).store.loanbond;
+      const runtime = runtimeOf(request);
+      const store = runtime.store.loanbond;
       const row = store.registration(codigoIdentificador);
       if (!row)
         throw new SandboxError(
           404,
           `no loan-bond registration has codigo_identificador ${codigoIdentificador}`,
         );
-      return detail(row, store.additionalDocuments(codigoIdentificador));
+      return {
+        ...detail(row, store.additionalDocuments(codigoIdentificador)),
+        processing: runtime.workOf(registrationWork).processingOf(codigoIdentificador),
+      };
     },
   );
 
