@@ -3,7 +3,7 @@ import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { centsToNumber } from '../domain/money.js';
 import { SandboxError, validationError } from '../http/errors.js';
-import { decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
+import { afterKey, decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
 import { StandardError, Strict } from '../http/schema.js';
 import type { PaymentRow, TradeBillRow } from '../store/bookkeeping.js';
 import { TradeBillStatusSchema } from './schemas.js';
@@ -112,7 +112,7 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const store = storeOf(request);
       const { limit = PAGE, cursor } = request.query;
-      const after = cursor === undefined ? '' : String(decodeCursor(cursor, ['string'])[0]);
+      const after = afterKey(cursor) ?? '';
       const page = pageOf(store.tenants(after, limit + 1), limit, (t) => [t.tenantId]);
       return { total: store.tenantCount(), tenants: page.items, nextCursor: page.nextCursor };
     },
@@ -152,7 +152,7 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
       if (offset !== undefined && cursor !== undefined)
         throw validationError([{ path: '/offset', message: 'query parameter offset and cursor do not go together: give one' }]);
       const store = storeOf(request);
-      const after = cursor === undefined ? undefined : String(decodeCursor(cursor, ['string'])[0]);
+      const after = afterKey(cursor);
       const rows = store.tradeBills(tenantId, { ...(after === undefined ? {} : { after }), ...(offset === undefined ? {} : { offset }), limit: limit + 1 });
       const page = pageOf(rows, limit, (b) => [b.uid]);
       const tradeBills = page.items.map((b) => ({

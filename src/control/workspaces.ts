@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { ADMIN_KEY_NEEDED, carriesAdminKey } from '../http/bearer.js';
 import { renderError, SandboxError, standardBody, validationError } from '../http/errors.js';
-import { decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
+import { afterKey, NextCursor, pageOf, pageQuery } from '../http/paging.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { createRuntime, type InterfaceParts, type Runtime, type RuntimeLog, type RuntimeSettings } from '../runtime/index.js';
@@ -279,7 +279,7 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
       refusedUnderPrefix(request);
       const { workspaces } = app;
       const { limit = WORKSPACES_PAGE, cursor } = request.query;
-      const after = cursor === undefined ? undefined : String(decodeCursor(cursor, ['string'])[0]);
+      const after = afterKey(cursor);
       const { workspaces: rows, total } = workspaces.list({ ...(after === undefined ? {} : { after }), limit: limit + 1 });
       const page = pageOf(rows, limit, (w) => [w.name]);
       return { max: workspaces.max, storage: workspaces.storage, total, workspaces: page.items, nextCursor: page.nextCursor };

@@ -54,6 +54,11 @@ export function decodeCursor(cursor: string, kinds: ReadonlyArray<'string' | 'nu
   return key as CursorKey;
 }
 
+/** Where a list sorted by one string key resumes: the key in `cursor`; undefined on the first page. */
+export function afterKey(cursor: string | undefined): string | undefined {
+  return cursor === undefined ? undefined : String(decodeCursor(cursor, ['string'])[0]);
+}
+
 /**
  * A page from `rows`, read with one row more than `limit` (the extra row only tells that another page
  * follows): the first `limit` rows and the cursor after the last of them.

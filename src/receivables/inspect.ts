@@ -5,7 +5,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import { centsToNumber } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { SandboxError } from '../http/errors.js';
-import { decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
+import { afterKey, decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
 import { ProcessingRecord, StandardError } from '../http/schema.js';
 import type { ImportRow, ReceivablesStore } from '../store/receivables.js';
 import { CnabFile } from './cnab.js';
@@ -199,7 +199,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const store = storeOf(request);
       const { limit = PAGE, cursor } = request.query;
-      const after = cursor === undefined ? '' : String(decodeCursor(cursor, ['string'])[0]);
+      const after = afterKey(cursor) ?? '';
       const page = pageOf(store.funds(after, limit + 1), limit, (f) => [f.fundCnpj]);
       return {
         total: store.fundCount(),

@@ -5,7 +5,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import { toIsoUtc } from '../domain/dates.js';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError, validationError } from '../http/errors.js';
-import { decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
+import { afterKey, decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { type HeldFields, heldToView } from './documents.js';
@@ -150,7 +150,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
       const store = runtime.store.registry;
       const now = runtime.clock.now();
       const { limit = PAGE, cursor } = request.query;
-      const after = cursor === undefined ? '' : String(decodeCursor(cursor, ['string'])[0]);
+      const after = afterKey(cursor) ?? '';
       const page = pageOf(store.participantIdsAfter(after, limit + 1), limit, (id) => [id]);
       return {
         now: toIsoUtc(now),
