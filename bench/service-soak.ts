@@ -1,4 +1,4 @@
-// npm run soak:service [-- --minutes 10] [-- --slots 16] [-- --seed 7]
+// npm run soak:service [-- --minutes 10] [-- --slots 16] [-- --clients 4] [-- --think-ms 0] [-- --seed 7]
 // The sandbox as a team's shared CI service would run it: the compiled server (dist/server.js) on a
 // database file, its control plane locked (SANDBOX_ADMIN_TOKEN), over real HTTP for the whole run.
 // Meanwhile:
@@ -31,6 +31,8 @@ function arg(name: string): string | undefined {
 const MINUTES = Number(arg('minutes') ?? 10);
 const SLOTS = Number(arg('slots') ?? 16);
 const DEFAULT_CLIENTS = Number(arg('clients') ?? 4);
+/** A pause after each operation of every client, as a test suite's own work between calls; 0 saturates the server. */
+const THINK_MS = Number(arg('think-ms') ?? 0);
 let seed = Number(arg('seed') ?? Date.now() % 2 ** 31);
 const KEY = 'soak-admin-key';
 const TENANT = '11222333000181';
@@ -270,7 +272,10 @@ const MIX = [0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 4, 5, 5];
 let running = true;
 
 async function defaultClient(): Promise<void> {
-  while (running) await operation('', 0, pick(MIX));
+  while (running) {
+    await operation('', 0, pick(MIX));
+    if (THINK_MS > 0) await sleep(THINK_MS);
+  }
 }
 
 async function slot(i: number): Promise<void> {
@@ -291,7 +296,10 @@ async function slot(i: number): Promise<void> {
     // One documented fault per round: the next registry registration answers the 500 the rule asks for.
     await call('POST', `${ws}/_sandbox/faults`, { interface: 'registry', path: '/api/v1.0/service/dup/registrar_documentos', status: 500, times: 1 }, admin);
     const requests = 20 + Math.floor(random() * 40);
-    for (let n = 0; n < requests && running; n++) await operation(ws, round, pick(MIX));
+    for (let n = 0; n < requests && running; n++) {
+      await operation(ws, round, pick(MIX));
+      if (THINK_MS > 0) await sleep(THINK_MS);
+    }
     if (!running) return;
     // Deleted while one more request is in flight (it is answered, or refused because the workspace
     // is going), then asked for again at once (refused: the workspace is unknown to a request without the key).
@@ -399,7 +407,7 @@ async function main(): Promise<number> {
   const fixtures = join(dir, 'fixtures.json');
   writeFileSync(fixtures, JSON.stringify(FIXTURES));
   const port = await freePort();
-  log(`## service soak: ${MINUTES} min, ${DEFAULT_CLIENTS} clients in default, ${SLOTS} workspace slots, seed ${seed}, database ${db}`);
+  log(`## service soak: ${MINUTES} min, ${DEFAULT_CLIENTS} clients in default, ${SLOTS} workspace slots, think ${THINK_MS} ms, seed ${seed}, database ${db}`);
   let server = await startServer(db, fixtures, port);
   base = server.url;
   const startedAt = performance.now();
@@ -439,6 +447,7 @@ async function main(): Promise<number> {
   const load = readFileSync('/proc/loadavg', 'utf8').trim();
   const results = {
     minutes: MINUTES,
+    thinkMs: THINK_MS,
     seconds: Math.round(seconds),
     requests: stats.requests,
     requestsPerSecond: Math.round(stats.requests / seconds),
