@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { installControlHooks } from './control/hooks.js';
 import { journalUnrouted } from './control/journal-hooks.js';
 import { sandboxPlugin } from './control/index.js';
-import { installWorkspaces, workspaceOpener } from './control/workspace-routes.js';
+import { creationPolicy, installWorkspaces, workspaceOpener } from './control/workspace-routes.js';
 import { clientErrorHandler, trackAnswers } from './http/client-errors.js';
 import { SandboxError } from './http/errors.js';
 import { type InterfaceModule, Interfaces } from './http/interface-module.js';
@@ -22,7 +22,7 @@ import type { SandboxClock } from './runtime/clock.js';
 import { readFixtureFile } from './runtime/fixture-document.js';
 import type { SandboxIds } from './runtime/ids.js';
 import { createRuntime, type InterfaceParts, installRuntime, type Runtime, type RuntimeLog } from './runtime/index.js';
-import { workspaceNameOf, workspaceRewrite, Workspaces } from './runtime/workspaces.js';
+import { type WorkspaceGate, workspaceNameOf, workspaceRewriter, Workspaces } from './runtime/workspaces.js';
 import { DEFAULTS } from './config.js';
 import { VERSION } from './version.js';
 import type { FixtureDocument } from './interfaces.js';
@@ -69,6 +69,8 @@ export interface AppOptions {
   workspaceIdleMs?: number;
   /** Pending CNAB imports (and loan-bond registrations) per workspace before submissions are refused (default DEFAULTS.workBacklog). */
   workBacklog?: number;
+  /** How long removing a workspace waits for its requests in flight (default 5 s). */
+  workspaceRemovalWaitMs?: number;
 }
 
 /** Server-wide settings; those of one sandbox state are the runtime's (runtime/index.ts). */
@@ -86,15 +88,20 @@ declare module 'fastify' {
 
 /** The app in a fixed order: server, state, how every request is handled, then what answers it. */
 export async function buildApp(options: AppOptions = {}): Promise<FastifyInstance> {
+  // An empty key would read as no key: an open control plane the caller did not ask for.
+  if (options.adminToken !== undefined && options.adminToken.trim() === '')
+    throw new Error('adminToken is empty: give a key, or leave adminToken out for an open control plane');
   const settings: Settings = {
     bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
-    adminToken: options.adminToken || undefined,
+    adminToken: options.adminToken,
   };
   const interfaces =
     options.interfaces === undefined || options.interfaces === INTERFACE_MODULES
       ? INTERFACES
       : new Interfaces(options.interfaces);
-  const app = Fastify(serverOptions(options, settings, interfaces)).withTypeProvider<TypeBoxTypeProvider>();
+  // The URL rewrite asks the workspaces, which exist once the default state is open.
+  let gate: WorkspaceGate = () => 'open';
+  const app = Fastify(serverOptions(options, settings, interfaces, (name, req) => gate(name, req))).withTypeProvider<TypeBoxTypeProvider>();
   // A 400 for bytes the HTTP parser refuses waits for the answers of the requests before them.
   trackAnswers(app.server);
   app.setValidatorCompiler(validatorCompiler);
@@ -119,7 +126,10 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     max: options.maxWorkspaces ?? DEFAULTS.maxWorkspaces,
     idleMs: options.workspaceIdleMs ?? DEFAULTS.workspaceIdleMs,
     log: app.log,
+    mayCreate: creationPolicy(settings.adminToken),
+    ...(options.workspaceRemovalWaitMs === undefined ? {} : { removalWaitMs: options.workspaceRemovalWaitMs }),
   });
+  gate = (name, req) => workspaces.gate(name, req);
 
   logRequests(app, (request) => workspaceNameOf(request.raw));
   // Fault rules and the request journal, inherited by every plugin registered below.
@@ -145,15 +155,15 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   await app.ready();
   // Resume what a previous run left pending, in every workspace kept in a file.
   runtime.work.kickAll();
-  workspaces.openPersisted();
+  void workspaces.openPersisted();
   workspaces.startEviction();
   return app;
 }
 
-function serverOptions(options: AppOptions, settings: Settings, interfaces: Interfaces) {
+function serverOptions(options: AppOptions, settings: Settings, interfaces: Interfaces, gate: WorkspaceGate) {
   return {
     // A base URL /ws/{name} reaches workspace {name}: the prefix is taken off before routing.
-    rewriteUrl: workspaceRewrite,
+    rewriteUrl: workspaceRewriter(gate),
     logger: options.logger ? loggerOptions(options.logger) : false,
     bodyLimit: settings.bodyLimit,
     // Our own onResponse line (http/logging.ts) replaces Fastify's two lines per request.

@@ -97,7 +97,9 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
                         per workspace, before submissions are refused
                                                   env SANDBOX_WORK_BACKLOG default ${DEFAULTS.workBacklog}
   -h, --help            this text
-  env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token.
+  env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token, and only a
+                        request carrying it creates a workspace. Unset, the control plane is open.
+  HOST or SANDBOX_ADMIN_TOKEN set but empty is refused at start.
 `;
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -165,13 +167,13 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     throw new ConfigError(`invalid SANDBOX_WORK_BACKLOG "${backlogText}": a whole number from 1 to 1000000`);
   const fixtures = values.fixtures ?? env.SANDBOX_FIXTURES ?? DEMO_FIXTURES;
   return {
-    host: values.host ?? env.HOST ?? DEFAULTS.host,
+    host: hostOf(values.host, env.HOST),
     port,
     db: values.db ?? env.SANDBOX_DB ?? DEFAULTS.db,
     fixtures: fixtures === 'none' || fixtures === '' ? null : fixtures,
     logLevel,
     bodyLimit: parseSize(values['body-limit'] ?? env.SANDBOX_BODY_LIMIT ?? formatSize(DEFAULTS.bodyLimit)),
-    adminToken: env.SANDBOX_ADMIN_TOKEN || undefined,
+    adminToken: adminTokenOf(env.SANDBOX_ADMIN_TOKEN),
     strict: values.strict === true || parseBool('SANDBOX_STRICT', env.SANDBOX_STRICT),
     seed: values.seed ?? (env.SANDBOX_SEED || undefined),
     seedSecrets:
@@ -184,6 +186,34 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     workspaceIdleMs: parseIdle(values['workspace-idle'] ?? env.SANDBOX_WORKSPACE_IDLE ?? formatIdle(DEFAULTS.workspaceIdleMs)),
     workBacklog,
   };
+}
+
+// An empty value is refused rather than read: HOST= (a compose file's unset variable) would make the
+// server listen on every interface, and an empty key would leave the control plane open, both while
+// the user believed otherwise.
+
+function hostOf(flag: string | undefined, variable: string | undefined): string {
+  if (flag !== undefined) {
+    if (flag.trim() === '') throw new ConfigError('--host is empty: give an address (127.0.0.1, or 0.0.0.0 for every interface)');
+    return flag;
+  }
+  if (variable === undefined) return DEFAULTS.host;
+  if (variable.trim() === '')
+    throw new ConfigError(
+      'HOST is set but empty, which would listen on every interface: unset it to listen on 127.0.0.1 only, ' +
+        'or set HOST=0.0.0.0 to mean every interface',
+    );
+  return variable;
+}
+
+function adminTokenOf(variable: string | undefined): string | undefined {
+  if (variable === undefined) return undefined;
+  if (variable.trim() === '')
+    throw new ConfigError(
+      'SANDBOX_ADMIN_TOKEN is set but empty: the control plane would be open to anyone who reaches the port. ' +
+        'Give it a key, or unset it to run with an open control plane on purpose',
+    );
+  return variable;
 }
 
 function parse(argv: readonly string[]) {

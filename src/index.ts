@@ -63,7 +63,7 @@ export interface SandboxControls {
   restore(name: string): Promise<void>;
   fault(rule: FaultRuleInput): Promise<FaultRule>;
   clearFaults(): Promise<void>;
-  /** The journal, newest first. */
+  /** The journal, newest first: every entry that matches, or `limit` of them. */
   requests(filter?: RequestFilter): Promise<JournalEntry[]>;
   /** `{ now }` or `{ advance: 'P31D' }`, optionally `freeze`. */
   clock(change?: { now?: string; advance?: string; freeze?: boolean }): Promise<ClockView>;
@@ -145,6 +145,22 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
     return parsed as T;
   }
 
+  /** The items of a paged list: its first page only when `one`, else every page in turn. */
+  async function pages<T>(
+    query: URLSearchParams,
+    one: boolean,
+    read: (qs: string) => Promise<{ items: T[]; nextCursor: string | null }>,
+  ): Promise<T[]> {
+    const items: T[] = [];
+    for (;;) {
+      const qs = query.toString();
+      const page = await read(qs ? `?${qs}` : '');
+      items.push(...page.items);
+      if (one || page.nextCursor === null) return items;
+      query.set('cursor', page.nextCursor);
+    }
+  }
+
   // A path is read here, in the caller's process: the control plane takes documents, never paths.
   const document = (fixtures: FixtureDocument | string): unknown =>
     typeof fixtures === 'string' && fixtures !== 'default' ? readFixtureFile(fixtures) : fixtures;
@@ -184,8 +200,13 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
       requests: async (filter = {}) => {
         const query = new URLSearchParams();
         for (const [k, v] of Object.entries(filter)) if (v !== undefined) query.set(k, String(v));
-        const qs = query.toString();
-        return (await control<{ entries: JournalEntry[] }>('GET', `/requests${qs ? `?${qs}` : ''}`)).entries;
+        // Without a limit, every entry that matches: page after page.
+        return pages<JournalEntry>(query, filter.limit !== undefined, (qs) =>
+          control<{ entries: JournalEntry[]; nextCursor: string | null }>('GET', `/requests${qs}`).then((p) => ({
+            items: p.entries,
+            nextCursor: p.nextCursor,
+          })),
+        );
       },
       clock: (change) =>
         change ? control<ClockView>('POST', '/clock', change) : control<ClockView>('GET', '/clock'),
@@ -212,7 +233,13 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
         },
       };
     },
-    workspaces: async () => (await call<{ workspaces: WorkspaceView[] }>('GET', '/_sandbox/workspaces')).workspaces,
+    workspaces: () =>
+      pages<WorkspaceView>(new URLSearchParams(), false, (qs) =>
+        call<{ workspaces: WorkspaceView[]; nextCursor: string | null }>('GET', `/_sandbox/workspaces${qs}`).then((p) => ({
+          items: p.workspaces,
+          nextCursor: p.nextCursor,
+        })),
+      ),
     close: () => app.close(),
   };
 }

@@ -140,6 +140,24 @@ describe('configuration', () => {
     expect(() => parseConfig(['--work-backlog', 'lots'], {})).toThrow(/SANDBOX_WORK_BACKLOG/);
   });
 
+  it('refuses an empty HOST or SANDBOX_ADMIN_TOKEN, saying what each would have meant', () => {
+    // HOST= would bind every interface; an empty key would leave the control plane open.
+    for (const host of ['', '  ']) {
+      expect(() => parseConfig([], { HOST: host })).toThrow(ConfigError);
+      expect(() => parseConfig([], { HOST: host })).toThrow(/HOST is set but empty.*unset it to listen on 127\.0\.0\.1.*0\.0\.0\.0/);
+      expect(() => parseConfig(['--host', host], {})).toThrow(/--host is empty/);
+    }
+    for (const token of ['', ' ']) {
+      expect(() => parseConfig([], { SANDBOX_ADMIN_TOKEN: token })).toThrow(ConfigError);
+      expect(() => parseConfig([], { SANDBOX_ADMIN_TOKEN: token })).toThrow(
+        /SANDBOX_ADMIN_TOKEN is set but empty: the control plane would be open.*unset it/,
+      );
+    }
+    // Unset, both keep their defaults; a flag wins over an empty variable.
+    expect(parseConfig([], {})).toMatchObject({ host: '127.0.0.1', adminToken: undefined });
+    expect(parseConfig(['--host', '0.0.0.0'], { HOST: '' })).toMatchObject({ host: '0.0.0.0' });
+  });
+
   it('reads sizes in bytes, kb, mb and gb (1024-based)', () => {
     expect(parseSize('100mb')).toBe(104857600);
     expect(parseSize('1.5MB')).toBe(1572864);

@@ -5,7 +5,7 @@
 // prefix.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { pathOf } from '../http/url.js';
-import { runtimeOf } from '../runtime/index.js';
+import { resolvedRuntimeOf, runtimeOf } from '../runtime/index.js';
 import { applyFault } from './fault-hook.js';
 import { startTrace, type Trace, writeEntry } from './journal-hooks.js';
 import { countOutcome } from './outcome-hook.js';
@@ -45,7 +45,7 @@ export function installControlHooks(app: FastifyInstance): void {
       const id = countOutcome(request, reply, slug);
       if (trace) trace.outcome = id;
     }
-    if (trace && runtimeOf(request).journal.enabled) trace.response = payload;
+    if (trace && resolvedRuntimeOf(request).journal.enabled) trace.response = payload;
     return payload;
   });
 

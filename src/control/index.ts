@@ -3,7 +3,7 @@
 // own file, and each interface's inspection. Not part of any emulated interface.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
-import { sameSecret } from '../http/bearer.js';
+import { ADMIN_KEY_NEEDED, carriesAdminKey } from '../http/bearer.js';
 import { standardBody } from '../http/errors.js';
 import { useStandardErrors } from '../http/interface-plugin.js';
 import { useJsonBodies } from '../http/json.js';
@@ -23,9 +23,10 @@ import { workspacesPlugin } from './workspace-routes.js';
 /**
  * The refusals every control call can give, declared where they arise rather than on each route: a 401
  * under SANDBOX_ADMIN_TOKEN (the document is the same with or without it); a 400 for a malformed
- * request (a body on a GET, a bad JSON body, a bad parameter); a 429 under /ws/{name} when the
- * workspace limit keeps the workspace from being created; a 500 for an unexpected error, whose body
- * names the request id and the cause.
+ * request (a body on a GET, a bad JSON body, a bad parameter); under /ws/{name}, a 429 when the
+ * workspace limit keeps the workspace from being created, a 409 when the workspace is being removed
+ * and a 404 when it does not exist and the request may not create it (workspace-removal,
+ * workspace-locked); a 500 for an unexpected error, whose body names the request id and the cause.
  */
 function declareRefusals(route: RouteOptions): void {
   const schema = route.schema as (FastifySchema & { hide?: boolean; response?: Record<string, unknown> }) | undefined;
@@ -33,6 +34,8 @@ function declareRefusals(route: RouteOptions): void {
   const response = { ...schema.response };
   if (!route.config?.sandboxPublic) response[401] ??= StandardError;
   response[400] ??= StandardError;
+  response[404] ??= StandardError;
+  response[409] ??= StandardError;
   response[429] ??= StandardError;
   response[500] ??= StandardError;
   route.schema = { ...schema, response };
@@ -51,17 +54,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   if (adminToken) {
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       if (request.routeOptions.config.sandboxPublic) return;
-      const given = request.headers['sandbox-admin-token'];
-      if (typeof given !== 'string' || !sameSecret(given, adminToken)) {
-        return reply
-          .code(401)
-          .send(
-            standardBody(
-              401,
-              'this sandbox has SANDBOX_ADMIN_TOKEN set: send it in the Sandbox-Admin-Token header',
-            ),
-          );
-      }
+      if (!carriesAdminKey(request.headers, adminToken)) return reply.code(401).send(standardBody(401, ADMIN_KEY_NEEDED));
     });
   }
 

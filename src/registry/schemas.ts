@@ -2,6 +2,7 @@
 // specification shows types only (no required-ness, no lengths), so every document field is optional.
 import { type Static, Type } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumption-catalog.js';
+import { NextCursor } from '../http/paging.js';
 import { CalendarDate, Money, Strict, StringEnum } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 
@@ -187,7 +188,9 @@ export const BatchView = Type.Object({
       dataRegistro: CalendarDate(),
       document: HeldDocument,
     }),
+    { description: 'a page of the documents, in registros order (limit, cursor)' },
   ),
+  nextCursor: NextCursor,
 });
 
 export const ItemResult = StringEnum(['matched', 'diverging', 'unknown']);
@@ -204,7 +207,9 @@ export const ReconciliationView = Type.Object({
   participantId: Type.String(),
   reconciledAt: Timestamp(),
   counts: Type.Object({ matched: Type.Integer(), diverging: Type.Integer(), unknown: Type.Integer() }),
+  itemCount: Type.Integer(),
   warnings: Type.Array(Warning),
+  nextCursor: NextCursor,
   items: Type.Array(
     Type.Object({
       index: Type.Integer({ description: 'position in registros' }),
@@ -222,6 +227,7 @@ export const ReconciliationView = Type.Object({
         { description: 'state the participant reported, recorded but not compared' },
       ),
     }),
+    { description: 'a page of the items, in registros order (limit, cursor)' },
   ),
 });
 
@@ -238,10 +244,18 @@ export const ParticipantView = Type.Object({
     description: 'null while the participant has no registrations',
   }),
   overdue: Type.Boolean({ 'x-sandbox-assumption': assumed('registry-overdue') }),
+  batchCount: Type.Integer(),
   batches: Type.Array(
     Type.Object({ chaveRemessa: Type.String(), registeredAt: Timestamp(), documentCount: Type.Integer() }),
+    { description: 'a page of the batches, oldest first (limit, batchesCursor)' },
   ),
+  batchesNextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass it as batchesCursor for the next batches' }),
+  reconciliationCount: Type.Integer(),
   reconciliations: Type.Array(
     Type.Object({ chaveConciliacao: Type.String(), reconciledAt: Timestamp(), itemCount: Type.Integer() }),
+    { description: 'a page of the reconciliations, oldest first (limit, reconciliationsCursor)' },
   ),
+  reconciliationsNextCursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'pass it as reconciliationsCursor for the next reconciliations',
+  }),
 });

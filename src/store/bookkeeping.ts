@@ -2,6 +2,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import type { ReadCache } from './read-cache.js';
+import { groupKey, type RowCounts } from './row-counts.js';
 
 /** Every status a trade bill can have (assumption bk-trade-bill-statuses). */
 export const TRADE_BILL_STATUSES = ['open', 'partially-paid', 'paid', 'cancelled', 'blocked'] as const;
@@ -132,6 +133,7 @@ export class BookkeepingStore {
   constructor(
     db: Db,
     private readonly readCache: ReadCache,
+    private readonly counts: RowCounts,
   ) {
     this.statements = {
       insertUser: db.prepare('INSERT INTO bk_users (user_id, access_token) VALUES (?, ?)'),
@@ -149,10 +151,11 @@ export class BookkeepingStore {
         `SELECT id, tenant_id AS tenantId, uid, amount_cents AS amountCents, open_cents AS openCents, status
          FROM bk_trade_bills WHERE tenant_id = ? AND uid = ?`,
       ),
+      // A page by uid after a cursor (an index range), or at an offset (the inspector's pages).
       tradeBills: db.prepare(
         `SELECT b.tenant_id AS tenantId, b.uid, b.amount_cents AS amountCents, b.open_cents AS openCents,
            b.status, (SELECT count(*) FROM bk_payments p WHERE p.bill_id = b.id) AS payments
-         FROM bk_trade_bills b WHERE b.tenant_id = ? ORDER BY b.uid`,
+         FROM bk_trade_bills b WHERE b.tenant_id = ? AND b.uid > ? ORDER BY b.uid LIMIT ? OFFSET ?`,
       ),
       insertExtractRequest: db.prepare(
         `INSERT INTO bk_extract_requests (request_id, tenant_id, registered_at, registered_by_user_id,
@@ -160,10 +163,13 @@ export class BookkeepingStore {
          VALUES (@extractTradeReceivableRequestId, @tenantId, @registeredAt, @registeredByUserId,
            @protocolNumber, @currentStepType, @generatedAt)`,
       ),
-      countExtractRequest: db.prepare(
-        `INSERT INTO bk_tenant_counters (tenant_id, extract_requests) VALUES (?, 1)
-         ON CONFLICT (tenant_id) DO UPDATE SET extract_requests = extract_requests + 1`,
-      ),
+      countExtractRequest: db
+        .prepare(
+          `INSERT INTO bk_tenant_counters (tenant_id, extract_requests) VALUES (?, 1)
+           ON CONFLICT (tenant_id) DO UPDATE SET extract_requests = extract_requests + 1
+           RETURNING extract_requests`,
+        )
+        .pluck(),
       extractRequestExists: db.prepare('SELECT 1 FROM bk_extract_requests WHERE request_id = ?').pluck(),
       extractCount: db.prepare('SELECT extract_requests FROM bk_tenant_counters WHERE tenant_id = ?').pluck(),
       // The last write must still see the bill as it was read: a guard should another process share the file.
@@ -178,17 +184,23 @@ export class BookkeepingStore {
          VALUES (@billId, @userId, @type, @informantId, @isPartial, @paymentCents, @remainingCents,
            @beneficiaryDocument, @paymentDate, @openBeforeCents, @openAfterCents, @statusAfter, @recordedAt)`,
       ),
-      payments: db.prepare(`SELECT ${PAYMENT_COLUMNS} FROM bk_payments WHERE bill_id = ? ORDER BY id`),
+      payments: db.prepare(`SELECT ${PAYMENT_COLUMNS} FROM bk_payments WHERE bill_id = ? AND id > ? ORDER BY id LIMIT ?`),
+      paymentCount: db.prepare('SELECT count(*) FROM bk_payments WHERE bill_id = ?').pluck(),
       tenants: db.prepare(
         `SELECT t.tenant_id AS tenantId,
            (SELECT group_concat(user_id) FROM bk_user_tenants u WHERE u.tenant_id = t.tenant_id) AS userIds,
            coalesce((SELECT extract_requests FROM bk_tenant_counters c WHERE c.tenant_id = t.tenant_id), 0)
-             AS extractRequests,
-           (SELECT count(*) FROM bk_trade_bills b WHERE b.tenant_id = t.tenant_id) AS tradeBills
+             AS extractRequests
          FROM (SELECT tenant_id FROM bk_user_tenants UNION SELECT tenant_id FROM bk_tenant_counters
                UNION SELECT tenant_id FROM bk_trade_bills) t
-         ORDER BY t.tenant_id`,
+         WHERE t.tenant_id > ? ORDER BY t.tenant_id LIMIT ?`,
       ),
+      tenantCount: db
+        .prepare(
+          `SELECT count(*) FROM (SELECT tenant_id FROM bk_user_tenants UNION SELECT tenant_id FROM bk_tenant_counters
+             UNION SELECT tenant_id FROM bk_trade_bills)`,
+        )
+        .pluck(),
     };
 
     const page = (column: string, dir: Direction) =>
@@ -212,7 +224,8 @@ export class BookkeepingStore {
 
   insertUser(userId: number, accessToken: string, tenants: readonly string[]): void {
     this.statements.insertUser.run(userId, accessToken);
-    for (const t of tenants) this.statements.insertUserTenant.run(userId, t);
+    this.counts.add('bk_users');
+    for (const t of tenants) this.counts.add('bk_user_tenants', this.statements.insertUserTenant.run(userId, t).changes);
   }
 
   userExists(userId: number): boolean {
@@ -242,20 +255,34 @@ export class BookkeepingStore {
 
   insertTradeBill(bill: Omit<TradeBillRow, 'id'>): void {
     this.statements.insertTradeBill.run(bill);
+    this.counts.add('bk_trade_bills');
+    this.counts.add(groupKey('bk_trade_bills', 'tenant_id', bill.tenantId));
   }
 
   tradeBill(tenantId: string, uid: string): TradeBillRow | undefined {
     return this.statements.tradeBill.get(tenantId, uid) as TradeBillRow | undefined;
   }
 
-  tradeBills(tenantId: string): TradeBillSummary[] {
-    return this.statements.tradeBills.all(tenantId) as TradeBillSummary[];
+  /** `limit` bills of the tenant by uid: after the uid `after`, or from `offset`. */
+  tradeBills(tenantId: string, page: { after?: string; offset?: number; limit?: number } = {}): TradeBillSummary[] {
+    return this.statements.tradeBills.all(tenantId, page.after ?? '', page.limit ?? -1, page.offset ?? 0) as TradeBillSummary[];
   }
 
-  payments(billId: number): PaymentRow[] {
-    return (this.statements.payments.all(billId) as Array<Omit<PaymentRow, 'isPartial'> & { isPartial: number }>).map(
+  /** The tenant's bills (a maintained count). */
+  tradeBillCount(tenantId: string): number {
+    return this.counts.get(groupKey('bk_trade_bills', 'tenant_id', tenantId));
+  }
+
+  /** `limit` payments of the bill after the payment `after` (0: from the first), oldest first. */
+  payments(billId: number, after = 0, limit = -1): PaymentRow[] {
+    return (this.statements.payments.all(billId, after, limit) as Array<Omit<PaymentRow, 'isPartial'> & { isPartial: number }>).map(
       (p) => ({ ...p, isPartial: p.isPartial === 1 }),
     );
+  }
+
+  /** The bill's payments, counted on its index (a bill's own payments, not the table's). */
+  paymentCount(billId: number): number {
+    return this.statements.paymentCount.get(billId) as number;
   }
 
   /**
@@ -277,12 +304,15 @@ export class BookkeepingStore {
       openBeforeCents: bill.openCents,
       ...effect,
     });
+    this.counts.add('bk_payments');
   }
 
   /** Inserts one extract request and counts it for its tenant; call inside the caller's transaction. */
   insertExtractRequest(row: ExtractRequestRow): void {
     this.statements.insertExtractRequest.run(row);
-    this.statements.countExtractRequest.run(row.tenantId);
+    this.counts.add('bk_extract_requests');
+    // The tenant's counter row is new when it counts its first request.
+    if (this.statements.countExtractRequest.get(row.tenantId) === 1) this.counts.add('bk_tenant_counters');
   }
 
   extractRequestExists(id: number): boolean {
@@ -322,10 +352,24 @@ export class BookkeepingStore {
     ).map(toExtractItem);
   }
 
-  tenants(): TenantSummary[] {
-    return (this.statements.tenants.all() as Array<Omit<TenantSummary, 'userIds'> & { userIds: string | null }>).map(
+  /**
+   * How many tenants there are (the users', the extract requests' and the bills'): counted again only
+   * when one of those tables gained or lost rows since the last count.
+   */
+  tenantCount(): number {
+    const key = ['bk_user_tenants', 'bk_tenant_counters', 'bk_trade_bills'].map((t) => this.counts.get(t)).join('|');
+    if (this.tenants$?.key !== `${this.counts.recounts}|${key}`)
+      this.tenants$ = { key: `${this.counts.recounts}|${key}`, count: this.statements.tenantCount.get() as number };
+    return this.tenants$.count;
+  }
+  private tenants$: { key: string; count: number } | undefined;
+
+  /** `limit` tenants after `after` ('' from the first), in order. */
+  tenants(after = '', limit = -1): TenantSummary[] {
+    return (this.statements.tenants.all(after, limit) as Array<Omit<TenantSummary, 'userIds' | 'tradeBills'> & { userIds: string | null }>).map(
       (t) => ({
         ...t,
+        tradeBills: this.tradeBillCount(t.tenantId),
         userIds:
           t.userIds === null
             ? []

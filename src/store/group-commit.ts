@@ -11,6 +11,7 @@
 // write never overtakes one queued before it.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
+import type { RowCounts } from './row-counts.js';
 
 interface Queued {
   fn: () => unknown;
@@ -25,7 +26,11 @@ export class GroupCommit {
   /** Transactions committed, and writes run in them (for the tests). */
   readonly stats = { transactions: 0, writes: 0 };
 
-  constructor(private readonly db: Db) {
+  /** `counts`: what each write adds is counted once its savepoint and the transaction committed. */
+  constructor(
+    private readonly db: Db,
+    private readonly counts?: RowCounts,
+  ) {
     this.statements = {
       begin: db.prepare('BEGIN IMMEDIATE'),
       commit: db.prepare('COMMIT'),
@@ -69,14 +74,18 @@ export class GroupCommit {
 
   private commit(batch: Queued[]): void {
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    const counts = this.counts;
+    counts?.begin();
     try {
       this.statements.begin.run();
       for (const item of batch) {
         this.statements.savepoint.run();
+        counts?.begin();
         let value: unknown;
         try {
           value = item.fn();
         } catch (err) {
+          counts?.rollback();
           // An I/O or disk-full error makes SQLite roll the whole transaction back: nothing of the
           // batch holds, so every write of it fails with that error.
           if (!this.db.inTransaction) throw err;
@@ -85,15 +94,18 @@ export class GroupCommit {
           outcomes.push({ ok: false, value: err });
           continue;
         }
+        counts?.commit();
         this.statements.release.run();
         outcomes.push({ ok: true, value });
       }
       this.statements.commit.run();
     } catch (err) {
+      counts?.rollback();
       if (this.db.inTransaction) this.statements.rollback.run();
       for (const item of batch) item.reject(err);
       return;
     }
+    counts?.commit();
     this.stats.transactions += 1;
     this.stats.writes += batch.length;
     batch.forEach((item, i) => {

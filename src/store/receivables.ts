@@ -2,6 +2,7 @@
 // status, the outcome) and their line-level diagnostics. Titles are not copied into rows: they are a
 // pure function of the stored bytes, read again when inspected (CnabFile in receivables/cnab-record.ts).
 import type { Db } from './db.js';
+import { groupKey, type RowCounts } from './row-counts.js';
 
 export interface FundRow {
   fundCnpj: string;
@@ -69,14 +70,16 @@ const IMPORT_COLUMNS = `import_id AS importId, fund_cnpj AS fundCnpj, file_name 
 export class ReceivablesStore {
   private readonly statements;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly counts: RowCounts,
+  ) {
     this.statements = {
       insertFund: db.prepare('INSERT INTO rc_funds (fund_cnpj, token) VALUES (?, ?)'),
       fund: db.prepare('SELECT fund_cnpj AS fundCnpj, token FROM rc_funds WHERE fund_cnpj = ?'),
       funds: db.prepare(
-        `SELECT f.fund_cnpj AS fundCnpj, f.token IS NOT NULL AS hasToken,
-           (SELECT count(*) FROM rc_imports i WHERE i.fund_cnpj = f.fund_cnpj) AS imports
-         FROM rc_funds f ORDER BY f.fund_cnpj`,
+        `SELECT fund_cnpj AS fundCnpj, token IS NOT NULL AS hasToken
+         FROM rc_funds WHERE fund_cnpj > ? ORDER BY fund_cnpj LIMIT ?`,
       ),
       insertImport: db.prepare(
         `INSERT INTO rc_imports (import_id, fund_cnpj, file_name, additive_number, received_at, status, file,
@@ -105,7 +108,7 @@ export class ReceivablesStore {
       ),
       importById: db.prepare(`SELECT ${IMPORT_COLUMNS} FROM rc_imports WHERE import_id = ?`),
       importsOfFund: db.prepare(
-        `SELECT ${IMPORT_COLUMNS} FROM rc_imports WHERE fund_cnpj = ? ORDER BY rowid`,
+        `SELECT rowid AS seq, ${IMPORT_COLUMNS} FROM rc_imports WHERE fund_cnpj = ? AND rowid > ? ORDER BY rowid LIMIT ?`,
       ),
       diagnostics: db.prepare(
         `SELECT line, columns, rule, severity, message FROM rc_diagnostics WHERE import_id = ? ORDER BY ordinal`,
@@ -115,18 +118,43 @@ export class ReceivablesStore {
 
   insertFund(fundCnpj: string, token: string | null): void {
     this.statements.insertFund.run(fundCnpj, token);
+    this.counts.add('rc_funds');
   }
 
   fund(fundCnpj: string): FundRow | undefined {
     return this.statements.fund.get(fundCnpj) as FundRow | undefined;
   }
 
-  funds(): Array<{ fundCnpj: string; hasToken: number; imports: number }> {
-    return this.statements.funds.all() as Array<{ fundCnpj: string; hasToken: number; imports: number }>;
+  /** `limit` funds after `after` ('' from the first), in order, with how many imports each received. */
+  funds(after = '', limit = -1): Array<{ fundCnpj: string; hasToken: number; imports: number }> {
+    return (this.statements.funds.all(after, limit) as Array<{ fundCnpj: string; hasToken: number }>).map((f) => ({
+      ...f,
+      imports: this.importCount(f.fundCnpj),
+    }));
+  }
+
+  fundCount(): number {
+    return this.counts.get('rc_funds');
+  }
+
+  /** Imports the fund received (a maintained count). */
+  importCount(fundCnpj: string): number {
+    return this.counts.get(groupKey('rc_imports', 'fund_cnpj', fundCnpj));
+  }
+
+  /** Imports waiting for processing, and rejected (maintained counts). */
+  importStates(): { pending: number; rejected: number } {
+    return {
+      pending: this.counts.get(groupKey('rc_imports', 'status', 'pending')),
+      rejected: this.counts.get(groupKey('rc_imports', 'status', 'rejected')),
+    };
   }
 
   insertImport(i: NewImport): void {
     this.statements.insertImport.run({ ...i, byteLength: i.file.length, strict: i.strict ? 1 : 0 });
+    this.counts.add('rc_imports');
+    this.counts.add(groupKey('rc_imports', 'status', 'pending'));
+    this.counts.add(groupKey('rc_imports', 'fund_cnpj', i.fundCnpj));
   }
 
   /** The id of the oldest import still waiting for processing. */
@@ -149,26 +177,29 @@ export class ReceivablesStore {
 
   /** Forgets the diagnostics an interrupted run of this import wrote, so processing can start over. */
   clearDiagnostics(importId: string): void {
-    this.statements.clearDiagnostics.run(importId);
+    this.counts.add('rc_diagnostics', -this.statements.clearDiagnostics.run(importId).changes);
   }
 
   /** Diagnostics numbered from `ordinal`; callers wrap a slice in one transaction. */
   addDiagnostics(importId: string, diagnostics: readonly DiagnosticRow[], ordinal: number): void {
     let o = ordinal;
     for (const d of diagnostics) this.statements.insertDiagnostic.run({ importId, ordinal: o++, ...d });
+    this.counts.add('rc_diagnostics', diagnostics.length);
   }
 
   finish(importId: string, outcome: ImportOutcome): void {
     const { lineCount: _lineCount, ...rest } = outcome;
-    this.statements.finish.run({ importId, ...rest, strict: outcome.strict ? 1 : 0 });
+    if (this.statements.finish.run({ importId, ...rest, strict: outcome.strict ? 1 : 0 }).changes === 1)
+      this.counts.move('rc_imports', 'status', 'pending', outcome.status);
   }
 
   import(importId: string): ImportRow | undefined {
     return this.statements.importById.get(importId) as ImportRow | undefined;
   }
 
-  importsOfFund(fundCnpj: string): ImportRow[] {
-    return this.statements.importsOfFund.all(fundCnpj) as ImportRow[];
+  /** `limit` imports of the fund received after the one numbered `after` (0: from the first), oldest first. */
+  importsOfFund(fundCnpj: string, after = 0, limit = -1): Array<ImportRow & { seq: number }> {
+    return this.statements.importsOfFund.all(fundCnpj, after, limit) as Array<ImportRow & { seq: number }>;
   }
 
   diagnostics(importId: string): DiagnosticRow[] {
