@@ -1,11 +1,13 @@
 // The served OpenAPI document (GET /openapi.json) and its browsable form (/docs), built by
 // @fastify/swagger from the route schemas; x-sandbox-assumptions lists every decision in one place.
+// GET /openapi-3.0.json serves its 3.0.3 rendition, converted once on first request.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { type Assumption, assumptionText } from './assumption-catalog.js';
 import type { Interfaces } from './interface-module.js';
 import { swaggerOptions } from './openapi.js';
+import { toOpenApi30 } from './openapi-30.js';
 
 export interface OpenApiOptions {
   version: string;
@@ -31,4 +33,6 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
   await app.register(swagger, swaggerOptions(info, options.interfaces));
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  let rendition30: object | undefined;
+  app.get('/openapi-3.0.json', { schema: { hide: true } }, async () => (rendition30 ??= toOpenApi30(app.swagger())));
 }
