@@ -10,7 +10,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toOpenApi30 } from '../../src/http/openapi-30.js';
+import { toOpenApi30 } from '../../scripts/openapi-30.js';
 import { DEMO_FIXTURES, type Sandbox, startSandbox } from '../../src/index.js';
 import { testApp } from '../helpers.js';
 import { redoclyFindings, spectralFindings } from './linters.js';
