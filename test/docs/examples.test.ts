@@ -27,6 +27,8 @@ const NOT_RUN: Record<string, string> = {
     'downloads the generator and the linters from the registry: test/openapi/ runs the same generator version and the same rulesets offline',
   'docs/openapi.md: npx --yes @openapitools/openapi-generator-cli generate -i openapi-3.0.json -g java -o sandbox-client-java --additional-properties=library=native,invokerPackage=tradebill.sandbox,apiPackage=tradebill.sandbox.api,modelPackage=tradebill.sandbox.model':
     'openapi-generator needs a JVM and openapi-python-client needs Python, neither assumed by npm test: test/openapi/openapi-30.test.ts validates and lints the document they read and generates a client from it with openapi-typescript',
+  'docs/reliability.md: npm run sustained':
+    'a stream of CNAB submissions for 30 s or more against a child server: test/runtime/work.test.ts and test/reliability/async-work.test.ts check the scheduler and the backlog bound it relies on',
   'docs/reliability.md: npm run soak':
     'the long reliability run takes hours: test/reliability/ runs the same suites, shorter, in every run',
   'docs/in-process.md: npm pkg set allowScripts.better-sqlite3=true --json':
