@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Assumption } from '../src/http/assumption-catalog.js';
 import { ASSUMPTIONS, INTERFACES } from '../src/interfaces.js';
-import { contractFiles } from './contract.js';
+import { contractFiles, ROOT } from './contract.js';
 
 /** The title of an assumptions section: the whole sandbox's, or the interface's as the inspector names it. */
 function sectionTitle(id: string): string {
@@ -63,10 +63,8 @@ export function generatedPages(): Array<{ path: string; text: string }> {
 
 const isMain = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1];
 if (isMain) {
-  // From the sources (scripts/) or compiled (dist-bench/scripts/): the repository's root is above.
-  const root = new URL(import.meta.url.includes('/dist-bench/') ? '../../' : '../', import.meta.url);
   for (const page of [...generatedPages(), ...(await contractFiles())]) {
-    const file = new URL(page.path, root);
+    const file = new URL(page.path, ROOT);
     mkdirSync(new URL('.', file), { recursive: true });
     writeFileSync(file, page.text);
     process.stdout.write(`wrote ${page.path}\n`);

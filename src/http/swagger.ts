@@ -1,6 +1,7 @@
 // The served OpenAPI document (GET /openapi.json) and its browsable form (/docs), built by
 // @fastify/swagger from the route schemas; x-sandbox-assumptions lists every decision in one place.
-// GET /openapi-3.0.json serves its 3.0.3 rendition, the file contract/openapi-3.0.json that
+// GET /openapi-3.0.json serves its 3.0.3 rendition and /postman/collection.json and
+// /postman/environment.json the Postman collection and environment: files of contract/ that
 // `npm run docs` converts from this document (scripts/contract.ts) and the package ships.
 import { readFile } from 'node:fs/promises';
 import swagger from '@fastify/swagger';
@@ -35,6 +36,8 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   serveContractFile(app, '/openapi-3.0.json', 'openapi-3.0.json');
+  serveContractFile(app, '/postman/collection.json', 'postman/collection.json');
+  serveContractFile(app, '/postman/environment.json', 'postman/environment.json');
 }
 
 /** The contract/ folder of the package: two levels above this module, from src/ and from dist/ alike. */
