@@ -121,6 +121,7 @@ describe('the lifecycle of a workspace', () => {
     expect(Date.parse(w1.lastUsedAt)).toBeGreaterThanOrEqual(Date.parse(w1.createdAt));
     // Documentation and the inspector's static files create nothing.
     await app.inject({ url: '/ws/w2/openapi.json' });
+    await app.inject({ url: '/ws/w2/openapi-3.0.json' });
     await app.inject({ url: '/ws/w2/_sandbox/ui' });
     expect((await json(app, 'GET', '/_sandbox/workspaces')).body.workspaces).toHaveLength(2);
   });

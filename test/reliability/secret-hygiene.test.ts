@@ -151,6 +151,7 @@ describe('secret hygiene', () => {
       '/_sandbox/faults',
       '/_sandbox/operations',
       '/openapi.json',
+      '/openapi-3.0.json',
     ]) {
       await s.call({ url, headers: admin });
       await s.call({ url, headers: { 'sandbox-admin-token': `${ADMIN}x` } });
