@@ -42,25 +42,28 @@ function slowScan(text: string): Scan {
     const kind = c < 128 ? (CLASS[c] ?? INVALID) : INVALID;
     if (kind === SPACE) continue;
     if (kind === DATA) {
-      if (pad > 0) return { ok: false, reason: `base64 data after padding "=" at offset ${i}` };
+      if (pad > 0) return { ok: false, reason: problems.dataAfterPadding(i) };
       count++;
     } else if (kind === PAD) {
-      if (++pad > 2) return { ok: false, reason: `too much base64 padding "=" at offset ${i}` };
+      if (++pad > 2) return { ok: false, reason: problems.tooMuchPadding(i) };
       count++;
     } else {
-      const ch = String.fromCodePoint(text.codePointAt(i) ?? c);
-      const hint = ch === '-' || ch === '_' ? ' (URL-safe base64 is not accepted)' : '';
-      return { ok: false, reason: `invalid base64 character ${JSON.stringify(ch)} at offset ${i}${hint}` };
+      return { ok: false, reason: problems.invalidCharacter(String.fromCodePoint(text.codePointAt(i) ?? c), i) };
     }
   }
-  if (count % 4 !== 0) {
-    return {
-      ok: false,
-      reason: `base64 length without whitespace must be a multiple of 4 (padding with "=" is required); got ${count}`,
-    };
-  }
+  if (count % 4 !== 0) return { ok: false, reason: problems.length(count) };
   return { ok: true, decodedLength: (count / 4) * 3 - pad };
 }
+
+/** What is wrong with base64 text, said the same way whether it arrived whole or in pieces. */
+const problems = {
+  dataAfterPadding: (offset: number) => `base64 data after padding "=" at offset ${offset}`,
+  tooMuchPadding: (offset: number) => `too much base64 padding "=" at offset ${offset}`,
+  invalidCharacter: (ch: string, offset: number) =>
+    `invalid base64 character ${JSON.stringify(ch)} at offset ${offset}${ch === '-' || ch === '_' ? ' (URL-safe base64 is not accepted)' : ''}`,
+  length: (count: number) =>
+    `base64 length without whitespace must be a multiple of 4 (padding with "=" is required); got ${count}`,
+};
 
 /**
  * Decodes standard base64 (A-Z a-z 0-9 + /, '=' padding required, ASCII whitespace ignored).
@@ -84,4 +87,107 @@ export function decodeBase64(text: string, validatedLength?: number): Base64Deco
 export function base64DecodedLength(text: string): number | undefined {
   const checked = scan(text);
   return checked.ok ? checked.decodedLength : undefined;
+}
+
+const DATA_ONLY = /^[A-Za-z0-9+/]*$/;
+
+/**
+ * Standard base64 that arrives in pieces (the content of a JSON string read as a stream), decoded as
+ * it comes with the rules and messages of decodeBase64: offsets count UTF-16 code units of the whole
+ * text, as they would in the string. Holds at most three characters between pieces. After `failed`
+ * is set nothing more is decoded; `countOnly()` stops decoding but keeps checking and counting (the
+ * caller knows enough of the bytes, yet the answer names the exact size or the first bad character).
+ */
+export class Base64Stream {
+  private carry = '';
+  private offset = 0;
+  private count = 0;
+  private pad = 0;
+  private decoding = true;
+  private problem: string | undefined;
+
+  constructor(private readonly onBytes: (bytes: Buffer) => void) {}
+
+  /** The first problem found so far, if any. */
+  get failed(): string | undefined {
+    return this.problem;
+  }
+
+  countOnly(): void {
+    this.decoding = false;
+  }
+
+  /** Bytes of the text as UTF-8 (whole characters). ASCII is the common case and the fast path. */
+  pushBytes(bytes: Buffer): void {
+    if (this.problem !== undefined || bytes.length === 0) return;
+    const text = bytes.toString('latin1');
+    if (this.pad === 0 && DATA_ONLY.test(text)) {
+      this.offset += text.length;
+      this.count += text.length;
+      this.data(text);
+      return;
+    }
+    // Not plain base64 data: read it character by character (whitespace, padding, or a bad byte,
+    // whose whole character the message names).
+    const chars = bytes.toString('utf8');
+    this.slow(chars);
+  }
+
+  /** Characters that came from a JSON escape sequence (\n, \u0041...). */
+  pushText(text: string): void {
+    if (this.problem !== undefined || text.length === 0) return;
+    this.slow(text);
+  }
+
+  /** The decoded length, or the problem, once the text is complete. */
+  end(): { ok: true; decodedLength: number } | { ok: false; reason: string } {
+    if (this.problem === undefined && this.count % 4 !== 0) this.problem = problems.length(this.count);
+    if (this.problem !== undefined) return { ok: false, reason: this.problem };
+    if (this.pad > 0 && this.decoding) this.emit(Buffer.from(`${this.carry}${'='.repeat(this.pad)}`, 'base64'));
+    this.carry = '';
+    return { ok: true, decodedLength: (this.count / 4) * 3 - this.pad };
+  }
+
+  private slow(text: string): void {
+    let run = '';
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      const kind = c < 128 ? (CLASS[c] ?? INVALID) : INVALID;
+      if (kind === SPACE) {
+        this.offset++;
+        continue;
+      }
+      if (kind === DATA) {
+        if (this.pad > 0) return this.fail(run, problems.dataAfterPadding(this.offset));
+        run += text[i];
+        this.count++;
+        this.offset++;
+      } else if (kind === PAD) {
+        if (++this.pad > 2) return this.fail(run, problems.tooMuchPadding(this.offset));
+        this.count++;
+        this.offset++;
+      } else {
+        return this.fail(run, problems.invalidCharacter(String.fromCodePoint(text.codePointAt(i) ?? c), this.offset));
+      }
+    }
+    this.data(run);
+  }
+
+  private fail(run: string, reason: string): void {
+    this.data(run);
+    this.problem = reason;
+  }
+
+  /** Data characters, in order: decoded four at a time. */
+  private data(text: string): void {
+    if (!this.decoding) return;
+    const all = this.carry + text;
+    const whole = all.length - (all.length % 4);
+    this.carry = all.slice(whole);
+    if (whole > 0) this.emit(Buffer.from(whole === all.length ? all : all.slice(0, whole), 'base64'));
+  }
+
+  private emit(bytes: Buffer): void {
+    if (this.decoding && bytes.length > 0) this.onBytes(bytes);
+  }
 }
