@@ -15,7 +15,7 @@ import {
 import { detailsFromAjv } from './validation.js';
 import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
 import { assumptionLookup } from './assumptions.js';
-import { useJsonBodies } from './json.js';
+import { emptyBodyError, forbiddenKeyError, useJsonBodies } from './json.js';
 import { fallbackSlug, type Outcome } from './outcomes.js';
 import { type NearMiss, nearestOperation, nearMissSentence, OUTSIDE_PREFIX_DISTANCE } from './near-miss.js';
 import { pathOf } from './url.js';
@@ -67,12 +67,9 @@ export function toSandboxError(
       );
     }
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new SandboxError(400, 'the body is empty: a JSON object is required');
+      return emptyBodyError();
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new SandboxError(
-        400,
-        'the body is not valid JSON (keys named __proto__ or constructor are refused)',
-      );
+      return forbiddenKeyError();
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new SandboxError(
         400,
