@@ -19,6 +19,7 @@ import { validatorCompiler } from './http/validation.js';
 import { CATALOG, INTERFACES, interfaceOfPath, OUTCOMES } from './interfaces.js';
 import { registrationWork } from './loanbond/runner.js';
 import { loanbondPlugin } from './loanbond/routes.js';
+import { DEFAULT_REGISTRATION_BODY_LIMIT } from './loanbond/schemas.js';
 import { importWork } from './receivables/runner.js';
 import { receivablesPlugin } from './receivables/routes.js';
 import { registryPlugin } from './registry/routes.js';
@@ -44,8 +45,10 @@ export interface AppOptions {
   fixtures?: string | FixtureDocument | null;
   /** false: no logging (the default for tests). */
   logger?: LogSettings | false;
-  /** Largest request body in bytes (default 100 MiB). */
+  /** Largest request body in bytes of every route but the loan-bond registration (default 100 MiB). */
   bodyLimit?: number;
+  /** Largest body of the loan-bond registration (default: 50 files of 15 MB plus fields, 1 069 408 816 bytes). */
+  loanbondBodyLimit?: number;
   /** When set, /_sandbox calls need the Sandbox-Admin-Token header. */
   adminToken?: string;
   /** Domain checks refuse instead of warning. */
@@ -70,7 +73,10 @@ export interface AppOptions {
 
 /** Server-wide settings; those of one sandbox state are the runtime's (runtime/index.ts). */
 export interface Settings {
+  /** Largest body of every route but the loan-bond registration. */
   bodyLimit: number;
+  /** Largest body of the loan-bond registration (read as a stream: a gigabyte costs no memory). */
+  loanbondBodyLimit: number;
   adminToken: string | undefined;
 }
 
@@ -95,6 +101,7 @@ const OPENAPI_TAGS = [
 export async function buildApp(options: AppOptions = {}): Promise<FastifyInstance> {
   const settings: Settings = {
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    loanbondBodyLimit: options.loanbondBodyLimit ?? DEFAULT_REGISTRATION_BODY_LIMIT,
     adminToken: options.adminToken || undefined,
   };
   const app = Fastify(serverOptions(options, settings)).withTypeProvider<TypeBoxTypeProvider>();

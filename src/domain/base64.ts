@@ -169,28 +169,30 @@ export class Base64Stream {
   }
 
   private chars(text: string): void {
-    let run = '';
+    // Data characters are handed on in runs (slices), not one by one.
+    let start = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       const kind = c < 128 ? (CLASS[c] ?? INVALID) : INVALID;
-      if (kind === SPACE) {
+      if (kind === DATA) {
+        if (this.pad > 0) return this.fail(text.slice(start, i), problems.dataAfterPadding(this.offset));
+        this.count++;
         this.offset++;
         continue;
       }
-      if (kind === DATA) {
-        if (this.pad > 0) return this.fail(run, problems.dataAfterPadding(this.offset));
-        run += text[i];
-        this.count++;
+      this.data(text.slice(start, i));
+      start = i + 1;
+      if (kind === SPACE) {
         this.offset++;
       } else if (kind === PAD) {
-        if (++this.pad > 2) return this.fail(run, problems.tooMuchPadding(this.offset));
+        if (++this.pad > 2) return this.fail('', problems.tooMuchPadding(this.offset));
         this.count++;
         this.offset++;
       } else {
-        return this.fail(run, problems.invalidCharacter(String.fromCodePoint(text.codePointAt(i) ?? c), this.offset));
+        return this.fail('', problems.invalidCharacter(String.fromCodePoint(text.codePointAt(i) ?? c), this.offset));
       }
     }
-    this.data(run);
+    this.data(text.slice(start));
   }
 
   private fail(run: string, reason: string): void {

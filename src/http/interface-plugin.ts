@@ -45,6 +45,11 @@ export function describeBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+/** A body over its route's limit, and the setting that raises it. */
+export function bodyTooLargeMessage(limit: number, setting: string): string {
+  return `the body is larger than this sandbox's limit of ${describeBytes(limit)}; raise ${setting} to send more`;
+}
+
 /** Turns whatever a route or Fastify threw into a SandboxError with a message a user can act on. */
 export function toSandboxError(
   err: FastifyError | SandboxError | Error,
@@ -71,10 +76,7 @@ export function toSandboxError(
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return forbiddenKeyError();
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new SandboxError(
-        400,
-        `the body is larger than this sandbox's limit of ${describeBytes(request.routeOptions.bodyLimit ?? 0)}; raise SANDBOX_BODY_LIMIT to send more`,
-      );
+      return new SandboxError(400, bodyTooLargeMessage(request.routeOptions.bodyLimit ?? 0, 'SANDBOX_BODY_LIMIT'));
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new SandboxError(400, 'the Content-Length header does not match the body');
   }

@@ -240,9 +240,11 @@ export class JsonStreamReader {
       switch (this.state) {
         case S.String: {
           const q = b.indexOf(QUOTE, i);
-          const bs = b.indexOf(BACKSLASH, i);
           let end = q < 0 ? n : q;
-          if (bs >= 0 && bs < end) end = bs;
+          // Only up to the quote: a search to the end of a large chunk for every short string costs
+          // the chunk's length each time.
+          const bs = b.subarray(i, end).indexOf(BACKSLASH);
+          if (bs >= 0) end = i + bs;
           let stop = end;
           if (end === n) {
             // The chunk ends inside the string: an unfinished character waits for the next chunk.
@@ -255,7 +257,7 @@ export class JsonStreamReader {
             continue;
           }
           i = end + 1;
-          if (end === bs) {
+          if (bs >= 0) {
             this.state = S.Escape;
             if (this.inKey) this.keyParts.push(Buffer.from([BACKSLASH]));
             continue;

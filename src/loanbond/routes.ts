@@ -1,7 +1,7 @@
 // Emulates the loan-bond (CCB) registration interface: records with signers, signatures, PDFs.
 // Differs from the real service where the README's assumptions table says (interface "loanbond").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyError } from 'fastify';
+import type { FastifyError, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumptions.js';
 import { validationError } from '../http/errors.js';
 import { setupInterface } from '../http/interface-plugin.js';
@@ -14,17 +14,48 @@ import { registrationWork } from './runner.js';
 import { register } from './register.js';
 import { MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
 import { runtimeOf } from '../runtime/index.js';
+import { readRegistration, uploadOf } from './upload.js';
 
 const a = assumptionLookup(assumptions);
 const s = assumptionLookup(sandboxAssumptions);
 
 export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
   setupInterface(app, setup);
+  await app.register(registrationRoute);
+};
+
+/** The registration, in a context of its own: its body is read as a stream (upload.ts). */
+const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  const limit = app.settings.loanbondBodyLimit;
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', (request, payload, done) => {
+    readRegistration(request, payload, {
+      documents: runtimeOf(request).store.documents,
+      limit,
+      setting: 'SANDBOX_LOANBOND_BODY_LIMIT',
+      parse,
+    }).then(
+      (body) => done(null, body),
+      (err: Error) => done(err, undefined),
+    );
+  });
+  // Incoming files that did not become stored files go once the answer is ready, or the client left.
+  const discard = async (request: FastifyRequest) => {
+    await uploadOf(request)?.discard();
+  };
+  app.addHook('onSend', async (request, _reply, payload) => {
+    await discard(request);
+    return payload;
+  });
+  app.addHook('onRequestAbort', discard);
+  app.addHook('onResponse', discard);
 
   app.post(
     '/registrar',
     {
       config: { interface: 'loanbond', operation: 'register-loan-bond' },
+      bodyLimit: limit,
       attachValidation: true,
       schema: {
         tags: ['loanbond'],
@@ -40,6 +71,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
           ...errorResponses([400, 401], StandardError, s('error-body')),
         },
         'x-sandbox-assumption': a(
+          'lb-body-limit',
           'lb-check-order',
           'lb-status-products',
           'lb-document-store',
@@ -73,8 +105,10 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
         if (!onlyToken) throw invalid;
       }
       const runtime = runtimeOf(request);
+      const upload = uploadOf(request);
       const result = register(request.body, {
         store: runtime.store,
+        files: (path) => upload?.file(path),
         ids: runtime.ids,
         now: runtime.clock.now(),
         strict: strictFor(request),

@@ -2,6 +2,7 @@
 import { BookkeepingStore } from './bookkeeping.js';
 import { Checkpointer } from './checkpointer.js';
 import type { Db } from './db.js';
+import { DocumentFiles, documentsDir } from './documents.js';
 import { GroupCommit } from './group-commit.js';
 import { LoanbondStore } from './loanbond.js';
 import { ReadCache } from './read-cache.js';
@@ -20,6 +21,8 @@ export class Store {
   readonly reads: ReadCache;
   /** Writes queued during one turn of the event loop, committed together (group-commit.ts). */
   readonly writes: GroupCommit;
+  /** Loan-bond files beside the database (documents.ts). */
+  readonly documents: DocumentFiles;
   /** WAL checkpoints in a worker thread, for a database file (checkpointer.ts). */
   readonly checkpointer: Checkpointer | undefined;
   private readonly wipeAll: () => void;
@@ -33,7 +36,10 @@ export class Store {
     this.bookkeeping = new BookkeepingStore(db, this.reads);
     this.registry = new RegistryStore(db);
     this.receivables = new ReceivablesStore(db);
-    this.loanbond = new LoanbondStore(db);
+    this.documents = new DocumentFiles(db, db.memory ? undefined : documentsDir(db.name), () =>
+      this.snapshots.copiesOf('lb_documents'),
+    );
+    this.loanbond = new LoanbondStore(db, this.documents);
     const tables = db
       .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
       .pluck()
@@ -50,8 +56,10 @@ export class Store {
       'INSERT INTO sb_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     );
     // Last: it attaches its own schema, which the table list above must not see.
-    this.snapshots = new SnapshotStore(db, () => this.writes.flush());
+    this.snapshots = new SnapshotStore(db, () => this.writes.flush(), () => this.documents.sweep());
     this.checkpointer = db.memory ? undefined : new Checkpointer(db);
+    // Files of a database file that no row refers to (a crash between a file and its row).
+    this.documents.sweep();
   }
 
   /**
@@ -85,6 +93,7 @@ export class Store {
   wipe(): void {
     this.writes.flush();
     this.wipeAll();
+    this.documents.sweep();
   }
 
   /** Rows per table, by table name (the inspector's overview). */
@@ -107,5 +116,6 @@ export class Store {
     this.writes.flush();
     await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
+    this.documents.close();
   }
 }

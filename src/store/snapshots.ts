@@ -20,10 +20,14 @@ export class SnapshotStore {
   private synced: string | null = null;
   private tracking: { changed: Database.Statement; clear: Database.Statement } | undefined;
 
-  /** `settle`: runs the writes queued for a group commit, so that a snapshot never overtakes them. */
+  /**
+   * `settle`: runs the writes queued for a group commit, so that a snapshot never overtakes them.
+   * `afterChange`: runs after a restore or once a copy is dropped (files no row refers to any more go).
+   */
   constructor(
     private readonly db: Db,
     private readonly settle: () => void = () => undefined,
+    private readonly afterChange: () => void = () => undefined,
   ) {
     const attached = (db.pragma('database_list') as Array<{ name: string }>).some((d) => d.name === SCHEMA);
     if (!attached) db.exec(`ATTACH DATABASE ':memory:' AS ${SCHEMA}`);
@@ -68,6 +72,12 @@ export class SnapshotStore {
       ]),
     );
     return this.parents;
+  }
+
+  /** The snapshot copies of `table`, as names a query can read. */
+  copiesOf(table: string): string[] {
+    const suffix = `_${table}"`;
+    return [...this.slots.values()].flatMap((slot) => slot.copies.filter((c) => c.endsWith(suffix)));
   }
 
   has(name: string): boolean {
@@ -149,7 +159,10 @@ export class SnapshotStore {
     }));
     const old = this.slots.get(name);
     this.slots.set(name, { rows, copies, restore });
-    if (old) this.drop(old);
+    if (old) {
+      this.drop(old);
+      this.afterChange();
+    }
     this.tracking?.clear.run();
     this.synced = name;
     return rows;
@@ -228,6 +241,7 @@ export class SnapshotStore {
       this.tracking?.clear.run();
     })();
     this.synced = name;
+    this.afterChange();
     return true;
   }
 
@@ -237,6 +251,7 @@ export class SnapshotStore {
     if (this.synced === name) this.synced = null;
     this.slots.delete(name);
     this.drop(slot);
+    this.afterChange();
     return true;
   }
 
