@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { buildApp } from '../src/app.js';
 import { findChromium } from './chromium.js';
-import type { FixtureDocument } from '../src/control/fixtures.js';
+import type { FixtureDocument } from '../src/interfaces.js';
 
 const N = 10_000;
 const TENANT = '11222333000181';

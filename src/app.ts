@@ -2,32 +2,27 @@
 // everything it needs arrives as options; src/server.ts reads the configuration and listens.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { allAssumptions } from './assumptions.js';
-import { bookkeepingPlugin } from './bookkeeping/routes.js';
-import { type FixtureDocument, loadFixtures, readFixtureFile } from './control/fixtures.js';
 import { installControlHooks, journalUnrouted } from './control/hooks.js';
 import { sandboxPlugin } from './control/index.js';
+import { installWorkspaces, workspaceOpener } from './control/workspaces.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { SandboxError } from './http/errors.js';
+import { type InterfaceModule, Interfaces } from './http/interface-module.js';
 import { useStandardErrors } from './http/interface-plugin.js';
 import { type LogSettings, loggerOptions, logRequests } from './http/logging.js';
 import { routerErrorHandler } from './http/router-errors.js';
+import { assumptions as sandboxAssumptions } from './http/sandbox-assumptions.js';
 import { useLazySerializers } from './http/serializer.js';
 import { registerOpenApi } from './http/swagger.js';
 import { pathOf } from './http/url.js';
 import { validatorCompiler } from './http/validation.js';
-import { CATALOG, INTERFACES, interfaceOfPath, OUTCOMES } from './interfaces.js';
-import { registrationWork } from './loanbond/runner.js';
-import { loanbondPlugin } from './loanbond/routes.js';
-import { DEFAULT_REGISTRATION_BODY_LIMIT } from './loanbond/schemas.js';
-import { importWork } from './receivables/runner.js';
-import { receivablesPlugin } from './receivables/routes.js';
-import { registryPlugin } from './registry/routes.js';
+import { INTERFACE_MODULES, INTERFACES } from './interfaces.js';
 import type { SandboxClock } from './runtime/clock.js';
+import { readFixtureFile } from './runtime/fixture-document.js';
 import type { SandboxIds } from './runtime/ids.js';
-import { createRuntime, installRuntime, type Runtime, type RuntimeLog, type RuntimeOptions } from './runtime/index.js';
+import { createRuntime, type InterfaceParts, installRuntime, type Runtime, type RuntimeLog } from './runtime/index.js';
 import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS, workspaceNameOf, workspaceRewrite, Workspaces } from './runtime/workspaces.js';
-import { installWorkspaces, workspaceOpener } from './control/workspaces.js';
+import type { FixtureDocument } from './interfaces.js';
 
 export const VERSION = '0.1.0';
 export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
@@ -43,6 +38,11 @@ export interface AppOptions {
    * document. Default none.
    */
   fixtures?: string | FixtureDocument | null;
+  /**
+   * The emulated interfaces, in order (default: the four of src/interfaces.ts). A test or an embedder
+   * adds one by passing the list with its module appended.
+   */
+  interfaces?: readonly InterfaceModule[];
   /** false: no logging (the default for tests). */
   logger?: LogSettings | false;
   /** Largest request body in bytes of every route but the loan-bond registration (default 100 MiB). */
@@ -75,8 +75,11 @@ export interface AppOptions {
 export interface Settings {
   /** Largest body of every route but the loan-bond registration. */
   bodyLimit: number;
-  /** Largest body of the loan-bond registration (read as a stream: a gigabyte costs no memory). */
-  loanbondBodyLimit: number;
+  /**
+   * Largest body of the loan-bond registration (read as a stream: a gigabyte costs no memory);
+   * undefined: the interface's own default (lb-body-limit).
+   */
+  loanbondBodyLimit: number | undefined;
   adminToken: string | undefined;
 }
 
@@ -86,43 +89,37 @@ declare module 'fastify' {
   }
 }
 
-/** The asynchronous work of the interfaces, in the order /_sandbox/work/run reports it. */
-const WORK_KINDS = [importWork, registrationWork];
-
-const OPENAPI_TAGS = [
-  { name: 'bookkeeping', description: 'trade-bill bookkeeping (duplicatas escriturais)' },
-  { name: 'registry', description: 'trade-bill registry' },
-  { name: 'receivables', description: 'receivables management: CNAB operation files' },
-  { name: 'loanbond', description: 'loan-bond (CCB) registration' },
-  { name: 'sandbox control plane', description: 'the sandbox itself, under /_sandbox' },
-];
 
 /** The app in a fixed order: server, state, how every request is handled, then what answers it. */
 export async function buildApp(options: AppOptions = {}): Promise<FastifyInstance> {
   const settings: Settings = {
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    loanbondBodyLimit: options.loanbondBodyLimit ?? DEFAULT_REGISTRATION_BODY_LIMIT,
+    loanbondBodyLimit: options.loanbondBodyLimit,
     adminToken: options.adminToken || undefined,
   };
-  const app = Fastify(serverOptions(options, settings)).withTypeProvider<TypeBoxTypeProvider>();
+  const interfaces =
+    options.interfaces === undefined || options.interfaces === INTERFACE_MODULES
+      ? INTERFACES
+      : new Interfaces(options.interfaces);
+  const app = Fastify(serverOptions(options, settings, interfaces)).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   useLazySerializers(app);
   app.decorate('settings', settings);
+  app.decorate('interfaces', interfaces);
   // The outcome slug a documented operation's rule sets (http/outcomes.ts); counted in control/hooks.ts.
   app.decorateRequest('outcome', null);
 
-  // What coverage counts, in the default runtime and in every workspace alike.
-  const catalog = options.coverage === false ? { outcomes: [], operations: [] } : { outcomes: OUTCOMES, operations: CATALOG };
-  const runtime = await openRuntime(options, app.log, catalog);
+  // What every sandbox state is made of, in the default runtime and in every workspace alike.
+  const parts = interfaces.runtimeParts(options.coverage !== false);
+  const runtime = await openRuntime(options, app.log, parts);
   app.addHook('onClose', () => runtime.close());
   const workspaces = new Workspaces({
     defaultRuntime: runtime,
     opener: workspaceOpener({
       db: options.db ?? ':memory:',
       settings: runtime.settings,
-      kinds: WORK_KINDS,
+      interfaces: parts,
       log: app.log,
-      catalog,
     }),
     max: options.maxWorkspaces ?? DEFAULT_MAX_WORKSPACES,
     idleMs: options.workspaceIdleMs ?? DEFAULT_WORKSPACE_IDLE_MS,
@@ -135,18 +132,19 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   // Each request's runtime: the default one, or the workspace its path names (after the control
   // hooks, so a workspace is released once its journal entry is written).
   installRuntime(app, runtime, installWorkspaces(app, workspaces));
-  await registerOpenApi(app, { version: VERSION, assumptions: allAssumptions, tags: OPENAPI_TAGS, interfaces: INTERFACES });
+  await registerOpenApi(app, {
+    version: VERSION,
+    assumptions: [...sandboxAssumptions, ...interfaces.assumptions],
+    interfaces,
+  });
 
   await app.register(sandboxPlugin, { prefix: '/_sandbox' });
-  await app.register(bookkeepingPlugin, { prefix: INTERFACES.bookkeeping.prefix });
-  await app.register(registryPlugin, { prefix: INTERFACES.registry.prefix });
-  await app.register(receivablesPlugin, { prefix: INTERFACES.receivables.prefix });
-  await app.register(loanbondPlugin, { prefix: INTERFACES.loanbond.prefix });
+  for (const { contract, routes } of interfaces.modules) await app.register(routes, { prefix: contract.prefix });
   useStandardErrors(
     app,
     (request) =>
       `${request.method} ${pathOf(request.url)} is outside every emulated interface (see GET /_sandbox/operations)`,
-    CATALOG,
+    interfaces.operations,
   );
 
   await app.ready();
@@ -157,7 +155,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   return app;
 }
 
-function serverOptions(options: AppOptions, settings: Settings) {
+function serverOptions(options: AppOptions, settings: Settings, interfaces: Interfaces) {
   return {
     // A base URL /ws/{name} reaches workspace {name}: the prefix is taken off before routing.
     rewriteUrl: workspaceRewrite,
@@ -173,27 +171,17 @@ function serverOptions(options: AppOptions, settings: Settings) {
     // While closing, in-flight requests finish; a new one gets no undocumented 503.
     return503OnClosing: false,
     // Bytes Node's HTTP parser refuses: a 400 in the interface's shape (README, "Errors").
-    clientErrorHandler: clientErrorHandler((path) => {
-      const id = interfaceOfPath(path);
-      return id ? INTERFACES[id].shape : undefined;
-    }),
+    clientErrorHandler: clientErrorHandler((path) => interfaces.ofPath(path)?.contract.shape),
     frameworkErrors: routerErrorHandler({
       maxParamLength: MAX_PARAM_LENGTH,
-      shapeOf: (path) => {
-        const id = interfaceOfPath(path);
-        return id ? INTERFACES[id].shape : null;
-      },
+      shapeOf: (path) => interfaces.ofPath(path)?.contract.shape ?? null,
       record: journalUnrouted,
     }),
   } as const;
 }
 
 /** The sandbox's state, with the configured fixtures loaded when its database is new. */
-async function openRuntime(
-  options: AppOptions,
-  log: RuntimeLog,
-  catalog: NonNullable<RuntimeOptions['catalog']>,
-): Promise<Runtime> {
+async function openRuntime(options: AppOptions, log: RuntimeLog, interfaces: InterfaceParts): Promise<Runtime> {
   const { runtime, isNew } = createRuntime({
     db: options.db ?? ':memory:',
     settings: {
@@ -203,15 +191,14 @@ async function openRuntime(
       fixtures: options.fixtures ?? null,
       journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
     },
-    kinds: WORK_KINDS,
-    catalog,
+    interfaces,
     log,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ids ? { ids: options.ids } : {}),
   });
   try {
     const fixtures = runtime.settings.fixtures;
-    if (isNew && fixtures) loadFixtures(typeof fixtures === 'string' ? readFixtureFile(fixtures) : fixtures, runtime);
+    if (isNew && fixtures) runtime.fixtures.load(typeof fixtures === 'string' ? readFixtureFile(fixtures) : fixtures, runtime);
     return runtime;
   } catch (err) {
     await runtime.close();

@@ -2,17 +2,18 @@
 // "In-process use"): startSandbox() listens on a free port and hands back the control plane as calls.
 import type { FastifyInstance } from 'fastify';
 import { type AppOptions, buildApp } from './app.js';
-import { readFixtureFile } from './control/fixtures.js';
-import type { InterfaceId } from './http/errors.js';
+import type { FixtureDocument, InterfaceId } from './interfaces.js';
+import type { LoadCounts } from './runtime/fixture-document.js';
+import { readFixtureFile } from './runtime/fixture-document.js';
 import type { FaultRule, FaultRuleInput } from './runtime/faults.js';
-import type { FixtureDocument, LoadCounts } from './control/fixtures.js';
 import type { JournalEntry } from './runtime/journal.js';
 import type { CoverageReport } from './runtime/coverage.js';
 
 export { type AppOptions, buildApp } from './app.js';
 export { type Config, DEMO_FIXTURES, parseConfig } from './config.js';
 export type { FaultRule, FaultRuleInput } from './runtime/faults.js';
-export type { FixtureDocument } from './control/fixtures.js';
+export type { FixtureDocument, InterfaceId } from './interfaces.js';
+export type { InterfaceModule } from './http/interface-module.js';
 export type { JournalEntry } from './runtime/journal.js';
 export type { CoverageReport, OperationCoverage, OutcomeCoverage } from './runtime/coverage.js';
 export type { Outcome } from './http/outcomes.js';

@@ -1,48 +1,35 @@
-// The four emulated interfaces gathered for app.ts and the control plane: each interface folder
-// describes itself in its contract.ts (prefix, error shape, documented statuses, catalog).
-import { setup as bookkeeping } from './bookkeeping/contract.js';
-import type { InterfaceId } from './http/errors.js';
-import type { InterfaceTable } from './http/interface-plugin.js';
-import type { Operation } from './http/catalog.js';
+// The emulated interfaces, in order: the one list the app, the control plane, OpenAPI, fixtures,
+// coverage and the inspector iterate over. Each entry is the module its folder's index.ts exports
+// (http/interface-module.ts says what one holds); adding an interface is adding its entry here.
+import type { Static } from '@fastify/type-provider-typebox';
+import { bookkeeping } from './bookkeeping/index.js';
+import type { Assumption } from './http/assumption-catalog.js';
+import { Interfaces } from './http/interface-module.js';
 import type { Outcome } from './http/outcomes.js';
-import { setup as loanbond } from './loanbond/contract.js';
-import { setup as receivables } from './receivables/contract.js';
-import { setup as registry } from './registry/contract.js';
+import { assumptions as sandboxAssumptions } from './http/sandbox-assumptions.js';
+import { loanbond } from './loanbond/index.js';
+import { receivables } from './receivables/index.js';
+import { registry } from './registry/index.js';
 
-export type { InterfaceSetup } from './http/interface-plugin.js';
+export const INTERFACE_MODULES = [bookkeeping, registry, receivables, loanbond] as const;
 
-export const INTERFACES: InterfaceTable = { bookkeeping, registry, receivables, loanbond };
+export const INTERFACES = new Interfaces(INTERFACE_MODULES);
 
-export const CATALOG: readonly Operation[] = Object.values(INTERFACES).flatMap((i) => i.operations);
+type Module = (typeof INTERFACE_MODULES)[number];
+
+/** The id of an emulated interface. */
+export type InterfaceId = Module['contract']['id'];
+
+/** A fixture document (docs/fixtures.md): one optional section per interface. */
+export type FixtureDocument = { [M in Module as M['contract']['id']]?: Static<M['fixtures']['schema']> };
 
 /** Every outcome of the documented operations, interface by interface, operation by operation. */
-export const OUTCOMES: readonly Outcome[] = Object.values(INTERFACES).flatMap((s) => s.outcomes);
+export const OUTCOMES: readonly Outcome[] = INTERFACES.outcomes;
 
-const OUTCOME_BY_ID = new Map(OUTCOMES.map((o) => [o.id, o]));
+/** Every sandbox decision: the sandbox-wide ones, then each interface's. */
+export const ASSUMPTIONS: readonly Assumption[] = [...sandboxAssumptions, ...INTERFACES.assumptions];
 
-/**
- * The invariant between an answer and its outcome tag (the Sandbox-Outcome header), for any suite
- * that drives the sandbox: null when it holds, else what is wrong. `operation` is the documented
- * operation the request reached (null: none, e.g. a 501). An answer of a documented operation
- * carries exactly one outcome of that operation, whose status is the status sent; a 501 or an
- * answer outside the documented operations carries none.
- */
+/** See Interfaces.outcomeTagProblem: the invariant between an answer and its Sandbox-Outcome tag. */
 export function outcomeTagProblem(operation: string | null, tag: string | undefined, status: number): string | null {
-  if (operation === null || status === 501) {
-    return tag === undefined ? null : `an answer of no documented operation (${status}) carries the outcome ${tag}`;
-  }
-  if (tag === undefined) return `a ${status} of ${operation} carries no outcome`;
-  const outcome = OUTCOME_BY_ID.get(tag);
-  if (!outcome) return `the outcome ${tag} of a ${status} is not in the catalog`;
-  if (outcome.operation !== operation) return `the outcome ${tag} belongs to ${outcome.operation}, not ${operation}`;
-  if (outcome.status !== status) return `the outcome ${tag} means ${outcome.status}, but ${status} was sent`;
-  return null;
-}
-
-/** The interface whose prefix a path is under, or null. */
-export function interfaceOfPath(path: string): InterfaceId | null {
-  for (const setup of Object.values(INTERFACES)) {
-    if (path === setup.prefix || path.startsWith(`${setup.prefix}/`)) return setup.id;
-  }
-  return null;
+  return INTERFACES.outcomeTagProblem(operation, tag, status);
 }

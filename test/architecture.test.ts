@@ -4,9 +4,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { INTERFACE_MODULES } from '../src/interfaces.js';
 
 const SRC = 'src';
-const INTERFACE_FOLDERS = ['bookkeeping', 'registry', 'receivables', 'loanbond'] as const;
+/** An interface's folder is named by its id. */
+const INTERFACE_FOLDERS = INTERFACE_MODULES.map((m) => m.contract.id);
 
 type Layer = 'interface' | 'control' | 'http' | 'store' | 'domain' | 'runtime' | 'top';
 
@@ -92,7 +94,23 @@ describe('the layers of src/', () => {
     ).toEqual([]);
   });
 
-  it('an interface folder imports no sibling interface and not the module that gathers the four', () => {
+  it('outside an interface folder, code reaches it only through its index.ts (its module)', () => {
+    // The list of interfaces reaches each one, so the check below has imports to look at.
+    for (const id of INTERFACE_FOLDERS)
+      expect(arrows((i) => i.from === join(SRC, 'interfaces.ts'))).toContain(
+        `${join(SRC, 'interfaces.ts')} -> ${join(SRC, id, 'index.ts')}`,
+      );
+    expect(
+      arrows(
+        (i) =>
+          i.toLayer === 'interface' &&
+          i.fromFolder !== i.toFolder &&
+          i.to !== join(SRC, i.toFolder, 'index.ts'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('an interface folder imports no sibling interface and not the module that gathers them', () => {
     expect(
       arrows(
         (i) =>
@@ -104,8 +122,9 @@ describe('the layers of src/', () => {
 });
 
 describe('the interface folders', () => {
-  // routes, wire schemas, catalog (contract), fixtures, inspection, assumptions; rule files differ.
-  const ROLES = ['routes.ts', 'schemas.ts', 'contract.ts', 'fixtures.ts', 'inspect.ts', 'assumptions.ts'];
+  // the module, routes, wire schemas, catalog (contract), outcomes, fixtures, inspection, assumptions;
+  // rule files differ.
+  const ROLES = ['index.ts', 'routes.ts', 'schemas.ts', 'contract.ts', 'outcomes.ts', 'fixtures.ts', 'inspect.ts', 'assumptions.ts'];
 
   it.each(INTERFACE_FOLDERS)('%s has the same files for the same roles as its siblings', (folder) => {
     const present = readdirSync(join(SRC, folder));
@@ -131,14 +150,15 @@ describe("the inspector's browser scripts", () => {
   const ASSETS = join(SRC, 'control', 'ui', 'assets');
   const scripts = readdirSync(ASSETS).filter((n) => n.endsWith('.js'));
 
-  it('are one module per interface beside the page, its calls and its DOM helpers', () => {
-    expect(scripts).toEqual(
-      expect.arrayContaining(['api.js', 'app.js', 'dom.js', 'page.js', ...INTERFACE_FOLDERS.map((f) => `${f}.js`)]),
-    );
-    // The page's own module draws no interface: it imports each section from its module.
+  it("are the page, its calls, its DOM helpers and each interface's panel, which the page loads by name", () => {
+    const panels = INTERFACE_MODULES.map((m) => m.inspection.panel.script);
+    expect(scripts).toEqual(expect.arrayContaining(['api.js', 'app.js', 'dom.js', 'page.js', ...panels]));
+    // The page's own module names no interface: it loads the panel each module names (the overview
+    // lists them), so an interface's section is drawn by its own script and nothing else.
     const app = readFileSync(join(ASSETS, 'app.js'), 'utf8');
-    for (const f of INTERFACE_FOLDERS) expect(app).toContain(`from './${f}.js'`);
-    expect(app).not.toMatch(/\/(bookkeeping|registry|receivables|loanbond)\//);
+    for (const id of INTERFACE_FOLDERS) expect(app).not.toContain(id);
+    expect(app).toContain('await import(`./${panel}`)');
+    for (const panel of panels) expect(readFileSync(join(ASSETS, panel), 'utf8')).toMatch(/^export default async function /m);
   });
 
   it.each(scripts)('%s is type-checked (// @ts-check, under tsconfig.ui.json in npm run typecheck)', (name) => {

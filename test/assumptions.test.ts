@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { allAssumptions } from '../src/assumptions.js';
+import { ASSUMPTIONS as allAssumptions } from '../src/interfaces.js';
 import { testApp } from './helpers.js';
 
 describe('the assumptions table', () => {

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, expect } from 'vitest';
 import { type AppOptions, buildApp } from '../src/app.js';
-import type { FixtureDocument } from '../src/control/fixtures.js';
+import type { FixtureDocument } from '../src/interfaces.js';
 
 const open: FastifyInstance[] = [];
 

@@ -4,7 +4,7 @@ import { isMoney, toCents } from '../domain/money.js';
 import { isValidCnpj, isValidCpf } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer } from '../http/errors.js';
 import { Money, Strict, StringEnum, UtcTimestamp } from '../http/schema.js';
-import { type FixtureSection, UniqueKeys } from '../runtime/fixture-section.js';
+import { type FixtureSection, UniqueKeys } from '../runtime/fixture-document.js';
 import type { TradeBillStatus } from '../store/bookkeeping.js';
 
 export const TRADE_BILL_STATUSES: readonly TradeBillStatus[] = [

@@ -1,14 +1,15 @@
 // Inspection of the bookkeeping interface's state, mounted under /_sandbox/bookkeeping (admin-token rule applies).
+import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { centsToNumber } from '../domain/money.js';
 import { SandboxError } from '../http/errors.js';
 import { StandardError, Strict } from '../http/schema.js';
 import type { PaymentRow, TradeBillRow } from '../store/bookkeeping.js';
 import { TradeBillStatusSchema } from './schemas.js';
-import { runtimeOf } from '../runtime/index.js';
+import { type Runtime, runtimeOf } from '../runtime/index.js';
 import type { FastifyRequest } from 'fastify';
 
-const TAG = ['sandbox control plane'];
+const TAG = [CONTROL_TAG.name];
 const Amount = () => Type.Number({ description: 'amount in reais, exact to the cent' });
 
 const TenantSummary = Strict({
@@ -169,4 +170,16 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
       };
     },
   );
+};
+
+/** What the inspector's overview shows of bookkeeping. */
+export const bookkeepingOverview = {
+  tables: {
+    bk_users: 'users',
+    bk_trade_bills: 'trade bills',
+    bk_extract_requests: 'extract requests',
+    bk_payments: 'payments',
+  },
+  counts: (runtime: Runtime) => ({ tenants: runtime.store.bookkeeping.tenants().length }),
+  warnings: (): string[] => [],
 };

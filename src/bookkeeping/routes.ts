@@ -2,13 +2,13 @@
 // Differs from the real service where the README's assumptions table says (interface "bookkeeping").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { bearerToken } from '../http/bearer.js';
 import { pointer, SandboxError, validationError } from '../http/errors.js';
-import { setupInterface } from '../http/interface-plugin.js';
+import { serveInterface } from '../http/interface-plugin.js';
 import { BEARER_CHALLENGE, errorResponses, StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
-import { setup } from './contract.js';
+import { contract } from './contract.js';
 import { tenantIdProblem } from './fixtures.js';
 import { declarePayment } from './payment.js';
 import {
@@ -47,7 +47,7 @@ function tenantProblem(tenantId: string): string | undefined {
 }
 
 export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  setupInterface(app, setup);
+  serveInterface(app, contract);
   // Credentials before anything in the request is read: token (401), tenantId (400), access (403).
   async function authorize(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = bearerToken(request, reply, 'a bookkeeping user');

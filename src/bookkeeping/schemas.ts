@@ -1,6 +1,6 @@
 // The bookkeeping wire format, field for field as the specification's tables.
 import { type Static, Type } from '@fastify/type-provider-typebox';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { CalendarDate, Money, Strict, StringEnum, UtcTimestamp } from '../http/schema.js';
 import { EXTRACT_SORT_COLUMNS, type ExtractSortField } from '../store/bookkeeping.js';
 import { assumptions } from './assumptions.js';

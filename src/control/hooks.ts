@@ -3,7 +3,6 @@
 // (its documented routes, its 501s) and so do the 404s outside every prefix.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InterfaceId } from '../http/errors.js';
-import { INTERFACES, interfaceOfPath } from '../interfaces.js';
 import { faultBody } from '../runtime/faults.js';
 import { runtimeOf } from '../runtime/index.js';
 import { captureText, captureValue } from '../runtime/journal.js';
@@ -42,6 +41,7 @@ export function warningCount(header: unknown): number | null {
 
 export function installControlHooks(app: FastifyInstance): void {
   const traces = new WeakMap<FastifyRequest, Trace>();
+  const { interfaces } = app;
 
   // Root onRequest hooks run before every interface's own, so a fault rule pre-empts everything the
   // service would check (credentials, body): it stands for the service itself failing. A faulted
@@ -49,7 +49,8 @@ export function installControlHooks(app: FastifyInstance): void {
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const path = pathOf(request.url);
     if (path.startsWith(CONTROL_PREFIX)) return;
-    const iface = interfaceOfPath(path);
+    const owner = interfaces.ofPath(path);
+    const iface = owner?.contract.id ?? null;
     // Outside the interfaces only the 404s are journaled (not /docs, /openapi.json): nothing to do for
     // the others, and a workspace named in their path is not created by them.
     if (iface === null && !request.is404) return;
@@ -66,8 +67,8 @@ export function installControlHooks(app: FastifyInstance): void {
       outcome: null,
     };
     traces.set(request, trace);
-    if (iface === null || faults.size === 0) return;
-    const rule = faults.take(request.method, path, iface);
+    if (owner === undefined || faults.size === 0) return;
+    const rule = faults.take(request.method, path, owner.contract.id);
     if (!rule) return;
     trace.fault = rule.id;
     request.log.debug({ fault: rule.id }, 'fault rule applied');
@@ -75,7 +76,7 @@ export function installControlHooks(app: FastifyInstance): void {
     if (rule.status !== null) {
       // Answered by the rule, not by the service: the operation's fault outcome for that status.
       if (request.routeOptions.config.operation !== undefined) request.outcome = faultSlug(rule.status);
-      reply.code(rule.status).type('application/json').send(faultBody(rule, INTERFACES[rule.interface].shape));
+      reply.code(rule.status).type('application/json').send(faultBody(rule, owner.contract.shape));
       return reply;
     }
   });
@@ -135,8 +136,8 @@ export function installControlHooks(app: FastifyInstance): void {
  */
 export function journalUnrouted(request: FastifyRequest, status: number, body: unknown): void {
   const path = pathOf(request.url);
-  const iface = interfaceOfPath(path);
-  if (iface === null) return;
+  const iface = request.server.interfaces.ofPath(path)?.contract.id;
+  if (iface === undefined) return;
   let runtime;
   try {
     runtime = runtimeOf(request);

@@ -2,37 +2,37 @@
 // emulated interface; its errors use the standard body.
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
-import { bookkeepingInspection } from '../bookkeeping/inspect.js';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { sameSecret } from '../http/bearer.js';
-import { standardBody, validationError } from '../http/errors.js';
+import { standardBody } from '../http/errors.js';
 import { useStandardErrors } from '../http/interface-plugin.js';
-import { CATALOG } from '../interfaces.js';
-import { StandardError, Strict } from '../http/schema.js';
-import { loanbondInspection } from '../loanbond/inspect.js';
-import { receivablesInspection } from '../receivables/inspect.js';
-import { registryInspection } from '../registry/inspect.js';
-import { assumptions } from '../http/sandbox-assumptions.js';
-import { controlPlugin } from './tools.js';
-import { coveragePlugin } from './coverage.js';
-import { FixtureDocument, type LoadCounts, loadFixtures, readFixtureFile, replaceState, under } from './fixtures.js';
 import { useJsonBodies } from '../http/json.js';
+import { CONTROL_TAG } from '../http/openapi.js';
+import { assumptions } from '../http/sandbox-assumptions.js';
+import { StandardError, Strict, StringEnum } from '../http/schema.js';
 import { pathOf } from '../http/url.js';
-import { uiPlugin } from './ui/index.js';
-import { workspacesPlugin } from './workspaces.js';
 import { runtimeOf } from '../runtime/index.js';
+import { clockRoutes } from './clock-routes.js';
+import { coverageRoutes } from './coverage-routes.js';
+import { faultRoutes } from './fault-routes.js';
+import { journalRoutes } from './journal-routes.js';
+import { snapshotRoutes } from './snapshot-routes.js';
+import { uiPlugin } from './ui/index.js';
+import { workRoutes } from './work-routes.js';
+import { workspacesPlugin } from './workspaces.js';
 
-const OperationSchema = Type.Object({
-  interface: Type.String({ enum: ['bookkeeping', 'registry', 'receivables', 'loanbond'] }),
-  name: Type.String(),
-  method: Type.Union([Type.String(), Type.Null()]),
-  path: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String({ enum: ['implemented', 'named-only'] }),
-});
+const operationSchema = (ids: readonly string[]) =>
+  Type.Object({
+    interface: StringEnum(ids),
+    name: Type.String(),
+    method: Type.Union([Type.String(), Type.Null()]),
+    path: Type.Union([Type.String(), Type.Null()]),
+    status: StringEnum(['implemented', 'named-only']),
+  });
 
 const Counts = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()));
 
-const TAG = ['sandbox control plane'];
+const TAG = [CONTROL_TAG.name];
 
 /**
  * The refusals every control call can give, declared where they arise rather than on each route: a 401
@@ -51,7 +51,7 @@ function declareRefusals(route: RouteOptions): void {
   response[500] ??= StandardError;
   route.schema = { ...schema, response };
 }
-const a = assumptionLookup(assumptions);
+const assumed = assumptionLookup(assumptions);
 
 export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   // A control call without a body schema takes none: an empty JSON body (what many clients send with
@@ -136,43 +136,12 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
           400: StandardError,
           401: StandardError,
         },
-        'x-sandbox-assumption': a('reset-scope', 'seeded-secrets'),
+        'x-sandbox-assumption': assumed('reset-scope', 'seeded-secrets'),
       },
     },
     async (request) => {
-      const runtime = runtimeOf(request);
       const body = request.body ?? {};
-      const seed = body.seed ?? runtime.settings.seed;
-      const seedSecrets = body.seedSecrets ?? (body.seed === undefined && runtime.settings.seedSecrets);
-      if (seedSecrets && seed === undefined)
-        throw validationError([
-          {
-            path: '/seedSecrets',
-            message: 'needs a seed: give "seed" too (or start the sandbox with SANDBOX_SEED)',
-          },
-        ]);
-      let doc: unknown = body.fixtures;
-      if (doc === 'default') {
-        const configured = runtime.settings.fixtures;
-        doc = typeof configured === 'string' ? readFixtureFile(configured) : (configured ?? {});
-      }
-      // Reset returns the clock to real time first, so fixture defaults take real timestamps; a
-      // refused document puts the clock back too: a rejected request changes nothing.
-      const savedClock = runtime.clock.save();
-      runtime.clock.reset();
-      let loaded: LoadCounts;
-      try {
-        loaded = under('/fixtures', () => replaceState(doc, runtime));
-      } catch (err) {
-        runtime.clock.restore(savedClock);
-        throw err;
-      }
-      runtime.ids.reseed(seed, { secrets: seedSecrets });
-      // A test that resets starts clean: no journal from the test before, no fault rule left over, no
-      // coverage counted by another client.
-      runtime.journal.clear();
-      runtime.faults.clear();
-      runtime.coverage.clear();
+      const loaded = runtimeOf(request).reset(body);
       request.log.info({ loaded }, 'sandbox reset');
       return { status: 'reset' as const, loaded };
     },
@@ -187,13 +156,14 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
           'Loads a fixture document (users, participants, funds, callers, trade bills) on top of the current state, in one transaction: a refused document changes nothing, and the 400 names the field at fault.',
         tags: TAG,
         summary: 'Add a fixture document to the current state, all or nothing',
-        'x-sandbox-assumption': a('fixture-open-value'),
-        body: FixtureDocument,
+        'x-sandbox-assumption': assumed('fixture-open-value'),
+        body: app.interfaces.fixtures.schema,
         response: { 200: Type.Object({ loaded: Counts }), 400: StandardError, 401: StandardError },
       },
     },
     async (request) => {
-      const loaded = loadFixtures(request.body, runtimeOf(request));
+      const runtime = runtimeOf(request);
+      const loaded = runtime.fixtures.load(request.body, runtime);
       request.log.info({ loaded }, 'fixtures loaded');
       return { loaded };
     },
@@ -208,20 +178,25 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
           'The catalog of the four emulated interfaces: each operation with its method and path when the specification shows them (implemented), or by name only (such a call answers 501).',
         tags: TAG,
         summary: 'Every operation of the four interfaces: documented (implemented) or named only',
-        response: { 200: Type.Object({ operations: Type.Array(OperationSchema) }), 401: StandardError },
+        response: {
+          200: Type.Object({ operations: Type.Array(operationSchema(app.interfaces.ids)) }),
+          401: StandardError,
+        },
       },
     },
-    async () => ({ operations: [...CATALOG] }),
+    async () => ({ operations: [...app.interfaces.operations] }),
   );
 
-  await app.register(controlPlugin);
-  await app.register(coveragePlugin);
+  await app.register(journalRoutes);
+  await app.register(faultRoutes);
+  await app.register(clockRoutes);
+  await app.register(snapshotRoutes);
+  await app.register(workRoutes);
+  await app.register(coverageRoutes);
   await app.register(workspacesPlugin);
 
   // Each interface inspects its own state, from its own folder.
-  await app.register(bookkeepingInspection, { prefix: '/bookkeeping' });
-  await app.register(registryInspection, { prefix: '/registry' });
-  await app.register(receivablesInspection, { prefix: '/receivables' });
-  await app.register(loanbondInspection, { prefix: '/loanbond' });
+  for (const { contract, inspection } of app.interfaces.modules)
+    await app.register(inspection.routes, { prefix: `/${contract.id}` });
   await app.register(uiPlugin);
 };

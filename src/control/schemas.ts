@@ -1,14 +1,37 @@
-// Wire shapes of the control plane's journal, faults, clock, snapshots and work calls (ours to design;
-// described in the OpenAPI document and the README's "Control plane" section).
+// Wire shapes of the control plane's journal, faults, clock, snapshots, work and coverage calls (ours to
+// design; described in the OpenAPI document and docs/). Those that name an interface are built for the
+// app's list of interfaces, so an interface added to it is accepted and documented everywhere.
 import { Type } from '@fastify/type-provider-typebox';
-import { INTERFACE_IDS } from '../http/errors.js';
+import type { Interfaces } from '../http/interface-module.js';
 import { Strict, StringEnum, UtcTimestamp } from '../http/schema.js';
 import { FAULT_METHODS, MAX_DELAY_MS } from '../runtime/faults.js';
 
-export const InterfaceName = StringEnum(INTERFACE_IDS);
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
-export const JournalEntrySchema = Type.Object({
+const built = new WeakMap<Interfaces, ReturnType<typeof build>>();
+
+/** The schemas that name an interface, for the app's interfaces (built once per list). */
+export function interfaceSchemas(interfaces: Interfaces): ReturnType<typeof build> {
+  let schemas = built.get(interfaces);
+  if (!schemas) built.set(interfaces, (schemas = build(interfaces.ids)));
+  return schemas;
+}
+
+function build(ids: readonly string[]) {
+  const InterfaceName = StringEnum(ids);
+  return {
+    JournalQuery: journalQuery(InterfaceName),
+    JournalList: journalList(InterfaceName),
+    FaultInput: faultInput(InterfaceName),
+    FaultRule: faultRule(InterfaceName),
+    CoverageQuery: coverageQuery(InterfaceName),
+    CoverageReport: coverageReport(InterfaceName),
+  };
+}
+
+type Name = ReturnType<typeof StringEnum<string>>;
+
+const journalEntry = (InterfaceName: Name) => Type.Object({
   id: Type.Integer({ description: 'sequence number since the sandbox started' }),
   time: Type.String({ description: 'arrival on the sandbox clock' }),
   realTime: Type.String({ description: 'arrival on the real clock' }),
@@ -40,7 +63,7 @@ export const JournalEntrySchema = Type.Object({
   responseBody: Type.Unknown({ description: 'the response body, redacted and bounded the same way' }),
 });
 
-export const JournalQuery = Type.Object({
+const journalQuery = (InterfaceName: Name) => Type.Object({
   interface: Type.Optional(InterfaceName),
   operation: Type.Optional(Type.String({ minLength: 1, description: 'an operation id' })),
   status: Type.Optional(
@@ -61,14 +84,14 @@ export const JournalQuery = Type.Object({
   ),
 });
 
-export const JournalList = Type.Object({
+const journalList = (InterfaceName: Name) => Type.Object({
   capacity: Type.Integer({ description: 'entries kept at most (SANDBOX_JOURNAL_SIZE); 0: journal off' }),
   count: Type.Integer({ description: 'entries held now' }),
   dropped: Type.Integer({ description: 'older entries overwritten since the last clear' }),
-  entries: Type.Array(JournalEntrySchema, { description: 'newest first' }),
+  entries: Type.Array(journalEntry(InterfaceName), { description: 'newest first' }),
 });
 
-export const FaultInput = Strict(
+const faultInput = (InterfaceName: Name) => Strict(
   {
     method: Type.Optional(StringEnum(FAULT_METHODS, { description: 'default: every method' })),
     path: Type.Optional(
@@ -114,7 +137,7 @@ export const FaultInput = Strict(
   { description: 'a fault rule: give path, interface or both, and status, delayMs or both' },
 );
 
-export const FaultRuleSchema = Type.Object({
+const faultRule = (InterfaceName: Name) => Type.Object({
   id: Type.String(),
   method: Nullable(Type.String()),
   path: Type.String(),
@@ -182,7 +205,7 @@ const CoverageTotals = Type.Object({
   hits: Type.Integer({ description: 'answers counted' }),
 });
 
-export const CoverageReportSchema = Type.Object(
+const coverageReport = (InterfaceName: Name) => Type.Object(
   {
     since: Type.String({ description: 'when counting started: the last reset or DELETE /_sandbox/coverage (sandbox clock)' }),
     totals: CoverageTotals,
@@ -210,7 +233,7 @@ export const CoverageReportSchema = Type.Object(
   { description: 'per documented operation, every outcome with its hits' },
 );
 
-export const CoverageQuery = Strict({
+const coverageQuery = (InterfaceName: Name) => Strict({
   format: Type.Optional(
     StringEnum(['json', 'junit', 'markdown'] as const, {
       description: 'json (default), junit (JUnit XML: a testsuite per operation, a testcase per outcome, uncovered ones skipped) or markdown',

@@ -1,16 +1,16 @@
 // Workspaces on the HTTP side: how a request under /ws/{name} reaches that workspace's runtime, the
 // /ws/* refusal of a bad name, where a workspace's database lives, and the server-wide control calls
 // GET/POST /_sandbox/workspaces and DELETE /_sandbox/workspaces/{name}.
+import { CONTROL_TAG } from '../http/openapi.js';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, extname } from 'node:path';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { renderError, SandboxError, standardBody, validationError } from '../http/errors.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
-import { INTERFACES, interfaceOfPath } from '../interfaces.js';
-import { createRuntime, type Runtime, type RuntimeLog, type RuntimeOptions, type RuntimeSettings, type WorkKind } from '../runtime/index.js';
+import { createRuntime, type InterfaceParts, type Runtime, type RuntimeLog, type RuntimeSettings } from '../runtime/index.js';
 import {
   DEFAULT_WORKSPACE,
   invalidWorkspaceNameOf,
@@ -20,7 +20,7 @@ import {
   workspaceNameOf,
   type Workspaces,
 } from '../runtime/workspaces.js';
-import { loadFixtures, readFixtureFile, under } from './fixtures.js';
+import { readFixtureFile, under } from '../runtime/fixture-document.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -55,10 +55,9 @@ export interface OpenerOptions {
   db: string;
   /** The default workspace's settings; each workspace gets a copy (its own fixtures). */
   settings: RuntimeSettings;
-  kinds: readonly WorkKind[];
+  /** What the interfaces bring to each state, as in the default workspace (each counts its own coverage). */
+  interfaces: InterfaceParts;
   log: RuntimeLog;
-  /** What coverage counts, as in the default workspace: each workspace counts its own. */
-  catalog?: RuntimeOptions['catalog'];
 }
 
 /** Opens workspaces like the default one: same settings, a database of their own, fixtures when new. */
@@ -88,9 +87,8 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
       const { runtime, isNew } = createRuntime({
         db: path(name),
         settings,
-        kinds: options.kinds,
+        interfaces: options.interfaces,
         log,
-        ...(options.catalog ? { catalog: options.catalog } : {}),
       });
       try {
         if (!isNew) {
@@ -102,7 +100,7 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
         const createdAt = new Date().toISOString();
         runtime.store.transaction(() => {
           const doc = fixtures ?? startupFixtures();
-          if (doc) loadFixtures(doc, runtime);
+          if (doc) runtime.fixtures.load(doc, runtime);
           runtime.store.setMetaValue(CREATED, createdAt);
           if (fixtures) runtime.store.setMetaValue(FIXTURES, JSON.stringify(fixtures));
         });
@@ -143,8 +141,8 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
     const shown = bad.length > 80 ? `${bad.slice(0, 80)}...` : bad;
     const message = `"${shown}" in /ws/${shown}/ is not a workspace name: ${WORKSPACE_NAME_RULE} (pattern ${WORKSPACE_NAME.source})`;
     const rest = request.url.slice(`/ws/${bad}`.length).split('?')[0] ?? '';
-    const id = interfaceOfPath(rest);
-    const body = id ? renderError(INTERFACES[id].shape, new SandboxError(400, message)) : standardBody(400, message);
+    const owner = app.interfaces.ofPath(rest);
+    const body = owner ? renderError(owner.contract.shape, new SandboxError(400, message)) : standardBody(400, message);
     return reply.code(400).type('application/json').send(body);
   });
 
@@ -159,8 +157,8 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
 
 // ---- control calls --------------------------------------------------------------------------
 
-const TAG = ['sandbox control plane'];
-const a = assumptionLookup(assumptions);
+const TAG = [CONTROL_TAG.name];
+const assumed = assumptionLookup(assumptions);
 
 const WorkspaceName = Type.String({
   pattern: WORKSPACE_NAME.source,
@@ -205,7 +203,7 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
           401: StandardError,
           404: StandardError,
         },
-        'x-sandbox-assumption': a('workspace-prefix', 'workspace-isolation', 'workspace-storage', 'workspace-eviction'),
+        'x-sandbox-assumption': assumed('workspace-prefix', 'workspace-isolation', 'workspace-storage', 'workspace-eviction'),
       },
     },
     async (request) => {
@@ -244,7 +242,7 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
           409: StandardError,
           429: StandardError,
         },
-        'x-sandbox-assumption': a('workspace-names', 'workspace-lifecycle', 'workspace-limit'),
+        'x-sandbox-assumption': assumed('workspace-names', 'workspace-lifecycle', 'workspace-limit'),
       },
     },
     async (request, reply) => {
@@ -276,7 +274,7 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
           401: StandardError,
           404: StandardError,
         },
-        'x-sandbox-assumption': a('workspace-lifecycle'),
+        'x-sandbox-assumption': assumed('workspace-lifecycle'),
       },
     },
     async (request) => {

@@ -1,8 +1,8 @@
 // One error type for every interface; each interface's error handler renders it in that
 // interface's body shape (docs/errors.md).
 
-export type InterfaceId = 'bookkeeping' | 'registry' | 'receivables' | 'loanbond';
-export const INTERFACE_IDS: readonly InterfaceId[] = ['bookkeeping', 'registry', 'receivables', 'loanbond'];
+/** An emulated interface's id (its folder's name): the list in src/interfaces.ts says which there are. */
+export type InterfaceId = string;
 
 export interface ErrorDetail {
   /** JSON pointer into the request body (or into the query/path parameters, see `message`). */

@@ -3,9 +3,8 @@
 // operations the specification knows only by name.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { namedOnly, type Operation } from './catalog.js';
+import type { InterfaceContract } from './interface-module.js';
 import {
-  type ErrorShape,
-  type InterfaceId,
   renderError,
   SandboxError,
   STATUS_TEXT,
@@ -14,9 +13,9 @@ import {
 } from './errors.js';
 import { detailsFromAjv } from './validation.js';
 import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
-import { assumptionLookup } from './assumptions.js';
+import { assumptionLookup } from './assumption-catalog.js';
 import { emptyBodyError, forbiddenKeyError, useJsonBodies } from './json.js';
-import { fallbackSlug, type Outcome } from './outcomes.js';
+import { fallbackSlug } from './outcomes.js';
 import { type NearMiss, nearestOperation, nearMissSentence, OUTSIDE_PREFIX_DISTANCE } from './near-miss.js';
 import { pathOf } from './url.js';
 
@@ -24,20 +23,6 @@ import { pathOf } from './url.js';
 function nearMissView(miss: NearMiss) {
   return { operation: miss.operation, method: miss.method, path: miss.path, differences: miss.differences };
 }
-
-/** What an interface folder tells the shared HTTP layer about itself (its contract.ts exports it). */
-export interface InterfaceSetup {
-  id: InterfaceId;
-  prefix: string;
-  shape: ErrorShape;
-  /** Statuses the specification documents for this interface (501 is the sandbox's own). */
-  statuses: readonly number[];
-  operations: readonly Operation[];
-  /** The distinct answers of its documented operations (coverage, the Sandbox-Outcome header). */
-  outcomes: readonly Outcome[];
-}
-
-export type InterfaceTable = Readonly<Record<InterfaceId, InterfaceSetup>>;
 
 export function describeBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
@@ -128,7 +113,8 @@ const OUTCOME_HEADER_SCHEMA = {
   'x-sandbox-assumption': assumptionLookup(sandboxAssumptions)('coverage-outcomes'),
 };
 
-export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): void {
+/** Gives the routes registered on `app` the interface's edge: JSON bodies, its error shape and statuses, outcomes, the 501. */
+export function serveInterface(app: FastifyInstance, contract: InterfaceContract): void {
   app.addHook('onRoute', (route) => {
     const schema = (route.schema ?? {}) as Record<string, unknown>;
     const own = schema['x-sandbox-assumption'];
@@ -149,7 +135,7 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
 
   // The outcome slugs of each operation, for the fallback of a refusal nobody tagged.
   const slugsOf = new Map<string, Set<string>>();
-  for (const o of setup.outcomes) {
+  for (const o of contract.outcomes) {
     let slugs = slugsOf.get(o.operation);
     if (!slugs) slugsOf.set(o.operation, (slugs = new Set()));
     slugs.add(o.slug);
@@ -161,7 +147,7 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
       request.log.error({ err }, 'unexpected error');
     }
     const operation = request.routeOptions.config.operation;
-    if (!setup.statuses.includes(e.status)) {
+    if (!contract.statuses.includes(e.status)) {
       // Documented statuses only. An undocumented refusal becomes the interface's 400; a fault of the
       // sandbox itself, where the interface documents no 5xx, is a 400 that says whose fault it is.
       e =
@@ -184,22 +170,22 @@ export function setupInterface(app: FastifyInstance, setup: InterfaceSetup): voi
           slugsOf.get(operation) ?? NO_SLUGS,
         );
     }
-    return reply.code(e.status).type('application/json').send(renderError(setup.shape, e));
+    return reply.code(e.status).type('application/json').send(renderError(contract.shape, e));
   });
 
-  const names = namedOnly(setup.operations).map((o) => o.name);
+  const names = namedOnly(contract.operations).map((o) => o.name);
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = pathOf(request.url);
     // The nearest documented operation of this interface, and what differs (near-miss).
-    const nearest = nearestOperation(request.method, path, setup.operations);
-    const message = `${request.method} ${path} is not a documented operation of the ${setup.id} interface: the sandbox does not emulate it (the specification shows no method, path or payload for the operations it names only)${nearest ? `; ${nearMissSentence(nearest)}` : ''}`;
+    const nearest = nearestOperation(request.method, path, contract.operations);
+    const message = `${request.method} ${path} is not a documented operation of the ${contract.id} interface: the sandbox does not emulate it (the specification shows no method, path or payload for the operations it names only)${nearest ? `; ${nearMissSentence(nearest)}` : ''}`;
     const base =
-      setup.shape === 'envelope'
+      contract.shape === 'envelope'
         ? { error: { code: 'NotImplemented', message, target: null } }
         : { statusCode: 501, error: STATUS_TEXT[501], message, details: [] };
     return reply
       .code(501)
-      .send({ ...base, interface: setup.id, namedOnlyOperations: names, ...(nearest ? { nearest: nearMissView(nearest) } : {}) });
+      .send({ ...base, interface: contract.id, namedOnlyOperations: names, ...(nearest ? { nearest: nearMissView(nearest) } : {}) });
   });
 }
 

@@ -3,22 +3,13 @@
 // licence, and named schemas under components.schemas. The route schemas stay the one source: this
 // module only places what they say (README, "Generate a client").
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-import type { InterfaceId } from './errors.js';
-import type { InterfaceTable } from './interface-plugin.js';
+import type { Interfaces } from './interface-module.js';
 
-/** How each part of the sandbox authenticates, as OpenAPI security requirements. */
-const SECURITY_SCHEMES = {
-  bookkeepingBearer: {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'the accessToken of a bookkeeping user (fixtures: bookkeeping.users), as Authorization: Bearer <token>',
-  },
-  registryBearer: {
-    type: 'http',
-    scheme: 'bearer',
-    description:
-      'the accessToken of a registry participant (fixtures: registry.participants), as Authorization: Bearer <token>',
-  },
+/** The tag of every control-plane call. */
+export const CONTROL_TAG = { name: 'sandbox control plane', description: 'the sandbox itself, under /_sandbox' } as const;
+
+/** The control plane's security scheme; each interface names its own in its module. */
+const ADMIN_TOKEN_SCHEME = {
   sandboxAdminToken: {
     type: 'apiKey',
     in: 'header',
@@ -26,17 +17,6 @@ const SECURITY_SCHEMES = {
     description: 'needed by /_sandbox calls only when the sandbox runs with SANDBOX_ADMIN_TOKEN set',
   },
 } as const;
-
-/**
- * Receivables and loan-bond carry their token in the body (a required `token` field), so they declare
- * no security scheme: `[]` says "nothing beyond the body" rather than leaving it unsaid.
- */
-const INTERFACE_SECURITY: Record<InterfaceId, Array<Record<string, string[]>>> = {
-  bookkeeping: [{ bookkeepingBearer: [] }],
-  registry: [{ registryBearer: [] }],
-  receivables: [],
-  loanbond: [],
-};
 
 /** The admin header is optional: needed only when the sandbox has an admin token. */
 const CONTROL_SECURITY = [{ sandboxAdminToken: [] }, {}];
@@ -126,16 +106,11 @@ export function hoistRequiredHeaders(document: Schema): Schema {
   return document;
 }
 
-/** The interface whose prefix a path is under, or undefined. */
-function interfaceAt(interfaces: InterfaceTable, path: string): InterfaceId | undefined {
-  return Object.values(interfaces).find((i) => path === i.prefix || path.startsWith(`${i.prefix}/`))?.id;
-}
-
 export function swaggerOptions(
   info: Schema & { title: string; version: string },
-  tags: ReadonlyArray<{ name: string; description: string }>,
-  interfaces: InterfaceTable,
+  interfaces: Interfaces,
 ): FastifyDynamicSwaggerOptions {
+  const securitySchemes = Object.assign({}, ...interfaces.modules.map((m) => m.openapi.securitySchemes ?? {}), ADMIN_TOKEN_SCHEME);
   return {
     openapi: {
       openapi: '3.1.0',
@@ -149,18 +124,18 @@ export function swaggerOptions(
         // Relative: the sandbox that serves the document (npm start listens on port 3000 by default).
         { url: '/', description: 'the sandbox serving this document' },
       ],
-      tags: [...tags],
-      components: { securitySchemes: SECURITY_SCHEMES },
+      tags: [...interfaces.modules.map((m) => m.openapi.tag), CONTROL_TAG],
+      components: { securitySchemes },
     },
     transform: ({ schema, url, route }) => {
       const own = (schema ?? {}) as Schema;
-      const id = interfaceAt(interfaces, url);
+      const owner = interfaces.ofPath(url);
       const operation = route.config?.operation;
       const placed: Schema = { ...own };
       if (placed.operationId === undefined && typeof operation === 'string')
         placed.operationId = operationIdOf(operation);
       if (placed.security === undefined) {
-        if (id) placed.security = INTERFACE_SECURITY[id];
+        if (owner) placed.security = owner.openapi.security;
         else if (url.startsWith('/_sandbox')) placed.security = route.config?.sandboxPublic ? [] : CONTROL_SECURITY;
       }
       return { schema: placed as typeof schema, url };

@@ -1,4 +1,4 @@
-import type { Assumption } from './assumptions.js';
+import type { Assumption } from './assumption-catalog.js';
 
 /** Decisions that apply to every interface or to the sandbox as a whole. */
 export const assumptions: Assumption[] = [

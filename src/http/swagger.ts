@@ -3,16 +3,15 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { type Assumption, assumptionText } from './assumptions.js';
-import type { InterfaceTable } from './interface-plugin.js';
+import { type Assumption, assumptionText } from './assumption-catalog.js';
+import type { Interfaces } from './interface-module.js';
 import { swaggerOptions } from './openapi.js';
 
 export interface OpenApiOptions {
   version: string;
   assumptions: readonly Assumption[];
-  tags: ReadonlyArray<{ name: string; description: string }>;
-  /** The emulated interfaces: their prefixes decide each operation's security scheme. */
-  interfaces: InterfaceTable;
+  /** The emulated interfaces: their tags, and their prefixes decide each operation's security. */
+  interfaces: Interfaces;
 }
 
 export async function registerOpenApi(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
@@ -29,7 +28,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       text: assumptionText(a),
     })),
   };
-  await app.register(swagger, swaggerOptions(info, options.tags, options.interfaces));
+  await app.register(swagger, swaggerOptions(info, options.interfaces));
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

@@ -1,5 +1,5 @@
 import { catalog } from '../http/catalog.js';
-import type { InterfaceSetup } from '../http/interface-plugin.js';
+import type { InterfaceContract } from '../http/interface-module.js';
 import { outcomes } from './outcomes.js';
 
 export const PREFIX = '/api/service/document';
@@ -24,12 +24,11 @@ export const operations = catalog('loanbond', [
   ['custodian-web-services', 'platform family: custodian web services', null],
 ]);
 
-/** What the shared HTTP layer, the journal and fault rules need to know of this interface. */
-export const setup: InterfaceSetup = {
+/** What the shared HTTP layer, the journal, fault rules and coverage need to know of this interface. */
+export const contract: InterfaceContract<'loanbond'> = {
   id: 'loanbond',
   prefix: PREFIX,
   shape: 'standard',
-  /** The statuses the specification documents (501 is the sandbox's own). */
   statuses: [400, 401],
   operations,
   outcomes,

@@ -2,7 +2,7 @@
 import { type Static, Type } from '@fastify/type-provider-typebox';
 import { type ErrorDetail, pointer } from '../http/errors.js';
 import { Strict, StringEnum } from '../http/schema.js';
-import { type FixtureSection, UniqueKeys } from '../runtime/fixture-section.js';
+import { type FixtureSection, UniqueKeys } from '../runtime/fixture-document.js';
 import type { Product } from '../store/loanbond.js';
 
 export const PRODUCTS: readonly Product[] = ['electronic-signature', 'digital-loan-bond'];

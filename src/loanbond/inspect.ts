@@ -1,14 +1,15 @@
 // Inspection of the loanbond interface's state, mounted under /_sandbox/loanbond (admin-token rule applies).
 // Files are shown by name, size and SHA-256, never their bytes; token_acesso only by a short hint.
+import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { centsToNumber } from '../domain/money.js';
 import { SandboxError } from '../http/errors.js';
 import { ErrorDetailSchema, StandardError } from '../http/schema.js';
 import type { AdditionalDocumentRow, RegistrationRow } from '../store/loanbond.js';
 import { Signature, type Signature as SignatureT, Signer } from './schemas.js';
-import { runtimeOf } from '../runtime/index.js';
+import { type Runtime, runtimeOf } from '../runtime/index.js';
 
-const TAG = ['sandbox control plane'];
+const TAG = [CONTROL_TAG.name];
 
 const States = ['registered', 'signatures-pending', 'signatures-complete'];
 
@@ -231,4 +232,18 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => ({ count: runtimeOf(request).store.loanbond.documentCount() }),
   );
+};
+
+/** What the inspector's overview shows of loan-bond. */
+export const loanbondOverview = {
+  tables: {
+    lb_callers: 'callers',
+    lb_documents: 'stored files',
+    lb_registrations: 'registrations',
+    lb_additional_documents: 'additional documents',
+  },
+  warnings(runtime: Runtime): string[] {
+    const registered = runtime.store.loanbond.registrations().filter((r) => r.state === 'registered').length;
+    return registered > 0 ? [`loan-bond: ${registered} registration(s) not yet processed`] : [];
+  },
 };

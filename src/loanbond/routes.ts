@@ -2,17 +2,17 @@
 // Differs from the real service where the README's assumptions table says (interface "loanbond").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyRequest } from 'fastify';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { validationError } from '../http/errors.js';
-import { setupInterface } from '../http/interface-plugin.js';
+import { serveInterface } from '../http/interface-plugin.js';
 import { strictFor } from '../runtime/strict.js';
 import { errorResponses, StandardError, StrictHeaders } from '../http/schema.js';
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
-import { setup } from './contract.js';
+import { contract } from './contract.js';
 import { registrationWork } from './runner.js';
 import { register } from './register.js';
-import { MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
+import { DEFAULT_REGISTRATION_BODY_LIMIT, MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
 import { runtimeOf } from '../runtime/index.js';
 import { readRegistration, uploadOf } from './upload.js';
 
@@ -20,14 +20,14 @@ const a = assumptionLookup(assumptions);
 const s = assumptionLookup(sandboxAssumptions);
 
 export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  setupInterface(app, setup);
+  serveInterface(app, contract);
   await app.register(registrationRoute);
 };
 
 /** The registration, in a context of its own: its body is read as a stream (upload.ts). */
 const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
   const parse = app.getDefaultJsonParser('error', 'error');
-  const limit = app.settings.loanbondBodyLimit;
+  const limit = app.settings.loanbondBodyLimit ?? DEFAULT_REGISTRATION_BODY_LIMIT;
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (request, payload, done) => {
     readRegistration(request, payload, {

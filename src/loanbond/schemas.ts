@@ -2,7 +2,7 @@
 // registration request"). Required-ness and formats the tables do not show are assumptions.
 import { type Static, Type } from '@fastify/type-provider-typebox';
 import { MAX_FILE_BYTES } from '../domain/pdf.js';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { Money, Strict } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 

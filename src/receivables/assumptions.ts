@@ -1,4 +1,4 @@
-import type { Assumption } from '../http/assumptions.js';
+import type { Assumption } from '../http/assumption-catalog.js';
 
 /** Decisions of the receivables interface where the specification is silent (README, assumptions table). */
 export const assumptions: Assumption[] = [

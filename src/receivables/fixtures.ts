@@ -3,7 +3,7 @@ import { type Static, Type } from '@fastify/type-provider-typebox';
 import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer } from '../http/errors.js';
 import { Strict } from '../http/schema.js';
-import { type FixtureSection, UniqueKeys } from '../runtime/fixture-section.js';
+import { type FixtureSection, UniqueKeys } from '../runtime/fixture-document.js';
 
 export const ReceivablesFixtures = Strict({
   funds: Type.Optional(

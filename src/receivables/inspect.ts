@@ -1,5 +1,6 @@
 // Inspection of the receivables interface's state, mounted under /_sandbox/receivables (admin-token rule applies).
 // Funds (never their tokens), a fund's imports, and one import with its counts, titles and diagnostics.
+import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { centsToNumber } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
@@ -7,10 +8,10 @@ import { SandboxError } from '../http/errors.js';
 import { StandardError } from '../http/schema.js';
 import type { ImportRow, ReceivablesStore } from '../store/receivables.js';
 import { CnabFile } from './cnab.js';
-import { runtimeOf } from '../runtime/index.js';
+import { type Runtime, runtimeOf } from '../runtime/index.js';
 import type { FastifyRequest } from 'fastify';
 
-const TAGS = ['sandbox control plane'];
+const TAGS = [CONTROL_TAG.name];
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
 const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
@@ -294,4 +295,19 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
       };
     },
   );
+};
+
+/** What the inspector's overview shows of receivables. */
+export const receivablesOverview = {
+  tables: { rc_funds: 'funds', rc_imports: 'imports', rc_diagnostics: 'diagnostics' },
+  warnings(runtime: Runtime): string[] {
+    const store = runtime.store.receivables;
+    const imports = store.funds().flatMap((f) => store.importsOfFund(f.fundCnpj));
+    const rejected = imports.filter((i) => i.status === 'rejected').length;
+    const pending = imports.filter((i) => i.status === 'pending').length;
+    const warnings: string[] = [];
+    if (rejected > 0) warnings.push(`receivables: ${rejected} CNAB import(s) rejected`);
+    if (pending > 0) warnings.push(`receivables: ${pending} CNAB import(s) still pending`);
+    return warnings;
+  },
 };

@@ -2,12 +2,12 @@
 // Differs from the real service where the README's assumptions table says (interface "receivables").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { assumptionLookup } from '../http/assumptions.js';
-import { setupInterface } from '../http/interface-plugin.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
+import { serveInterface } from '../http/interface-plugin.js';
 import { strictFor } from '../runtime/strict.js';
 import { EnvelopeError, errorResponses, StrictHeaders } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
-import { setup } from './contract.js';
+import { contract } from './contract.js';
 import { importWork } from './runner.js';
 import { ImportCnabBody, NoBody } from './schemas.js';
 import { submitImport } from './submit.js';
@@ -16,7 +16,7 @@ import { runtimeOf } from '../runtime/index.js';
 const a = assumptionLookup(assumptions);
 
 export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  setupInterface(app, setup);
+  serveInterface(app, contract);
 
   app.post(
     '/import-cnab',
@@ -33,7 +33,7 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           200: NoBody,
           ...errorResponses(
-            setup.statuses,
+            contract.statuses,
             EnvelopeError,
             a('rc-validation-error', 'rc-error-precedence'),
           ),

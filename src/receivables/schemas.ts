@@ -1,6 +1,6 @@
 // Wire format of the receivables interface, as the specification's submission table.
 import { type Static, Type } from '@fastify/type-provider-typebox';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { Strict } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 

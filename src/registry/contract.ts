@@ -1,5 +1,5 @@
 import { catalog } from '../http/catalog.js';
-import type { InterfaceSetup } from '../http/interface-plugin.js';
+import type { InterfaceContract } from '../http/interface-module.js';
 import { outcomes } from './outcomes.js';
 
 export const PREFIX = '/api/v1.0/service/dup';
@@ -19,12 +19,11 @@ export const operations = catalog('registry', [
   ['pre-query-operation-query', 'pre-query operation query', 'POST'],
 ]);
 
-/** What the shared HTTP layer, the journal and fault rules need to know of this interface. */
-export const setup: InterfaceSetup = {
+/** What the shared HTTP layer, the journal, fault rules and coverage need to know of this interface. */
+export const contract: InterfaceContract<'registry'> = {
   id: 'registry',
   prefix: PREFIX,
   shape: 'standard',
-  /** The statuses the specification documents (501 is the sandbox's own). */
   statuses: [400, 401, 500],
   operations,
   outcomes,

@@ -1,19 +1,20 @@
 // Inspection of the registry interface's state, mounted under /_sandbox/registry (admin-token rule
 // applies). It is how a user learns the keys the named-only query operations would return.
+import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { toIsoUtc } from '../domain/dates.js';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError } from '../http/errors.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { type HeldFields, heldToView } from './documents.js';
 import { reconciliationDue } from './overdue.js';
 import { BatchView, type Divergence, ParticipantView, ReconciliationView, type Warning } from './schemas.js';
-import { runtimeOf } from '../runtime/index.js';
+import { type Runtime, runtimeOf } from '../runtime/index.js';
 import type { FastifyRequest } from 'fastify';
 
 const a = assumptionLookup(assumptions);
-const TAG = ['sandbox control plane'];
+const TAG = [CONTROL_TAG.name];
 const errors = { 401: StandardError, 404: StandardError };
 
 type Reported = {
@@ -193,4 +194,30 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
       };
     },
   );
+};
+
+/** What the inspector's overview shows of the registry. */
+export const registryOverview = {
+  tables: {
+    rg_participants: 'participants',
+    rg_batches: 'batches',
+    rg_documents: 'documents',
+    rg_reconciliations: 'reconciliations',
+    rg_reconciliation_items: 'reconciled items',
+  },
+  warnings(runtime: Runtime): string[] {
+    const warnings: string[] = [];
+    const now = runtime.clock.now();
+    const registry = runtime.store.registry;
+    for (const participantId of registry.participantIds()) {
+      const activity = registry.activity(participantId);
+      const last = registry.lastReconciliation(participantId);
+      const due = reconciliationDue(activity.firstRegistrationAt, last?.reconciledAt ?? null, now);
+      if (due.overdue && due.dueBy)
+        warnings.push(
+          `registry: participant ${participantId} is overdue for its monthly reconciliation (due by ${toIsoUtc(due.dueBy)})`,
+        );
+    }
+    return warnings;
+  },
 };

@@ -2,16 +2,16 @@
 // Differs from the real service where the README's assumptions table says (interface "registry").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { bearerToken } from '../http/bearer.js';
 import { SandboxError } from '../http/errors.js';
-import { setupInterface } from '../http/interface-plugin.js';
+import { serveInterface } from '../http/interface-plugin.js';
 import { BEARER_CHALLENGE, errorResponses, StandardError, StrictHeaders } from '../http/schema.js';
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { runtimeOf } from '../runtime/index.js';
 import { strictFor } from '../runtime/strict.js';
 import { assumptions } from './assumptions.js';
-import { setup } from './contract.js';
+import { contract } from './contract.js';
 import { reconcileDocuments } from './reconcile.js';
 import { registerDocuments } from './register.js';
 import { ReconcileBody, ReconcileResponse, RegisterBody, RegisterResponse } from './schemas.js';
@@ -20,7 +20,7 @@ const a = assumptionLookup([...sandboxAssumptions, ...assumptions]);
 const WARNINGS_HEADER = 'sandbox-warnings';
 
 export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
-  setupInterface(app, setup);
+  serveInterface(app, contract);
 
   // The participant behind each authenticated request.
   const participants = new WeakMap<FastifyRequest, string>();

@@ -1,7 +1,7 @@
 // Wire format of the registry interface, field for field as the specification's tables. The
 // specification shows types only (no required-ness, no lengths), so every document field is optional.
 import { type Static, Type } from '@fastify/type-provider-typebox';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { CalendarDate, Money, Strict, StringEnum } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 

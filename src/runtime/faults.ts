@@ -2,7 +2,7 @@
 // documented error status in its own error body, or answers late. Lets a user test a client's
 // retries and timeouts against the real state of the sandbox.
 import { type ErrorShape, type InterfaceId, pointer, renderError, SandboxError, validationError } from '../http/errors.js';
-import type { InterfaceTable } from '../http/interface-plugin.js';
+import type { InterfaceContract } from '../http/interface-module.js';
 
 export const FAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const MAX_DELAY_MS = 300_000;
@@ -58,17 +58,15 @@ export class Faults {
    * Checks and adds a rule against the interfaces' prefixes, statuses and error shapes; throws a 400
    * naming each bad field.
    */
-  add(input: FaultRuleInput, now: Date, interfaces: InterfaceTable): FaultRule {
-    const INTERFACES = interfaces;
+  add(input: FaultRuleInput, now: Date, interfaces: readonly InterfaceContract[]): FaultRule {
     const details: Array<{ path: string; message: string }> = [];
-    const prefixes = Object.values(INTERFACES)
-      .map((s) => s.prefix)
-      .join(', ');
+    const prefixes = interfaces.map((s) => s.prefix).join(', ');
+    const contractOf = (id: InterfaceId) => interfaces.find((s) => s.id === id);
     let iface = input.interface;
     let path = input.path;
     if (path !== undefined) {
       const head = path.split('*')[0] ?? '';
-      const owner = Object.values(INTERFACES).find(
+      const owner = interfaces.find(
         (s) => head === s.prefix || head.startsWith(`${s.prefix}/`) || (head === '' && s.id === iface),
       );
       if (iface === undefined) {
@@ -81,42 +79,40 @@ export class Faults {
       } else if (!owner || owner.id !== iface) {
         details.push({
           path: pointer('path'),
-          message: `the pattern must start with the ${iface} prefix ${INTERFACES[iface].prefix} (or be "*")`,
+          message: `the pattern must start with the ${iface} prefix ${contractOf(iface)?.prefix ?? '?'} (or be "*")`,
         });
       }
     } else if (iface !== undefined) {
-      path = `${INTERFACES[iface].prefix}/*`;
+      path = `${contractOf(iface)?.prefix ?? ''}/*`;
     } else {
       details.push({ path: pointer('path'), message: 'give a path pattern, an interface, or both' });
     }
-    if (
-      iface !== undefined &&
-      input.status !== undefined &&
-      !INTERFACES[iface].statuses.includes(input.status)
-    ) {
+    const contract = iface === undefined ? undefined : contractOf(iface);
+    if (contract && input.status !== undefined && !contract.statuses.includes(input.status)) {
       details.push({
         path: pointer('status'),
-        message: `${input.status} is not a documented status of the ${iface} interface: one of ${INTERFACES[iface].statuses.join(', ')}`,
+        message: `${input.status} is not a documented status of the ${contract.id} interface: one of ${contract.statuses.join(', ')}`,
       });
     }
     if (input.status === undefined && !input.delayMs) {
       details.push({ path: '', message: 'a rule needs a status, a delayMs above 0, or both' });
     }
-    if (input.code !== undefined && iface !== undefined && INTERFACES[iface].shape !== 'envelope') {
+    if (input.code !== undefined && contract && contract.shape !== 'envelope') {
+      const envelopes = interfaces.filter((s) => s.shape === 'envelope').map((s) => s.id);
       details.push({
         path: pointer('code'),
-        message: `code belongs to the receivables error envelope; the ${iface} error body has none`,
+        message: `code belongs to the error envelope (${envelopes.join(', ')}); the ${contract.id} error body has none`,
       });
     }
-    if (details.length > 0 || iface === undefined || path === undefined) throw validationError(details);
+    if (details.length > 0 || contract === undefined || path === undefined) throw validationError(details);
 
     this.seq += 1;
-    const pattern = path === '*' ? `${INTERFACES[iface].prefix}/*` : path;
+    const pattern = path === '*' ? `${contract.prefix}/*` : path;
     const rule: FaultRule = {
       id: `fault-${this.seq}`,
       method: input.method ?? null,
       path: pattern,
-      interface: iface,
+      interface: contract.id,
       status: input.status ?? null,
       code: input.code ?? null,
       message: input.message ?? null,

@@ -6,10 +6,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { openDatabase } from '../store/db.js';
 import { Store } from '../store/index.js';
+import type { StorePart } from '../store/part.js';
+import { validationError } from '../http/errors.js';
 import { SandboxClock } from './clock.js';
 import { type CoveredOperation, Coverage } from './coverage.js';
 import type { Outcome } from '../http/outcomes.js';
 import { Faults } from './faults.js';
+import { type FixtureDocuments, type LoadCounts, readFixtureFile, under } from './fixture-document.js';
 import { SandboxIds } from './ids.js';
 import { Journal } from './journal.js';
 import { Snapshots } from './snapshots.js';
@@ -54,14 +57,42 @@ export interface WorkKind<T extends { run: Runner } = { run: Runner }> {
   create(ctx: RunnerContext): T;
 }
 
+/** What the interfaces bring to every sandbox state (handed in: this layer knows no interface). */
+export interface InterfaceParts {
+  /** Their asynchronous work, registered in this order. */
+  work: readonly WorkKind[];
+  /** The fixture document their sections make. */
+  fixtures: FixtureDocuments;
+  /** Tables of their own beyond the sandbox's schema. */
+  store: readonly StorePart<unknown>[];
+  /** What coverage counts: the outcomes of the documented operations (none: coverage is off). */
+  coverage: { outcomes: readonly Outcome[]; operations: readonly CoveredOperation[] };
+}
+
+export interface ResetOptions {
+  /** A fixture document, "default" (what the settings name) or undefined (an empty state). */
+  fixtures?: unknown;
+  /** Restart generated keys from this seed; default the settings' seed. */
+  seed?: string;
+  /** Secrets follow the seed too; default the settings' choice when no seed is given. */
+  seedSecrets?: boolean;
+}
+
 export interface Runtime extends RunnerContext {
   readonly ids: SandboxIds;
+  readonly fixtures: FixtureDocuments;
   readonly journal: Journal;
   readonly faults: Faults;
   readonly snapshots: Snapshots;
   readonly work: Work;
   /** The instance of an interface's work kind in this runtime (its hand-over points). */
   workOf<T extends { run: Runner }>(kind: WorkKind<T>): T;
+  /**
+   * Wipes the state and loads the fixtures, in one transaction; returns the clock to real time,
+   * restarts generated keys and empties the journal, the fault rules and the coverage counts. A
+   * refused fixture document (a 400 whose pointers start with /fixtures) changes nothing.
+   */
+  reset(options: ResetOptions): LoadCounts;
   /** Stops the work (waiting for runs in flight) and closes the database. */
   close(): Promise<void>;
 }
@@ -70,11 +101,8 @@ export interface RuntimeOptions {
   /** Database file, or ':memory:'. */
   db: string;
   settings: RuntimeSettings;
-  /** The work kinds of the interfaces, registered in this order. */
-  kinds: readonly WorkKind[];
+  interfaces: InterfaceParts;
   log: RuntimeLog;
-  /** What coverage counts: the outcomes of the documented operations (handed in: no interface here). */
-  catalog?: { outcomes: readonly Outcome[]; operations: readonly CoveredOperation[] };
   /** Injected clock (tests pin time); default: real time. */
   clock?: SandboxClock;
   /** Injected key generator; default: random, or seeded by settings.seed. */
@@ -87,7 +115,14 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
   if (!Number.isInteger(settings.journalSize) || settings.journalSize < 0)
     throw new Error(`journalSize must be a whole number of entries, 0 or more (got ${settings.journalSize})`);
   const { db, isNew } = openDatabase(options.db);
-  const store = new Store(db);
+  const { interfaces } = options;
+  let store: Store;
+  try {
+    store = new Store(db, interfaces.store);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   const clock = options.clock ?? new SandboxClock();
   const ids = options.ids ?? new SandboxIds(settings.seed, { secrets: settings.seedSecrets });
   if (!options.ids && settings.seed !== undefined && !isNew) {
@@ -107,7 +142,8 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     log,
     ids,
     journal: new Journal(settings.journalSize),
-    coverage: new Coverage(options.catalog?.outcomes ?? [], options.catalog?.operations ?? [], () => clock.nowMs()),
+    fixtures: interfaces.fixtures,
+    coverage: new Coverage(interfaces.coverage.outcomes, interfaces.coverage.operations, () => clock.nowMs()),
     faults: new Faults(),
     snapshots: new Snapshots(store.snapshots, clock, ids),
     work,
@@ -116,12 +152,43 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
       if (!instance) throw new Error(`work "${kind.name}" is not part of this runtime`);
       return instance as T;
     },
+    reset(options: ResetOptions): LoadCounts {
+      const seed = options.seed ?? settings.seed;
+      const seedSecrets = options.seedSecrets ?? (options.seed === undefined && settings.seedSecrets);
+      if (seedSecrets && seed === undefined)
+        throw validationError([
+          { path: '/seedSecrets', message: 'needs a seed: give "seed" too (or start the sandbox with SANDBOX_SEED)' },
+        ]);
+      let doc = options.fixtures;
+      if (doc === 'default') {
+        const configured = settings.fixtures;
+        doc = typeof configured === 'string' ? readFixtureFile(configured) : (configured ?? {});
+      }
+      // The clock returns to real time first, so fixture defaults take real timestamps; a refused
+      // document puts the clock back too: a rejected reset changes nothing.
+      const savedClock = clock.save();
+      clock.reset();
+      let loaded: LoadCounts;
+      try {
+        loaded = under('/fixtures', () => interfaces.fixtures.replace(doc, runtime));
+      } catch (err) {
+        clock.restore(savedClock);
+        throw err;
+      }
+      ids.reseed(seed, { secrets: seedSecrets });
+      // A test that resets starts clean: no journal from the test before, no fault rule left over, no
+      // coverage counted by another client.
+      runtime.journal.clear();
+      runtime.faults.clear();
+      runtime.coverage.clear();
+      return loaded;
+    },
     async close() {
       await work.close();
       await store.close();
     },
   };
-  for (const kind of options.kinds) {
+  for (const kind of interfaces.work) {
     const instance = kind.create(runtime);
     instances.set(kind.name, instance);
     work.register(kind.name, () => instance.run());

@@ -1,7 +1,7 @@
 // Snapshots of the whole sandbox: the database (every table, copied on the same connection), the
 // clock's setting and the position of the key sequence, so that a restored sandbox answers the
 // next request exactly as it did after the save. Journal and fault rules are not part of it.
-import type { SnapshotStore } from '../store/snapshots.js';
+import type { SnapshotStore } from '../store/snapshot-store.js';
 import type { SandboxClock } from './clock.js';
 import type { IdsState, SandboxIds } from './ids.js';
 

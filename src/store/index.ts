@@ -5,10 +5,11 @@ import type { Db } from './db.js';
 import { DocumentFiles, documentsDir } from './documents.js';
 import { GroupCommit } from './group-commit.js';
 import { LoanbondStore } from './loanbond.js';
+import { migrateParts, PART_MIGRATIONS_TABLE, type StorePart } from './part.js';
 import { ReadCache } from './read-cache.js';
 import { ReceivablesStore } from './receivables.js';
 import { RegistryStore } from './registry.js';
-import { SnapshotStore } from './snapshots.js';
+import { SnapshotStore } from './snapshot-store.js';
 
 export class Store {
   readonly bookkeeping: BookkeepingStore;
@@ -29,8 +30,14 @@ export class Store {
   private readonly counts: Array<[string, { get(): unknown }]>;
   private readonly getMeta;
   private readonly setMeta;
+  private readonly parts = new Map<StorePart<unknown>, unknown>();
 
-  constructor(readonly db: Db) {
+  /** `parts`: tables the interfaces bring beyond the sandbox's schema (migrated here, before anything reads the table list). */
+  constructor(
+    readonly db: Db,
+    parts: readonly StorePart<unknown>[] = [],
+  ) {
+    migrateParts(db, parts);
     this.reads = new ReadCache(db);
     this.writes = new GroupCommit(db);
     this.bookkeeping = new BookkeepingStore(db, this.reads);
@@ -43,7 +50,8 @@ export class Store {
     const tables = db
       .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
       .pluck()
-      .all() as string[];
+      .all()
+      .filter((t) => t !== PART_MIGRATIONS_TABLE) as string[];
     const deletes = tables.map((t) => db.prepare(`DELETE FROM "${t}"`));
     this.counts = tables.map((t) => [t, db.prepare(`SELECT count(*) FROM "${t}"`).pluck()]);
     this.wipeAll = db.transaction(() => {
@@ -60,6 +68,13 @@ export class Store {
     this.checkpointer = db.memory ? undefined : new Checkpointer(db);
     // Files of a database file that no row refers to (a crash between a file and its row).
     this.documents.sweep();
+    for (const part of parts) this.parts.set(part, part.open(db, this.reads));
+  }
+
+  /** The statements of a part given to the constructor. */
+  part<T>(part: StorePart<T>): T {
+    if (!this.parts.has(part)) throw new Error(`the store part "${part.name}" is not part of this store`);
+    return this.parts.get(part) as T;
   }
 
   /**

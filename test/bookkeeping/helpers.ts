@@ -1,6 +1,6 @@
 // Shared fixtures of the bookkeeping tests: two tenants, one user each, a few bills.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { FixtureDocument } from '../../src/control/fixtures.js';
+import type { FixtureDocument } from '../../src/interfaces.js';
 import { testApp } from '../helpers.js';
 
 export const TENANT = '11222333000181';

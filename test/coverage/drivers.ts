@@ -1,7 +1,7 @@
 // One driver per outcome of the catalog: the HTTP calls a client makes to meet that outcome exactly
 // once, against a sandbox started with COVERAGE_FIXTURES. Used by the reachability test and the demo
 // of the JUnit report. Keyed by outcome id; a missing driver fails the test that walks the catalog.
-import type { FixtureDocument } from '../../src/control/fixtures.js';
+import type { FixtureDocument } from '../../src/interfaces.js';
 import { cnabText, detailLine, headerLine, trailerLine, VALID_NFE_KEY } from '../receivables/helpers.js';
 import { pdf } from '../loanbond/helpers.js';
 

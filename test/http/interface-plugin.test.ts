@@ -3,7 +3,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SandboxError } from '../../src/http/errors.js';
-import { setupInterface } from '../../src/http/interface-plugin.js';
+import { serveInterface } from '../../src/http/interface-plugin.js';
 import { INTERFACES } from '../../src/interfaces.js';
 import { Money, Strict } from '../../src/http/schema.js';
 import { validatorCompiler } from '../../src/http/validation.js';
@@ -16,7 +16,7 @@ const Body = Strict({
 
 function plugin(id: 'bookkeeping' | 'receivables'): FastifyPluginAsyncTypebox {
   return async (app) => {
-    setupInterface(app, INTERFACES[id]);
+    serveInterface(app, INTERFACES.contract(id));
     app.post('/thing', { schema: { body: Body } }, async (request) => ({ got: request.body }));
     app.post('/teapot', async () => {
       throw new SandboxError(418, 'undocumented status');

@@ -1,7 +1,7 @@
 // Loan-bond test plumbing: PDFs of a chosen size, records, callers lacking each product.
 import { Buffer } from 'node:buffer';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { FixtureDocument } from '../../src/control/fixtures.js';
+import type { FixtureDocument } from '../../src/interfaces.js';
 import { BASE_FIXTURES, testApp } from '../helpers.js';
 
 export const URL = '/api/service/document/registrar';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testApp } from '../helpers.js';
+import { INTERFACES } from '../../src/interfaces.js';
 import { Checker, type OpenApiDocument, problemsOf, responsesChecked, routesOf } from './conformance.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
@@ -47,34 +48,34 @@ describe('the response check of the whole suite (test/openapi/conformance.ts)', 
   const json = { 'content-type': 'application/json; charset=utf-8', 'sandbox-count': '2' };
 
   it('passes a response the document describes, money with float noise included', () => {
-    expect(problemsOf(checker, call, 200, json, JSON.stringify({ n: 830.55 }))).toEqual([]);
+    expect(problemsOf(checker, call, 200, json, JSON.stringify({ n: 830.55 }), INTERFACES)).toEqual([]);
   });
 
   it('fails an undocumented status, a body off its schema, a missing or undeclared header, an unknown route', () => {
-    expect(problemsOf(checker, call, 500, json, '{}')).toEqual([expect.stringContaining('status 500 is not documented')]);
-    expect(problemsOf(checker, call, 200, json, JSON.stringify({ n: 1.234 }))).toEqual([
+    expect(problemsOf(checker, call, 500, json, '{}', INTERFACES)).toEqual([expect.stringContaining('status 500 is not documented')]);
+    expect(problemsOf(checker, call, 200, json, JSON.stringify({ n: 1.234 }), INTERFACES)).toEqual([
       expect.stringContaining('/n must be multiple of 0.01'),
     ]);
-    expect(problemsOf(checker, call, 200, { 'content-type': 'application/json' }, '{"n":1}')).toEqual([
+    expect(problemsOf(checker, call, 200, { 'content-type': 'application/json' }, '{"n":1}', INTERFACES)).toEqual([
       expect.stringContaining('required header Sandbox-Count is missing'),
     ]);
-    expect(problemsOf(checker, call, 404, { 'sandbox-warnings': '1' }, '')).toEqual([
+    expect(problemsOf(checker, call, 404, { 'sandbox-warnings': '1' }, '', INTERFACES)).toEqual([
       expect.stringContaining('header sandbox-warnings is sent but not declared'),
     ]);
-    expect(problemsOf(checker, call, 404, {}, '{"error":"x"}')).toEqual([
+    expect(problemsOf(checker, call, 404, {}, '{"error":"x"}', INTERFACES)).toEqual([
       expect.stringContaining('a body is sent where the document declares none'),
     ]);
-    expect(problemsOf(checker, { ...call, route: '/other' }, 200, json, '{}')).toEqual([
+    expect(problemsOf(checker, { ...call, route: '/other' }, 200, json, '{}', INTERFACES)).toEqual([
       expect.stringContaining('GET /other is a route the document does not describe'),
     ]);
   });
 
   it('allows an unrouted request only the 501 or a documented status under an interface, a 404 or 400 elsewhere', () => {
     const unrouted = (url: string) => ({ method: 'GET', url, route: undefined, hidden: false });
-    expect(problemsOf(checker, unrouted('/api/service/document/cancelar'), 501, {}, '')).toEqual([]);
-    expect(problemsOf(checker, unrouted('/v1/import-cnab/x'), 401, {}, '')).toHaveLength(1);
-    expect(problemsOf(checker, unrouted('/elsewhere'), 404, {}, '')).toEqual([]);
-    expect(problemsOf(checker, unrouted('/elsewhere'), 501, {}, '')).toHaveLength(1);
+    expect(problemsOf(checker, unrouted('/api/service/document/cancelar'), 501, {}, '', INTERFACES)).toEqual([]);
+    expect(problemsOf(checker, unrouted('/v1/import-cnab/x'), 401, {}, '', INTERFACES)).toHaveLength(1);
+    expect(problemsOf(checker, unrouted('/elsewhere'), 404, {}, '', INTERFACES)).toEqual([]);
+    expect(problemsOf(checker, unrouted('/elsewhere'), 501, {}, '', INTERFACES)).toHaveLength(1);
   });
 });
 

@@ -8,7 +8,9 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { afterAll, afterEach } from 'vitest';
-import { INTERFACES, interfaceOfPath } from '../../src/interfaces.js';
+// Types only: a value import of the interface list would load every interface's modules before a
+// test file's vi.mock could replace one of them.
+import type { Interfaces } from '../../src/http/interface-module.js';
 
 interface Header {
   required?: boolean;
@@ -86,6 +88,8 @@ export function problemsOf(
   status: number,
   headers: Record<string, unknown>,
   payload: unknown,
+  /** The interfaces of the app that answered. */
+  interfaces: Interfaces,
 ): string[] {
   const path = request.url.split('?')[0] ?? '';
   const call = `${request.method} ${path} -> ${status}`;
@@ -95,8 +99,8 @@ export function problemsOf(
   if (request.route === undefined) {
     // Not routed: under an interface, the 501 of a named-only operation or a documented status (a fault
     // rule, a URL the router cannot read); elsewhere a 404, or the 400 of an unreadable URL.
-    const id = interfaceOfPath(path);
-    const allowed = id ? [...INTERFACES[id].statuses, 501] : [400, 404];
+    const owner = interfaces.ofPath(path);
+    const allowed = owner ? [...owner.contract.statuses, 501] : [400, 404];
     return allowed.includes(status) ? [] : [`${call}: no route takes it and ${status} is not one of ${allowed.join(', ')}`];
   }
   const template = templateOf(request.route);
@@ -174,6 +178,7 @@ function record(app: FastifyInstance, request: FastifyRequest, reply: FastifyRep
       reply.statusCode,
       reply.getHeaders(),
       payload,
+      app.interfaces,
     ),
   );
 }

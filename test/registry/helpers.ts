@@ -1,6 +1,6 @@
 // Registry test plumbing: a valid document, and calls with the fixture participant's token.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { FixtureDocument } from '../../src/control/fixtures.js';
+import type { FixtureDocument } from '../../src/interfaces.js';
 import { BASE_FIXTURES } from '../helpers.js';
 
 export const REGISTER = '/api/v1.0/service/dup/registrar_documentos';

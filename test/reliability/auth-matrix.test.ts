@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import type { Operation } from '../../src/http/catalog.js';
-import { CATALOG } from '../../src/interfaces.js';
+import { INTERFACES } from '../../src/interfaces.js';
 import { testApp } from '../helpers.js';
 import {
   BK_OTHER_TENANT,
@@ -119,7 +119,7 @@ const MATRIX: Record<string, (c: Credential) => { call: Call; refusal: { status:
   }),
 };
 
-const DOCUMENTED = CATALOG.filter((o) => o.status === 'implemented');
+const DOCUMENTED = INTERFACES.operations.filter((o) => o.status === 'implemented');
 
 for (const workspace of ['', 'auth']) {
   const base = basePath(workspace);

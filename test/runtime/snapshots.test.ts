@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FixtureDocument } from '../../src/control/fixtures.js';
+import type { FixtureDocument } from '../../src/interfaces.js';
 import { BASE_FIXTURES, testApp } from '../helpers.js';
 
 type App = Awaited<ReturnType<typeof testApp>>;

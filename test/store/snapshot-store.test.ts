@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
-import { SnapshotStore } from '../../src/store/snapshots.js';
+import { SnapshotStore } from '../../src/store/snapshot-store.js';
 
 function db() {
   const { db } = openDatabase(':memory:');

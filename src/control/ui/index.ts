@@ -3,13 +3,12 @@
 // under ./assets, served from here: no CDN, no build step) and reads everything through the
 // /_sandbox API. Its static files hold no state, so they are served without the admin token; every
 // call the page makes for data sends it (see assets/api.js).
+import { CONTROL_TAG } from '../../http/openapi.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
-import { toIsoUtc } from '../../domain/dates.js';
-import { assumptionLookup } from '../../http/assumptions.js';
+import { assumptionLookup } from '../../http/assumption-catalog.js';
 import { SandboxError } from '../../http/errors.js';
 import { StandardError } from '../../http/schema.js';
-import { reconciliationDue } from '../../registry/overdue.js';
 import { assumptions } from '../../http/sandbox-assumptions.js';
 import { runtimeOf } from '../../runtime/index.js';
 
@@ -20,50 +19,21 @@ declare module 'fastify' {
   }
 }
 
-const TAG = ['sandbox control plane'];
-const a = assumptionLookup(assumptions);
+const TAG = [CONTROL_TAG.name];
+const assumed = assumptionLookup(assumptions);
 
-const ASSETS: Record<string, string> = {
-  'app.js': 'text/javascript; charset=utf-8',
-  'api.js': 'text/javascript; charset=utf-8',
-  'dom.js': 'text/javascript; charset=utf-8',
-  'page.js': 'text/javascript; charset=utf-8',
-  'bookkeeping.js': 'text/javascript; charset=utf-8',
-  'registry.js': 'text/javascript; charset=utf-8',
-  'receivables.js': 'text/javascript; charset=utf-8',
-  'loanbond.js': 'text/javascript; charset=utf-8',
-  'workspaces.js': 'text/javascript; charset=utf-8',
-  'coverage.js': 'text/javascript; charset=utf-8',
+const SCRIPT = 'text/javascript; charset=utf-8';
+
+/** The page's own files; each interface's panel script (its module's inspection.panel) is added to them. */
+const PAGE_ASSETS: Record<string, string> = {
+  'app.js': SCRIPT,
+  'api.js': SCRIPT,
+  'dom.js': SCRIPT,
+  'page.js': SCRIPT,
+  'workspaces.js': SCRIPT,
+  'coverage.js': SCRIPT,
   'style.css': 'text/css; charset=utf-8',
 };
-
-// Friendly names of the tables the overview counts; a table not named here shows by its own name.
-const TABLE_LABELS: Record<string, [string, string]> = {
-  bk_users: ['bookkeeping', 'users'],
-  bk_trade_bills: ['bookkeeping', 'trade bills'],
-  bk_payments: ['bookkeeping', 'payments'],
-  bk_extract_requests: ['bookkeeping', 'extract requests'],
-  rg_participants: ['registry', 'participants'],
-  rg_batches: ['registry', 'batches'],
-  rg_documents: ['registry', 'documents'],
-  rg_reconciliations: ['registry', 'reconciliations'],
-  rg_reconciliation_items: ['registry', 'reconciled items'],
-  rc_funds: ['receivables', 'funds'],
-  rc_imports: ['receivables', 'imports'],
-  rc_diagnostics: ['receivables', 'diagnostics'],
-  lb_callers: ['loanbond', 'callers'],
-  lb_registrations: ['loanbond', 'registrations'],
-  lb_documents: ['loanbond', 'stored files'],
-  lb_additional_documents: ['loanbond', 'additional documents'],
-};
-const PREFIXES: Record<string, string> = {
-  bk_: 'bookkeeping',
-  rg_: 'registry',
-  rc_: 'receivables',
-  lb_: 'loanbond',
-};
-// Link tables and counters say nothing a user looks for.
-const UNLISTED = new Set(['bk_user_tenants', 'bk_tenant_counters', 'sb_meta']);
 
 const Overview = Type.Object({
   clock: Type.Object({
@@ -80,6 +50,16 @@ const Overview = Type.Object({
   }),
   journal: Type.Object({ capacity: Type.Integer(), count: Type.Integer(), dropped: Type.Integer() }),
   warnings: Type.Array(Type.String(), { description: 'what deserves a look: overdue, rejected, pending' }),
+  interfaces: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      title: Type.String(),
+      panel: Type.Union([Type.String(), Type.Null()], {
+        description: 'the script under /_sandbox/ui/assets/ that draws its section; null: the counts only',
+      }),
+    }),
+    { description: 'the emulated interfaces, in order: one section of the page each' },
+  ),
 });
 
 // Next to this module after `npm run build` (which copies them); from the sources when this module was
@@ -87,18 +67,25 @@ const Overview = Type.Object({
 const ASSET_DIRS = ['./assets/', '../../../src/control/ui/assets/', '../../../../src/control/ui/assets/'];
 
 /** The first place holding every file of the page (a copy left by an older build may lack new ones). */
-function assetDir(): URL | undefined {
-  const names = ['index.html', ...Object.keys(ASSETS)];
+function assetDir(names: readonly string[]): URL | undefined {
   return ASSET_DIRS.map((d) => new URL(d, import.meta.url)).find((u) => names.every((n) => existsSync(new URL(n, u))));
 }
 
 export const uiPlugin: FastifyPluginAsyncTypebox = async (app) => {
   // Read once at start: the files are small and never change while the sandbox runs. Without them the
   // sandbox still serves everything else; the page then says what is missing.
-  const dir = assetDir();
+  const { modules } = app.interfaces;
+  const files: Record<string, string> = { ...PAGE_ASSETS };
+  for (const m of modules) if (m.inspection.panel.script) files[m.inspection.panel.script] = SCRIPT;
+  const dir = assetDir(['index.html', ...Object.keys(files)]);
   const read = (name: string) => (dir ? readFileSync(new URL(name, dir)) : undefined);
   const page = read('index.html');
-  const assets = new Map(Object.entries(ASSETS).map(([name, type]) => [name, { type, body: read(name) }]));
+  const assets = new Map(Object.entries(files).map(([name, type]) => [name, { type, body: read(name) }]));
+  const sections = modules.map((m) => ({
+    id: m.contract.id,
+    title: m.inspection.panel.title,
+    panel: m.inspection.panel.script ?? null,
+  }));
 
   app.get(
     '/ui',
@@ -141,47 +128,23 @@ export const uiPlugin: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAG,
         summary: 'The inspector overview: rows per interface, the clock, the last reset, warnings',
         response: { 200: Overview, 401: StandardError },
-        'x-sandbox-assumption': a('inspector-token'),
+        'x-sandbox-assumption': assumed('inspector-token'),
       },
     },
     async (request) => {
       const runtime = runtimeOf(request);
-      const counts: Record<string, Record<string, number>> = {
-        bookkeeping: {},
-        registry: {},
-        receivables: {},
-        loanbond: {},
-      };
-      for (const [table, n] of Object.entries(runtime.store.tableCounts())) {
-        if (UNLISTED.has(table)) continue;
-        const label = TABLE_LABELS[table];
-        const iface = label?.[0] ?? PREFIXES[table.slice(0, 3)];
-        if (!iface) continue;
-        (counts[iface] ??= {})[label?.[1] ?? table] = n;
-      }
-      counts.bookkeeping = { tenants: runtime.store.bookkeeping.tenants().length, ...counts.bookkeeping };
-
+      const tables = runtime.store.tableCounts();
+      const counts: Record<string, Record<string, number>> = {};
       const warnings: string[] = [];
-      const now = runtime.clock.now();
-      const registry = runtime.store.registry;
-      for (const participantId of registry.participantIds()) {
-        const activity = registry.activity(participantId);
-        const last = registry.lastReconciliation(participantId);
-        const due = reconciliationDue(activity.firstRegistrationAt, last?.reconciledAt ?? null, now);
-        if (due.overdue && due.dueBy)
-          warnings.push(
-            `registry: participant ${participantId} is overdue for its monthly reconciliation (due by ${toIsoUtc(due.dueBy)})`,
-          );
+      for (const { contract, inspection } of modules) {
+        const own: Record<string, number> = { ...inspection.counts?.(runtime) };
+        for (const [table, label] of Object.entries(inspection.tables)) {
+          const n = tables[table];
+          if (n !== undefined) own[label] = n;
+        }
+        counts[contract.id] = own;
+        warnings.push(...inspection.warnings(runtime));
       }
-      const imports = runtime.store.receivables
-        .funds()
-        .flatMap((f) => runtime.store.receivables.importsOfFund(f.fundCnpj));
-      const rejected = imports.filter((i) => i.status === 'rejected').length;
-      const pending = imports.filter((i) => i.status === 'pending').length;
-      if (rejected > 0) warnings.push(`receivables: ${rejected} CNAB import(s) rejected`);
-      if (pending > 0) warnings.push(`receivables: ${pending} CNAB import(s) still pending`);
-      const registered = runtime.store.loanbond.registrations().filter((r) => r.state === 'registered').length;
-      if (registered > 0) warnings.push(`loan-bond: ${registered} registration(s) not yet processed`);
       if (runtime.journal.dropped > 0)
         warnings.push(`journal: ${runtime.journal.dropped} older request(s) no longer kept`);
 
@@ -191,6 +154,7 @@ export const uiPlugin: FastifyPluginAsyncTypebox = async (app) => {
         counts,
         journal: { capacity: runtime.journal.capacity, count: runtime.journal.count, dropped: runtime.journal.dropped },
         warnings,
+        interfaces: sections,
       };
     },
   );

@@ -8,6 +8,8 @@ export interface Overview {
   counts: Record<string, Record<string, number>>;
   journal: { capacity: number; count: number; dropped: number };
   warnings: string[];
+  /** The emulated interfaces in order: one section each, drawn by `panel` (a script beside app.js) or by its counts. */
+  interfaces: Array<{ id: string; title: string; panel: string | null }>;
 }
 
 export interface Warning {

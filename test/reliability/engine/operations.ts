@@ -7,7 +7,7 @@ import type { InterfaceId } from '../../../src/http/errors.js';
 import { RegistrationRequest } from '../../../src/loanbond/schemas.js';
 import { ImportCnabBody } from '../../../src/receivables/schemas.js';
 import { ReconcileBody, RegisterBody } from '../../../src/registry/schemas.js';
-import type { FixtureDocument } from '../../../src/control/fixtures.js';
+import type { FixtureDocument } from '../../../src/interfaces.js';
 import { cnabText, VALID_NFE_KEY } from '../../receivables/helpers.js';
 import { calendarDate, type Hints, schemaArbitrary } from './schema-arbitrary.js';
 

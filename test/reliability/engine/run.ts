@@ -55,7 +55,7 @@ const sameKeys = (o: object, keys: string[]) =>
   Object.keys(o).sort().join(',') === [...keys].sort().join(',');
 
 /** Null when the body is exactly the interface's error shape for `status`; else what is wrong. */
-export function errorShapeProblem(iface: keyof typeof INTERFACES, status: number, text: string): string | null {
+export function errorShapeProblem(iface: string, status: number, text: string): string | null {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -64,7 +64,7 @@ export function errorShapeProblem(iface: keyof typeof INTERFACES, status: number
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return 'the error body is not an object';
   const o = body as Record<string, unknown>;
-  if (INTERFACES[iface].shape === 'envelope') {
+  if (INTERFACES.contract(iface).shape === 'envelope') {
     const e = o.error as Record<string, unknown> | undefined;
     if (!sameKeys(o, ['error']) || !e || typeof e !== 'object') return `not the envelope: ${text.slice(0, 300)}`;
     if (!sameKeys(e, ['code', 'message', 'target'])) return `envelope keys ${Object.keys(e).join(',')}`;
@@ -114,7 +114,7 @@ export function judge(op: FuzzOperation, res: LightMyRequestResponse, pathMutate
     if (status === 204 && res.body !== '') return { problem: '204 with a body', refused };
     return { problem: null, refused };
   }
-  if (!INTERFACES[op.interface].statuses.includes(status))
+  if (!INTERFACES.contract(op.interface).statuses.includes(status))
     return { problem: `status ${status} is not documented for ${op.interface}: ${res.body.slice(0, 300)}`, refused };
   return { problem: errorShapeProblem(op.interface, status, res.body), refused };
 }

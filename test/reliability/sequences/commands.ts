@@ -7,7 +7,7 @@
 // No vitest import: `npm run soak` runs it too.
 import { outcomeTagProblem } from '../../../src/interfaces.js';
 import fc from 'fast-check';
-import type { FixtureDocument } from '../../../src/control/fixtures.js';
+import type { FixtureDocument } from '../../../src/interfaces.js';
 import { errorShapeProblem } from '../engine/run.js';
 import {
   BK_TOKENS,

@@ -1,7 +1,7 @@
 // The vocabulary of the sequence suite: tenants, credentials, fixture documents, files and registry
 // documents, all built here from the specification's facts (valid tax ids, PDF and CNAB layouts).
 // Commands pick among these; the model knows what each one is.
-import type { FixtureDocument } from '../../../src/control/fixtures.js';
+import type { FixtureDocument } from '../../../src/interfaces.js';
 import { cnabText } from '../../receivables/helpers.js';
 
 export const T1 = '11222333000181'; // CNPJ

@@ -2,7 +2,7 @@
 // control calls and documented operations. Plain data, so a snapshot is a structured clone. The model
 // is written from the README and the specification, not from src/: where they and the sandbox
 // disagree, the suite fails and someone reads both.
-import type { FixtureDocument } from '../../../src/control/fixtures.js';
+import type { FixtureDocument } from '../../../src/interfaces.js';
 
 export type BillStatus = 'open' | 'partially-paid' | 'paid' | 'cancelled' | 'blocked';
 export type InterfaceId = 'bookkeeping' | 'registry' | 'receivables' | 'loanbond';

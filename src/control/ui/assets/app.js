@@ -1,15 +1,13 @@
 // @ts-check
-// The inspector page: reads the sandbox's state through /_sandbox and shows it section by section,
-// one module per interface. Live: every two seconds it asks for the overview and the newest journal
-// entry, and redraws the sections when either changed. Lists that can grow to thousands are paged.
+// The inspector page: reads the sandbox's state through /_sandbox and shows it section by section.
+// The overview names the emulated interfaces in order; each gets a section drawn by the panel script
+// its module names (loaded once, by dynamic import), or its counts when it has none. Live: every two
+// seconds it asks for the overview and the newest journal entry, and redraws the sections when either
+// changed. Lists that can grow to thousands are paged.
 import { adoptTokenFromFragment, api, setToken } from './api.js';
-import { bookkeeping } from './bookkeeping.js';
 import { coverage } from './coverage.js';
 import { fill, h, json, when } from './dom.js';
-import { loanbond } from './loanbond.js';
 import { $, badge, handle, lazyDetails, messageOf, PAGE, refreshSection, say, state } from './page.js';
-import { receivables } from './receivables.js';
-import { registry } from './registry.js';
 import { workspacePicker } from './workspaces.js';
 
 /** @typedef {import('../types.js').Overview} Overview */
@@ -25,11 +23,12 @@ const input = (id) => /** @type {HTMLInputElement} */ ($(id));
 /** @param {Overview} data */
 async function overview(data) {
   const c = data.clock;
+  const titles = new Map(data.interfaces.map((i) => [i.id, i.title]));
   const counts = Object.entries(data.counts).map(([iface, kinds]) =>
     h(
       'div',
       { class: 'count-card' },
-      h('h3', {}, iface === 'loanbond' ? 'loan-bond' : iface),
+      h('h3', {}, (titles.get(iface) ?? iface).toLowerCase()),
       h('dl', {}, Object.entries(kinds).map(([k, n]) => [h('dt', {}, k), h('dd', { 'data-count': `${iface}.${k}` }, n)])),
     ),
   );
@@ -56,6 +55,51 @@ async function overview(data) {
     data.warnings.length === 0
       ? h('p', { class: 'ok' }, 'None.')
       : h('ul', { class: 'warnings' }, data.warnings.map((w) => h('li', {}, w))),
+  );
+}
+
+// --- the interfaces' sections -----------------------------------------------------------------------
+
+/** The draw function of each interface's section, by id, once its section exists. @type {Map<string, (data: Overview) => Promise<void>>} */
+const sections = new Map();
+
+/**
+ * Makes the section of every interface the overview names and not yet shown, with its link in the
+ * navigation, and loads the script that draws it.
+ * @param {Overview} data
+ */
+async function ensureSections(data) {
+  for (const { id, title, panel } of data.interfaces) {
+    if (sections.has(id)) continue;
+    $('interface-sections').append(
+      h(
+        'section',
+        { id, 'aria-labelledby': `${id}-h` },
+        h('h2', { id: `${id}-h` }, title),
+        h('div', { id: `${id}-body`, class: 'body', 'aria-busy': 'true' }, 'Loading…'),
+      ),
+    );
+    $('nav-coverage').before(h('li', {}, h('a', { href: `#${id}` }, title)));
+    if (panel) {
+      const module = /** @type {{ default: () => Promise<void> }} */ (await import(`./${panel}`));
+      sections.set(id, module.default);
+    } else sections.set(id, (overviewData) => countsOnly(id, overviewData));
+  }
+}
+
+/**
+ * The section of an interface without a panel script: its rows per table, and where to read more.
+ * @param {string} id
+ * @param {Overview} data
+ */
+async function countsOnly(id, data) {
+  const kinds = Object.entries(data.counts[id] ?? {});
+  fill(
+    $(`${id}-body`),
+    kinds.length === 0
+      ? h('p', {}, 'Nothing stored.')
+      : h('dl', {}, kinds.map(([k, n]) => [h('dt', {}, k), h('dd', {}, n)])),
+    h('p', { class: 'hint' }, 'Its inspection calls are under ', h('code', {}, `/_sandbox/${id}/`), ' (see /docs).'),
   );
 }
 
@@ -105,7 +149,8 @@ async function journal() {
 
 async function refreshAll() {
   const data = /** @type {Overview} */ (await api('/overview'));
-  await Promise.all([overview(data), bookkeeping(), registry(), receivables(), loanbond(), coverage(), journal(), workspacePicker()]);
+  await ensureSections(data);
+  await Promise.all([overview(data), ...[...sections.values()].map((draw) => draw(data)), coverage(), journal(), workspacePicker()]);
   return data;
 }
 

@@ -1,10 +1,10 @@
 // @ts-check
-// The inspector's loan-bond section.
+// The inspector's loan-bond section: its default export draws it into #loanbond-body (app.js calls it).
 import { api } from './api.js';
 import { fill, h, money, table, when } from './dom.js';
 import { $, badge, lazyDetails, paged, warningsList } from './page.js';
 
-export async function loanbond() {
+export default async function loanbond() {
   const [{ registrations }, { count }] = /** @type {[{ registrations: import('../types.js').RegistrationSummary[] }, { count: number }]} */ (
     await Promise.all([api('/loanbond/registrations'), api('/loanbond/documents')])
   );

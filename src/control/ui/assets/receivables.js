@@ -1,5 +1,6 @@
 // @ts-check
-// The inspector's receivables (CNAB imports and the file viewer) section.
+// The inspector's receivables section (CNAB imports and the file viewer): its default export draws it
+// into #receivables-body (app.js calls it).
 import { api } from './api.js';
 import { fill, h, table, when } from './dom.js';
 import { $, badge, handle, paged, state } from './page.js';
@@ -8,7 +9,16 @@ import { $, badge, handle, paged, state } from './page.js';
 
 const LINES = 200;
 
-export async function receivables() {
+/** The file viewer below the section's body, made on first use. */
+function viewer() {
+  const made = document.getElementById('cnab-viewer');
+  if (made) return made;
+  const el = h('div', { id: 'cnab-viewer', class: 'body', tabindex: '-1' });
+  $('receivables-body').after(el);
+  return el;
+}
+
+export default async function receivables() {
   const { funds } = /** @type {{ funds: import('../types.js').Fund[] }} */ (await api('/receivables/funds'));
   const lists = /** @type {Array<{ imports: import('../types.js').ImportSummary[] }>} */ (
     await Promise.all(
@@ -65,7 +75,7 @@ async function openImport(importId) {
   state.lineOffset = null;
   try {
     await cnabViewer();
-    $('cnab-viewer').focus();
+    viewer().focus();
   } catch (err) {
     handle(err);
   }
@@ -150,7 +160,7 @@ async function cnabViewer() {
   });
   const lastLine = offset + page.lines.length;
   fill(
-    $('cnab-viewer'),
+    viewer(),
     h('h3', {}, `File ${detail.fileName} (import ${detail.importId})`),
     h(
       'p',
@@ -187,6 +197,6 @@ async function cnabViewer() {
       { class: 'scroll' },
       table(`The file, line by line (diagnosed columns marked, spaces shown as ·)`, ['Line', 'Content'], rows, { class: 'cnab' }),
     ),
-    h('button', { type: 'button', onclick: () => ((state.openImport = null), fill($('cnab-viewer'))) }, 'Close the file'),
+    h('button', { type: 'button', onclick: () => ((state.openImport = null), fill(viewer())) }, 'Close the file'),
   );
 }

@@ -1,10 +1,10 @@
 // @ts-check
-// The inspector's registry section.
+// The inspector's registry section: its default export draws it into #registry-body (app.js calls it).
 import { api } from './api.js';
 import { fill, h, money, table, when } from './dom.js';
 import { $, badge, lazyDetails, paged, warningsList } from './page.js';
 
-export async function registry() {
+export default async function registry() {
   const { participants } = /** @type {{ participants: import('../types.js').ParticipantSummary[] }} */ (
     await api('/registry/participants')
   );

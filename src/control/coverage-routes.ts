@@ -1,21 +1,23 @@
 // GET /_sandbox/coverage and DELETE /_sandbox/coverage: which outcomes of the documented operations
 // clients have met since the last reset, as JSON, JUnit XML (for CI dashboards) or Markdown (for a
 // pull-request comment).
+import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
-import { assumptionLookup } from '../http/assumptions.js';
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { runtimeOf } from '../runtime/index.js';
-import { toJunit, toMarkdown } from './coverage-report.js';
-import { CoverageQuery, CoverageReportSchema } from './schemas.js';
+import { toJunit, toMarkdown } from './coverage-formats.js';
+import { interfaceSchemas } from './schemas.js';
 
-const TAG = ['sandbox control plane'];
-const a = assumptionLookup(assumptions);
+const TAG = [CONTROL_TAG.name];
+const assumed = assumptionLookup(assumptions);
 
 export const JUNIT_TYPE = 'application/xml; charset=utf-8';
 export const MARKDOWN_TYPE = 'text/markdown; charset=utf-8';
 
-export const coveragePlugin: FastifyPluginAsyncTypebox = async (app) => {
+export const coverageRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { CoverageQuery, CoverageReport: CoverageReportSchema } = interfaceSchemas(app.interfaces);
   app.get(
     '/coverage',
     {
@@ -41,7 +43,7 @@ export const coveragePlugin: FastifyPluginAsyncTypebox = async (app) => {
           400: StandardError,
           401: StandardError,
         },
-        'x-sandbox-assumption': a('coverage-outcomes', 'coverage-scope', 'coverage-junit'),
+        'x-sandbox-assumption': assumed('coverage-outcomes', 'coverage-scope', 'coverage-junit'),
       },
     },
     async (request, reply) => {
@@ -72,7 +74,7 @@ export const coveragePlugin: FastifyPluginAsyncTypebox = async (app) => {
           }),
           401: StandardError,
         },
-        'x-sandbox-assumption': a('coverage-scope'),
+        'x-sandbox-assumption': assumed('coverage-scope'),
       },
     },
     async (request) => {

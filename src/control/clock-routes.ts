@@ -1,0 +1,100 @@
+// /_sandbox/clock: read, set, advance, freeze or reset the sandbox clock every rule reads.
+import { type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { assumptionLookup } from '../http/assumption-catalog.js';
+import { pointer, validationError } from '../http/errors.js';
+import { CONTROL_TAG } from '../http/openapi.js';
+import { StandardError } from '../http/schema.js';
+import { assumptions } from '../http/sandbox-assumptions.js';
+import { addDuration, parseDuration } from '../runtime/duration.js';
+import { runtimeOf } from '../runtime/index.js';
+import { ClockChange, ClockState } from './schemas.js';
+
+const TAG = [CONTROL_TAG.name];
+const assumed = assumptionLookup(assumptions);
+
+export const clockRoutes: FastifyPluginAsyncTypebox = async (app) => {
+
+  app.get(
+    '/clock',
+    {
+      schema: {
+        operationId: 'getClock',
+        description:
+          'The time the sandbox acts on (due dates, overdue reconciliations, the loan-bond flow), the real time beside it, the offset between them and whether the clock is frozen.',
+        tags: TAG,
+        summary: 'Read the sandbox clock',
+        response: { 200: ClockState, 401: StandardError },
+      },
+    },
+    async (request) => runtimeOf(request).clock.describe(),
+  );
+
+  app.post(
+    '/clock',
+    {
+      schema: {
+        operationId: 'setClock',
+        tags: TAG,
+        summary: 'Set, advance, freeze or unfreeze the sandbox clock',
+        description:
+          'Every timestamp the sandbox writes and every time rule (the monthly reconciliation included) reads this ' +
+          'clock. POST /_sandbox/reset and DELETE /_sandbox/clock return it to real time.',
+        body: ClockChange,
+        response: { 200: ClockState, 400: StandardError, 401: StandardError },
+        'x-sandbox-assumption': assumed('clock-durations'),
+      },
+    },
+    async (request) => {
+      const runtime = runtimeOf(request);
+      const { now, advance, freeze } = request.body;
+      if (now !== undefined && advance !== undefined)
+        throw validationError([{ path: pointer('advance'), message: 'give now or advance, not both' }]);
+      if (now === undefined && advance === undefined && freeze === undefined)
+        throw validationError([{ path: '', message: 'give now, advance or freeze' }]);
+      const frozen = freeze ?? runtime.clock.describe().frozen;
+      if (now !== undefined) {
+        runtime.clock.set(new Date(now), frozen);
+      } else if (advance !== undefined) {
+        const duration = parseDuration(advance);
+        if (!duration)
+          throw validationError([
+            {
+              path: pointer('advance'),
+              message: 'must be an ISO 8601 duration such as P31D, PT36H, P1M or P1Y2M3DT4H5M6S',
+            },
+          ]);
+        const from = runtime.clock.now();
+        const to = addDuration(from, duration);
+        if (Number.isNaN(to.getTime()) || Math.abs(to.getTime()) > 8.64e15)
+          throw validationError([
+            { path: pointer('advance'), message: 'moves the clock out of the range of dates' },
+          ]);
+        runtime.clock.set(to, frozen);
+      } else {
+        runtime.clock.set(runtime.clock.now(), frozen);
+      }
+      const state = runtime.clock.describe();
+      request.log.info({ clock: state.now, frozen: state.frozen }, 'sandbox clock moved');
+      return state;
+    },
+  );
+
+  app.delete(
+    '/clock',
+    {
+      schema: {
+        operationId: 'resetClock',
+        description:
+          'Removes any offset and unfreezes the clock: the sandbox acts on real time again.',
+        tags: TAG,
+        summary: 'Return the sandbox clock to real time',
+        response: { 200: ClockState, 401: StandardError },
+      },
+    },
+    async (request) => {
+      const runtime = runtimeOf(request);
+      runtime.clock.reset();
+      return runtime.clock.describe();
+    },
+  );
+};

@@ -1,0 +1,65 @@
+// GET /_sandbox/requests and DELETE /_sandbox/requests: the request journal, what clients sent to the
+// interfaces and what they got (runtime/journal.ts keeps it; control/journal-hooks.ts writes it).
+import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import { assumptionLookup } from '../http/assumption-catalog.js';
+import { CONTROL_TAG } from '../http/openapi.js';
+import { StandardError } from '../http/schema.js';
+import { assumptions } from '../http/sandbox-assumptions.js';
+import { runtimeOf } from '../runtime/index.js';
+import { interfaceSchemas } from './schemas.js';
+
+const TAG = [CONTROL_TAG.name];
+const assumed = assumptionLookup(assumptions);
+
+export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { JournalQuery, JournalList } = interfaceSchemas(app.interfaces);
+
+  app.get(
+    '/requests',
+    {
+      schema: {
+        operationId: 'listRequests',
+        tags: TAG,
+        summary: 'The request journal: what clients sent to the interfaces and what they got, newest first',
+        description:
+          'Every request under an interface prefix (501s included) and every 404 outside the prefixes. Bodies are ' +
+          'redacted by key (tokens, Authorization, document bytes) and bounded; headers are never kept.',
+        querystring: JournalQuery,
+        response: { 200: JournalList, 400: StandardError, 401: StandardError },
+        'x-sandbox-assumption': assumed('journal-scope'),
+      },
+    },
+    async (request) => {
+      const runtime = runtimeOf(request);
+      const q = request.query;
+      const entries = runtime.journal.list({
+        interface: q.interface,
+        operation: q.operation,
+        status: q.status,
+        since: q.since === undefined ? undefined : new Date(q.since),
+        limit: q.limit,
+      });
+      return {
+        capacity: runtime.journal.capacity,
+        count: runtime.journal.count,
+        dropped: runtime.journal.dropped,
+        entries,
+      };
+    },
+  );
+
+  app.delete(
+    '/requests',
+    {
+      schema: {
+        operationId: 'clearRequests',
+        description:
+          'Empties the request journal and answers how many entries it removed.',
+        tags: TAG,
+        summary: 'Clear the request journal',
+        response: { 200: Type.Object({ cleared: Type.Integer() }), 401: StandardError },
+      },
+    },
+    async (request) => ({ cleared: runtimeOf(request).journal.clear() }),
+  );
+};

@@ -1,0 +1,33 @@
+// The registry interface as the rest of the sandbox sees it (http/interface-module.ts): the one
+// module outside code imports from this folder.
+import type { InterfaceModule } from '../http/interface-module.js';
+import { assumptions } from './assumptions.js';
+import { contract } from './contract.js';
+import { registryFixtureSection } from './fixtures.js';
+import { registryInspection, registryOverview } from './inspect.js';
+import { registryPlugin } from './routes.js';
+
+export const registry = {
+  contract,
+  routes: registryPlugin,
+  openapi: {
+    tag: { name: 'registry', description: 'trade-bill registry' },
+    security: [{ registryBearer: [] }],
+    securitySchemes: {
+      registryBearer: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'the accessToken of a registry participant (fixtures: registry.participants), as Authorization: Bearer <token>',
+      },
+    },
+  },
+  assumptions,
+  fixtures: registryFixtureSection,
+  work: [],
+  inspection: {
+    routes: registryInspection,
+    ...registryOverview,
+    panel: { title: 'Registry', script: 'registry.js' },
+  },
+} satisfies InterfaceModule<'registry'>;

@@ -1,0 +1,130 @@
+// The fixture document (docs/fixtures.md): one section per interface, every section optional, unknown
+// fields refused, loaded all or nothing: an invalid document names each bad field and changes nothing.
+// Each interface contributes its section's schema, the checks the schema cannot express (check digits,
+// duplicates, clashes with the current state) and the load; this module assembles them.
+import { readFileSync } from 'node:fs';
+import { type Static, type TObject, type TSchema, Type } from '@fastify/type-provider-typebox';
+import { type ErrorDetail, type InterfaceId, SandboxError, validationError } from '../http/errors.js';
+import { Strict } from '../http/schema.js';
+import { bodyAjv, detailsFromAjv } from '../http/validation.js';
+import type { Store } from '../store/index.js';
+import type { Clock } from './clock.js';
+
+export interface FixtureContext {
+  store: Store;
+  clock: Clock;
+}
+
+export interface FixtureSection<S extends TSchema = TSchema> {
+  key: InterfaceId;
+  schema: S;
+  /** Problems of a schema-valid section, with pointers under `/<key>`; empty when it can be loaded. */
+  check(section: Static<S>, ctx: FixtureContext): ErrorDetail[];
+  /** Inserts the section (inside the caller's transaction); returns the count per list. */
+  load(section: Static<S>, ctx: FixtureContext): Record<string, number>;
+}
+
+/** Reports every later occurrence of a key already seen in the document or present in the store. */
+export class UniqueKeys {
+  private readonly seen = new Map<string, string>();
+
+  constructor(
+    private readonly details: ErrorDetail[],
+    private readonly what: string,
+    private readonly exists: (key: string) => boolean = () => false,
+    /** A secret (a token): its value is never repeated in a message. */
+    private readonly secret = false,
+  ) {}
+
+  add(key: string, path: string): void {
+    const first = this.seen.get(key);
+    const named = this.secret ? `this ${this.what}` : `${this.what} "${key}"`;
+    if (first !== undefined) {
+      this.details.push({ path, message: `${named} appears twice in the document (first at ${first})` });
+    } else if (this.exists(key)) {
+      this.details.push({ path, message: `${named} already exists in the sandbox` });
+    }
+    this.seen.set(key, first ?? path);
+  }
+}
+
+/** Rows loaded per interface and list. */
+export type LoadCounts = Record<string, Record<string, number>>;
+
+/** The fixture document of a list of interfaces: its schema, its checks and its load. */
+export class FixtureDocuments {
+  readonly schema: TObject;
+  private validator: ReturnType<typeof bodyAjv.compile> | undefined;
+
+  constructor(private readonly sections: readonly FixtureSection[]) {
+    this.schema = Strict(Object.fromEntries(sections.map((s) => [s.key, Type.Optional(s.schema)])), {
+      description: 'A fixture document: every section and list optional, unknown fields refused.',
+    });
+  }
+
+  /** Checks a document against the schema and the current state; throws a 400 naming every problem. */
+  check(doc: unknown, ctx: FixtureContext): Record<string, unknown> {
+    // Compiled on first use: at start-up it would cost every sandbox, fixtures or not.
+    const validate = (this.validator ??= bodyAjv.compile(this.schema));
+    if (!validate(doc)) {
+      const errors = validate.errors ?? [];
+      throw validationError(detailsFromAjv(errors), undefined, errors.length);
+    }
+    const valid = doc as Record<string, unknown>;
+    const details = this.sections.flatMap((s) => {
+      const section = valid[s.key];
+      return section === undefined ? [] : s.check(section, ctx);
+    });
+    if (details.length > 0) throw validationError(details);
+    return valid;
+  }
+
+  /** Validates then loads a document in one transaction. */
+  load(doc: unknown, ctx: FixtureContext): LoadCounts {
+    return ctx.store.transaction(() => {
+      const valid = this.check(doc, ctx);
+      const counts: LoadCounts = {};
+      for (const s of this.sections) {
+        const section = valid[s.key];
+        if (section !== undefined) counts[s.key] = s.load(section, ctx);
+      }
+      return counts;
+    });
+  }
+
+  /** Wipes the state and loads `doc` (undefined: nothing) in one transaction: a refused document changes nothing. */
+  replace(doc: unknown, ctx: FixtureContext): LoadCounts {
+    return ctx.store.transaction(() => {
+      ctx.store.wipe();
+      const counts = doc === undefined ? {} : this.load(doc, ctx);
+      ctx.store.setMetaValue('lastReset', ctx.clock.now().toISOString());
+      return counts;
+    });
+  }
+}
+
+/** Reads a fixture file; a missing or malformed file is a clear error naming the file. */
+export function readFixtureFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new SandboxError(400, `cannot read the fixture file ${path}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new SandboxError(400, `the fixture file ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Runs `fn`; a refused fixture document's pointers are prefixed with where it sits in the request. */
+export function under<T>(prefix: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof SandboxError && err.details.length > 0)
+      throw validationError(err.details.map((d) => ({ path: prefix + d.path, message: d.message })));
+    throw err;
+  }
+}
