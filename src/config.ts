@@ -13,8 +13,10 @@ export interface Config {
   /** Fixture file loaded when the database is new; null for an empty start. */
   fixtures: string | null;
   logLevel: string;
-  /** Largest request body, in bytes. */
+  /** Largest request body of every route but the loan-bond registration, in bytes. */
   bodyLimit: number;
+  /** Largest body of the loan-bond registration; undefined: its own default (lb-body-limit). */
+  loanbondBodyLimit: number | undefined;
   adminToken: string | undefined;
   /** Registry and receivables domain checks refuse (400) instead of warning. */
   strict: boolean;
@@ -46,6 +48,10 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
                                                   env LOG_LEVEL           default info
   --body-limit <size>   largest request body, e.g. 100mb, 512kb, 1048576 (kb/mb/gb are 1024-based)
                                                   env SANDBOX_BODY_LIMIT  default 100mb
+                        (every route but the loan-bond registration)
+  --loanbond-body-limit <size>  largest loan-bond registration body (read as a stream)
+                                  env SANDBOX_LOANBOND_BODY_LIMIT default 1069408816 bytes:
+                                  50 files of 15 MB as base64, plus 16 MiB of other fields
   --strict              domain checks refuse instead of warning
                                                   env SANDBOX_STRICT=true default off
   --seed <text>         reproducible generated keys
@@ -79,6 +85,10 @@ export function parseSize(text: string): number {
   const bytes = Math.floor(Number(m[1]) * factor);
   if (bytes < 1024) throw new ConfigError(`the body limit ${text} is below 1kb`);
   return bytes;
+}
+
+function optionalSize(text: string | undefined): number | undefined {
+  return text === undefined || text.trim() === '' ? undefined : parseSize(text);
 }
 
 /** '30m' -> 1800000. Units ms, s, m, h (no unit: seconds); 0 or 'off' -> 0 (never). */
@@ -131,6 +141,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     fixtures: fixtures === 'none' || fixtures === '' ? null : fixtures,
     logLevel,
     bodyLimit: parseSize(values['body-limit'] ?? env.SANDBOX_BODY_LIMIT ?? '100mb'),
+    loanbondBodyLimit: optionalSize(values['loanbond-body-limit'] ?? env.SANDBOX_LOANBOND_BODY_LIMIT),
     adminToken: env.SANDBOX_ADMIN_TOKEN || undefined,
     strict: values.strict === true || parseBool('SANDBOX_STRICT', env.SANDBOX_STRICT),
     seed: values.seed ?? (env.SANDBOX_SEED || undefined),
@@ -157,6 +168,7 @@ function parse(argv: readonly string[]) {
       fixtures: { type: 'string' },
       'log-level': { type: 'string' },
       'body-limit': { type: 'string' },
+      'loanbond-body-limit': { type: 'string' },
       strict: { type: 'boolean' },
       seed: { type: 'string' },
       'seed-secrets': { type: 'boolean' },

@@ -10,6 +10,7 @@ describe('configuration', () => {
       fixtures: DEMO_FIXTURES, // the package's own file, whatever the working directory
       logLevel: 'info',
       bodyLimit: 100 * 1024 * 1024,
+      loanbondBodyLimit: undefined,
       adminToken: undefined,
       strict: false,
       seed: undefined,
@@ -29,6 +30,7 @@ describe('configuration', () => {
       SANDBOX_FIXTURES: 'none',
       LOG_LEVEL: 'warn',
       SANDBOX_BODY_LIMIT: '20mb',
+      SANDBOX_LOANBOND_BODY_LIMIT: '2gb',
       SANDBOX_ADMIN_TOKEN: 'adm',
       SANDBOX_STRICT: 'true',
       SANDBOX_SEED: 's1',
@@ -45,6 +47,7 @@ describe('configuration', () => {
       fixtures: null,
       logLevel: 'warn',
       bodyLimit: 20 * 1024 * 1024,
+      loanbondBodyLimit: 2 * 1024 ** 3,
       adminToken: 'adm',
       strict: true,
       seed: 's1',

@@ -21,6 +21,7 @@ import {
   type Workspaces,
 } from '../runtime/workspaces.js';
 import { readFixtureFile, under } from '../runtime/fixture-document.js';
+import { documentsDir } from '../store/documents.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -73,6 +74,8 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
   const destroy = (name: string) => {
     if (inMemory) return;
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${path(name)}${suffix}`, { force: true });
+    // Its loan-bond files (store/documents.ts) go with it.
+    rmSync(documentsDir(path(name)), { recursive: true, force: true });
   };
   return {
     storage: inMemory ? 'memory' : 'file',
