@@ -130,7 +130,7 @@ export function firstInvalidUtf8(b: Uint8Array): number {
 export function describeByte(b: Uint8Array, i: number): string {
   const c = b[i];
   if (c === undefined) return 'the end of the body';
-  if (c >= 0x21 && c <= 0x7e) return `"${String.fromCharCode(c)}"`;
+  if (c >= 0x21 && c <= 0x7e) return JSON.stringify(String.fromCharCode(c));
   if (c < 0x80) return `U+${c.toString(16).toUpperCase().padStart(4, '0')}`;
   const n = sequenceLength(c);
   const ch = n > 0 && i + n <= b.length ? Buffer.from(b.subarray(i, i + n)).toString('utf8') : '';
