@@ -1,6 +1,7 @@
-// Environment and command-line flags -> one typed Config, parsed once (README, "Configuration").
+// Environment and command-line flags -> one typed Config, parsed once (docs/configuration.md).
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { DEFAULT_REGISTRATION_BODY_LIMIT } from './loanbond/index.js';
 
 /** The demo fixtures shipped in the package: found from this file, so any working directory works. */
 export const DEMO_FIXTURES = fileURLToPath(new URL('../fixtures/demo.json', import.meta.url));
@@ -15,8 +16,8 @@ export interface Config {
   logLevel: string;
   /** Largest request body of every route but the loan-bond registration, in bytes. */
   bodyLimit: number;
-  /** Largest body of the loan-bond registration; undefined: its own default (lb-body-limit). */
-  loanbondBodyLimit: number | undefined;
+  /** Largest body of the loan-bond registration (lb-body-limit). */
+  loanbondBodyLimit: number;
   adminToken: string | undefined;
   /** Registry and receivables domain checks refuse (400) instead of warning. */
   strict: boolean;
@@ -87,10 +88,6 @@ export function parseSize(text: string): number {
   return bytes;
 }
 
-function optionalSize(text: string | undefined): number | undefined {
-  return text === undefined || text.trim() === '' ? undefined : parseSize(text);
-}
-
 /** '30m' -> 1800000. Units ms, s, m, h (no unit: seconds); 0 or 'off' -> 0 (never). */
 export function parseIdle(text: string): number {
   const m = /^\s*(\d+)\s*(ms|s|m|h)?\s*$/i.exec(text);
@@ -141,7 +138,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     fixtures: fixtures === 'none' || fixtures === '' ? null : fixtures,
     logLevel,
     bodyLimit: parseSize(values['body-limit'] ?? env.SANDBOX_BODY_LIMIT ?? '100mb'),
-    loanbondBodyLimit: optionalSize(values['loanbond-body-limit'] ?? env.SANDBOX_LOANBOND_BODY_LIMIT),
+    loanbondBodyLimit: parseSize(
+      values['loanbond-body-limit'] ?? env.SANDBOX_LOANBOND_BODY_LIMIT ?? String(DEFAULT_REGISTRATION_BODY_LIMIT),
+    ),
     adminToken: env.SANDBOX_ADMIN_TOKEN || undefined,
     strict: values.strict === true || parseBool('SANDBOX_STRICT', env.SANDBOX_STRICT),
     seed: values.seed ?? (env.SANDBOX_SEED || undefined),

@@ -10,7 +10,7 @@ describe('configuration', () => {
       fixtures: DEMO_FIXTURES, // the package's own file, whatever the working directory
       logLevel: 'info',
       bodyLimit: 100 * 1024 * 1024,
-      loanbondBodyLimit: undefined,
+      loanbondBodyLimit: 1_069_408_816,
       adminToken: undefined,
       strict: false,
       seed: undefined,
