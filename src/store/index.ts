@@ -107,6 +107,8 @@ export class Store {
   /** Deletes every row of every table: the sandbox's state is gone, the schema stays. */
   wipe(): void {
     this.writes.flush();
+    // Every row goes: a restore copies every table back whole, so the change log need not list them.
+    this.snapshots.wholeFromNow();
     this.wipeAll();
     this.documents.sweep();
   }
