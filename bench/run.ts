@@ -90,6 +90,12 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${printTable(rows)}\n`);
     return;
   }
+  if (only === 'snapshots') {
+    // Only the snapshot restore figures, database file and :memory:: -- --only=snapshots
+    await snapshotFigures();
+    process.stdout.write(`\n${printTable(rows)}\n`);
+    return;
+  }
   if (process.argv.includes('--workspaces')) {
     // Only the workspace figures (their baselines are in the same section): -- --workspaces
     await workspaceFigures();
@@ -171,19 +177,12 @@ async function main(): Promise<void> {
     await registry(sandbox);
     await receivables(sandbox);
     await controlPlane(sandbox);
-    await snapshotRestore(sandbox, 'database file');
   } finally {
     await sandbox.stop();
     await bare.stop();
     await js.stop();
   }
-  // startSandbox() for a user's test suite runs on :memory:, where a restore writes no file.
-  const inMemory = await startChild('dist/server.js', (port) => ['--port', String(port), '--db', ':memory:', '--fixtures', 'none']);
-  try {
-    await snapshotRestore(inMemory, ':memory:, as startSandbox runs');
-  } finally {
-    await inMemory.stop();
-  }
+  await snapshotFigures();
   await loanbondFigures();
   await workspaceFigures();
   await coverageCost();
@@ -711,6 +710,22 @@ async function workspaces(s: Server): Promise<void> {
     );
   } catch (err) {
     failed('GET extract in a workspace', bar3, err);
+  }
+}
+
+/** Snapshot restores on a database file, then on :memory: (startSandbox() for a user's test suite runs there, where a restore writes no file). */
+async function snapshotFigures(): Promise<void> {
+  const file = await startSandbox();
+  try {
+    await snapshotRestore(file, 'database file');
+  } finally {
+    await file.stop();
+  }
+  const inMemory = await startChild('dist/server.js', (port) => ['--port', String(port), '--db', ':memory:', '--fixtures', 'none']);
+  try {
+    await snapshotRestore(inMemory, ':memory:, as startSandbox runs');
+  } finally {
+    await inMemory.stop();
   }
 }
 

@@ -23,6 +23,12 @@ interface Table {
    */
   key: string[];
   /**
+   * The declared type of each key column, given to the change log's columns: a comparison applies
+   * the affinity of a typed operand to an untyped one, and an index on a column whose affinity the
+   * comparison changes is not used (each logged row would scan the whole log).
+   */
+  keyTypes: string[];
+  /**
    * What a copy reads and writes: "*" when that keeps every row's key (a WITHOUT ROWID table, or a
    * rowid that is an INTEGER PRIMARY KEY column), else rowid and every column, so that a copy and a
    * whole restore from it keep the rowids the change log names.
@@ -99,25 +105,22 @@ export class SnapshotStore {
         .map((t) => t.name),
     );
     this.described = ordered.map((name): Table => {
-      if (name === 'sqlite_sequence') return { name, key: [], columns: '*', byRow: false };
-      const info = this.db.pragma(`main.table_info(${quote(name)})`) as Array<{ name: string; pk: number }>;
+      if (name === 'sqlite_sequence') return { name, key: [], keyTypes: [], columns: '*', byRow: false };
+      const info = this.db.pragma(`main.table_info(${quote(name)})`) as Array<{ name: string; type: string; pk: number }>;
       const copyable = this.copyDdl(name, 0) !== undefined;
       if (withoutRowid.has(name)) {
-        const key = info
-          .filter((c) => c.pk > 0)
-          .sort((a, b) => a.pk - b.pk)
-          .map((c) => quote(c.name));
-        return { name, key, columns: '*', byRow: true };
+        const pk = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
+        return { name, key: pk.map((c) => quote(c.name)), keyTypes: pk.map((c) => c.type), columns: '*', byRow: true };
       }
       const alias = this.rowidAlias(name, info);
       // The column, not rowid: a copy made by CREATE TABLE AS has it as a plain column.
-      if (alias !== undefined) return { name, key: [quote(alias)], columns: '*', byRow: true };
+      if (alias !== undefined) return { name, key: [quote(alias)], keyTypes: ['INTEGER'], columns: '*', byRow: true };
       // Rowids named: SQLite keeps them in INSERT ... SELECT * only on its page-transfer path, which
       // it leaves for a table with foreign keys (while they are enforced) or without any index.
       // Without its own DDL the copy is a CREATE TABLE AS, which has no rowids to keep: it is copied
       // back whole.
       const columns = copyable ? ['rowid', ...info.map((c) => quote(c.name))].join(', ') : '*';
-      return { name, key: ['rowid'], columns, byRow: copyable };
+      return { name, key: ['rowid'], keyTypes: ['INTEGER'], columns, byRow: copyable };
     });
     return this.described;
   }
@@ -263,7 +266,8 @@ export class SnapshotStore {
     for (const t of this.tables()) {
       if (t.key.length === 0) continue;
       const columns = t.key.map((_, i) => `k${i}`).join(', ');
-      this.db.exec(`CREATE TEMP TABLE IF NOT EXISTS ${logTable(t)} (${columns}, PRIMARY KEY (${columns})) WITHOUT ROWID`);
+      const typed = t.keyTypes.map((type, i) => `k${i} ${type}`).join(', ');
+      this.db.exec(`CREATE TEMP TABLE IF NOT EXISTS ${logTable(t)} (${typed}, PRIMARY KEY (${columns})) WITHOUT ROWID`);
       this.db.exec(this.triggers(t, 'create'));
       logs.set(t.name, {
         count: this.db.prepare(`SELECT count(*) FROM temp.${logTable(t)}`).pluck(),
