@@ -22,6 +22,8 @@ export interface RegisterContext {
   ids: Ids;
   now: Date;
   strict: boolean;
+  /** Throws when the records may not be stored now (back-pressure); called once every check passed. */
+  admit?: () => void;
 }
 
 export interface RegisterResult {
@@ -189,6 +191,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
         })),
       };
     });
+    ctx.admit?.();
 
     // ...then the keys: a refused request consumes none of them (a seeded sequence stays as it was).
     const batch = ids.newId('LBB-');

@@ -15,6 +15,8 @@ export interface SubmitContext {
   ids: Ids;
   now: Date;
   strict: boolean;
+  /** Throws when the import may not be stored now (back-pressure); called once every check passed. */
+  admit?: () => void;
 }
 
 export interface Submitted {
@@ -66,6 +68,7 @@ export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitte
   const scan = scanLines(decoded.bytes);
   if (!scan.ok) throw badFile(`is not a CNAB 400/444 file: ${scan.reason}`, 'file-not-cnab');
 
+  ctx.admit?.();
   const importId = ctx.ids.newId('CNAB-');
   // One insert: a transaction of its own.
   store.insertImport({
