@@ -9,8 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { MAX_FILE_BYTES, PdfFileCheck } from '../src/domain/pdf.js';
+import { pdfjsSaysEncrypted } from '../test/domain/pdf-judges.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pdf-corpus-'));
 
@@ -68,19 +68,6 @@ function qpdfSaysEncrypted(path: string): boolean {
   }
 }
 
-async function pdfjsVerdict(bytes: Buffer): Promise<boolean> {
-  try {
-    const doc = await getDocument({ data: new Uint8Array(bytes), verbosity: 0, isEvalSupported: false }).promise;
-    const { info } = await doc.getMetadata();
-    await doc.destroy();
-    return ((info as { EncryptFilterName?: string | null }).EncryptFilterName ?? null) !== null;
-  } catch (err) {
-    const e = err as { name?: string; message?: string };
-    if (e.name === 'PasswordException') return true;
-    throw new Error(`pdf.js could not read the file: ${e.name ?? ''} ${e.message ?? ''}`);
-  }
-}
-
 function ours(bytes: Buffer): boolean {
   const check = new PdfFileCheck(MAX_FILE_BYTES);
   for (let at = 0; at < bytes.length; at += 49_152) check.push(bytes.subarray(at, at + 49_152));
@@ -114,7 +101,7 @@ async function main(): Promise<void> {
       const mine = ours(bytes);
       const oursMs = performance.now() - t0;
       const t1 = performance.now();
-      const judged = await pdfjsVerdict(bytes).catch((err: unknown) => (err instanceof Error ? err.message : String(err)));
+      const judged = await pdfjsSaysEncrypted(bytes).catch((err: unknown) => (err instanceof Error ? err.message : String(err)));
       const jsMs = performance.now() - t1;
       const byQpdf = qpdfSaysEncrypted(out);
       total++;
