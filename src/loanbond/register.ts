@@ -7,6 +7,7 @@ import { type ErrorDetail, pointer, SandboxError, validationError } from '../htt
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
 import type { Product } from '../store/loanbond.js';
+import { type LoanbondOutcome, outcome } from './outcomes.js';
 import type { LoanBondRecord, RegistrationRequest, RegistrationResponse, Signature } from './schemas.js';
 import type { FileResult } from './upload.js';
 
@@ -29,7 +30,7 @@ export interface RegisterContext {
 export interface RegisterResult {
   response: RegistrationResponse;
   /** registered-signed or registered-unsigned (rule 7). */
-  outcome: string;
+  outcome: LoanbondOutcome;
   callerId: string;
   batch: string;
   warnings: number;
@@ -48,7 +49,7 @@ function authorize(store: Store, token: string | undefined): string {
   if (token === undefined) {
     throw new SandboxError(401, 'the token is missing: send the caller\'s token in the body field token', {
       details: [{ path: '/token', message: 'is required: the access token of the caller' }],
-      outcome: 'token-missing',
+      outcome: outcome('token-missing'),
     });
   }
   const caller = store.loanbond.callerByToken(token);
@@ -57,7 +58,7 @@ function authorize(store: Store, token: string | undefined): string {
       details: [
         { path: '/token', message: 'is not the token of a known caller (fixtures: loanbond.callers[].token)' },
       ],
-      outcome: 'token-unknown',
+      outcome: outcome('token-unknown'),
     });
   }
   const missing = PRODUCT_RULES.filter((p) => !caller.products.includes(p.product));
@@ -66,7 +67,7 @@ function authorize(store: Store, token: string | undefined): string {
       path: '/token',
       message: `rule ${p.rule}: the caller whose token the body field token holds has not contracted the ${p.name} product (fixtures: loanbond.callers[].products)`,
     }));
-    const first = missing[0]?.rule === 1 ? 'rule-1-electronic-signature' : 'rule-2-digital-loan-bond';
+    const first = outcome(missing[0]?.rule === 1 ? 'rule-1-electronic-signature' : 'rule-2-digital-loan-bond');
     throw new SandboxError(401, `${details.map((d) => d.message).join('; ')}`, { details, outcome: first });
   }
   return caller.callerId;
@@ -99,12 +100,12 @@ function taxIdProblems(records: readonly LoanBondRecord[]): ErrorDetail[] {
 /** Problems found so far, and the outcome the first one names. */
 interface Problems {
   details: ErrorDetail[];
-  outcome: string | undefined;
+  outcome: LoanbondOutcome | undefined;
 }
 
-function addProblem(problems: Problems, outcome: string, detail: ErrorDetail): void {
+function addProblem(problems: Problems, refusal: LoanbondOutcome, detail: ErrorDetail): void {
   problems.details.push(detail);
-  problems.outcome ??= outcome;
+  problems.outcome ??= refusal;
 }
 
 /** Rules 3-5 on one file, decided while the body streamed in (upload.ts): its problem, if any. */
@@ -154,7 +155,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
   const taxIds = taxIdProblems(body.registros);
   const problems: Problems = {
     details: ctx.strict ? [...taxIds] : [],
-    outcome: ctx.strict && taxIds.length > 0 ? 'tax-id-invalid' : undefined,
+    outcome: ctx.strict && taxIds.length > 0 ? outcome('tax-id-invalid') : undefined,
   };
   const warningsAt = (i: number) =>
     ctx.strict ? [] : taxIds.filter((w) => w.path.startsWith(`${pointer('registros', i)}/`));
@@ -172,7 +173,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
     fileProblem(ctx, document, problems);
     for (const path of additional) fileProblem(ctx, path, problems);
   }
-  if (problems.details.length > 0) throw validationError(problems.details).tag(problems.outcome ?? 'file-not-base64');
+  if (problems.details.length > 0) throw validationError(problems.details).tag(problems.outcome ?? outcome('file-not-base64'));
 
   // All or nothing: the files become stored files in the transaction that inserts their rows; after
   // a rollback, the sweep removes those no row refers to.
@@ -248,7 +249,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
 
   const n = items.length;
   return {
-    outcome: body.registros.some((r) => r.assinado === true) ? 'registered-signed' : 'registered-unsigned',
+    outcome: outcome(body.registros.some((r) => r.assinado === true) ? 'registered-signed' : 'registered-unsigned'),
     callerId,
     batch,
     warnings: ctx.strict ? 0 : taxIds.length,

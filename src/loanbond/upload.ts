@@ -15,6 +15,7 @@ import { emptyBodyError, malformedBodyError, parseJsonText } from '../http/json.
 import { JsonReadError, JsonStreamReader, type PathSegment, type StringSink } from '../http/json-stream.js';
 import { FALLBACK } from '../http/outcomes.js';
 import type { DocumentFiles, IncomingFile } from '../store/documents.js';
+import { type LoanbondOutcome, outcome } from './outcomes.js';
 import { FIELDS_LIMIT, MAX_RECORDS } from './schemas.js';
 
 /**
@@ -23,10 +24,10 @@ import { FIELDS_LIMIT, MAX_RECORDS } from './schemas.js';
  */
 export type FileResult =
   | { ok: true; sha256: string; size: number; file: IncomingFile | undefined }
-  | { ok: false; outcome: string; message: string };
+  | { ok: false; outcome: LoanbondOutcome; message: string };
 
 const RULE_NUMBER: Record<PdfRule, number> = { 'not-encrypted': 3, 'pdf-only': 4, 'max-size': 5 };
-const PDF_OUTCOME: Record<PdfRule, string> = {
+const PDF_OUTCOME: Record<PdfRule, LoanbondOutcome> = {
   'not-encrypted': 'rule-3-encrypted',
   'pdf-only': 'rule-4-not-pdf',
   'max-size': 'rule-5-file-too-large',
@@ -94,7 +95,7 @@ class FileReceiver implements StringSink {
   end(): void {
     const decoded = this.base64.end();
     if (!decoded.ok) {
-      this.refuse('file-not-base64', `is not valid base64 (the file travels as standard base64): ${decoded.reason}`);
+      this.refuse(outcome('file-not-base64'), `is not valid base64 (the file travels as standard base64): ${decoded.reason}`);
       return;
     }
     const size = decoded.decodedLength;
@@ -122,8 +123,8 @@ class FileReceiver implements StringSink {
     this.result = { ok: true, sha256: this.hash.digest('hex'), size, file };
   }
 
-  private refuse(outcome: string, message: string): void {
-    this.result = { ok: false, outcome, message };
+  private refuse(refusal: LoanbondOutcome, message: string): void {
+    this.result = { ok: false, outcome: refusal, message };
     this.stopStoring();
     this.upload.refuse();
   }

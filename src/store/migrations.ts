@@ -239,6 +239,12 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    name: 'loan-bond registrations in time order: the control plane pages through them by that key',
+    sql: `
+      CREATE INDEX lb_registrations_by_time ON lb_registrations (registered_at, batch, position);
+    `,
+  },
+  {
     name: 'loan-bond files kept as files beside the database (documents.ts), not as BLOBs',
     before: moveDocumentBlobs,
     sql: 'ALTER TABLE lb_documents DROP COLUMN bytes;',

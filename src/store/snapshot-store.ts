@@ -66,12 +66,14 @@ export class SnapshotStore {
   private clearWhole: Database.Statement | undefined;
 
   /**
-   * `settle`: runs the writes queued for a group commit, so that a snapshot never overtakes them.
+   * `settle`: runs the writes queued for a group commit, so that a snapshot never overtakes them;
+   * `restored`: told after a restore put rows back in bulk;
    * `afterChange`: runs after a restore or once a copy is dropped (files no row refers to any more go).
    */
   constructor(
     private readonly db: Db,
     private readonly settle: () => void = () => undefined,
+    private readonly restored: () => void = () => undefined,
     private readonly afterChange: () => void = () => undefined,
   ) {
     const attached = (db.pragma('database_list') as Array<{ name: string }>).some((d) => d.name === SCHEMA);
@@ -367,7 +369,10 @@ export class SnapshotStore {
     if (!slot) return false;
     this.settle();
     const plan = this.plan(name, slot);
-    if (plan) this.copyBack(slot, plan.whole);
+    if (plan) {
+      this.copyBack(slot, plan.whole);
+      this.restored();
+    }
     this.synced = name;
     this.afterChange();
     return true;

@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { workspaceDbPath } from '../../src/control/workspaces.js';
+import { workspaceDbPath } from '../../src/control/workspace-routes.js';
 import { MAX_FILE_BYTES } from '../../src/domain/pdf.js';
 import { migrations } from '../../src/store/migrations.js';
 import { buildPdf, onePage, STANDARD_SECURITY_HANDLER } from '../domain/pdf-builder.js';
