@@ -47,7 +47,7 @@ export interface AppOptions {
   logger?: LogSettings | false;
   /** Largest request body in bytes of every route but the loan-bond registration (default DEFAULTS.bodyLimit of config.ts). */
   bodyLimit?: number;
-  /** Largest body of the loan-bond registration (default: 50 files of 15 MB plus fields, 1 069 408 816 bytes). */
+  /** Largest body of the loan-bond registration (default DEFAULTS.loanbondBodyLimit: 50 files of 15 MB plus fields). */
   loanbondBodyLimit?: number;
   /** When set, /_sandbox calls need the Sandbox-Admin-Token header. */
   adminToken?: string;
@@ -79,11 +79,8 @@ export interface AppOptions {
 export interface Settings {
   /** Largest body of every route but the loan-bond registration. */
   bodyLimit: number;
-  /**
-   * Largest body of the loan-bond registration (read as a stream: a gigabyte costs no memory);
-   * undefined: the interface's own default (lb-body-limit).
-   */
-  loanbondBodyLimit: number | undefined;
+  /** Largest body of the loan-bond registration (read as a stream: a gigabyte costs no memory; lb-body-limit). */
+  loanbondBodyLimit: number;
   adminToken: string | undefined;
 }
 
@@ -101,7 +98,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     throw new Error('adminToken is empty: give a key, or leave adminToken out for an open control plane');
   const settings: Settings = {
     bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
-    loanbondBodyLimit: options.loanbondBodyLimit,
+    loanbondBodyLimit: options.loanbondBodyLimit ?? DEFAULTS.loanbondBodyLimit,
     adminToken: options.adminToken,
   };
   const interfaces =

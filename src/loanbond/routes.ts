@@ -13,7 +13,7 @@ import { contract } from './contract.js';
 import { outcome } from './outcomes.js';
 import { registrationWork } from './runner.js';
 import { register } from './register.js';
-import { DEFAULT_REGISTRATION_BODY_LIMIT, MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
+import { MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
 import { runtimeOf } from '../runtime/index.js';
 import { readRegistration, uploadOf } from './upload.js';
 
@@ -29,7 +29,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
 /** The registration, in a context of its own: its body is read as a stream (upload.ts). */
 const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
   const parse = app.getDefaultJsonParser('error', 'error');
-  const limit = app.settings.loanbondBodyLimit ?? DEFAULT_REGISTRATION_BODY_LIMIT;
+  const limit = app.settings.loanbondBodyLimit;
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (request, payload, done) => {
     readRegistration(request, payload, {
