@@ -1,7 +1,7 @@
 import type { Assumption } from '../http/assumption-catalog.js';
 
-/** Decisions of the receivables interface where the specification is silent (docs/assumptions.md). */
-export const assumptions: Assumption[] = [
+/** Decisions of the receivables interface where the specification is silent (docs/assumptions.md is written from this list). */
+export const assumptions = [
   {
     id: 'rc-file-base64',
     interface: 'receivables',
@@ -110,4 +110,4 @@ export const assumptions: Assumption[] = [
       "the platform's notification is not sent; the sandbox's own events (sandbox.receivables.import.processed or .rejected) go to the event feed and to subscriptions (Standard Webhooks); the outcome is visible under /_sandbox/receivables",
     reason: 'inventing the platform\'s payload would mislead clients built against the sandbox; its own events, in a standard envelope, claim nothing about it',
   },
-];
+] as const satisfies readonly Assumption[];

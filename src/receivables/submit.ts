@@ -8,8 +8,9 @@ import { SandboxError, validationError } from '../http/errors.js';
 import type { EventSink } from '../runtime/events.js';
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
-import { type LineIndex, scanLines } from './cnab.js';
+import { type LineIndex, scanLines } from './cnab-scan.js';
 import { importReceived } from './events.js';
+import { outcome, type ReceivablesOutcome } from './outcomes.js';
 import type { ImportCnabBody } from './schemas.js';
 
 export interface SubmitContext {
@@ -29,12 +30,12 @@ export interface Submitted {
   lines: LineIndex;
 }
 
-function invalidToken(message: string, outcome: string): SandboxError {
-  return new SandboxError(400, message, { code: 'InvalidToken', details: [{ path: '/token', message }], outcome });
+function invalidToken(message: string, refusal: ReceivablesOutcome): SandboxError {
+  return new SandboxError(400, message, { code: 'InvalidToken', details: [{ path: '/token', message }], outcome: refusal });
 }
 
-function badFile(message: string, outcome: string): SandboxError {
-  return validationError([{ path: '/operationFile', message }], `operationFile ${message}`).tag(outcome);
+function badFile(message: string, refusal: ReceivablesOutcome): SandboxError {
+  return validationError([{ path: '/operationFile', message }], `operationFile ${message}`).tag(refusal);
 }
 
 export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitted {
@@ -42,7 +43,7 @@ export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitte
   const cnpj = checkTaxId(body.fundCnpj, { kinds: ['cnpj'] });
   if (!cnpj.ok) {
     throw validationError([{ path: '/fundCnpj', message: cnpj.reason }], `fundCnpj ${cnpj.reason}`).tag(
-      'fund-cnpj-invalid',
+      outcome('fund-cnpj-invalid'),
     );
   }
 

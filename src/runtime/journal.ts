@@ -73,6 +73,8 @@ export interface JournalFilter {
   status?: string;
   /** Entries at or after this instant of the sandbox clock. */
   since?: Date;
+  /** Only entries older than this id (the page after an entry of that id). */
+  before?: number;
   limit?: number;
 }
 
@@ -127,9 +129,20 @@ export class Journal {
     const klass = status && /^[1-5]xx$/i.test(status) ? Number(status[0]) : undefined;
     const since = filter.since?.getTime();
     const out: StoredEntry[] = [];
-    for (let i = 0; i < this.ring.count && out.length < limit; i++) {
+    // Ids grow with each entry: the page after `before` starts at the newest entry older than it,
+    // found by halving (a deep page costs no walk over the entries before it).
+    let first = 0;
+    if (filter.before !== undefined) {
+      let hi = this.ring.count;
+      while (first < hi) {
+        const mid = (first + hi) >> 1;
+        if ((this.ring.newest(mid)?.id ?? 0) < filter.before) hi = mid;
+        else first = mid + 1;
+      }
+    }
+    for (let i = first; i < this.ring.count && out.length < limit; i++) {
       const e = this.ring.newest(i);
-      if (!e) continue;
+      if (!e || (filter.before !== undefined && e.id >= filter.before)) continue;
       if (filter.interface !== undefined && e.interface !== filter.interface) continue;
       if (filter.operation !== undefined && e.operation !== filter.operation) continue;
       if (
