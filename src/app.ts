@@ -59,6 +59,13 @@ export interface AppOptions {
   seedSecrets?: boolean;
   /** Entries the request journal keeps (default DEFAULTS.journalSize; 0 turns it off). */
   journalSize?: number;
+  /** Events the event feed of each workspace keeps (default 1000). */
+  eventsSize?: number;
+  /**
+   * Sandbox-clock milliseconds between a request that stores asynchronous work (a CNAB import, a
+   * loan-bond batch) and its processing (default 1000; 0: at once).
+   */
+  workDelayMs?: number;
   /** false: answers carry no Sandbox-Outcome and nothing is counted (GET /_sandbox/coverage is empty). Default true. */
   coverage?: boolean;
   /** Inject a clock (tests pin time); default: a SandboxClock on real time. */
@@ -201,6 +208,8 @@ async function openRuntime(options: AppOptions, log: RuntimeLog, interfaces: Int
       seedSecrets: options.seedSecrets ?? false,
       fixtures: options.fixtures ?? null,
       journalSize: options.journalSize ?? DEFAULTS.journalSize,
+      eventsSize: options.eventsSize ?? DEFAULTS.eventsSize,
+      workDelayMs: options.workDelayMs ?? DEFAULTS.workDelayMs,
       workBacklog: options.workBacklog ?? DEFAULTS.workBacklog,
     },
     interfaces,

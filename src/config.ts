@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_REGISTRATION_BODY_LIMIT } from './loanbond/index.js';
+import { parseSpanMs } from './runtime/duration.js';
 import { DEFAULT_WORK_BACKLOG } from './runtime/work.js';
 import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS } from './runtime/workspaces.js';
 
@@ -24,6 +25,9 @@ export const DEFAULTS = {
   maxWorkspaces: DEFAULT_MAX_WORKSPACES,
   workspaceIdleMs: DEFAULT_WORKSPACE_IDLE_MS,
   workBacklog: DEFAULT_WORK_BACKLOG,
+  eventsSize: 1000,
+  /** Sandbox time between storing asynchronous work and processing it (docs/events.md). */
+  workDelayMs: 1000,
 } as const;
 
 /** 104857600 -> '100mb': a size as --body-limit reads it, in the largest whole unit. */
@@ -66,6 +70,10 @@ export interface Config {
   maxWorkspaces: number;
   /** In-memory workspaces unused this long are removed; 0: never. */
   workspaceIdleMs: number;
+  /** Events the event feed of each workspace keeps. */
+  eventsSize: number;
+  /** Sandbox-clock milliseconds before stored asynchronous work is processed; 0: at once. */
+  workDelayMs: number;
   /** Pending asynchronous items per interface and workspace before submissions are refused. */
   workBacklog: number;
 }
@@ -102,6 +110,11 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
                                                   env SANDBOX_MAX_WORKSPACES default ${DEFAULTS.maxWorkspaces}
   --workspace-idle <t>  remove in-memory workspaces unused this long: 90s, 30m, 2h; 0 never
                                                   env SANDBOX_WORKSPACE_IDLE default ${formatIdle(DEFAULTS.workspaceIdleMs)}
+  --events-size <n>     events kept by GET /_sandbox/events, per workspace
+                                                  env SANDBOX_EVENTS_SIZE default ${DEFAULTS.eventsSize}
+  --work-delay <t>      sandbox time before CNAB imports and loan-bond batches are processed:
+                        500ms, 2s, PT1M; 0 at once
+                                                  env SANDBOX_WORK_DELAY  default ${formatIdle(DEFAULTS.workDelayMs)}
   --work-backlog <n>    CNAB imports (and loan-bond registrations) waiting for processing,
                         per workspace, before submissions are refused
                                                   env SANDBOX_WORK_BACKLOG default ${DEFAULTS.workBacklog}
@@ -136,6 +149,22 @@ export function parseIdle(text: string): number {
   const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's').toLowerCase()] ?? 1000;
   const ms = Number(m[1]) * factor;
   if (ms !== 0 && ms < 1000) throw new ConfigError(`the idle time ${text} is below one second (0 turns eviction off)`);
+  return ms;
+}
+
+function parseCount(name: string, text: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || n < min || n > max)
+    throw new ConfigError(`invalid ${name} "${text}": a whole number from ${min} to ${max}`);
+  return n;
+}
+
+/** '2s' -> 2000; '0' -> 0 (at once). The units of parseSpanMs: ms, s, m, h or an ISO 8601 duration. */
+export function parseDelay(text: string): number {
+  if (/^\s*0\s*$/.test(text)) return 0;
+  const ms = parseSpanMs(text);
+  if (ms === undefined || ms > 86_400_000)
+    throw new ConfigError(`cannot read the work delay "${text}": write e.g. 500ms, 2s, PT1M (at most a day), or 0 for at once`);
   return ms;
 }
 
@@ -196,6 +225,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       (env.SANDBOX_COVERAGE === undefined || env.SANDBOX_COVERAGE === '' || parseBool('SANDBOX_COVERAGE', env.SANDBOX_COVERAGE)),
     maxWorkspaces,
     workspaceIdleMs: parseIdle(values['workspace-idle'] ?? env.SANDBOX_WORKSPACE_IDLE ?? formatIdle(DEFAULTS.workspaceIdleMs)),
+    eventsSize: parseCount('SANDBOX_EVENTS_SIZE', values['events-size'] ?? env.SANDBOX_EVENTS_SIZE ?? String(DEFAULTS.eventsSize), 1, 1_000_000),
+    workDelayMs: parseDelay(values['work-delay'] ?? env.SANDBOX_WORK_DELAY ?? formatIdle(DEFAULTS.workDelayMs)),
     workBacklog,
   };
 }
@@ -248,6 +279,8 @@ function parse(argv: readonly string[]) {
       'no-coverage': { type: 'boolean' },
       'max-workspaces': { type: 'string' },
       'workspace-idle': { type: 'string' },
+      'events-size': { type: 'string' },
+      'work-delay': { type: 'string' },
       'work-backlog': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },

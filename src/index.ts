@@ -1,5 +1,6 @@
 // The package's programmatic entry: run the sandbox inside a test suite, without Docker
 // (docs/in-process.md): startSandbox() listens on a free port and hands back the control plane as calls.
+import { AssertionError } from 'node:assert';
 import type { FastifyInstance } from 'fastify';
 import { type AppOptions, buildApp } from './app.js';
 import type { FixtureDocument, InterfaceId } from './interfaces.js';
@@ -8,6 +9,9 @@ import { readFixtureFile } from './runtime/fixture-document.js';
 import type { FaultRule, FaultRuleInput } from './runtime/faults.js';
 import type { JournalEntry } from './runtime/journal.js';
 import type { CoverageReport } from './runtime/coverage.js';
+import type { WaitRequest, WaitResult } from './control/events.js';
+import type { SandboxEvent } from './runtime/events.js';
+import type { Delivery, SubscriptionView } from './runtime/subscriptions.js';
 import { WORKSPACE_NAME, WORKSPACE_NAME_RULE } from './runtime/workspaces.js';
 
 export { type AppOptions, buildApp } from './app.js';
@@ -18,6 +22,9 @@ export type { InterfaceModule } from './http/interface-module.js';
 export type { JournalEntry } from './runtime/journal.js';
 export type { CoverageReport, OperationCoverage, OutcomeCoverage } from './runtime/coverage.js';
 export type { Outcome } from './http/outcomes.js';
+export type { WaitRequest, WaitResult } from './control/events.js';
+export type { SandboxEvent } from './runtime/events.js';
+export type { Attempt, Delivery, SubscriptionView } from './runtime/subscriptions.js';
 export { OUTCOMES, outcomeTagProblem } from './interfaces.js';
 
 /** `'default'` (the fixtures the sandbox started with) or the path of a fixture file. */
@@ -36,6 +43,45 @@ export interface RequestFilter {
   status?: number | string;
   since?: string;
   limit?: number;
+}
+
+/** A request filter with a condition on the body: what GET /_sandbox/requests/count takes. */
+export interface RequestMatch extends Omit<RequestFilter, 'limit'> {
+  method?: string;
+  /** A JSONPath on the journaled body: the request matches when it selects something... */
+  jsonpath?: string;
+  /** ...or, when given, a value equal to this one. */
+  equals?: unknown;
+}
+
+/** How many matching requests verify() expects: exactly n, or a range. Default: at least 1. */
+export type Times = number | { atLeast?: number; atMost?: number };
+
+export interface EventQuery {
+  after?: string;
+  /** One type or several; a type ending with * is a prefix. */
+  type?: string | string[];
+  subject?: string;
+  /** Wait for a matching event this long (e.g. '5s') when there is none yet. */
+  wait?: string;
+  limit?: number;
+}
+
+export interface SubscriptionInput {
+  url: string;
+  types: string[];
+  secret?: string;
+  timeout?: string;
+  retrySchedule?: string[];
+  faults?: { duplicate?: boolean; delay?: string; outOfOrder?: boolean; failFirst?: number };
+}
+
+/** What waitFor() throws when the timeout came first: the answer is on it. */
+export class WaitTimeoutError extends Error {
+  override name = 'WaitTimeoutError';
+  constructor(readonly result: WaitResult) {
+    super(result.message);
+  }
 }
 
 export interface ClockView {
@@ -77,6 +123,26 @@ export interface SandboxControls {
   coverage(format: 'junit' | 'markdown'): Promise<string>;
   /** Starts counting coverage again from zero. */
   clearCoverage(): Promise<void>;
+  /** The event feed (GET /_sandbox/events): with `wait`, a long poll. */
+  events(query?: EventQuery): Promise<{ events: SandboxEvent[]; next: string }>;
+  /**
+   * Waits until an event comes or an inspection view reaches a state (POST /_sandbox/wait); resolves
+   * with the answer when it holds, throws WaitTimeoutError saying what it saw when the timeout came.
+   */
+  waitFor(request: WaitRequest): Promise<WaitResult>;
+  /** How many journaled requests match (GET /_sandbox/requests/count). */
+  count(match?: RequestMatch): Promise<number>;
+  /**
+   * Throws an AssertionError unless the journal holds `times` requests matching `match` (default at
+   * least one); its message shows the closest requests and what each missed.
+   */
+  verify(match?: RequestMatch, options?: { times?: Times }): Promise<void>;
+  /** Requests that reached no documented operation, each with its nearest operation. */
+  unmatched(): Promise<Array<{ entry: JournalEntry; nearest: { operation: string; method: string; path: string; differences: string[] } | null }>>;
+  /** Subscribes a URL to events (POST /_sandbox/subscriptions); a generated secret is on the answer, once. */
+  subscribe(input: SubscriptionInput): Promise<SubscriptionView & { secret?: string }>;
+  /** The delivery log of a subscription, newest first. */
+  deliveries(subscriptionId: string): Promise<Delivery[]>;
 }
 
 export interface WorkspaceView {
@@ -109,6 +175,51 @@ export interface Sandbox extends SandboxControls {
   /** Every workspace, default first. */
   workspaces(): Promise<WorkspaceView[]>;
   close(): Promise<void>;
+}
+
+interface CountAnswer {
+  count: number;
+  journal: { count: number; dropped: number };
+  closest?: Array<{ entry: JournalEntry; missed: string[] }>;
+}
+
+type UnmatchedEntry = Awaited<ReturnType<SandboxControls['unmatched']>>[number];
+
+function queryString(params: Record<string, unknown>): string {
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) query.set(k, String(v));
+  const qs = query.toString();
+  return qs ? `?${qs}` : '';
+}
+
+const typeParam = (type: string | string[] | undefined) => (Array.isArray(type) ? type.join(',') : type);
+
+/** A match as query parameters: `equals` travels as JSON. */
+function matchParams(match: RequestMatch): Record<string, unknown> {
+  const { equals, ...rest } = match;
+  return { ...rest, ...(equals === undefined ? {} : { equals: JSON.stringify(equals) }) };
+}
+
+function verifyMessage(match: RequestMatch, times: Times, answer: CountAnswer): string {
+  const wanted =
+    typeof times === 'number'
+      ? `exactly ${times}`
+      : [times.atLeast === undefined ? '' : `at least ${times.atLeast}`, times.atMost === undefined ? '' : `at most ${times.atMost}`]
+          .filter(Boolean)
+          .join(' and ');
+  const lines = [
+    `expected ${wanted} request(s) matching ${JSON.stringify(match)}, found ${answer.count}` +
+      ` (the journal holds ${answer.journal.count}${answer.journal.dropped ? `, ${answer.journal.dropped} older ones dropped` : ''})`,
+  ];
+  const closest = answer.closest ?? [];
+  if (closest.length > 0) {
+    lines.push('closest requests:');
+    for (const { entry, missed } of closest)
+      lines.push(`  #${entry.id} ${entry.method} ${entry.path} -> ${entry.status}: ${missed.join('; ')}`);
+  } else if (answer.count === 0) {
+    lines.push('no other request in the journal');
+  }
+  return lines.join('\n');
 }
 
 /** Builds the app, listens on a free port of 127.0.0.1, and returns the URL and the control calls. */
@@ -216,6 +327,29 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
       clearCoverage: async () => {
         await control('DELETE', '/coverage');
       },
+      events: (query = {}) => control('GET', `/events${queryString({ ...query, type: typeParam(query.type) })}`),
+      waitFor: async (request) => {
+        const result = await control<WaitResult>('POST', '/wait', request);
+        if (!result.held) throw new WaitTimeoutError(result);
+        return result;
+      },
+      count: async (match = {}) => (await control<{ count: number }>('GET', `/requests/count${queryString(matchParams(match))}`)).count,
+      verify: async (match = {}, options = {}) => {
+        const times = options.times ?? { atLeast: 1 };
+        const answer = await control<CountAnswer>('GET', `/requests/count${queryString({ ...matchParams(match), closest: 5 })}`);
+        const { atLeast, atMost } = typeof times === 'number' ? { atLeast: times, atMost: times } : times;
+        if ((atLeast === undefined || answer.count >= atLeast) && (atMost === undefined || answer.count <= atMost)) return;
+        throw new AssertionError({
+          message: verifyMessage(match, times, answer),
+          actual: answer.count,
+          expected: times,
+          operator: 'verify',
+        });
+      },
+      unmatched: async () => (await control<{ unmatched: UnmatchedEntry[] }>('GET', '/requests/unmatched')).unmatched,
+      subscribe: (input) => control('POST', '/subscriptions', input),
+      deliveries: async (id) =>
+        (await control<{ deliveries: Delivery[] }>('GET', `/subscriptions/${encodeURIComponent(id)}/deliveries`)).deliveries,
     };
   }
 

@@ -43,6 +43,8 @@ async function main(): Promise<void> {
     coverage: config.coverage,
     maxWorkspaces: config.maxWorkspaces,
     workspaceIdleMs: config.workspaceIdleMs,
+    eventsSize: config.eventsSize,
+    workDelayMs: config.workDelayMs,
     workBacklog: config.workBacklog,
   });
 

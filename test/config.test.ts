@@ -20,6 +20,8 @@ describe('configuration', () => {
       coverage: true,
       maxWorkspaces: 256,
       workspaceIdleMs: 60 * 60 * 1000,
+      eventsSize: 1000,
+      workDelayMs: 1000,
       workBacklog: 1000,
     });
   });
@@ -27,8 +29,20 @@ describe('configuration', () => {
   it('takes every default from DEFAULTS, which --help and buildApp read too', async () => {
     const config = parseConfig([], {});
     if (config === 'help') throw new Error('no --help was given');
-    const { host, port, db, logLevel, bodyLimit, loanbondBodyLimit, journalSize, maxWorkspaces, workspaceIdleMs, workBacklog } =
-      config;
+    const {
+      host,
+      port,
+      db,
+      logLevel,
+      bodyLimit,
+      loanbondBodyLimit,
+      journalSize,
+      maxWorkspaces,
+      workspaceIdleMs,
+      workBacklog,
+      eventsSize,
+      workDelayMs,
+    } = config;
     expect({
       host,
       port,
@@ -40,6 +54,8 @@ describe('configuration', () => {
       maxWorkspaces,
       workspaceIdleMs,
       workBacklog,
+      eventsSize,
+      workDelayMs,
     }).toEqual(DEFAULTS);
     for (const shown of [
       `env HOST                default ${DEFAULTS.host}`,
@@ -52,6 +68,8 @@ describe('configuration', () => {
       `env SANDBOX_MAX_WORKSPACES default ${DEFAULTS.maxWorkspaces}`,
       'env SANDBOX_WORKSPACE_IDLE default 60m',
       `env SANDBOX_WORK_BACKLOG default ${DEFAULTS.workBacklog}`,
+      `env SANDBOX_EVENTS_SIZE default ${DEFAULTS.eventsSize}`,
+      'env SANDBOX_WORK_DELAY  default 1s',
     ])
       expect(HELP).toContain(shown);
     expect(parseSize(formatSize(DEFAULTS.bodyLimit))).toBe(DEFAULTS.bodyLimit);
@@ -63,6 +81,8 @@ describe('configuration', () => {
       expect(app.runtime.journal.capacity).toBe(DEFAULTS.journalSize);
       expect(app.workspaces.max).toBe(DEFAULTS.maxWorkspaces);
       expect(app.runtime.work.maxBacklog).toBe(DEFAULTS.workBacklog);
+      expect(app.runtime.events.capacity).toBe(DEFAULTS.eventsSize);
+      expect(app.runtime.settings.workDelayMs).toBe(DEFAULTS.workDelayMs);
     } finally {
       await app.close();
     }
@@ -85,6 +105,8 @@ describe('configuration', () => {
       SANDBOX_COVERAGE: 'false',
       SANDBOX_MAX_WORKSPACES: '16',
       SANDBOX_WORKSPACE_IDLE: '90s',
+      SANDBOX_EVENTS_SIZE: '50',
+      SANDBOX_WORK_DELAY: '0',
       SANDBOX_WORK_BACKLOG: '50',
     };
     expect(parseConfig([], env)).toEqual({
@@ -103,6 +125,8 @@ describe('configuration', () => {
       coverage: false,
       maxWorkspaces: 16,
       workspaceIdleMs: 90_000,
+      eventsSize: 50,
+      workDelayMs: 0,
       workBacklog: 50,
     });
     const flags = [
@@ -122,6 +146,10 @@ describe('configuration', () => {
       '3',
       '--workspace-idle',
       '2h',
+      '--events-size',
+      '7',
+      '--work-delay',
+      'PT1M',
       '--work-backlog',
       '7',
     ];
@@ -134,6 +162,8 @@ describe('configuration', () => {
       seed: 's2',
       maxWorkspaces: 3,
       workspaceIdleMs: 2 * 3_600_000,
+      eventsSize: 7,
+      workDelayMs: 60_000,
       workBacklog: 7,
     });
   });
@@ -153,6 +183,10 @@ describe('configuration', () => {
     expect(parseConfig([], { SANDBOX_WORKSPACE_IDLE: 'off' })).toMatchObject({ workspaceIdleMs: 0 });
     expect(() => parseConfig([], { SANDBOX_STRICT: 'maybe' })).toThrow(/SANDBOX_STRICT/);
     expect(() => parseConfig([], { SANDBOX_JOURNAL_SIZE: '-1' })).toThrow(/journal size/);
+    expect(() => parseConfig([], { SANDBOX_EVENTS_SIZE: '0' })).toThrow(/SANDBOX_EVENTS_SIZE/);
+    expect(() => parseConfig([], { SANDBOX_WORK_DELAY: 'soon' })).toThrow(/work delay/);
+    expect(() => parseConfig([], { SANDBOX_WORK_DELAY: 'P1M' })).toThrow(/work delay/);
+    expect(parseConfig([], { SANDBOX_WORK_DELAY: '250ms' })).toMatchObject({ workDelayMs: 250 });
     expect(() => parseConfig([], { SANDBOX_WORK_BACKLOG: '0' })).toThrow(/SANDBOX_WORK_BACKLOG/);
     expect(() => parseConfig(['--work-backlog', 'lots'], {})).toThrow(/SANDBOX_WORK_BACKLOG/);
   });

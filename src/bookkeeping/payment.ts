@@ -6,6 +6,8 @@ import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer, SandboxError, validationError } from '../http/errors.js';
 import { type NotPayable, PAYABLE, type PaymentEffect, type TradeBillRow, type TradeBillStatus } from '../store/bookkeeping.js';
 import type { Store } from '../store/index.js';
+import type { EventSink } from '../runtime/events.js';
+import { paymentDeclared } from './events.js';
 import { type BookkeepingOutcome, notPayable, outcome } from './outcomes.js';
 import type { PaymentDeclaration } from './schemas.js';
 
@@ -111,12 +113,15 @@ export interface PaymentContext {
   uid: string;
   /** The user the bearer token belongs to. */
   userId: number;
+  /** Where the committed payment is reported. */
+  events: EventSink;
 }
 
 /**
  * Declares a payment: checks what needs no bill, then in one IMMEDIATE transaction (shared with the
  * concurrent payments of the same turn) reads the bill, decides the effect (a refusal throws, and
- * nothing of it changes) and records it. Settles once the payment is committed.
+ * nothing of it changes) and records it. Settles once the payment is committed, and reports it then:
+ * the group commit settles its writes in the order they ran, so the events keep that order.
  */
 export async function declarePayment(body: PaymentDeclaration, ctx: PaymentContext): Promise<PaymentEffect> {
   const { store, tenantId, uid } = ctx;
@@ -129,7 +134,7 @@ export async function declarePayment(body: PaymentDeclaration, ctx: PaymentConte
   };
   // Concurrent payments share one commit (store.groupWrite): the hot path's write. The write lock is
   // taken before the bill is read, so the open value it reads is the one it changes.
-  return store.groupWrite(() => {
+  const { effect, before } = await store.groupWrite(() => {
     const bill = store.bookkeeping.tradeBill(tenantId, uid);
     if (!bill) {
       throw validationError([
@@ -148,6 +153,17 @@ export async function declarePayment(body: PaymentDeclaration, ctx: PaymentConte
       paymentDate: body.paymentDate ?? null,
       recordedAt: ctx.now.toISOString(),
     });
-    return effect;
+    return { effect, before: bill };
   });
+  paymentDeclared(ctx.events, {
+    tenantId,
+    uid,
+    paymentCents: declaration.paymentCents,
+    isPartial: body.isPartial,
+    openBeforeCents: before.openCents,
+    openAfterCents: effect.openAfterCents,
+    statusBefore: before.status,
+    statusAfter: effect.statusAfter,
+  });
+  return effect;
 }

@@ -154,8 +154,8 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { tenantId, uid } = request.params;
-      const { store, clock } = runtimeOf(request);
-      const effect = await declarePayment(request.body, { store, now: clock.now(), tenantId, uid, userId: userOf(request) });
+      const { store, clock, events } = runtimeOf(request);
+      const effect = await declarePayment(request.body, { store, now: clock.now(), tenantId, uid, userId: userOf(request), events });
       request.outcome = outcome(effect.statusAfter === 'paid' ? 'total-accepted' : 'partial-accepted');
       return reply.code(204).send(null);
     },

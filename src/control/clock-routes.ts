@@ -7,6 +7,7 @@ import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { addDuration, parseDuration } from '../runtime/duration.js';
 import { runtimeOf } from '../runtime/index.js';
+import { clockChanged } from '../runtime/sandbox-events.js';
 import { ClockChange, ClockState } from './schemas.js';
 
 const TAG = [CONTROL_TAG.name];
@@ -52,6 +53,7 @@ export const clockRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (now === undefined && advance === undefined && freeze === undefined)
         throw validationError([{ path: '', message: 'give now, advance or freeze' }]);
       const frozen = freeze ?? runtime.clock.describe().frozen;
+      const previous = runtime.clock.now().toISOString();
       if (now !== undefined) {
         runtime.clock.set(new Date(now), frozen);
       } else if (advance !== undefined) {
@@ -73,6 +75,7 @@ export const clockRoutes: FastifyPluginAsyncTypebox = async (app) => {
       } else {
         runtime.clock.set(runtime.clock.now(), frozen);
       }
+      clockChanged(runtime.events, runtime.clock, previous);
       const state = runtime.clock.describe();
       request.log.info({ clock: state.now, frozen: state.frozen }, 'sandbox clock moved');
       return state;
@@ -93,7 +96,9 @@ export const clockRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const runtime = runtimeOf(request);
+      const previous = runtime.clock.now().toISOString();
       runtime.clock.reset();
+      clockChanged(runtime.events, runtime.clock, previous);
       return runtime.clock.describe();
     },
   );

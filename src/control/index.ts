@@ -12,10 +12,13 @@ import { pathOf } from '../http/url.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { clockRoutes } from './clock-routes.js';
 import { coverageRoutes } from './coverage-routes.js';
+import { eventsPlugin } from './events.js';
 import { faultRoutes } from './fault-routes.js';
 import { journalRoutes } from './journal-routes.js';
 import { snapshotRoutes } from './snapshot-routes.js';
 import { stateRoutes } from './state-routes.js';
+import { subscriptionsPlugin } from './subscriptions.js';
+import { verificationsPlugin } from './verifications.js';
 import { uiPlugin } from './ui/index.js';
 import { workRoutes } from './work-routes.js';
 import { workspacesPlugin } from './workspace-routes.js';
@@ -68,6 +71,9 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(snapshotRoutes);
   await app.register(workRoutes);
   await app.register(coverageRoutes);
+  await app.register(eventsPlugin);
+  await app.register(subscriptionsPlugin);
+  await app.register(verificationsPlugin);
   await app.register(workspacesPlugin);
 
   // Each interface inspects its own state, from its own folder.

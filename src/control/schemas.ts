@@ -27,6 +27,7 @@ function build(ids: readonly string[]) {
   return {
     JournalQuery: journalQuery(InterfaceName),
     JournalList: journalList(InterfaceName),
+    JournalEntry: journalEntry(InterfaceName),
     FaultInput: faultInput(InterfaceName),
     FaultRule: faultRule(InterfaceName),
     CoverageQuery: coverageQuery(InterfaceName),

@@ -7,6 +7,7 @@ import { CONTROL_TAG } from '../http/openapi.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { runtimeOf } from '../runtime/index.js';
+import { snapshotRestored } from '../runtime/sandbox-events.js';
 import type { SnapshotMeta } from '../runtime/snapshots.js';
 import { SnapshotInfo, SnapshotName } from './schemas.js';
 
@@ -82,6 +83,7 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
           404,
           `no snapshot "${request.params.name}" (GET /_sandbox/snapshots lists them)`,
         );
+      snapshotRestored(runtime.events, meta.name, meta.createdAt);
       // Work that was pending in the snapshot resumes.
       runtime.work.kickAll();
       request.log.info({ snapshot: meta.name }, 'snapshot restored');

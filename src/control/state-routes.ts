@@ -6,6 +6,7 @@ import { CONTROL_TAG } from '../http/openapi.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { StandardError, Strict } from '../http/schema.js';
 import { runtimeOf } from '../runtime/index.js';
+import { fixturesLoaded } from '../runtime/sandbox-events.js';
 
 const TAG = [CONTROL_TAG.name];
 const assumed = assumptionLookup(assumptions);
@@ -94,6 +95,7 @@ export const stateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const runtime = runtimeOf(request);
       const loaded = runtime.fixtures.load(request.body, runtime);
+      fixturesLoaded(runtime.events, loaded);
       request.log.info({ loaded }, 'fixtures loaded');
       return { loaded };
     },

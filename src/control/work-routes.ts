@@ -64,11 +64,12 @@ export const workRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'runPendingWork',
         description:
-          'Runs the asynchronous processing that is waiting (CNAB imports, loan-bond registration steps) now instead of on its schedule, held or not, and answers with how many items each runner handled and the runs that failed (runner, job, error; each is retried after a backoff).',
+          'Runs the asynchronous processing that is waiting (CNAB imports, loan-bond registration steps) now instead of after the work delay (SANDBOX_WORK_DELAY), held or not, and answers with how many items each runner handled and the runs that failed (runner, job, error; each is retried after a backoff).',
         tags: TAG,
         summary:
           'Run all pending asynchronous processing now (CNAB imports, the loan-bond flow); answers when done',
         response: { 200: WorkResult, 401: StandardError },
+        'x-sandbox-assumption': assumed('work-delay'),
       },
     },
     async (request) => {

@@ -126,6 +126,7 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
       };
       const settings: RuntimeSettings = { ...options.settings, fixtures: fixtures ?? options.settings.fixtures };
       const { runtime, isNew } = createRuntime({
+        name,
         db: path(name),
         settings,
         interfaces: options.interfaces,

@@ -5,6 +5,7 @@
 // the list (src/interfaces.ts), nothing else.
 import type { FastifyPluginAsync } from 'fastify';
 import { FixtureDocuments, type FixtureSection } from '../runtime/fixture-document.js';
+import type { EventType } from '../runtime/events.js';
 import type { InterfaceParts, Runtime, WorkKind } from '../runtime/index.js';
 import type { StorePart } from '../store/part.js';
 import type { Assumption } from './assumption-catalog.js';
@@ -34,6 +35,8 @@ export interface InterfaceModule<Id extends string = string> {
   fixtures: FixtureSection;
   /** Its asynchronous processing, run off the request path by each runtime. */
   work: readonly WorkKind[];
+  /** The events its rules and work emit once their changes commit (docs/events.md): sandbox.<id>.<what>. */
+  events: readonly EventType[];
   /**
    * Tables of its own beyond the sandbox's schema (store/migrations.ts), with their migrations and
    * statements; the four built-in interfaces keep theirs in store/.
@@ -73,6 +76,8 @@ export class Interfaces {
   readonly outcomes: readonly Outcome[];
   /** The decisions of the interfaces (the sandbox-wide ones are in http/sandbox-assumptions.ts). */
   readonly assumptions: readonly Assumption[];
+  /** The event types of the interfaces, interface by interface (the sandbox's own: runtime/sandbox-events.ts). */
+  readonly events: readonly EventType[];
   /** The fixture document: one section per interface, keyed by its id. */
   readonly fixtures: FixtureDocuments;
   private readonly byId: ReadonlyMap<string, InterfaceModule>;
@@ -85,6 +90,7 @@ export class Interfaces {
     this.operations = modules.flatMap((m) => m.contract.operations);
     this.outcomes = modules.flatMap((m) => m.contract.outcomes);
     this.assumptions = modules.flatMap((m) => m.assumptions);
+    this.events = modules.flatMap((m) => m.events);
     this.outcomeById = new Map(this.outcomes.map((o) => [o.id, o]));
     const problem = listProblem(modules, this.operations, this.outcomes, this.assumptions);
     if (problem) throw new Error(`the interface list is inconsistent: ${problem}`);
@@ -169,12 +175,15 @@ function listProblem(
       return `the prefix of ${id} is one the sandbox itself uses`;
     const stray = m.contract.operations.find((o) => o.interface !== id);
     if (stray) return `operation ${stray.id} of ${id} names the interface ${stray.interface}`;
+    const foreign = m.events.find((e) => !e.type.startsWith(`sandbox.${id}.`));
+    if (foreign) return `the event type ${foreign.type} of ${id} does not start with sandbox.${id}.`;
   }
   return (
     twice('interface ids', modules.map((m) => m.contract.id)) ??
     twice('operation ids', operations.map((o) => o.id)) ??
     twice('outcome ids', outcomes.map((o) => o.id)) ??
     twice('assumption ids', assumptions.map((a) => a.id)) ??
+    twice('event types', modules.flatMap((m) => m.events.map((e) => e.type))) ??
     twice('work kinds', modules.flatMap((m) => m.work.map((w) => w.name))) ??
     twice('store parts', modules.flatMap((m) => (m.store ? [m.store.name] : [])))
   );

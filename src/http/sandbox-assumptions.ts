@@ -277,4 +277,52 @@ export const assumptions = [
       'with a database file, workspace {name} is the SQLite file {file without extension}.ws-{name}.db beside it, reopened at start (up to the limit); with :memory:, in memory',
     reason: 'a persisted sandbox keeps every workspace across restarts, and deleting one file removes one workspace',
   },
+  {
+    id: 'event-feed',
+    interface: 'sandbox',
+    topic: 'Notifications: the specification says results come "by queries or notifications" and shows no notification',
+    decision:
+      'the sandbox sends its own events, not the platform\'s: every state change that committed (a payment, each registered or reconciled registry document, an import received, processed or rejected, each loan-bond record registered and processed, a reset, fixtures loaded, a clock move, a snapshot restored) is one CloudEvents 1.0 event of its workspace (source /ws/{name}, time on the sandbox clock, types in docs/events.md); a refused request emits nothing; GET /_sandbox/events is a long poll (wait up to 120s, answered in the turn the event is emitted); the feed keeps SANDBOX_EVENTS_SIZE events (default 1000) in memory, is emptied by a reset (whose own event comes first after it) and starts again from id 1 with the process; an `after` never issued is a 400',
+    reason: 'a test waits on results without sleeping, and no payload is invented for the real service',
+  },
+  {
+    id: 'waits',
+    interface: 'sandbox',
+    topic: 'Waiting for an asynchronous result (the specification leaves clients to poll)',
+    decision:
+      'POST /_sandbox/wait holds on an event filter or on an inspection view (a GET path under /_sandbox, a JSONPath and optionally the value it must select), read again after every event of the workspace; the timeout (default 5s, at most 120s, real time) answers 200 with held false, a sentence of what it saw instead, and the events that came or the view as last read',
+    reason: 'a wait that fails must say why, and a wait that holds must answer at once, not on the next tick of a poll',
+  },
+  {
+    id: 'verifications',
+    interface: 'sandbox',
+    topic: 'Checking what a client sent',
+    decision:
+      'GET /_sandbox/requests/count counts the journal\'s entries by its filters, the method and a JSONPath condition on the journaled (redacted) body, evaluated by jsonpath-plus; a filter at the root applies to the body itself, as WireMock reads it; equals is JSON when it parses as JSON, else text; closest=N adds the nearest misses with what each missed; counts see only what the journal holds (dropped says how much it overwrote)',
+    reason: 'a test asserts on its client\'s requests with the same filters it reads the journal with, and a redacted secret can never be probed by a condition',
+  },
+  {
+    id: 'webhook-deliveries',
+    interface: 'sandbox',
+    topic: 'How notifications would be delivered (not shown)',
+    decision:
+      'per the Standard Webhooks specification: a POST of the CloudEvent in structured mode (application/cloudevents+json), headers webhook-id (msg_{subscription}_{event}, the same on every attempt), webhook-timestamp (real time, so a receiver\'s replay window holds when the sandbox clock is moved) and webhook-signature (v1, HMAC-SHA256 by the standardwebhooks library); a 2xx within the timeout (default 5s) is delivered, anything else fails and is retried on the sandbox clock after 5s, 5m, 30m, 2h, 5h, 10h, 10h (configurable); redirects are not followed; one request at a time per subscription, in event order; a manual redelivery is not retried; subscriptions and their logs (last 1000 messages) live in memory, outlive a reset and go with the workspace; at most 100 per workspace; a secret is never shown back, logged or journaled (a generated one is answered once, at creation)',
+    reason: 'receivers built on a Standard Webhooks library verify the sandbox\'s messages as they would any provider\'s, and a test drives retries by moving the clock instead of waiting hours',
+  },
+  {
+    id: 'webhook-faults',
+    interface: 'sandbox',
+    topic: 'Delivery faults a receiver must survive',
+    decision:
+      'per subscription, all off by default: duplicate (every message sent twice, same webhook-id), delay (a wait on the sandbox clock before the first attempt), outOfOrder (messages that come due together, the events of one request or those held by a delay, go out newest first), failFirst N (the first N attempts of every message are sent and then counted failed whatever the answer, so the retries come); PUT /_sandbox/subscriptions/{id}/faults switches them for messages that come due later',
+    reason: 'these are what real providers do to receivers; a failed attempt that still reached the receiver is the case an idempotent receiver exists for',
+  },
+  {
+    id: 'work-delay',
+    interface: 'sandbox',
+    topic: 'How long asynchronous processing takes (CNAB imports, loan-bond batches: "processed asynchronously", no time given)',
+    decision:
+      'it starts once the sandbox clock has moved SANDBOX_WORK_DELAY (default 1s; 0: on the next turn of the event loop) past the request that stored it: by itself on a running clock, on the clock move that gets there on a frozen one; work stored in the meantime runs in the same run; POST /_sandbox/work/run runs everything pending at once; work a restart or a restored snapshot finds pending runs at once',
+    reason: 'a client that reads a result right after submitting must see it pending, as it would in production, and a test waits for the result (events, waits) or moves the clock instead of sleeping',
+  },
 ] as const satisfies readonly Assumption[];

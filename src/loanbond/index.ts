@@ -2,6 +2,7 @@
 // module outside code imports from this folder.
 import type { InterfaceModule } from '../http/interface-module.js';
 import { assumptions } from './assumptions.js';
+import { EVENT_TYPES } from './events.js';
 import { contract } from './contract.js';
 import { loanbondFixtureSection } from './fixtures.js';
 import { loanbondInspection, loanbondOverview } from './inspect.js';
@@ -21,6 +22,7 @@ export const loanbond = {
   },
   assumptions,
   fixtures: loanbondFixtureSection,
+  events: EVENT_TYPES,
   work: [registrationWork],
   inspection: {
     routes: loanbondInspection,

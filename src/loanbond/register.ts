@@ -4,9 +4,11 @@ import { createHash } from 'node:crypto';
 import { toCents } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer, SandboxError, validationError } from '../http/errors.js';
+import type { EventSink } from '../runtime/events.js';
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
 import type { Product } from '../store/loanbond.js';
+import { type RegisteredRecord, recordsRegistered } from './events.js';
 import { type LoanbondOutcome, outcome } from './outcomes.js';
 import type { LoanBondRecord, RegistrationRequest, RegistrationResponse, Signature } from './schemas.js';
 import type { FileResult } from './upload.js';
@@ -23,6 +25,8 @@ export interface RegisterContext {
   ids: Ids;
   now: Date;
   strict: boolean;
+  /** Where the committed records are reported. */
+  events: EventSink;
   /** Throws when the records may not be stored now (back-pressure); called once every check passed. */
   admit?: () => void;
 }
@@ -178,7 +182,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
   // All or nothing: the files become stored files in the transaction that inserts their rows; after
   // a rollback, the sweep removes those no row refers to.
   // IMMEDIATE: a document is looked up by digest before it is stored (read, then write).
-  const { batch, items } = inTransaction(store, () => {
+  const { batch, items, records } = inTransaction(store, () => {
     const checked = body.registros.map((record, i) => {
       const paths = filePaths[i] as { document: string; additional: string[] };
       return {
@@ -197,6 +201,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
     // ...then the keys: a refused request consumes none of them (a seeded sequence stays as it was).
     const batch = ids.newId('LBB-');
     const out: RegistrationResponse['registros'] = [];
+    const records: RegisteredRecord[] = [];
     for (const { record, i, documentId, additional } of checked) {
       const assinado = record.assinado === true;
       const codigoIdentificador = ids.newId('LB-');
@@ -243,9 +248,11 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
         chave_registro: chaveRegistro,
         token_acesso: tokenAcesso,
       });
+      records.push({ codigoIdentificador, chaveRegistro, callerId, batch, position: i, assinado, registeredAt });
     }
-    return { batch, items: out };
+    return { batch, items: out, records };
   });
+  recordsRegistered(ctx.events, records);
 
   const n = items.length;
   return {

@@ -114,12 +114,13 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
         ids: runtime.ids,
         now: runtime.clock.now(),
         strict: strictFor(request),
+        events: runtime.events,
         admit: () => {
           const refusal = runtime.work.refusal(registrationWork.name, 'loan-bond registrations');
           if (refusal) throw new SandboxError(400, refusal, { outcome: outcome('backlog-full') });
         },
       });
-      runtime.work.kick(registrationWork.name);
+      runtime.schedule(registrationWork.name);
       request.outcome = result.outcome;
       request.log.debug(
         {

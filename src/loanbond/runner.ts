@@ -7,32 +7,35 @@
 // A slice advances up to SLICE registrations in one transaction: when it fails (disk full, the
 // database locked) none of them moved, each registration's processing record notes the failure,
 // and the work scheduler tries again after a backoff.
+import type { EventSink } from '../runtime/events.js';
 import type { WorkKind } from '../runtime/index.js';
 import { JobError, JobHistory, type JobRecord, type Runner } from '../runtime/work.js';
 import type { Store } from '../store/index.js';
+import { recordProcessed } from './events.js';
 
 const SLICE = 100;
 
-/** Advances one slice of registrations; returns how many it advanced (0: nothing left). */
-export function advanceRegistrations(store: Store, now: Date, history?: JobHistory): number {
+/**
+ * Advances one slice of registrations, reporting each to `events` once committed; returns how many it
+ * advanced (0: nothing left).
+ */
+export function advanceRegistrations(store: Store, now: Date, history?: JobHistory, events?: EventSink): number {
   const at = now.toISOString();
   let slice: string[] = [];
+  let moved;
   try {
-    return store.transaction(() => {
+    moved = store.transaction(() => {
       const rows = store.loanbond.registeredBatch(SLICE);
       slice = rows.map((r) => r.codigoIdentificador);
       for (const id of slice) history?.attempting(id);
-      for (const r of rows) {
+      return rows.map((r) => {
         const complete = r.assinado === 1;
         const recipients = JSON.parse(r.emails) as string[];
-        store.loanbond.advance(
-          r.codigoIdentificador,
-          complete ? 'signatures-complete' : 'signatures-pending',
-          at,
-          complete && recipients.length > 0 ? at : null,
-        );
-      }
-      return rows.length;
+        const state = complete ? 'signatures-complete' : 'signatures-pending';
+        store.loanbond.advance(r.codigoIdentificador, state, at, complete && recipients.length > 0 ? at : null);
+        const notification = !complete ? 'waiting-for-signatures' : recipients.length > 0 ? 'would-notify' : 'no-recipients';
+        return { codigoIdentificador: r.codigoIdentificador, state, notification, at } as const;
+      });
     });
   } catch (err) {
     if (!history) throw err;
@@ -43,6 +46,8 @@ export function advanceRegistrations(store: Store, now: Date, history?: JobHisto
     for (const id of slice) history.note(id, step, err);
     throw new JobError(job, err);
   }
+  if (events) for (const m of moved) recordProcessed(events, m);
+  return moved.length;
 }
 
 export interface RegistrationWork {
@@ -57,7 +62,7 @@ export const registrationWork: WorkKind<RegistrationWork> = {
   create: (ctx) => {
     const history = new JobHistory();
     return {
-      run: () => advanceRegistrations(ctx.store, ctx.clock.now(), history),
+      run: () => advanceRegistrations(ctx.store, ctx.clock.now(), history, ctx.events),
       backlog: (upTo) => ctx.store.loanbond.registeredCount(upTo),
       processingOf: (id) => history.of(id),
     };

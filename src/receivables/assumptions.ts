@@ -106,7 +106,8 @@ export const assumptions = [
     id: 'rc-no-webhook',
     interface: 'receivables',
     topic: 'the operation-notification webhook payload is not shown',
-    decision: 'nothing is sent when processing ends; the outcome is visible under /_sandbox/receivables',
-    reason: 'inventing a payload would mislead clients built against the sandbox',
+    decision:
+      "the platform's notification is not sent; the sandbox's own events (sandbox.receivables.import.processed or .rejected) go to the event feed and to subscriptions (Standard Webhooks); the outcome is visible under /_sandbox/receivables",
+    reason: 'inventing the platform\'s payload would mislead clients built against the sandbox; its own events, in a standard envelope, claim nothing about it',
   },
 ] as const satisfies readonly Assumption[];

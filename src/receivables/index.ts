@@ -2,6 +2,7 @@
 // module outside code imports from this folder.
 import type { InterfaceModule } from '../http/interface-module.js';
 import { assumptions } from './assumptions.js';
+import { EVENT_TYPES } from './events.js';
 import { contract } from './contract.js';
 import { receivablesFixtureSection } from './fixtures.js';
 import { receivablesInspection, receivablesOverview } from './inspect.js';
@@ -18,6 +19,7 @@ export const receivables = {
   },
   assumptions,
   fixtures: receivablesFixtureSection,
+  events: EVENT_TYPES,
   work: [importWork],
   inspection: {
     routes: receivablesInspection,

@@ -58,15 +58,15 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const runtime = runtimeOf(request);
-      const { store, ids, clock } = runtime;
+      const { store, ids, clock, events } = runtime;
       const admit = () => {
         const refusal = runtime.work.refusal(importWork.name, 'CNAB imports');
         if (refusal) throw new SandboxError(400, refusal, { code: 'SandboxBusy', outcome: outcome('backlog-full') });
       };
-      const submitted = submitImport(request.body, { store, ids, now: clock.now(), strict: strictFor(request), admit });
+      const submitted = submitImport(request.body, { store, ids, now: clock.now(), strict: strictFor(request), events, admit });
       const { importId } = submitted;
       runtime.workOf(importWork).handOff(importId, submitted.file, submitted.lines);
-      runtime.work.kick(importWork.name);
+      runtime.schedule(importWork.name);
       request.log.debug({ importId, lines: submitted.lines.count }, 'CNAB import stored, pending');
       request.outcome = outcome('accepted');
       // No body at all (not "null"): the typed reply only knows the schema's null, so widen it.

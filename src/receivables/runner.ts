@@ -12,6 +12,7 @@ import { JobHistory, type JobRecord, type Runner } from '../runtime/work.js';
 import { CnabReader, type CnabRule } from './cnab-checks.js';
 import { CnabFile } from './cnab-record.js';
 import type { LineIndex } from './cnab-scan.js';
+import { importFinished } from './events.js';
 import { importResultSlug, type outcomes } from './outcomes.js';
 
 const OPERATION: keyof typeof outcomes = 'import-cnab';
@@ -130,7 +131,14 @@ function importRunner(ctx: RunnerContext): ImportWork {
       } catch (err) {
         throw history.failed(importId, 'rejecting an unreadable file', err);
       }
+      finished(importId);
     }
+  };
+
+  /** Reports the end of an import's processing, once committed. */
+  const finished = (importId: string) => {
+    const row = store.import(importId);
+    if (row) importFinished(ctx.events, row, store.diagnostics(importId));
   };
 
   const handOff = (importId: string, file: Buffer, lines: LineIndex) => {
@@ -170,6 +178,7 @@ function importRunner(ctx: RunnerContext): ImportWork {
     if (current.reader.done) {
       const summary = current.reader.summary();
       ctx.log.info({ importId: current.importId, ...summary }, 'CNAB import processed');
+      finished(current.importId);
       // What the client's accepted file came to is an outcome of import-cnab too.
       ctx.coverage.record(OPERATION, importResultSlug(summary.errorCount === 0 ? null : current.firstError));
       job = null;

@@ -5,9 +5,11 @@ import { decodeBase64 } from '../domain/base64.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { sameSecret } from '../http/bearer.js';
 import { SandboxError, validationError } from '../http/errors.js';
+import type { EventSink } from '../runtime/events.js';
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
 import { type LineIndex, scanLines } from './cnab-scan.js';
+import { importReceived } from './events.js';
 import { outcome, type ReceivablesOutcome } from './outcomes.js';
 import type { ImportCnabBody } from './schemas.js';
 
@@ -16,6 +18,8 @@ export interface SubmitContext {
   ids: Ids;
   now: Date;
   strict: boolean;
+  /** Where the stored import is reported. */
+  events: EventSink;
   /** Throws when the import may not be stored now (back-pressure); called once every check passed. */
   admit?: () => void;
 }
@@ -71,8 +75,7 @@ export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitte
 
   ctx.admit?.();
   const importId = ctx.ids.newId('CNAB-');
-  // One insert: a transaction of its own.
-  store.insertImport({
+  const stored = {
     importId,
     fundCnpj: cnpj.value,
     fileName: body.fileName,
@@ -81,6 +84,9 @@ export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitte
     file: decoded.bytes,
     lineCount: scan.lines.count,
     strict: ctx.strict,
-  });
+  };
+  // One insert: a transaction of its own.
+  store.insertImport(stored);
+  importReceived(ctx.events, stored);
   return { importId, file: decoded.bytes, lines: scan.lines };
 }

@@ -2,6 +2,7 @@
 // module outside code imports from this folder.
 import type { InterfaceModule } from '../http/interface-module.js';
 import { assumptions } from './assumptions.js';
+import { EVENT_TYPES } from './events.js';
 import { contract } from './contract.js';
 import { registryFixtureSection } from './fixtures.js';
 import { registryInspection, registryOverview } from './inspect.js';
@@ -24,6 +25,7 @@ export const registry = {
   },
   assumptions,
   fixtures: registryFixtureSection,
+  events: EVENT_TYPES,
   work: [],
   inspection: {
     routes: registryInspection,

@@ -5,6 +5,7 @@ import { toIsoUtc } from '../domain/dates.js';
 import type { ReconciliationItemRow } from '../store/registry.js';
 import { examine, plural } from './checks.js';
 import { compareWithRegistration, type HeldFields } from './documents.js';
+import { documentsReconciled } from './events.js';
 import { outcome } from './outcomes.js';
 import type { RegistryContext, RegistryResult } from './register.js';
 import type { ReconcileBody, ReconcileResponse } from './schemas.js';
@@ -17,7 +18,7 @@ export function reconcileDocuments(
   const { registros } = body;
   const { digests, warnings } = examine(registros, ctx.strict);
 
-  return store.transaction(
+  const { result, items } = store.transaction(
     () => {
       const reconciliationKey = ids.newId('CC');
       const counts = { matched: 0, diverging: 0, unknown: 0 };
@@ -71,7 +72,7 @@ export function reconcileDocuments(
         },
         items,
       );
-      return {
+      const result = {
         counts,
         warnings: warnings.length,
         outcome: outcome(
@@ -86,7 +87,10 @@ export function reconcileDocuments(
           chaveConciliacao: reconciliationKey,
         },
       };
+      return { result, items };
     },
     { immediate: true },
   );
+  documentsReconciled(ctx.events, participantId, items);
+  return result;
 }

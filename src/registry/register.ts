@@ -2,11 +2,13 @@
 // stores the batch and all its documents, or nothing.
 import type { Static } from '@fastify/type-provider-typebox';
 import { toIsoDate, toIsoUtc } from '../domain/dates.js';
+import type { EventSink } from '../runtime/events.js';
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
 import type { DocumentRow } from '../store/registry.js';
 import { examine, plural } from './checks.js';
 import { toHeld } from './documents.js';
+import { documentsRegistered } from './events.js';
 import { outcome, type RegistryOutcome } from './outcomes.js';
 import type { RegisterBody, RegisterResponse } from './schemas.js';
 
@@ -17,6 +19,8 @@ export interface RegistryContext {
   strict: boolean;
   /** The participant the bearer token belongs to. */
   participantId: string;
+  /** Where what was committed is reported. */
+  events: EventSink;
 }
 
 export interface RegistryResult<R> {
@@ -57,6 +61,7 @@ export function registerDocuments(body: RegisterBody, ctx: RegistryContext): Reg
       documents,
     ),
   );
+  documentsRegistered(ctx.events, documents);
   return {
     warnings: warnings.length,
     outcome: outcome(warnings.length > 0 ? 'registered-with-warnings' : 'registered'),

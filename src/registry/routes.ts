@@ -47,8 +47,8 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
   const contextOf = (request: FastifyRequest): RegistryContext => {
     const participantId = participants.get(request);
     if (participantId === undefined) throw new SandboxError(500, 'the request reached a registry route unauthenticated');
-    const { store, ids, clock } = runtimeOf(request);
-    return { store, ids, now: clock.now(), strict: strictFor(request), participantId };
+    const { store, ids, clock, events } = runtimeOf(request);
+    return { store, ids, now: clock.now(), strict: strictFor(request), participantId, events };
   };
 
   // Both answers count their domain warnings in a header and name their outcome.

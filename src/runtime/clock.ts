@@ -8,8 +8,25 @@ export interface Clock {
 export class SandboxClock implements Clock {
   private offsetMs = 0;
   private frozenAt: number | undefined;
+  /** Called after every move (timers on the sandbox clock re-arm: runtime/timers.ts). */
+  private readonly listeners = new Set<() => void>();
 
   constructor(private readonly realNow: () => number = Date.now) {}
+
+  /** Calls `listener` after every change of the clock's setting; returns the call that stops it. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Whether the clock stands still (only set/advance move it). */
+  get frozen(): boolean {
+    return this.frozenAt !== undefined;
+  }
 
   now(): Date {
     return new Date(this.nowMs());
@@ -28,11 +45,13 @@ export class SandboxClock implements Clock {
       this.frozenAt = undefined;
       this.offsetMs = instant.getTime() - this.realNow();
     }
+    this.changed();
   }
 
   advance(ms: number): void {
     if (this.frozenAt !== undefined) this.frozenAt += ms;
     else this.offsetMs += ms;
+    this.changed();
   }
 
   /** The clock's setting, to put it back if an operation that moved it fails. */
@@ -43,12 +62,14 @@ export class SandboxClock implements Clock {
   restore(saved: { offsetMs: number; frozenAt: number | undefined }): void {
     this.offsetMs = saved.offsetMs;
     this.frozenAt = saved.frozenAt;
+    this.changed();
   }
 
   /** Back to real time. */
   reset(): void {
     this.offsetMs = 0;
     this.frozenAt = undefined;
+    this.changed();
   }
 
   describe(): { now: string; realNow: string; offsetMs: number; frozen: boolean } {

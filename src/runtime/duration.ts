@@ -56,3 +56,19 @@ export function addDuration(from: Date, d: Duration): Date {
     Math.round(d.seconds * 1000);
   return new Date(t + d.sign * fixedMs);
 }
+
+/**
+ * A span of time in milliseconds, for waits, timeouts and delays: `250ms`, `5s`, `2m`, `1h`, or an
+ * ISO 8601 duration of fixed length (`PT5S`, `P1D`; years and months have no fixed length and are
+ * refused). Undefined when the text is none of these, or the span is negative.
+ */
+export function parseSpanMs(text: string): number | undefined {
+  const short = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/i.exec(text);
+  if (short) {
+    const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(short[2] ?? 's').toLowerCase()] ?? 1000;
+    return Math.round(Number(short[1]) * factor);
+  }
+  const d = parseDuration(text);
+  if (!d || d.sign < 0 || d.years > 0 || d.months > 0) return undefined;
+  return addDuration(new Date(0), d).getTime();
+}

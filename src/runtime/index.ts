@@ -3,6 +3,7 @@
 // Routes, the control plane and the journal/fault hooks reach it only through runtimeOf(request);
 // runners get it as their argument. So a sandbox holding several isolated states (workspaces) only
 // changes how the app resolves a request's runtime (installRuntime), nothing below.
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { openDatabase } from '../store/db.js';
 import { Store } from '../store/index.js';
@@ -12,11 +13,15 @@ import { SandboxClock } from './clock.js';
 import { type CoveredOperation, Coverage } from './coverage.js';
 import type { SandboxError } from '../http/errors.js';
 import type { Outcome } from '../http/outcomes.js';
+import { Events } from './events.js';
+import { resetDone } from './sandbox-events.js';
 import { Faults } from './faults.js';
 import { type FixtureDocuments, type LoadCounts, readFixtureFile, under } from './fixture-document.js';
 import { SandboxIds } from './ids.js';
 import { Journal } from './journal.js';
 import { Snapshots } from './snapshots.js';
+import { Subscriptions } from './subscriptions.js';
+import { ClockTimers } from './timers.js';
 import { type Runner, Work } from './work.js';
 
 /** Settings of one sandbox state (server-wide ones, body limit and admin token, stay on the app). */
@@ -31,6 +36,10 @@ export interface RuntimeSettings {
   fixtures: string | object | null;
   /** Entries the request journal keeps (0: off). */
   journalSize: number;
+  /** Events the event feed keeps (1 or more). */
+  eventsSize: number;
+  /** Sandbox time between a request that stores asynchronous work and its processing (0: at once). */
+  workDelayMs: number;
   /** Pending asynchronous items per interface before submissions are refused (default DEFAULT_WORK_BACKLOG). */
   workBacklog?: number;
 }
@@ -43,6 +52,8 @@ export interface RunnerContext {
   readonly coverage: Coverage;
   readonly settings: RuntimeSettings;
   readonly log: RuntimeLog;
+  /** The event feed: a runner emits what its processing changed, once committed. */
+  readonly events: Events;
 }
 
 /** The part of a pino logger the runtime writes to. */
@@ -95,6 +106,17 @@ export interface Runtime extends RunnerContext {
   readonly faults: Faults;
   readonly snapshots: Snapshots;
   readonly work: Work;
+  /** Timers on the sandbox clock (webhook retries, delayed work). */
+  readonly timers: ClockTimers;
+  /** Where the events go: Standard Webhooks deliveries to the subscribed URLs. */
+  readonly subscriptions: Subscriptions;
+  /** The workspace's name ("default" for the sandbox itself). */
+  readonly name: string;
+  /**
+   * Runs the pending work of `kind` once the sandbox clock has moved settings.workDelayMs past now
+   * (what a route calls after storing work; POST /_sandbox/work/run runs it at once).
+   */
+  schedule(kind: string): void;
   /** The instance of an interface's work kind in this runtime (its hand-over points). */
   workOf<T extends WorkInstance>(kind: WorkKind<T>): T;
   /**
@@ -124,6 +146,8 @@ export interface RuntimeOptions {
   clock?: SandboxClock;
   /** Injected key generator; default: random, or seeded by settings.seed. */
   ids?: SandboxIds;
+  /** The workspace's name (default "default"): the source of its events. */
+  name?: string;
 }
 
 /** Opens one sandbox state; `isNew`: its database was just created (fixtures may be loaded into it). */
@@ -131,6 +155,11 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
   const { settings, log } = options;
   if (!Number.isInteger(settings.journalSize) || settings.journalSize < 0)
     throw new Error(`journalSize must be a whole number of entries, 0 or more (got ${settings.journalSize})`);
+  if (!Number.isInteger(settings.eventsSize) || settings.eventsSize < 1)
+    throw new Error(`eventsSize must be a whole number of events, 1 or more (got ${settings.eventsSize})`);
+  if (!Number.isFinite(settings.workDelayMs) || settings.workDelayMs < 0)
+    throw new Error(`workDelayMs must be 0 or more milliseconds (got ${settings.workDelayMs})`);
+  const name = options.name ?? 'default';
   const { db, isNew } = openDatabase(options.db);
   const { interfaces } = options;
   let store: Store;
@@ -150,6 +179,15 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     store.setMetaValue('idsGeneration', String(generation));
     ids.reseed(`${settings.seed}#${generation}`, { secrets: settings.seedSecrets });
   }
+  const timers = new ClockTimers(clock, (err) => log.error({ err }, 'a timer on the sandbox clock failed'));
+  const events = new Events(settings.eventsSize, `/ws/${name}`, clock);
+  const subscriptions = new Subscriptions({
+    clock,
+    timers,
+    newId: () => `sub_${randomBytes(9).toString('base64url')}`,
+    onError: (err) => log.error({ err }, 'a webhook delivery failed unexpectedly'),
+  });
+  events.listen((event) => subscriptions.deliver(event));
   const work = new Work({
     ...(settings.workBacklog === undefined ? {} : { maxBacklog: settings.workBacklog }),
     onError: (name, err) => log.error({ err, runner: name }, 'asynchronous processing failed; retried after a backoff'),
@@ -168,6 +206,14 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     faults: new Faults(),
     snapshots: new Snapshots(store.snapshots, clock, ids),
     work,
+    timers,
+    events,
+    subscriptions,
+    name,
+    schedule(kind: string) {
+      if (settings.workDelayMs <= 0) work.kick(kind);
+      else timers.after(settings.workDelayMs, () => work.kick(kind));
+    },
     workOf<T extends WorkInstance>(kind: WorkKind<T>): T {
       const instance = instances.get(kind.name);
       if (!instance) throw new Error(`work "${kind.name}" is not part of this runtime`);
@@ -203,9 +249,14 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
       runtime.faults.clear();
       runtime.coverage.clear();
       work.resetSettings();
+      resetDone(events, loaded);
       return loaded;
     },
     async close() {
+      // Long polls and waits answer now; no delivery or timer outlives the state.
+      events.close();
+      subscriptions.close();
+      timers.close();
       await work.close();
       await store.close();
     },

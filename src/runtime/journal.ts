@@ -3,6 +3,7 @@
 // requests pass) whose entries hold redacted, size-bounded copies of the bodies, never headers.
 import type { InterfaceId } from '../http/errors.js';
 import { redact, truncatedMarker } from './redact.js';
+import { Ring } from './ring.js';
 
 /** Bodies up to this many characters are kept as they came and redacted when read. */
 export const KEEP_RAW_LIMIT = 16_384;
@@ -92,15 +93,11 @@ export type StoredEntry = Omit<JournalEntry, 'requestBody' | 'responseBody' | 'q
 };
 
 export class Journal {
-  private readonly ring: Array<StoredEntry | undefined>;
-  /** Where the next entry goes. */
-  private head = 0;
-  private size = 0;
+  private readonly ring: Ring<StoredEntry>;
   private seq = 0;
-  private recordedSinceClear = 0;
 
   constructor(readonly capacity: number) {
-    this.ring = new Array(Math.max(0, capacity));
+    this.ring = new Ring(capacity);
   }
 
   get enabled(): boolean {
@@ -113,11 +110,7 @@ export class Journal {
   }
 
   add(entry: StoredEntry): void {
-    if (this.capacity === 0) return;
-    this.ring[this.head] = entry;
-    this.head = (this.head + 1) % this.capacity;
-    if (this.size < this.capacity) this.size += 1;
-    this.recordedSinceClear += 1;
+    this.ring.push(entry);
   }
 
   /** Matching entries, newest first, with their bodies redacted. */
@@ -136,20 +129,19 @@ export class Journal {
     const klass = status && /^[1-5]xx$/i.test(status) ? Number(status[0]) : undefined;
     const since = filter.since?.getTime();
     const out: StoredEntry[] = [];
-    const at = (i: number) => this.ring[(this.head - i + this.capacity) % this.capacity];
     // Ids grow with each entry: the page after `before` starts at the newest entry older than it,
     // found by halving (a deep page costs no walk over the entries before it).
-    let first = 1;
+    let first = 0;
     if (filter.before !== undefined) {
-      let hi = this.size + 1;
+      let hi = this.ring.count;
       while (first < hi) {
         const mid = (first + hi) >> 1;
-        if ((at(mid)?.id ?? 0) < filter.before) hi = mid;
+        if ((this.ring.newest(mid)?.id ?? 0) < filter.before) hi = mid;
         else first = mid + 1;
       }
     }
-    for (let i = first; i <= this.size && out.length < limit; i++) {
-      const e = at(i);
+    for (let i = first; i < this.ring.count && out.length < limit; i++) {
+      const e = this.ring.newest(i);
       if (!e || (filter.before !== undefined && e.id >= filter.before)) continue;
       if (filter.interface !== undefined && e.interface !== filter.interface) continue;
       if (filter.operation !== undefined && e.operation !== filter.operation) continue;
@@ -166,20 +158,15 @@ export class Journal {
   }
 
   get count(): number {
-    return this.size;
+    return this.ring.count;
   }
 
   /** Entries that no longer fit and were overwritten since the last clear. */
   get dropped(): number {
-    return this.recordedSinceClear - this.size;
+    return this.ring.dropped;
   }
 
   clear(): number {
-    const n = this.size;
-    this.ring.fill(undefined);
-    this.head = 0;
-    this.size = 0;
-    this.recordedSinceClear = 0;
-    return n;
+    return this.ring.clear();
   }
 }

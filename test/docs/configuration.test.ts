@@ -52,6 +52,8 @@ describe('docs/configuration.md', () => {
     '--journal-size': '50',
     '--max-workspaces': '3',
     '--workspace-idle': '2h',
+    '--events-size': '50',
+    '--work-delay': '250ms',
     '--work-backlog': '50',
   };
 

@@ -92,6 +92,10 @@ describe('an interface added by one entry in the interfaces list', () => {
     const work = (await app.inject({ method: 'POST', url: '/_sandbox/work/run' })).json() as { processed: Record<string, number> };
     expect(work.processed).toEqual({ receivables: 0, loanbond: 0, notes: 1 });
     expect((await app.inject({ url: '/_sandbox/notes/notes' })).json().notes[0].filed).toBe(true);
+    // What its work committed is an event of the feed, under the type its module declares.
+    expect((await app.inject({ url: '/_sandbox/events?type=sandbox.notes.*' })).json().events).toEqual([
+      expect.objectContaining({ type: 'sandbox.notes.note.filed', subject: 'notes/notes', data: { filed: 1 } }),
+    ]);
   });
 
   it('is counted by coverage, named by Sandbox-Outcome and written to the journal, and fault rules reach it', async () => {

@@ -11,6 +11,7 @@ import type { InterfaceModule } from '../../src/http/interface-module.js';
 import { serveInterface } from '../../src/http/interface-plugin.js';
 import { CONTROL_TAG } from '../../src/http/openapi.js';
 import { errorResponses, StandardError, Strict } from '../../src/http/schema.js';
+import type { EventType } from '../../src/runtime/events.js';
 import { type FixtureSection, UniqueKeys } from '../../src/runtime/fixture-document.js';
 import { type Runtime, runtimeOf, type WorkKind } from '../../src/runtime/index.js';
 import type { StorePart } from '../../src/store/part.js';
@@ -102,9 +103,22 @@ const fixtures: FixtureSection<typeof NotesFixtures> = {
   },
 };
 
+const NOTE_FILED: EventType = {
+  type: 'sandbox.notes.note.filed',
+  subject: 'notes/notes',
+  when: 'the filing work filed a note',
+  data: ['filed'],
+};
+
 const filing: WorkKind = {
   name: 'notes',
-  create: (ctx) => ({ run: () => ctx.store.transaction(() => storeOf(ctx).fileNext()) }),
+  create: (ctx) => ({
+    run: () => {
+      const filed = ctx.store.transaction(() => storeOf(ctx).fileNext());
+      if (filed > 0) ctx.events.emit(NOTE_FILED.type, NOTE_FILED.subject, { filed });
+      return filed;
+    },
+  }),
 };
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -159,6 +173,7 @@ export const notes = {
   assumptions,
   fixtures,
   work: [filing],
+  events: [NOTE_FILED],
   store: notesStore,
   inspection: {
     routes: inspectionRoutes,

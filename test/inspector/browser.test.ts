@@ -12,6 +12,7 @@ import { findChromium } from '../../scripts/chromium.js';
 import { runDemo, type DemoResult } from '../../scripts/demo.js';
 import { buildApp } from '../../src/app.js';
 import { OUTCOMES } from '../../src/interfaces.js';
+import { Receiver } from '../events/receiver.js';
 import { DEMO_FIXTURES } from '../helpers.js';
 
 const WAIT = { timeout: 15_000 };
@@ -99,6 +100,40 @@ describe('the inspector page in chromium', () => {
     await page.waitForSelector('tr[data-uid="IUD-0002"] .open-value:text-is("300.00")', WAIT);
     await page.click('tr[data-uid="IUD-0002"] summary');
     await page.waitForSelector('tr[data-uid="IUD-0002"] table:has-text("400.25")', WAIT);
+  });
+
+  it("shows the event feed and each subscription's deliveries, an attempt's answer when opened", async () => {
+    const receiver = await new Receiver((n) => (n === 0 ? 503 : 204)).start();
+    try {
+      const created = await fetch(`${base}/_sandbox/subscriptions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: receiver.url, types: ['sandbox.bookkeeping.*'], retrySchedule: ['PT1S'] }),
+      });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      const res = await fetch(`${base}${BK}/IUD-0002/payment`, {
+        method: 'PUT',
+        headers: { authorization: 'Bearer bk-demo-token-7', 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'bankSlip', informantId: 'directByDrawerHolder', isPartial: true, paymentValue: 0.25 }),
+      });
+      expect(res.status).toBe(204);
+      // The first attempt fails (503); the retry comes a second later on the running clock.
+      await receiver.until(2);
+      await page.waitForSelector(`#events-body li[data-event] code:text-is("sandbox.bookkeeping.payment.declared")`, WAIT);
+      const delivery = `#events-body [data-subscription="${id}"] li[data-delivery]`;
+      await page.waitForSelector(`${delivery}:has-text("delivered")`, WAIT);
+      await page.click(`${delivery} summary`);
+      await page.waitForSelector(`${delivery} table`, WAIT);
+      const attempts = await page.textContent(`${delivery} table`);
+      expect(attempts).toContain('503');
+      expect(attempts).toContain('the receiver answered 503');
+      expect(attempts).toContain('204');
+      expect(await page.textContent('#overview-body')).toContain('1: 1 delivered, 0 pending, 0 failed');
+      await fetch(`${base}/_sandbox/subscriptions/${id}`, { method: 'DELETE' });
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('opens the rejected CNAB import, with the diagnosed line and columns marked', async () => {

@@ -32,6 +32,7 @@ const PAGE_ASSETS: Record<string, string> = {
   'page.js': SCRIPT,
   'workspaces.js': SCRIPT,
   'coverage.js': SCRIPT,
+  'events.js': SCRIPT,
   'style.css': 'text/css; charset=utf-8',
 };
 
@@ -49,6 +50,14 @@ const Overview = Type.Object({
     description: 'rows per interface and kind',
   }),
   journal: Type.Object({ capacity: Type.Integer(), count: Type.Integer(), dropped: Type.Integer() }),
+  events: Type.Object(
+    { lastId: Type.Integer(), count: Type.Integer(), capacity: Type.Integer(), waiting: Type.Integer() },
+    { description: 'the event feed: the last id issued, events held, long polls and waits under way' },
+  ),
+  subscriptions: Type.Object(
+    { count: Type.Integer(), pending: Type.Integer(), delivered: Type.Integer(), failed: Type.Integer() },
+    { description: 'subscriptions and their deliveries, added up' },
+  ),
   warnings: Type.Array(Type.String(), { description: 'what deserves a look: overdue, rejected, pending' }),
   interfaces: Type.Array(
     Type.Object({
@@ -147,12 +156,27 @@ export const uiPlugin: FastifyPluginAsyncTypebox = async (app) => {
       }
       if (runtime.journal.dropped > 0)
         warnings.push(`journal: ${runtime.journal.dropped} older request(s) no longer kept`);
+      const subs = runtime.subscriptions.list();
+      const deliveries = { pending: 0, delivered: 0, failed: 0 };
+      for (const sub of subs) {
+        deliveries.pending += sub.deliveries.pending;
+        deliveries.delivered += sub.deliveries.delivered;
+        deliveries.failed += sub.deliveries.failed;
+      }
+      if (deliveries.failed > 0) warnings.push(`subscriptions: ${deliveries.failed} message(s) given up after every retry`);
 
       return {
         clock: runtime.clock.describe(),
         lastReset: runtime.store.meta('lastReset') ?? null,
         counts,
         journal: { capacity: runtime.journal.capacity, count: runtime.journal.count, dropped: runtime.journal.dropped },
+        events: {
+          lastId: runtime.events.lastId,
+          count: runtime.events.count,
+          capacity: runtime.events.capacity,
+          waiting: runtime.events.waiting,
+        },
+        subscriptions: { count: subs.length, ...deliveries },
         warnings,
         interfaces: sections,
       };

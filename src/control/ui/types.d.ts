@@ -7,6 +7,8 @@ export interface Overview {
   lastReset: string | null;
   counts: Record<string, Record<string, number>>;
   journal: { capacity: number; count: number; dropped: number };
+  events: { lastId: number; count: number; capacity: number; waiting: number };
+  subscriptions: { count: number; pending: number; delivered: number; failed: number };
   warnings: string[];
   /** The emulated interfaces in order: one section each, drawn by `panel` (a script beside app.js) or by its counts. */
   interfaces: Array<{ id: string; title: string; panel: string | null }>;
@@ -145,3 +147,6 @@ export interface JournalList {
 
 // --- coverage (GET /_sandbox/coverage): the server's own types, as JSON carries them.
 export type { CoverageReport, OperationCoverage, OutcomeCoverage, Totals as CoverageTotals } from '../../runtime/coverage.js';
+
+export type { SandboxEvent } from '../../runtime/events.js';
+export type { Delivery, SubscriptionView } from '../../runtime/subscriptions.js';

@@ -7,6 +7,7 @@
 import { adoptTokenFromFragment, api, setToken } from './api.js';
 import { coverage } from './coverage.js';
 import { fill, h, json, when } from './dom.js';
+import { events } from './events.js';
 import { $, badge, handle, lazyDetails, LIST_MAX, messageOf, PAGE, refreshSection, say, state } from './page.js';
 import { workspacePicker } from './workspaces.js';
 
@@ -49,6 +50,14 @@ async function overview(data) {
       h('dd', {}, data.lastReset ? when(data.lastReset) : 'never (state as loaded at start)'),
       h('dt', {}, 'Journal'),
       h('dd', {}, `${data.journal.count} of ${data.journal.capacity} requests kept`),
+      h('dt', {}, 'Events'),
+      h('dd', {}, `${data.events.count} of ${data.events.capacity} kept, last id ${data.events.lastId}; ${data.events.waiting} wait(s) under way`),
+      h('dt', {}, 'Subscriptions'),
+      h(
+        'dd',
+        {},
+        `${data.subscriptions.count}: ${data.subscriptions.delivered} delivered, ${data.subscriptions.pending} pending, ${data.subscriptions.failed} failed`,
+      ),
     ),
     h('div', { class: 'counts' }, counts),
     h('h3', {}, 'Warnings'),
@@ -150,7 +159,7 @@ async function journal() {
 async function refreshAll() {
   const data = /** @type {Overview} */ (await api('/overview'));
   await ensureSections(data);
-  await Promise.all([overview(data), ...[...sections.values()].map((draw) => draw(data)), coverage(), journal(), workspacePicker()]);
+  await Promise.all([overview(data), ...[...sections.values()].map((draw) => draw(data)), coverage(), events(), journal(), workspacePicker()]);
   return data;
 }
 
@@ -159,7 +168,16 @@ async function refreshAll() {
  * @param {number | null} newest
  */
 const signatureOf = (data, newest) =>
-  JSON.stringify([newest, data.counts, data.warnings, data.lastReset, data.clock.offsetMs, data.clock.frozen]);
+  JSON.stringify([
+    newest,
+    data.counts,
+    data.warnings,
+    data.lastReset,
+    data.clock.offsetMs,
+    data.clock.frozen,
+    data.events.lastId,
+    data.subscriptions,
+  ]);
 
 async function poll() {
   if (input('live').checked && document.visibilityState === 'visible') {

@@ -1,0 +1,56 @@
+// A condition on a JSON document (a journaled request body, an inspection view), written in JSONPath
+// and evaluated by the jsonpath-plus library with its safe evaluator (filter scripts cannot reach
+// anything but the document). It holds when the expression selects at least one value, or, with
+// `equals`, when one of the selected values equals that JSON value.
+//
+// A filter at the root (`$[?(@.total > 5)]`) applies to the document itself, as Jayway JsonPath and
+// WireMock's matchesJsonPath read it; jsonpath-plus alone would apply it to the document's members.
+import { isDeepStrictEqual } from 'node:util';
+import { JSONPath } from 'jsonpath-plus';
+
+export interface Condition {
+  jsonpath: string;
+  /** When given: a selected value must equal it (deep equality of JSON values). */
+  equals?: unknown;
+}
+
+export class ConditionError extends Error {
+  override name = 'ConditionError';
+}
+
+/** Why `jsonpath` cannot be a condition's expression, or undefined when it can. */
+export function jsonpathProblem(jsonpath: string): string | undefined {
+  if (!jsonpath.startsWith('$')) return 'must be a JSONPath expression starting with $ (e.g. $.status)';
+  try {
+    select(jsonpath, {});
+  } catch (err) {
+    return `is not a JSONPath expression jsonpath-plus can evaluate: ${(err as Error).message}`;
+  }
+  return undefined;
+}
+
+/** The values `jsonpath` selects in `doc`; throws ConditionError when it cannot be evaluated. */
+export function select(jsonpath: string, doc: unknown): unknown[] {
+  const rootFilter = jsonpath.startsWith('$[?');
+  try {
+    const found: unknown = JSONPath({
+      path: jsonpath,
+      json: (rootFilter ? [doc] : doc) as object,
+      wrap: true,
+      eval: 'safe',
+    });
+    return Array.isArray(found) ? found : [];
+  } catch (err) {
+    throw new ConditionError(`${jsonpath}: ${(err as Error).message}`);
+  }
+}
+
+/** Whether `condition` holds for `doc`, with the values it selected. */
+export function evaluate(condition: Condition, doc: unknown): { holds: boolean; selected: unknown[] } {
+  const selected = doc === undefined || doc === null ? [] : select(condition.jsonpath, doc);
+  const holds =
+    'equals' in condition && condition.equals !== undefined
+      ? selected.some((v) => isDeepStrictEqual(v, condition.equals))
+      : selected.length > 0;
+  return { holds, selected };
+}

@@ -1,0 +1,205 @@
+// The event feed of one sandbox state: every state change that committed (a payment declared, a batch
+// registered, an import processed, a reset...) becomes one event in the CloudEvents 1.0 JSON format.
+// A ring of fixed capacity like the journal's (memory stays flat however many events pass), read by
+// the long poll, the waits and the subscriptions. Listeners hear an event in the same turn of the
+// event loop it was emitted in: a long poll is answered by the event itself, never by a polling timer.
+//
+// The envelope is built here as a plain object (a payment pays for no more than that); the cloudevents
+// library validates and serializes it where it leaves the sandbox (toCloudEvent, the deliveries).
+import { CloudEvent } from 'cloudevents';
+import type { SandboxClock } from './clock.js';
+import { Ring } from './ring.js';
+
+/** One event, as the CloudEvents 1.0 JSON format writes it. */
+export interface SandboxEvent {
+  specversion: '1.0';
+  /** A decimal sequence number: unique in its source, increasing, never reused (not after a reset). */
+  id: string;
+  /** The workspace it happened in: `/ws/{name}` (the default workspace is `/ws/default`). */
+  source: string;
+  type: string;
+  /** What it is about, as a path relative to the inspection views (`imports/{id}`). */
+  subject: string;
+  /** When it happened, on the sandbox clock. */
+  time: string;
+  datacontenttype: 'application/json';
+  data: Record<string, unknown>;
+}
+
+/**
+ * Which events a reader wants. A type or subject pattern is exact, or ends with `*` to take every
+ * value that starts with what comes before it (`sandbox.receivables.*`, `*`).
+ */
+export interface EventFilter {
+  types?: readonly string[];
+  subject?: string;
+  /** Only events with a larger id. */
+  after?: number;
+}
+
+export type EventListener = (event: SandboxEvent) => void;
+
+/** What a rule or runner needs to report what it committed. */
+export interface EventSink {
+  emit(type: string, subject: string, data: Record<string, unknown>): unknown;
+}
+
+/**
+ * An event type as its module declares it: the table of docs/events.md lists exactly these (a test
+ * holds the two together).
+ */
+export interface EventType {
+  type: string;
+  /** The subject, with {placeholders}. */
+  subject: string;
+  /** What makes it happen. */
+  when: string;
+  /** The fields of its data. */
+  data: readonly string[];
+}
+
+/** A type or subject pattern: exact, or a prefix followed by `*`. */
+export function patternMatches(pattern: string, value: string): boolean {
+  return pattern.endsWith('*') ? value.startsWith(pattern.slice(0, -1)) : pattern === value;
+}
+
+export function eventMatches(filter: EventFilter, event: SandboxEvent): boolean {
+  if (filter.after !== undefined && Number(event.id) <= filter.after) return false;
+  if (filter.types && filter.types.length > 0 && !filter.types.some((t) => patternMatches(t, event.type))) return false;
+  if (filter.subject !== undefined && !patternMatches(filter.subject, event.subject)) return false;
+  return true;
+}
+
+/** The event validated by the cloudevents library, as it leaves the sandbox. */
+export function toCloudEvent(event: SandboxEvent): CloudEvent<Record<string, unknown>> {
+  return new CloudEvent<Record<string, unknown>>({ ...event }, true);
+}
+
+interface Waiter {
+  filter: EventFilter;
+  resolve: () => void;
+}
+
+export class Events {
+  private readonly ring: Ring<SandboxEvent>;
+  private seq = 0;
+  private readonly waiters = new Set<Waiter>();
+  private readonly listeners = new Set<EventListener>();
+  private closed = false;
+
+  constructor(
+    readonly capacity: number,
+    readonly source: string,
+    private readonly clock: SandboxClock,
+  ) {
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new Error(`the event feed keeps a whole number of events, 1 or more (got ${capacity})`);
+    this.ring = new Ring(capacity);
+  }
+
+  /**
+   * Records an event and tells the waiters and listeners at once. Call it only once the change it
+   * reports has committed: a refused request emits nothing.
+   */
+  emit(type: string, subject: string, data: Record<string, unknown>): SandboxEvent {
+    this.seq += 1;
+    const event: SandboxEvent = {
+      specversion: '1.0',
+      id: String(this.seq),
+      source: this.source,
+      type,
+      subject,
+      time: new Date(this.clock.nowMs()).toISOString(),
+      datacontenttype: 'application/json',
+      data,
+    };
+    this.ring.push(event);
+    if (this.waiters.size > 0) {
+      for (const w of this.waiters) {
+        if (!eventMatches(w.filter, event)) continue;
+        this.waiters.delete(w);
+        w.resolve();
+      }
+    }
+    for (const listener of this.listeners) listener(event);
+    return event;
+  }
+
+  /** The id of the last event emitted (0: none yet); the next one is larger. */
+  get lastId(): number {
+    return this.seq;
+  }
+
+  get count(): number {
+    return this.ring.count;
+  }
+
+  /** Events emitted since the last clear that no longer fit. */
+  get dropped(): number {
+    return this.ring.dropped;
+  }
+
+  /** Matching events, oldest first, at most `limit`. */
+  list(filter: EventFilter = {}, limit = this.capacity): SandboxEvent[] {
+    const out: SandboxEvent[] = [];
+    let start = 0;
+    const first = this.ring.oldest(0);
+    if (filter.after !== undefined && first) {
+      // Ids are consecutive in the ring (a clear empties it): the first one after `after` is found at once.
+      start = Math.max(0, Math.min(this.ring.count, filter.after - Number(first.id) + 1));
+    }
+    for (let i = start; i < this.ring.count && out.length < limit; i++) {
+      const e = this.ring.oldest(i);
+      if (e && eventMatches(filter, e)) out.push(e);
+    }
+    return out;
+  }
+
+  /**
+   * Resolves once an event matching `filter` exists (at once when one does), or when `signal` aborts,
+   * or when the feed closes. Resolves with nothing: the caller reads the feed then, and sees every
+   * event emitted in the same turn as the one that woke it.
+   */
+  waitFor(filter: EventFilter, signal?: AbortSignal): Promise<void> {
+    if (this.closed || signal?.aborted || this.list(filter, 1).length > 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const waiter: Waiter = {
+        filter,
+        resolve: () => {
+          signal?.removeEventListener('abort', abort);
+          resolve();
+        },
+      };
+      const abort = () => {
+        this.waiters.delete(waiter);
+        resolve();
+      };
+      signal?.addEventListener('abort', abort, { once: true });
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** Long polls waiting now (the inspector and the tests read it). */
+  get waiting(): number {
+    return this.waiters.size;
+  }
+
+  /** Calls `listener` with every event from now on, in order; returns the call that stops it. */
+  listen(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Forgets every event held (ids go on from where they were). */
+  clear(): number {
+    return this.ring.clear();
+  }
+
+  /** Answers every wait now (the state is closing) and stops listening. */
+  close(): void {
+    this.closed = true;
+    for (const w of this.waiters) w.resolve();
+    this.waiters.clear();
+    this.listeners.clear();
+  }
+}
