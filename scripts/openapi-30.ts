@@ -29,7 +29,16 @@ function nullableAnyOf(node: Schema): Schema {
   if (!Array.isArray(members) || !members.some(isNull)) return node;
   const rest = members.filter((m) => !isNull(m));
   const { anyOf: _anyOf, ...place } = node;
-  if (rest.length !== 1) return { ...place, anyOf: rest, nullable: true };
+  if (rest.length !== 1) {
+    // 3.0 wants a `type` beside `nullable`: a union of literals of one type is that type's enum.
+    const types = new Set(rest.map((m) => m.type));
+    const [type] = types;
+    if (types.size !== 1 || typeof type !== 'string') return { ...place, anyOf: rest, nullable: true };
+    const literals = rest.every((m) => Array.isArray(m.enum) && Object.keys(m).every((k) => k === 'type' || k === 'enum'));
+    // null stays among the enum's values: 3.0.3 checks `enum` before `nullable`.
+    if (literals) return { ...place, type, enum: [...rest.flatMap((m) => m.enum as unknown[]), null], nullable: true };
+    return { ...place, type, anyOf: rest, nullable: true };
+  }
   const [only] = rest as [Schema];
   if (typeof only.$ref === 'string') return { ...place, allOf: [only], nullable: true };
   return { ...only, ...place, nullable: true };
