@@ -4,11 +4,10 @@ import { toIsoDate } from '../domain/dates.js';
 import { formatCents, toCents } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer, SandboxError, validationError } from '../http/errors.js';
-import type { PaymentEffect, TradeBillRow, TradeBillStatus } from '../store/bookkeeping.js';
+import { type NotPayable, PAYABLE, type PaymentEffect, type TradeBillRow, type TradeBillStatus } from '../store/bookkeeping.js';
 import type { Store } from '../store/index.js';
+import { type BookkeepingOutcome, notPayable, outcome } from './outcomes.js';
 import type { PaymentDeclaration } from './schemas.js';
-
-export const PAYABLE: readonly TradeBillStatus[] = ['open', 'partially-paid'];
 
 /** A declaration after its amounts became cents. */
 export interface Declaration {
@@ -18,8 +17,8 @@ export interface Declaration {
 }
 
 /** The outcome of a refusal by declarationProblems: its first problem decides. */
-export function declarationOutcome(details: readonly ErrorDetail[]): string {
-  return details[0]?.path === pointer('paymentDate') ? 'payment-date-future' : 'beneficiary-document-invalid';
+export function declarationOutcome(details: readonly ErrorDetail[]): BookkeepingOutcome {
+  return outcome(details[0]?.path === pointer('paymentDate') ? 'payment-date-future' : 'beneficiary-document-invalid');
 }
 
 /**
@@ -59,48 +58,48 @@ export function declarationProblems(
  * What the declaration does to the bill as it stands now, or a 400 saying why it cannot apply.
  * Runs inside the payment transaction, so the open value it reads is the one it changes.
  */
-export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect {
-  if (!PAYABLE.includes(bill.status)) {
+export function decidePayment(bill: TradeBillRow, declaration: Declaration): PaymentEffect {
+  if (!(PAYABLE as readonly TradeBillStatus[]).includes(bill.status)) {
     throw new SandboxError(
       400,
       `trade bill ${bill.uid} is ${bill.status}: only open or partially-paid bills accept a payment`,
-      { details: [{ path: pointer('uid'), message: `trade bill is ${bill.status}` }], outcome: `not-payable-${bill.status}` },
+      { details: [{ path: pointer('uid'), message: `trade bill is ${bill.status}` }], outcome: notPayable(bill.status as NotPayable) },
     );
   }
   const open = formatCents(bill.openCents);
-  const paid = formatCents(d.paymentCents);
-  if (d.paymentCents > bill.openCents) {
+  const paid = formatCents(declaration.paymentCents);
+  if (declaration.paymentCents > bill.openCents) {
     throw validationError([
       {
         path: pointer('paymentValue'),
         message: `${paid} exceeds the open value of the trade bill (${open})`,
       },
-    ]).tag('above-open-value');
+    ]).tag(outcome('above-open-value'));
   }
-  if (d.isPartial && d.paymentCents === bill.openCents) {
+  if (declaration.isPartial && declaration.paymentCents === bill.openCents) {
     throw validationError([
       {
         path: pointer('isPartial'),
         message: `a partial payment must be below the open value (${open}); to settle it, send isPartial false`,
       },
-    ]).tag('partial-equals-open');
+    ]).tag(outcome('partial-equals-open'));
   }
-  if (!d.isPartial && d.paymentCents < bill.openCents) {
+  if (!declaration.isPartial && declaration.paymentCents < bill.openCents) {
     throw validationError([
       {
         path: pointer('paymentValue'),
         message: `a total payment (isPartial false) must equal the open value (${open}), got ${paid}; for less, send isPartial true`,
       },
-    ]).tag('total-below-open');
+    ]).tag(outcome('total-below-open'));
   }
-  const openAfterCents = bill.openCents - d.paymentCents;
-  if (d.remainingCents !== null && d.remainingCents !== openAfterCents) {
+  const openAfterCents = bill.openCents - declaration.paymentCents;
+  if (declaration.remainingCents !== null && declaration.remainingCents !== openAfterCents) {
     throw validationError([
       {
         path: pointer('remainingValue'),
-        message: `must equal the open value after this payment: ${formatCents(openAfterCents)} (open value ${open} - payment ${paid}), got ${formatCents(d.remainingCents)}`,
+        message: `must equal the open value after this payment: ${formatCents(openAfterCents)} (open value ${open} - payment ${paid}), got ${formatCents(declaration.remainingCents)}`,
       },
-    ]).tag('remaining-mismatch');
+    ]).tag(outcome('remaining-mismatch'));
   }
   return { openAfterCents, statusAfter: openAfterCents === 0 ? 'paid' : 'partially-paid' };
 }
@@ -135,7 +134,7 @@ export async function declarePayment(body: PaymentDeclaration, ctx: PaymentConte
     if (!bill) {
       throw validationError([
         { path: pointer('uid'), message: `path parameter uid: tenant ${tenantId} has no trade bill "${uid}"` },
-      ]).tag('unknown-uid');
+      ]).tag(outcome('unknown-uid'));
     }
     const effect = decidePayment(bill, declaration);
     store.bookkeeping.applyPayment(bill, effect, {

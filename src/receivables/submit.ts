@@ -7,7 +7,8 @@ import { sameSecret } from '../http/bearer.js';
 import { SandboxError, validationError } from '../http/errors.js';
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
-import { type LineIndex, scanLines } from './cnab.js';
+import { type LineIndex, scanLines } from './cnab-scan.js';
+import { outcome, type ReceivablesOutcome } from './outcomes.js';
 import type { ImportCnabBody } from './schemas.js';
 
 export interface SubmitContext {
@@ -25,12 +26,12 @@ export interface Submitted {
   lines: LineIndex;
 }
 
-function invalidToken(message: string, outcome: string): SandboxError {
-  return new SandboxError(400, message, { code: 'InvalidToken', details: [{ path: '/token', message }], outcome });
+function invalidToken(message: string, refusal: ReceivablesOutcome): SandboxError {
+  return new SandboxError(400, message, { code: 'InvalidToken', details: [{ path: '/token', message }], outcome: refusal });
 }
 
-function badFile(message: string, outcome: string): SandboxError {
-  return validationError([{ path: '/operationFile', message }], `operationFile ${message}`).tag(outcome);
+function badFile(message: string, refusal: ReceivablesOutcome): SandboxError {
+  return validationError([{ path: '/operationFile', message }], `operationFile ${message}`).tag(refusal);
 }
 
 export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitted {
@@ -38,7 +39,7 @@ export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitte
   const cnpj = checkTaxId(body.fundCnpj, { kinds: ['cnpj'] });
   if (!cnpj.ok) {
     throw validationError([{ path: '/fundCnpj', message: cnpj.reason }], `fundCnpj ${cnpj.reason}`).tag(
-      'fund-cnpj-invalid',
+      outcome('fund-cnpj-invalid'),
     );
   }
 

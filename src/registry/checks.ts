@@ -7,6 +7,7 @@ import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer, validationError } from '../http/errors.js';
 import { MAX_DETAILS } from '../http/validation.js';
 import { type Digest, digestBase64 } from './documents.js';
+import { outcome, type RegistryOutcome } from './outcomes.js';
 import type { ReconciliationDocument, RegistryDocument, Warning } from './schemas.js';
 
 const TAX_ID_FIELDS = ['cpfCnpjTitular', 'cpfCnpjSacador', 'cpfCnpjSacado'] as const;
@@ -75,7 +76,7 @@ export function examine(
   const problems: ErrorDetail[] = [];
   const warnings: Warning[] = [];
   // The first problem in item order names the outcome (registry/outcomes.ts).
-  let outcome: string | undefined;
+  let refusal: RegistryOutcome | undefined;
   const digests = registros.map((doc, i) => {
     let digest: Digest | undefined;
     if (doc.documento !== undefined) {
@@ -86,20 +87,20 @@ export function examine(
           path: pointer('registros', i, 'documento'),
           message: `must be standard base64: ${r.reason}`,
         });
-        outcome ??= 'documento-not-base64';
+        refusal ??= outcome('documento-not-base64');
       }
     }
     const found = checkDocument(doc, i);
     warnings.push(...found);
     if (strict && found.length > 0) {
       problems.push(...strictDetails(found));
-      outcome ??= 'strict-refused';
+      refusal ??= outcome('strict-refused');
     }
     return digest;
   });
   // At most MAX_DETAILS listed; the message still counts them all.
   if (problems.length > 0) {
-    throw validationError(problems.slice(0, MAX_DETAILS), undefined, problems.length).tag(outcome ?? 'strict-refused');
+    throw validationError(problems.slice(0, MAX_DETAILS), undefined, problems.length).tag(refusal ?? outcome('strict-refused'));
   }
   return { digests, warnings };
 }

@@ -234,6 +234,12 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    name: 'loan-bond registrations in time order: the control plane pages through them by that key',
+    sql: `
+      CREATE INDEX lb_registrations_by_time ON lb_registrations (registered_at, batch, position);
+    `,
+  },
+  {
     name: 'user-defined operations: stub mappings added at run time and scenario states',
     sql: `
       CREATE TABLE sb_stub_mappings (
