@@ -2,9 +2,77 @@
 // (__proto__ and constructor keys refused) plus a refusal of duplicate keys, which JSON.parse would
 // silently resolve to the last occurrence ("each field occurs exactly once" in the receivables table;
 // elsewhere a client sending a key twice has a bug that parsers resolve differently).
+import { Buffer } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pointer, SandboxError } from './errors.js';
+import { JsonReadError, JsonStreamReader } from './json-stream.js';
 import { FALLBACK } from './outcomes.js';
+
+// One set of messages for a body that is not JSON, whether it was read whole (every route) or as a
+// stream (the loan-bond registration): both say what and where from the same reader's findings.
+
+/** A body that is not JSON or not UTF-8: what is wrong, at which byte offset, line and column. */
+export function malformedBodyError(problem: JsonReadError): SandboxError {
+  const where = `at byte offset ${problem.at.offset} (line ${problem.at.line}, column ${problem.at.column})`;
+  const message =
+    problem.kind === 'utf8'
+      ? `the body is not valid UTF-8: ${problem.what} ${where}`
+      : `the body is not valid JSON: ${problem.what} ${where}`;
+  return new SandboxError(400, message, { outcome: FALLBACK.malformed });
+}
+
+/** A body with no bytes at all. */
+export function emptyBodyError(): SandboxError {
+  return new SandboxError(400, 'the body is empty: a JSON object is required', { outcome: FALLBACK.malformed });
+}
+
+/** A key named __proto__ or constructor (refused: they reach prototypes in JavaScript clients). */
+export function forbiddenKeyError(): SandboxError {
+  return new SandboxError(400, 'the body is not valid JSON (keys named __proto__ or constructor are refused)', {
+    outcome: FALLBACK.malformed,
+  });
+}
+
+/** The first problem of a text JSON.parse refused, found by the streaming reader. */
+export function locateJsonProblem(text: string): JsonReadError | undefined {
+  const reader = new JsonStreamReader({ sinkFor: () => undefined, keepLimit: Number.POSITIVE_INFINITY });
+  reader.push(Buffer.from(text, 'utf8'));
+  try {
+    reader.end();
+    return undefined;
+  } catch (err) {
+    if (err instanceof JsonReadError) return err;
+    throw err;
+  }
+}
+
+/** A key that appears twice in one object: a 400 naming its pointer. */
+export function duplicateKeyError(path: string): SandboxError {
+  const message = 'appears twice in its object: each field occurs exactly once';
+  return new SandboxError(400, `${path}: ${message}`, { details: [{ path, message }], outcome: FALLBACK.malformed });
+}
+
+/**
+ * Parses a whole JSON text as every body is parsed: Fastify's secure parser (__proto__ and
+ * constructor keys refused), then duplicate keys refused. Calls back with the value or the error.
+ */
+export function parseJsonText(
+  parse: ReturnType<FastifyInstance['getDefaultJsonParser']>,
+  request: FastifyRequest,
+  text: string,
+  done: (err: Error | null, value?: unknown) => void,
+): void {
+  parse(request, text, (err, value) => {
+    if (err) {
+      if ((err as { code?: string }).code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return done(emptyBodyError());
+      const problem = locateJsonProblem(text);
+      return done(problem ? malformedBodyError(problem) : forbiddenKeyError());
+    }
+    const duplicate = findDuplicateKey(text);
+    if (duplicate === undefined) return done(null, value);
+    done(duplicateKeyError(duplicate));
+  });
+}
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -103,15 +171,6 @@ export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: 
   }
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (options.optionalBodies && (body as string).trim() === '' && bodyIsOptional(request)) return done(null, {});
-    parse(request, String(body), (err, value) => {
-      if (err) return done(err, undefined);
-      const duplicate = findDuplicateKey(body as string);
-      if (duplicate === undefined) return done(null, value);
-      const message = 'appears twice in its object: each field occurs exactly once';
-      done(
-        new SandboxError(400, `${duplicate}: ${message}`, { details: [{ path: duplicate, message }], outcome: FALLBACK.malformed }),
-        undefined,
-      );
-    });
+    parseJsonText(parse, request, String(body), done);
   });
 }
