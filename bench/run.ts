@@ -97,6 +97,11 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${printTable(rows)}\n`);
     return;
   }
+  if (only === 'stubs') {
+    await userDefinedFigures();
+    process.stdout.write(`\n${printTable(rows)}\n`);
+    return;
+  }
   if (only === 'events') {
     await eventsCost();
     await longPollTurns();
@@ -202,6 +207,7 @@ async function main(): Promise<void> {
   await coverageCost();
   await eventsCost();
   await longPollTurns();
+  await userDefinedFigures();
 
   report(measured);
 }
@@ -1139,3 +1145,93 @@ main()
     process.exitCode = 1;
   })
   .finally(() => rmSync(work, { recursive: true, force: true }));
+
+/**
+ * User-defined operations: a templated stub that reads the state through `inspect`, against the
+ * documented GET extract on the same server in interleaved rounds; and proxy mode's overhead, a GET
+ * through the sandbox to an upstream (a bare Fastify) against the same GET straight to it.
+ */
+async function userDefinedFigures(): Promise<void> {
+  const stubBar = 'templated stub reading state through inspect >= 0.5x GET extract req/s';
+  const s = await startSandbox();
+  try {
+    await post(s, '/_sandbox/fixtures', {
+      bookkeeping: {
+        users: [{ userId: 7, accessToken: BK_TOKEN, tenants: [TENANTS.t10k] }],
+        extractRequests: extractRequests(TENANTS.t10k, 10_000, 10_001),
+      },
+      registry: { participants: [{ participantId: 'PART-1', accessToken: 'rg-bench-token' }] },
+    });
+    const registered = (await post(
+      s,
+      '/api/v1.0/service/dup/registrar_documentos',
+      { registros: Array.from({ length: 5 }, (_, i) => ({ numeroDuplicata: `DUP-${i}`, valorDuplicata: 10.5 + i })) },
+      { authorization: 'Bearer rg-bench-token' },
+    )) as { chaveRemessa: string };
+    await post(s, '/_sandbox/stubs', {
+      request: { method: 'GET', urlPathTemplate: '/api/v1.0/service/dup/consultar_remessa/{chave}' },
+      response: {
+        status: 200,
+        headers: { 'Content-Type': 'application/json' },
+        body:
+          "{{#with (inspect (concat '/registry/batches/' request.path.chave))}}{\"chaveRemessa\":\"{{chaveRemessa}}\",\"quantidade\":{{documentCount}}," +
+          '"registros":[{{#each documents}}{{#if @index}},{{/if}}{"chaveRegistro":"{{chaveRegistro}}"}{{/each}}]}{{/with}}',
+        transformers: ['response-template'],
+      },
+    });
+    const stubUrl = `${s.url}/api/v1.0/service/dup/consultar_remessa/${registered.chaveRemessa}`;
+    const check = await fetch(stubUrl);
+    if (check.status !== 200 || !(await check.text()).includes(registered.chaveRemessa)) throw new Error(`the stub answered ${check.status}`);
+    const extract = s.url + extractUrl(TENANTS.t10k, 'page=1&pageSize=20&sortBy=registeredAt&desc=true');
+    const m = await interleaved({
+      extract: () => load({ url: extract, headers: bkHeaders, connections: 50, duration: ROUND }),
+      stub: () => load({ url: stubUrl, connections: 50, duration: ROUND }),
+    });
+    if ((m.stub?.non2xx ?? 1) > 0) throw new Error(`${m.stub?.non2xx} non-2xx answers from the stub`);
+    const ratio = (m.stub?.reqPerSec ?? 0) / (m.extract?.reqPerSec ?? 1);
+    row(
+      'templated stub with inspect (a registry batch of 5), 50 conns',
+      `${fmt.n(m.stub?.reqPerSec ?? 0)} req/s, p99 ${fmt.ms(m.stub?.p99 ?? 0)}`,
+      `GET extract (10k tenant, page of 20) ${fmt.n(m.extract?.reqPerSec ?? 0)} req/s`,
+      fmt.x(ratio),
+      stubBar,
+      ratio >= 0.5,
+    );
+  } catch (err) {
+    failed('templated stub with inspect', stubBar, err);
+  } finally {
+    await s.stop();
+  }
+
+  const proxyBar = 'proxy overhead: p50 through the sandbox - p50 straight to the upstream <= 1 ms';
+  const upstream = await startChild('dist-bench/bench/baseline-fastify.js', (p) => [String(p), JSON.stringify({ extractTradeReceivables: [], pagination: { page: 1, size: 10, totalItems: 0, totalPages: 0 } })]);
+  const proxy = await startSandbox(['--upstream', upstream.url]);
+  try {
+    const path = extractUrl(TENANTS.t10k, 'page=1&pageSize=10');
+    const through = await fetch(proxy.url + path, { headers: bkHeaders });
+    if (through.status !== 200 || through.headers.get('sandbox-outcome') !== null) throw new Error(`the proxy answered ${through.status} itself`);
+    // Sequential requests, timed to the microsecond (autocannon's latencies are whole milliseconds),
+    // in interleaved rounds so a change of the machine's load hits both alike.
+    const n = quick ? 300 : 1000;
+    const direct: number[] = [];
+    const proxied: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      direct.push(median(await latencies(upstream.url + path, bkHeaders, n)));
+      proxied.push(median(await latencies(proxy.url + path, bkHeaders, n)));
+    }
+    const overhead = median(proxied) - median(direct);
+    row(
+      'proxy mode: GET extract through the sandbox to an upstream (sequential)',
+      `p50 ${median(proxied).toFixed(3)} ms`,
+      `straight to the upstream p50 ${median(direct).toFixed(3)} ms`,
+      `+${overhead.toFixed(3)} ms p50 (${ROUNDS} rounds of ${n})`,
+      proxyBar,
+      overhead <= 1,
+    );
+  } catch (err) {
+    failed('proxy mode overhead', proxyBar, err);
+  } finally {
+    await proxy.stop();
+    await upstream.stop();
+  }
+}

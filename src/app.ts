@@ -26,6 +26,8 @@ import { type WorkspaceGate, workspaceNameOf, workspaceRewriter, Workspaces } fr
 import { DEFAULTS } from './config.js';
 import { VERSION } from './version.js';
 import type { FixtureDocument } from './interfaces.js';
+import { InspectionIndex } from './control/inspection-index.js';
+import { installUserOperations, outsideMessage } from './user-operations.js';
 
 /** Longest path parameter the router reads. */
 export const MAX_PARAM_LENGTH = 500;
@@ -76,6 +78,12 @@ export interface AppOptions {
   maxWorkspaces?: number;
   /** In-memory workspaces unused this long are removed (default DEFAULTS.workspaceIdleMs; 0: never). */
   workspaceIdleMs?: number;
+  /** WireMock mappings served in every workspace (--stubs): a folder. */
+  stubs?: string;
+  /** Proxy mode (--upstream): `URL` for every interface, or `IFACE=URL` each. */
+  upstreams?: readonly string[];
+  /** With an upstream, the folder where exchanges of named-only operations are recorded (--record). */
+  record?: string;
   /** Pending CNAB imports (and loan-bond registrations) per workspace before submissions are refused (default DEFAULTS.workBacklog). */
   workBacklog?: number;
   /** How long removing a workspace waits for its requests in flight (default 5 s). */
@@ -150,20 +158,21 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   // Each request's runtime: the default one, or the workspace its path names (after the control
   // hooks, so a workspace is released once its journal entry is written).
   installRuntime(app, runtime, installWorkspaces(app, workspaces));
+  // User-defined operations and proxy mode: requests no documented operation owns, or every request
+  // of an interface with an upstream.
+  const inspections = new InspectionIndex();
+  installUserOperations(app, interfaces, { stubs: options.stubs, upstreams: options.upstreams ?? DEFAULTS.upstreams, record: options.record }, (rt, path) =>
+    inspections.read(rt, path),
+  );
   await registerOpenApi(app, {
     version: VERSION,
     assumptions: [...sandboxAssumptions, ...interfaces.assumptions],
     interfaces,
   });
 
-  await app.register(sandboxPlugin, { prefix: '/_sandbox' });
+  await app.register(sandboxPlugin, { prefix: '/_sandbox', inspections });
   for (const { contract, routes } of interfaces.modules) await app.register(routes, { prefix: contract.prefix });
-  useStandardErrors(
-    app,
-    (request) =>
-      `${request.method} ${pathOf(request.url)} is outside every emulated interface (see GET /_sandbox/operations)`,
-    interfaces.operations,
-  );
+  useStandardErrors(app, (request) => outsideMessage(request.method, pathOf(request.url)), interfaces.operations);
 
   await app.ready();
   // Resume what a previous run left pending, in every workspace kept in a file.

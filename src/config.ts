@@ -28,6 +28,12 @@ export const DEFAULTS = {
   eventsSize: 1000,
   /** Sandbox time between storing asynchronous work and processing it (docs/events.md). */
   workDelayMs: 1000,
+  /** No folder of mappings: only the ones added at run time. */
+  stubs: null,
+  /** No upstream: the sandbox answers everything itself. */
+  upstreams: Object.freeze([]) as readonly string[],
+  /** Nothing recorded. */
+  record: null,
 } as const;
 
 /** 104857600 -> '100mb': a size as --body-limit reads it, in the largest whole unit. */
@@ -74,6 +80,12 @@ export interface Config {
   eventsSize: number;
   /** Sandbox-clock milliseconds before stored asynchronous work is processed; 0: at once. */
   workDelayMs: number;
+  /** A folder of WireMock mappings served in every workspace; null: none. */
+  stubs: string | null;
+  /** Proxy mode: `URL` for every interface, or `IFACE=URL` each. */
+  upstreams: readonly string[];
+  /** With an upstream: the folder where exchanges of named-only operations are recorded. */
+  record: string | null;
   /** Pending asynchronous items per interface and workspace before submissions are refused. */
   workBacklog: number;
 }
@@ -115,6 +127,12 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
   --work-delay <t>      sandbox time before CNAB imports and loan-bond batches are processed:
                         500ms, 2s, PT1M; 0 at once
                                                   env SANDBOX_WORK_DELAY  default ${formatIdle(DEFAULTS.workDelayMs)}
+  --stubs <dir>         WireMock mappings (user-defined operations) for every workspace
+                                                  env SANDBOX_STUBS       default none
+  --upstream <url>      proxy mode: every interface to url, or IFACE=url for one (repeatable)
+                                                  env SANDBOX_UPSTREAM (space-separated) default none
+  --record <dir>        with --upstream, record the named-only operations as mappings in dir
+                                                  env SANDBOX_RECORD      default none
   --work-backlog <n>    CNAB imports (and loan-bond registrations) waiting for processing,
                         per workspace, before submissions are refused
                                                   env SANDBOX_WORK_BACKLOG default ${DEFAULTS.workBacklog}
@@ -204,6 +222,10 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   if (!/^\d+$/.test(backlogText.trim()) || workBacklog < 1 || workBacklog > 1_000_000)
     throw new ConfigError(`invalid SANDBOX_WORK_BACKLOG "${backlogText}": a whole number from 1 to 1000000`);
   const fixtures = values.fixtures ?? env.SANDBOX_FIXTURES ?? DEMO_FIXTURES;
+  const stubs = values.stubs ?? (env.SANDBOX_STUBS || DEFAULTS.stubs);
+  const given = values.upstream ?? (env.SANDBOX_UPSTREAM ?? '').split(/\s+/).filter((u) => u !== '');
+  const upstreams = given.length === 0 ? DEFAULTS.upstreams : given;
+  const record = values.record ?? (env.SANDBOX_RECORD || DEFAULTS.record);
   return {
     host: hostOf(values.host, env.HOST),
     port,
@@ -227,6 +249,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     workspaceIdleMs: parseIdle(values['workspace-idle'] ?? env.SANDBOX_WORKSPACE_IDLE ?? formatIdle(DEFAULTS.workspaceIdleMs)),
     eventsSize: parseCount('SANDBOX_EVENTS_SIZE', values['events-size'] ?? env.SANDBOX_EVENTS_SIZE ?? String(DEFAULTS.eventsSize), 1, 1_000_000),
     workDelayMs: parseDelay(values['work-delay'] ?? env.SANDBOX_WORK_DELAY ?? formatIdle(DEFAULTS.workDelayMs)),
+    stubs,
+    upstreams,
+    record,
     workBacklog,
   };
 }
@@ -281,6 +306,9 @@ function parse(argv: readonly string[]) {
       'workspace-idle': { type: 'string' },
       'events-size': { type: 'string' },
       'work-delay': { type: 'string' },
+      stubs: { type: 'string' },
+      upstream: { type: 'string', multiple: true },
+      record: { type: 'string' },
       'work-backlog': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },

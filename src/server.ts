@@ -45,6 +45,9 @@ async function main(): Promise<void> {
     workspaceIdleMs: config.workspaceIdleMs,
     eventsSize: config.eventsSize,
     workDelayMs: config.workDelayMs,
+    ...(config.stubs ? { stubs: config.stubs } : {}),
+    upstreams: config.upstreams,
+    ...(config.record ? { record: config.record } : {}),
     workBacklog: config.workBacklog,
   });
 

@@ -10,7 +10,7 @@ const SRC = 'src';
 /** An interface's folder is named by its id. */
 const INTERFACE_FOLDERS = INTERFACE_MODULES.map((m) => m.contract.id);
 
-type Layer = 'interface' | 'control' | 'http' | 'store' | 'domain' | 'runtime' | 'top';
+type Layer = 'interface' | 'control' | 'http' | 'store' | 'domain' | 'runtime' | 'stubs' | 'upstream' | 'top';
 
 interface Import {
   from: string;
@@ -35,7 +35,15 @@ function layerOf(path: string): { layer: Layer; folder: string } {
   const parts = relative(SRC, path).split(/[\\/]/);
   const folder = parts.length > 1 ? (parts[0] ?? '') : '';
   if ((INTERFACE_FOLDERS as readonly string[]).includes(folder)) return { layer: 'interface', folder };
-  if (folder === 'control' || folder === 'http' || folder === 'store' || folder === 'domain' || folder === 'runtime')
+  if (
+    folder === 'control' ||
+    folder === 'http' ||
+    folder === 'store' ||
+    folder === 'domain' ||
+    folder === 'runtime' ||
+    folder === 'stubs' ||
+    folder === 'upstream'
+  )
     return { layer: folder, folder };
   if (folder === '') return { layer: 'top', folder };
   throw new Error(`${path}: a folder of src/ that has no layer yet (${folder}): place it in this test and the docs`);
@@ -108,6 +116,26 @@ describe('the layers of src/', () => {
           i.to !== join(SRC, i.toFolder, 'index.ts'),
       ),
     ).toEqual([]);
+  });
+
+  it('stubs/ (user-defined operations) and upstream/ (proxy mode) import no interface, no control-plane module and nothing from the top', () => {
+    expect(
+      arrows(
+        (i) =>
+          (i.fromLayer === 'stubs' || i.fromLayer === 'upstream') &&
+          (i.toLayer === 'interface' || i.toLayer === 'control' || i.toLayer === 'top'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('nothing below them imports stubs/ or upstream/, and stubs/ does not import upstream/', () => {
+    expect(
+      arrows(
+        (i) =>
+          ['domain', 'store', 'runtime', 'http'].includes(i.fromLayer) && (i.toLayer === 'stubs' || i.toLayer === 'upstream'),
+      ),
+    ).toEqual([]);
+    expect(arrows((i) => i.fromLayer === 'stubs' && i.toLayer === 'upstream')).toEqual([]);
   });
 
   it('an interface folder imports no sibling interface and not the module that gathers them', () => {

@@ -22,6 +22,9 @@ describe('configuration', () => {
       workspaceIdleMs: 60 * 60 * 1000,
       eventsSize: 1000,
       workDelayMs: 1000,
+      stubs: null,
+      upstreams: [],
+      record: null,
       workBacklog: 1000,
     });
   });
@@ -42,6 +45,9 @@ describe('configuration', () => {
       workBacklog,
       eventsSize,
       workDelayMs,
+      stubs,
+      upstreams,
+      record,
     } = config;
     expect({
       host,
@@ -56,6 +62,9 @@ describe('configuration', () => {
       workBacklog,
       eventsSize,
       workDelayMs,
+      stubs,
+      upstreams,
+      record,
     }).toEqual(DEFAULTS);
     for (const shown of [
       `env HOST                default ${DEFAULTS.host}`,
@@ -70,6 +79,9 @@ describe('configuration', () => {
       `env SANDBOX_WORK_BACKLOG default ${DEFAULTS.workBacklog}`,
       `env SANDBOX_EVENTS_SIZE default ${DEFAULTS.eventsSize}`,
       'env SANDBOX_WORK_DELAY  default 1s',
+      'env SANDBOX_STUBS       default none',
+      'env SANDBOX_UPSTREAM (space-separated) default none',
+      'env SANDBOX_RECORD      default none',
     ])
       expect(HELP).toContain(shown);
     expect(parseSize(formatSize(DEFAULTS.bodyLimit))).toBe(DEFAULTS.bodyLimit);
@@ -107,6 +119,9 @@ describe('configuration', () => {
       SANDBOX_WORKSPACE_IDLE: '90s',
       SANDBOX_EVENTS_SIZE: '50',
       SANDBOX_WORK_DELAY: '0',
+      SANDBOX_STUBS: 'stubs',
+      SANDBOX_UPSTREAM: 'https://all.example  registry=http://rg.example:8080',
+      SANDBOX_RECORD: 'recorded',
       SANDBOX_WORK_BACKLOG: '50',
     };
     expect(parseConfig([], env)).toEqual({
@@ -127,6 +142,9 @@ describe('configuration', () => {
       workspaceIdleMs: 90_000,
       eventsSize: 50,
       workDelayMs: 0,
+      stubs: 'stubs',
+      upstreams: ['https://all.example', 'registry=http://rg.example:8080'],
+      record: 'recorded',
       workBacklog: 50,
     });
     const flags = [
@@ -150,6 +168,12 @@ describe('configuration', () => {
       '7',
       '--work-delay',
       'PT1M',
+      '--upstream',
+      'bookkeeping=http://bk.example',
+      '--upstream',
+      'loanbond=http://lb.example',
+      '--stubs',
+      'mine',
       '--work-backlog',
       '7',
     ];
@@ -164,8 +188,14 @@ describe('configuration', () => {
       workspaceIdleMs: 2 * 3_600_000,
       eventsSize: 7,
       workDelayMs: 60_000,
+      upstreams: ['bookkeeping=http://bk.example', 'loanbond=http://lb.example'],
+      stubs: 'mine',
       workBacklog: 7,
     });
+  });
+
+  it('refuses --record without an upstream to record, when the sandbox starts', async () => {
+    await expect(buildApp({ record: 'dir' })).rejects.toThrow(/--record needs --upstream/);
   });
 
   it('answers --help', () => {

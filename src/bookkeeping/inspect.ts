@@ -109,7 +109,8 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => {
+    // Synchronous: templates read it through the inspect helper.
+    (request) => {
       const store = storeOf(request);
       const { limit = PAGE, cursor } = request.query;
       const after = afterKey(cursor) ?? '';
@@ -146,7 +147,7 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => {
+    (request) => {
       const { tenantId } = request.params;
       const { offset, limit = PAGE, cursor } = request.query;
       if (offset !== undefined && cursor !== undefined)
@@ -179,7 +180,7 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: TradeBillDetail, 400: StandardError, 401: StandardError, 404: StandardError },
       },
     },
-    async (request) => {
+    (request) => {
       const { tenantId, uid } = request.params;
       const store = storeOf(request);
       const bill = store.tradeBill(tenantId, uid);

@@ -27,7 +27,7 @@ export const clockRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ClockState, 401: StandardError },
       },
     },
-    async (request) => runtimeOf(request).clock.describe(),
+    (request) => runtimeOf(request).clock.describe(),
   );
 
   app.post(

@@ -1,16 +1,8 @@
 // The coverage report in the two forms a CI or a pull request reads besides JSON: JUnit XML (one
 // testsuite per operation, one testcase per outcome, an uncovered outcome skipped) and a Markdown
 // table. Pure functions of the report.
-import type { CoverageReport, OperationCoverage, OutcomeCoverage } from '../runtime/coverage.js';
-
-const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
-
-function xml(text: string): string {
-  // Characters XML 1.0 cannot carry at all are dropped; the rest escaped.
-  return text
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
-    .replace(/[&<>"']/g, (c) => XML_ESCAPES[c] ?? c);
-}
+import { junitDocument, markdownCell as cell, xmlText as xml } from '../http/report-text.js';
+import type { CoverageReport, OperationCoverage, OutcomeCoverage, UserDefinedCoverage } from '../runtime/coverage.js';
 
 /** JUnit's timestamp: ISO 8601 without zone or fraction (the common schema's pattern); the report is UTC. */
 function junitTimestamp(iso: string): string {
@@ -49,17 +41,26 @@ export function toJunit(report: CoverageReport): string {
     ].join('\n');
   });
   const t = report.totals;
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="tradebill-sandbox client coverage" tests="${t.outcomes}" failures="0" errors="0" skipped="${t.uncovered}" time="0">`,
-    ...suites,
-    '</testsuites>',
-    '',
-  ].join('\n');
+  const user = report.userDefined;
+  const unanswered = user.filter((u) => u.hits === 0).length;
+  if (user.length > 0) suites.push(userDefinedSuite(user, report.operations.length, stamp, report.since));
+  return junitDocument('tradebill-sandbox client coverage', { tests: t.outcomes + user.length, failures: 0, skipped: t.uncovered + unanswered }, suites);
 }
 
-function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+const userDefinedName = (u: UserDefinedCoverage) => `${u.name ?? u.mapping} (${u.method} ${u.url ?? 'any URL'} -> ${u.status})`;
+
+/** The user-defined operations: one testcase per mapping, skipped while it has answered nothing. */
+function userDefinedSuite(user: readonly UserDefinedCoverage[], id: number, stamp: string, since: string): string {
+  const cases = user.map((u) => {
+    const attrs = `classname="${xml(`${u.interface ?? 'outside'}.user-defined${u.operation ? `.${u.operation}` : ''}`)}" name="${xml(`${u.mapping}: ${userDefinedName(u)}`)}" time="0"`;
+    if (u.hits === 0) return `    <testcase ${attrs}>\n      <skipped message="${xml(`not answered since ${since}`)}"/>\n    </testcase>`;
+    return `    <testcase ${attrs}>\n      <system-out>${xml(`hits ${u.hits}; first ${u.firstAt ?? '-'}; last ${u.lastAt ?? '-'}`)}</system-out>\n    </testcase>`;
+  });
+  return [
+    `  <testsuite id="${id}" name="user-defined operations (stub mappings)" package="user-defined" tests="${user.length}" failures="0" errors="0" skipped="${user.filter((u) => u.hits === 0).length}" time="0" timestamp="${stamp}" hostname="tradebill-sandbox">`,
+    ...cases,
+    '  </testsuite>',
+  ].join('\n');
 }
 
 const percent = (covered: number, total: number) => (total === 0 ? 100 : Math.floor((covered * 100) / total));
@@ -93,6 +94,19 @@ export function toMarkdown(report: CoverageReport): string {
     '',
     summaryMarkdown(report),
   ];
+  if (report.userDefined.length > 0) {
+    parts.push(
+      '',
+      '### User-defined operations (stub mappings)',
+      '',
+      '| | mapping | interface | operation | answers with | hits | last |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
+      ...report.userDefined.map(
+        (u) =>
+          `| ${u.hits > 0 ? '✅' : '⬜'} | \`${u.mapping}\`${u.name ? ` ${cell(u.name)}` : ''} | ${u.interface ?? '–'} | ${u.operation ? `\`${u.operation}\`` : '–'} | ${u.method} \`${cell(u.url ?? 'any URL')}\` → ${u.status} | ${u.hits} | ${u.lastAt ?? '–'} |`,
+      ),
+    );
+  }
   for (const op of report.operations) {
     parts.push(
       '',

@@ -7,6 +7,7 @@ import { assumptionLookup } from '../http/assumption-catalog.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { runtimeOf } from '../runtime/index.js';
+import { userDefinedOperation } from '../stubs/stub-set.js';
 import { toJunit, toMarkdown } from './coverage-formats.js';
 import { interfaceSchemas } from './schemas.js';
 
@@ -47,7 +48,9 @@ export const coverageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const report = runtimeOf(request).coverage.report(request.query.interface);
+      const runtime = runtimeOf(request);
+      const userDefined = app.userOperations.stubs.all(runtime).map(userDefinedOperation);
+      const report = runtime.coverage.report(request.query.interface, userDefined);
       switch (request.query.format) {
         case 'junit':
           return reply.type(JUNIT_TYPE).send(toJunit(report));

@@ -52,7 +52,7 @@ export const faultRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ faults: Type.Array(FaultRuleSchema) }), 401: StandardError },
       },
     },
-    async (request) => ({ faults: runtimeOf(request).faults.list() }),
+    (request) => ({ faults: runtimeOf(request).faults.list() }),
   );
 
   app.delete(

@@ -9,6 +9,8 @@ import { useStandardErrors } from '../http/interface-plugin.js';
 import { useJsonBodies } from '../http/json.js';
 import { StandardError } from '../http/schema.js';
 import { pathOf } from '../http/url.js';
+import type { InspectionIndex } from './inspection-index.js';
+import { stubRoutes } from './stub-routes.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { clockRoutes } from './clock-routes.js';
 import { coverageRoutes } from './coverage-routes.js';
@@ -44,7 +46,10 @@ function declareRefusals(route: RouteOptions): void {
   route.schema = { ...schema, response };
 }
 
-export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
+export const sandboxPlugin: FastifyPluginAsyncTypebox<{ inspections?: InspectionIndex }> = async (app, options) => {
+  // Every GET call, readable by the templates' inspect helper.
+  const inspections = options.inspections;
+  if (inspections) app.addHook('onRoute', (route) => inspections.add(route, app));
   // A control call without a body schema takes none: an empty JSON body (what many clients send with
   // POST and DELETE) reads as {} there, as it does on reset, whose body is all optional.
   app.addHook('onRoute', (route) => {
@@ -74,6 +79,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(eventsPlugin);
   await app.register(subscriptionsPlugin);
   await app.register(verificationsPlugin);
+  await app.register(stubRoutes);
   await app.register(workspacesPlugin);
 
   // Each interface inspects its own state, from its own folder.

@@ -49,12 +49,17 @@ export function writeEntry(request: FastifyRequest, reply: FastifyReply, trace: 
   const journal = runtimeOf(request).journal;
   if (!journal.enabled) return;
   const config = request.routeOptions.config;
+  // A user-defined operation names the named-only operation it implements, if any; a proxied
+  // answer went to the client unseen by onSend, its copy is read here.
+  const hit = request.stubHit;
+  const proxied = request.proxied;
+  const response = proxied && trace.response === undefined ? proxied.responseBody() : trace.response;
   journal.add({
     id: journal.nextId(),
     time: trace.time,
     realTime: trace.realTime,
-    interface: trace.interface,
-    operation: config.operation ?? null,
+    interface: hit ? (hit.interface ?? trace.interface) : trace.interface,
+    operation: hit ? hit.stub.operation : (config.operation ?? null),
     method: request.method,
     path: trace.path,
     query: captureValue(request.query ?? {}, 0),
@@ -63,8 +68,13 @@ export function writeEntry(request: FastifyRequest, reply: FastifyReply, trace: 
     warnings: warningCount(reply.getHeader('sandbox-warnings')),
     fault: trace.fault,
     outcome: trace.outcome,
-    requestBody: captureValue(request.body, Number(request.headers['content-length'] ?? Number.POSITIVE_INFINITY)),
-    responseBody: captureText(trace.response),
+    mapping: hit ? hit.stub.id : null,
+    upstream: proxied ? proxied.upstream : null,
+    requestBody: captureValue(
+      proxied && request.body === undefined ? proxied.requestBody() : request.body,
+      Number(request.headers['content-length'] ?? Number.POSITIVE_INFINITY),
+    ),
+    responseBody: captureText(response),
   });
 }
 
@@ -100,6 +110,8 @@ export function journalUnrouted(request: FastifyRequest, status: number, body: u
     warnings: null,
     fault: null,
     outcome: null,
+    mapping: null,
+    upstream: null,
     requestBody: captureValue(null, 0),
     responseBody: { redacted: true, value: redact(body) },
   });

@@ -31,7 +31,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': assumed('journal-scope'),
       },
     },
-    async (request) => {
+    (request) => {
       const runtime = runtimeOf(request);
       const q = request.query;
       const limit = q.limit ?? JOURNAL_PAGE;

@@ -62,6 +62,8 @@ const journalEntry = (InterfaceName: Name) => Type.Object({
         'the outcome of the answer, as in GET /_sandbox/coverage and the Sandbox-Outcome header; null for a 501, a 404 or a path the router cannot read',
     }),
   ),
+  mapping: Nullable(Type.String({ description: 'id of the user-defined operation (stub mapping) that answered; null: none' })),
+  upstream: Nullable(Type.String({ description: 'the upstream the request was forwarded to (proxy mode); null: the sandbox answered' })),
   requestBody: Type.Unknown({
     description:
       'the parsed JSON body: secrets and document bytes "[redacted]" by key, long parts "[truncated: ...]"',
@@ -269,8 +271,23 @@ const coverageReport = (InterfaceName: Name) => Type.Object(
         ),
       }),
     ),
+    userDefined: Type.Array(
+      Type.Object({
+        mapping: Type.String({ description: 'the mapping id (GET /_sandbox/stubs)' }),
+        name: Nullable(Type.String()),
+        interface: Type.Union([InterfaceName, Type.Null()]),
+        operation: Nullable(Type.String({ description: 'the named-only operation it implements (metadata.sandbox.operation)' })),
+        method: Type.String({ description: 'the method it matches, or ANY' }),
+        url: Nullable(Type.String({ description: 'its URL rule (url, urlPath, pattern or template); null: any URL' })),
+        status: Type.Integer({ description: 'the status it answers' }),
+        hits: Type.Integer(),
+        firstAt: Nullable(Type.String({ description: 'first answer (sandbox clock); null: never' })),
+        lastAt: Nullable(Type.String({ description: 'last answer (sandbox clock); null: never' })),
+      }),
+      { description: 'the user-defined operations of the workspace (stub mappings), each with the answers it gave' },
+    ),
   },
-  { description: 'per documented operation, every outcome with its hits' },
+  { description: 'per documented operation, every outcome with its hits; then the user-defined operations' },
 );
 
 const coverageQuery = (InterfaceName: Name) => Strict({

@@ -58,7 +58,7 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ snapshots: Type.Array(SnapshotInfo) }), 401: StandardError },
       },
     },
-    async (request) => ({ snapshots: runtimeOf(request).snapshots.list().map(snapshotView) }),
+    (request) => ({ snapshots: runtimeOf(request).snapshots.list().map(snapshotView) }),
   );
 
   app.post(

@@ -25,7 +25,8 @@ export const stateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ status: Type.Literal('ok') }), 401: StandardError },
       },
     },
-    async (request) => {
+    // Synchronous: templates read it through the inspect helper.
+    (request) => {
       runtimeOf(request).store.ping();
       return { status: 'ok' as const };
     },

@@ -280,7 +280,7 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': assumed('workspace-prefix', 'workspace-isolation', 'workspace-storage', 'workspace-eviction'),
       },
     },
-    async (request) => {
+    (request) => {
       refusedUnderPrefix(request);
       const { workspaces } = app;
       const { limit = WORKSPACES_PAGE, cursor } = request.query;

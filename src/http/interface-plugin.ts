@@ -181,20 +181,31 @@ export function serveInterface(app: FastifyInstance, contract: InterfaceContract
     return reply.code(e.status).type('application/json').send(renderError(contract.shape, e));
   });
 
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
+    reply.code(501).send(notImplementedBody(contract, request.method, pathOf(request.url))),
+  );
+}
+
+/**
+ * The 501 of a request under an interface's prefix that no documented operation owns: it names the
+ * interface, its named-only operations, and the nearest documented operation with what differs.
+ */
+export function notImplementedBody(contract: InterfaceContract, method: string, path: string): Record<string, unknown> {
   const names = namedOnly(contract.operations).map((o) => o.name);
-  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    const path = pathOf(request.url);
-    // The nearest documented operation of this interface, and what differs (near-miss).
-    const nearest = nearestOperation(request.method, path, contract.operations);
-    const message = `${request.method} ${path} is not a documented operation of the ${contract.id} interface: the sandbox does not emulate it (the specification shows no method, path or payload for the operations it names only)${nearest ? `; ${nearMissSentence(nearest)}` : ''}`;
-    const base =
-      contract.shape === 'envelope'
-        ? { error: { code: 'NotImplemented', message, target: null } }
-        : { statusCode: 501, error: STATUS_TEXT[501], message, details: [] };
-    return reply
-      .code(501)
-      .send({ ...base, interface: contract.id, namedOnlyOperations: names, ...(nearest ? { nearest: nearMissView(nearest) } : {}) });
-  });
+  const nearest = nearestOperation(method, path, contract.operations);
+  const message = `${method} ${path} is not a documented operation of the ${contract.id} interface: the sandbox does not emulate it (the specification shows no method, path or payload for the operations it names only)${nearest ? `; ${nearMissSentence(nearest)}` : ''}`;
+  const base =
+    contract.shape === 'envelope'
+      ? { error: { code: 'NotImplemented', message, target: null } }
+      : { statusCode: 501, error: STATUS_TEXT[501], message, details: [] };
+  return { ...base, interface: contract.id, namedOnlyOperations: names, ...(nearest ? { nearest: nearMissView(nearest) } : {}) };
+}
+
+/** The 404 of a request outside every interface prefix, naming a documented operation it is a near miss of. */
+export function outsideBody(method: string, path: string, message: string, operations: readonly Operation[]): Record<string, unknown> {
+  const nearest = nearestOperation(method, path, operations);
+  if (!nearest || nearest.distance > OUTSIDE_PREFIX_DISTANCE) return { ...standardBody(404, message) };
+  return { ...standardBody(404, `${message}; ${nearMissSentence(nearest)}`), nearest: nearMissView(nearest) };
 }
 
 /**
@@ -217,11 +228,7 @@ export function useStandardErrors(
     }
     return reply.code(e.status).send(standardBody(e.status, e.message, e.details));
   });
-  app.setNotFoundHandler((request, reply) => {
-    const nearest = nearestOperation(request.method, pathOf(request.url), operations);
-    if (!nearest || nearest.distance > OUTSIDE_PREFIX_DISTANCE)
-      return reply.code(404).send(standardBody(404, notFound(request)));
-    const body = standardBody(404, `${notFound(request)}; ${nearMissSentence(nearest)}`);
-    return reply.code(404).send({ ...body, nearest: nearMissView(nearest) });
-  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(outsideBody(request.method, pathOf(request.url), notFound(request), operations)),
+  );
 }

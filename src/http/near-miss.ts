@@ -86,6 +86,11 @@ function align(sent: string[], template: string[]): { distance: number; differen
   return { distance: d[n]?.[m] ?? 0, differences: differences.reverse() };
 }
 
+/** How far a path is from a path template ({parameter} segments take any value), and what differs. */
+export function pathDistance(path: string, template: string): { distance: number; differences: string[] } {
+  return align(segmentsOf(path), segmentsOf(template));
+}
+
 /** The documented operation nearest to `method path` among `operations`, or null when none is documented. */
 export function nearestOperation(method: string, path: string, operations: readonly Operation[]): NearMiss | null {
   const sent = segmentsOf(path);

@@ -325,4 +325,109 @@ export const assumptions = [
       'it starts once the sandbox clock has moved SANDBOX_WORK_DELAY (default 1s; 0: on the next turn of the event loop) past the request that stored it: by itself on a running clock, on the clock move that gets there on a frozen one; work stored in the meantime runs in the same run; POST /_sandbox/work/run runs everything pending at once; work a restart or a restored snapshot finds pending runs at once',
     reason: 'a client that reads a result right after submitting must see it pending, as it would in production, and a test waits for the result (events, waits) or moves the clock instead of sleeping',
   },
+  {
+    id: 'stub-format',
+    interface: 'sandbox',
+    topic: 'User-defined operations: how the operations the specification names only can be given a contract (the real service has its own)',
+    decision:
+      "WireMock's JSON mapping format, the subset listed in docs/stubs.md: request method, url, urlPath, urlPattern, urlPathPattern, urlPathTemplate with pathParameters, queryParameters, headers and bodyPatterns (equalTo, contains, doesNotContain, matches, doesNotMatch, absent, equalToJson with ignoreArrayOrder, ignoreExtraElements and JsonUnit placeholders, matchesJsonPath, and, or, not, hasExactly, includes), priority, scenarios; response status, statusMessage, headers, body, jsonBody (sent as compact JSON), base64Body, bodyFileName (folder mappings), fixedDelayMilliseconds, and Handlebars templates with the response-template transformer and WireMock's request model and helpers; regular expressions match the whole value, a leading (?i), (?s) or (?m) is a flag; JSONPath is read by jsonpath-plus, with Jayway's .size() and =~ translated; the answer carries the mapping's headers only, plus Matched-Stub-Id and Matched-Stub-Name as WireMock sends them; a feature outside the subset, or any other problem, is a 400 naming each by its JSON pointer",
+    reason:
+      'integrators already write WireMock mappings and many tools export them; refusing what is not read says so instead of answering otherwise than WireMock would',
+  },
+  {
+    id: 'stub-ownership',
+    interface: 'sandbox',
+    topic: 'Which requests a user-defined operation may answer',
+    decision:
+      'only requests no documented operation owns (its method and path template, where a {parameter} never takes a word another documented path has at that place, as ".../extract"); a mapping whose method and URL can match only a documented operation is a 400 naming that operation; one that could also match other requests (another method, a template or a regular expression that is not a literal path) is accepted and gets only those; outside every prefix a mapping answers what would be a 404',
+    reason: 'the sandbox keeps emulating what the specification documents; a mapping that never answered would mislead its author',
+  },
+  {
+    id: 'stub-scope',
+    interface: 'sandbox',
+    topic: 'Where user-defined operations live and how long',
+    decision:
+      'the mappings of --stubs DIR (SANDBOX_STUBS; WireMock\'s mappings/ and __files/ layout, or a folder of mapping files) answer in every workspace and are kept by reset; mappings added by POST /_sandbox/stubs belong to their workspace, are held in its database (so snapshots hold them and a database file keeps them) and are removed by reset; they are tried by priority (1 first, default 5), then the one added last first, folder mappings being older than any added; adding a mapping with an id already added replaces it',
+    reason: 'a suite loads its contract once from files and adds per-test variations; the order is WireMock\'s',
+  },
+  {
+    id: 'stub-scenarios',
+    interface: 'sandbox',
+    topic: 'The state of WireMock scenarios',
+    decision:
+      'per workspace, in its database: every scenario starts in "Started" and moves when a mapping with newScenarioState answers; reset puts every scenario back, a snapshot holds and restores their states; GET /_sandbox/scenarios, PUT /_sandbox/scenarios/{name}/state and POST /_sandbox/scenarios/reset as WireMock\'s admin calls',
+    reason: 'scenarios are how WireMock users model simple state, and a workspace must not see another\'s',
+  },
+  {
+    id: 'stub-unmatched',
+    interface: 'sandbox',
+    topic: 'A request no documented operation owns and no mapping matches',
+    decision:
+      'the usual 501 under an interface prefix (404 outside), plus nearestStub {id, name, differences}: the mapping closest to the request (method, URL, each query parameter, header and body pattern, scenario state) and every reason it did not match; a reason never quotes a body, a value selected in one, or a secret\'s value',
+    reason: 'the author of a mapping fixes a typo in seconds when told which part did not match',
+  },
+  {
+    id: 'stub-template-error',
+    interface: 'sandbox',
+    topic: 'A response template that fails while rendering (a helper given a bad value)',
+    decision:
+      "a 500 in the interface's error shape (the standard body outside the prefixes) naming the mapping and the failure; the documented statuses of an interface bind its documented operations, not the answers a user defines",
+    reason: 'a mapping is the user\'s own contract; hiding its fault behind another status would mislead',
+  },
+  {
+    id: 'stub-records',
+    interface: 'sandbox',
+    topic: 'How the answers of user-defined operations are counted and shown',
+    decision:
+      'an answer given by a mapping is journaled with the mapping\'s id (journal field mapping) and, when the mapping implements a named-only operation (metadata.sandbox.operation), that operation\'s id; coverage lists every mapping as a user-defined operation with its hits; GET /_sandbox/operations shows a named-only operation with mappings as "stubbed", with them; answers of mappings carry no Sandbox-Outcome',
+    reason: 'a user sees which of the operations their client crosses were answered by their own contract',
+  },
+  {
+    id: 'inspect-helper',
+    interface: 'sandbox',
+    topic: 'How a template reads the sandbox state',
+    decision:
+      'the helper inspect returns, as an object, what GET /_sandbox{path} answers in the same workspace (the path as after /_sandbox, query string allowed), null where that call answers 404; a path that is no inspection call, or a refused query, fails the template',
+    reason: 'a user-defined query operation answers in the real shape, filled from what the client really did',
+  },
+  {
+    id: 'proxy-scope',
+    interface: 'sandbox',
+    topic: 'Proxy mode: what goes to the real service',
+    decision:
+      '--upstream URL (SANDBOX_UPSTREAM) sends every request of every interface, and every request outside the prefixes that would be a 404, to URL + the path and query relative to the workspace\'s base URL; --upstream IFACE=URL (repeatable) one interface; documented and named-only operations alike, bypassing the emulation and the mappings of that interface; fault rules still apply first; hop-by-hop headers (RFC 9110) and the sandbox\'s own Sandbox-* headers are not forwarded, Host is the upstream\'s; the answer comes back unchanged (status, reason phrase, end-to-end headers in order and case, body bytes), with no Date of the sandbox\'s own',
+    reason: 'the client must see exactly what the real service answers, and the admin key must never reach it',
+  },
+  {
+    id: 'proxy-upstream-failure',
+    interface: 'sandbox',
+    topic: 'An upstream that gives no answer (unreachable, refused, silent for 30 seconds)',
+    decision:
+      'the sandbox answers, naming the upstream and the cause: bookkeeping and registry their documented 500, receivables and loan-bond (no documented 5xx) a 400 in their error shape (receivables code UpstreamUnavailable), 502 outside the prefixes; an answer cut off midway cuts the client\'s connection; an upstream that answers, whatever its status, is passed through',
+    reason: 'a client must never see from the sandbox a status the interface cannot send, nor mistake the upstream\'s silence for its own fault',
+  },
+  {
+    id: 'record-format',
+    interface: 'sandbox',
+    topic: 'What --record DIR writes',
+    decision:
+      'each proxied exchange of a request no documented operation owns becomes a WireMock mapping in DIR/mappings/ (served again by --stubs DIR); request headers are not recorded; the URL is matched exactly, query parameters named like a secret by any value; a JSON body by equalToJson ignoring array order and extra elements, secrets (token, token_acesso, password, documento, conteudo, ...) replaced by ${json-unit.any-string}; a form by its other fields; any other body (it may be a document) is not matched; in the answer, secrets under those keys and Set-Cookie read "[redacted]", a compressed body is stored decompressed; identical requests with different answers become a scenario replaying them in order',
+    reason: 'a recorded folder can be shared and committed with no secret in it, and replays what the homologation environment answered',
+  },
+  {
+    id: 'conformance-checks',
+    interface: 'sandbox',
+    topic: 'How the answers of the real service are judged (proxy mode)',
+    decision:
+      'each answer to a documented operation is checked, and each divergence cites what it contradicts: the status among the documented ones (specification; 404 on a payment also bk-unknown-uid, 403 on a loan-bond also lb-status-products), a JSON Content-Type (specification), the success body against the OpenAPI response schema (specification, or the assumption a field carries; a body on a payment: bk-payment-no-body), the error body (error-body; receivables: the documented envelope, and a code other than InvalidToken and ValidationError: rc-validation-error), the extract\'s default page and size (bk-page-base, bk-page-size), queries and bodies the sandbox refuses but the service accepted (bk-unknown-query, strict-fields, money-cents, registry-non-empty, lb-empty-batch, lb-required-fields, or the assumption the schema node carries), and the registry\'s bearer challenge (registry-bearer); the list is in docs/stubs.md',
+    reason: 'a finding against an assumption tells the user which row of the table to distrust, and the sandbox which guess to revisit',
+  },
+  {
+    id: 'conformance-scope',
+    interface: 'sandbox',
+    topic: 'What the conformance report holds and for how long',
+    decision:
+      'per workspace, in memory: per documented operation the exchanges proxied, how many conformed, and each distinct finding with its count, first and last time (sandbox clock) and one redacted example; kept across reset and snapshot restore (the real service did answer so); DELETE /_sandbox/conformance starts it again',
+    reason: 'a CI run resets between tests and reads the report at the end',
+  },
 ] as const satisfies readonly Assumption[];

@@ -196,7 +196,8 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => {
+    // Synchronous: templates read it through the inspect helper.
+    (request) => {
       const store = runtimeOf(request).store.loanbond;
       const { callerId, limit = PAGE, cursor } = request.query;
       const after = cursor === undefined ? undefined : decodeCursor(cursor, ['string', 'string', 'number']);
@@ -220,7 +221,7 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Detail, 401: StandardError, 404: StandardError },
       },
     },
-    async (request) => {
+    (request) => {
       const { codigoIdentificador } = request.params;
       const runtime = runtimeOf(request);
       const store = runtime.store.loanbond;
@@ -249,7 +250,7 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ count: Type.Integer() }), 401: StandardError },
       },
     },
-    async (request) => ({ count: runtimeOf(request).store.loanbond.documentCount() }),
+    (request) => ({ count: runtimeOf(request).store.loanbond.documentCount() }),
   );
 };
 

@@ -196,7 +196,8 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => {
+    // Synchronous: templates read it through the inspect helper.
+    (request) => {
       const store = storeOf(request);
       const { limit = PAGE, cursor } = request.query;
       const after = afterKey(cursor) ?? '';
@@ -234,7 +235,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => {
+    (request) => {
       const id = checkTaxId(request.params.fundCnpj, { kinds: ['cnpj'] });
       const store = storeOf(request);
       const fund = id.ok ? store.fund(id.value) : undefined;
@@ -282,7 +283,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => {
+    (request) => {
       const { importId } = request.params;
       const bytes = storeOf(request).file(importId);
       if (!bytes) throw new SandboxError(404, `no CNAB import with id ${importId}`);
@@ -313,7 +314,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ImportDetail, 404: StandardError },
       },
     },
-    async (request) => {
+    (request) => {
       const runtime = runtimeOf(request);
       const store = runtime.store.receivables;
       const row = store.import(request.params.importId);

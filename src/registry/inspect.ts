@@ -49,7 +49,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': assumed('registry-domain-warnings', 'registry-documento-digest'),
       },
     },
-    async (request) => {
+    (request) => {
       const store = storeOf(request);
       const batch = store.batch(request.params.chaveRemessa);
       if (!batch) throw new SandboxError(404, 'no registry batch has this chaveRemessa');
@@ -89,7 +89,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': assumed('registry-reconcile-compare'),
       },
     },
-    async (request) => {
+    (request) => {
       const store = storeOf(request);
       const r = store.reconciliation(request.params.chaveConciliacao);
       if (!r) throw new SandboxError(404, 'no registry reconciliation has this chaveConciliacao');
@@ -145,7 +145,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': assumed('registry-overdue'),
       },
     },
-    async (request) => {
+    (request) => {
       const runtime = runtimeOf(request);
       const store = runtime.store.registry;
       const now = runtime.clock.now();
@@ -196,7 +196,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': assumed('registry-overdue'),
       },
     },
-    async (request) => {
+    (request) => {
       const { participantId } = request.params;
       const runtime = runtimeOf(request);
       const store = runtime.store.registry;

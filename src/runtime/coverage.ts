@@ -46,11 +46,31 @@ export interface OperationCoverage {
   outcomes: OutcomeCoverage[];
 }
 
+/** A user-defined operation (a stub mapping) as the report names it. */
+export interface UserDefinedOperation {
+  mapping: string;
+  name: string | null;
+  interface: string | null;
+  /** The named-only operation it implements, if it names one. */
+  operation: string | null;
+  method: string;
+  url: string | null;
+  status: number;
+}
+
+export interface UserDefinedCoverage extends UserDefinedOperation {
+  hits: number;
+  firstAt: string | null;
+  lastAt: string | null;
+}
+
 export interface CoverageReport {
   /** When counting started: the last reset or clear (sandbox clock). */
   since: string;
   totals: Totals;
   operations: OperationCoverage[];
+  /** The user-defined operations of the workspace, each with the answers it gave. */
+  userDefined: UserDefinedCoverage[];
 }
 
 function totalsOf(counters: readonly { hits: number }[]): Totals {
@@ -69,6 +89,8 @@ export class Coverage {
   private readonly counters: Counter[];
   /** operation -> slug -> counter. */
   private readonly index = new Map<string, Map<string, Counter>>();
+  /** Answers of user-defined operations, by mapping id. */
+  private readonly stubs = new Map<string, { hits: number; firstMs: number; lastMs: number }>();
   private sinceMs: number;
   /** false with an empty catalog (coverage turned off): answers are neither tagged nor counted. */
   readonly enabled: boolean;
@@ -108,9 +130,23 @@ export class Coverage {
     return true;
   }
 
+  /** Counts an answer given by a user-defined operation (a stub mapping). */
+  hitUserDefined(mapping: string): void {
+    const t = this.now();
+    const c = this.stubs.get(mapping);
+    if (c) {
+      c.hits++;
+      c.lastMs = t;
+    } else {
+      this.stubs.set(mapping, { hits: 1, firstMs: t, lastMs: t });
+    }
+  }
+
   /** Back to zero; returns how many hits were cleared. */
   clear(): number {
     let cleared = 0;
+    for (const c of this.stubs.values()) cleared += c.hits;
+    this.stubs.clear();
     for (const c of this.counters) {
       cleared += c.hits;
       c.hits = 0;
@@ -126,8 +162,11 @@ export class Coverage {
     return new Date(this.sinceMs).toISOString();
   }
 
-  /** Per operation in catalog order, every outcome with its hits; `interfaceId` narrows it. */
-  report(interfaceId?: InterfaceId): CoverageReport {
+  /**
+   * Per operation in catalog order, every outcome with its hits, then the workspace's user-defined
+   * operations with theirs; `interfaceId` narrows it.
+   */
+  report(interfaceId?: InterfaceId, userDefined: readonly UserDefinedOperation[] = []): CoverageReport {
     const operations: OperationCoverage[] = [];
     for (const op of this.operations) {
       if (interfaceId !== undefined && op.interface !== interfaceId) continue;
@@ -153,6 +192,12 @@ export class Coverage {
       since: new Date(this.sinceMs).toISOString(),
       totals: totalsOf(operations.flatMap((o) => o.outcomes)),
       operations,
+      userDefined: userDefined
+        .filter((u) => interfaceId === undefined || u.interface === interfaceId)
+        .map((u) => {
+          const c = this.stubs.get(u.mapping);
+          return { ...u, hits: c?.hits ?? 0, firstAt: iso(c?.firstMs ?? 0), lastAt: iso(c?.lastMs ?? 0) };
+        }),
     };
   }
 }

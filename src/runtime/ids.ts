@@ -8,6 +8,8 @@ export interface Ids {
   newId(prefix?: string): string;
   /** A new secret: 43 base64url characters (256 bits). */
   secret(): string;
+  /** `length` characters drawn from `alphabet` (templates' randomValue): seeded like keys. */
+  randomText(length: number, alphabet: string): string;
 }
 
 export interface IdsState {
@@ -79,5 +81,20 @@ export class SandboxIds implements Ids {
 
   secret(): string {
     return this.bytes('secret', this.seededSecrets).toString('base64url');
+  }
+
+  randomText(length: number, alphabet: string): string {
+    if (alphabet.length === 0 || alphabet.length > 256) throw new Error('randomText: an alphabet of 1 to 256 characters');
+    // Bytes at or above the largest multiple of the alphabet's size are skipped, so every
+    // character is equally likely.
+    const limit = 256 - (256 % alphabet.length);
+    let out = '';
+    while (out.length < length) {
+      for (const b of this.bytes('id', true)) {
+        if (b < limit) out += alphabet[b % alphabet.length];
+        if (out.length === length) break;
+      }
+    }
+    return out;
   }
 }

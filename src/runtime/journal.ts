@@ -62,6 +62,10 @@ export interface JournalEntry {
   fault: string | null;
   /** The outcome of the answer (an id of GET /_sandbox/coverage); null for a 501, a 404 or an unrouted path. */
   outcome: string | null;
+  /** The id of the user-defined operation (stub mapping) that answered; null: none did. */
+  mapping: string | null;
+  /** The upstream the request was forwarded to (proxy mode); null: the sandbox answered. */
+  upstream: string | null;
   requestBody: unknown;
   responseBody: unknown;
 }

@@ -11,7 +11,13 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set(
     'token_acesso',
     'authorization',
     'password',
+    'senha',
     'secret',
+    'client_secret',
+    'refresh_token',
+    'id_token',
+    'api_key',
+    'apikey',
     'sandbox-admin-token',
     'pin',
     // Document bytes: base64 PDFs and CNAB files.

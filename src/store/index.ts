@@ -11,12 +11,15 @@ import { RowCounts } from './row-counts.js';
 import { ReceivablesStore } from './receivables.js';
 import { RegistryStore } from './registry.js';
 import { SnapshotStore } from './snapshot-store.js';
+import { StubStore } from './stubs.js';
 
 export class Store {
   readonly bookkeeping: BookkeepingStore;
   readonly registry: RegistryStore;
   readonly receivables: ReceivablesStore;
   readonly loanbond: LoanbondStore;
+  /** User-defined operations added at run time, and scenario states. */
+  readonly stubs: StubStore;
   /** Named copies of the whole state (the control plane's snapshots). */
   readonly snapshots: SnapshotStore;
   /** Read answers kept until any row changes (read-cache.ts): the hot path's lookups and pages. */
@@ -51,6 +54,7 @@ export class Store {
       this.snapshots.copiesOf('lb_documents'),
     );
     this.loanbond = new LoanbondStore(db, this.counts, this.documents);
+    this.stubs = new StubStore(db);
     const tables = db
       .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
       .pluck()

@@ -249,4 +249,15 @@ export const migrations: Migration[] = [
     before: moveDocumentBlobs,
     sql: 'ALTER TABLE lb_documents DROP COLUMN bytes;',
   },
+  {
+    name: 'user-defined operations: stub mappings added at run time and scenario states',
+    sql: `
+      CREATE TABLE sb_stub_mappings (
+        id TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL UNIQUE,
+        mapping TEXT NOT NULL
+      );
+      CREATE TABLE sb_stub_scenarios (name TEXT PRIMARY KEY, state TEXT NOT NULL) WITHOUT ROWID;
+    `,
+  },
 ];

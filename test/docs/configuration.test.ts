@@ -54,8 +54,13 @@ describe('docs/configuration.md', () => {
     '--workspace-idle': '2h',
     '--events-size': '50',
     '--work-delay': '250ms',
+    '--stubs': 'stubs',
+    '--upstream': 'http://127.0.0.1:9',
+    '--record': 'recorded',
     '--work-backlog': '50',
   };
+  /** Flags whose default is none: the feature is off until given. */
+  const OFF_UNTIL_GIVEN = new Set(['--stubs', '--upstream', '--record']);
 
   it('has a row for every flag and variable of --help, and no flag --help does not print', () => {
     const named = new Set(HELP.match(/--[a-z-]+|(?<=env )[A-Z_]+/g));
@@ -85,7 +90,10 @@ describe('docs/configuration.md', () => {
       }
       const [key] = changedBy([flag, SAMPLE[flag] ?? '']);
       const stated = /^`([^`]+)`/.exec(row.defaultCell)?.[1];
-      if (flag === '--seed') {
+      if (OFF_UNTIL_GIVEN.has(flag)) {
+        expect(key && DEFAULTS[key], flag).toEqual(flag === '--upstream' ? [] : null);
+        expect(row.defaultCell, flag).toMatch(/^none\b/);
+      } else if (flag === '--seed') {
         expect(DEFAULTS.seed).toBeUndefined();
         expect(row.defaultCell).toMatch(/^none: random keys/);
       } else if (flag === '--fixtures') {

@@ -35,6 +35,10 @@ const NOT_RUN: Record<string, string> = {
     'the long reliability run takes hours: test/reliability/ runs the same suites, shorter, in every run',
   'docs/in-process.md: npm pkg set allowScripts.better-sqlite3=true --json':
     'installs from the registry: test/package.test.ts runs its first line as written and installs the packed tarball',
+  'docs/stubs.md: npm start -- --upstream https://homologation.example.com --record recorded --db :memory:':
+    'needs the platform\'s homologation environment: test/upstream/proxy.test.ts runs the same flags against a fake platform',
+  'docs/stubs.md: npm start -- --stubs recorded':
+    'starts a server until stopped: test/upstream/proxy.test.ts replays a recorded folder with the same option',
   'CONTRIBUTING.md: npm ci':
     "the project's own commands: CI runs `npm ci && npm test`",
 };

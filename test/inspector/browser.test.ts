@@ -252,6 +252,33 @@ describe('the inspector page in chromium', () => {
     }
   });
 
+  it('shows the answers of a user-defined operation: its mapping in the journal, its hits in coverage', async () => {
+    const ws = `${base}/ws/stubbed`;
+    const added = await fetch(`${ws}/_sandbox/stubs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        id: 'batch-query-mapping',
+        name: 'batch query',
+        request: { method: 'GET', urlPath: '/api/v1.0/service/dup/consultar_remessa' },
+        response: { status: 200, jsonBody: { situacao: 'PROCESSADA' } },
+        metadata: { sandbox: { operation: 'batch-query' } },
+      }),
+    });
+    expect(added.status).toBe(201);
+    expect((await fetch(`${ws}/api/v1.0/service/dup/consultar_remessa`)).status).toBe(200);
+    const tab = await context.newPage();
+    try {
+      await tab.goto(`${ws}/_sandbox/ui`, WAIT);
+      await tab.waitForSelector('#journal-body li code[data-mapping="batch-query-mapping"]', WAIT);
+      expect(await tab.textContent('#journal-body li:has(code[data-mapping])')).toContain('batch-query');
+      await tab.waitForSelector('[data-coverage="user-defined"] tr[data-mapping="batch-query-mapping"]', WAIT);
+      expect(await tab.textContent('[data-coverage="user-defined"] tr[data-mapping="batch-query-mapping"]')).toContain('GET /api/v1.0/service/dup/consultar_remessa → 200');
+    } finally {
+      await tab.close();
+    }
+  });
+
   it('asked for nothing outside the sandbox and raised no script error; saves the screenshot', async () => {
     expect(elsewhere).toEqual([]);
     expect(pageErrors).toEqual([]);

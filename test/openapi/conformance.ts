@@ -84,7 +84,7 @@ function checkerFor(app: FastifyInstance): Checker {
 /** What is wrong with this response by the document, or nothing. */
 export function problemsOf(
   checker: Checker,
-  request: { method: string; url: string; route: string | undefined; hidden: boolean },
+  request: { method: string; url: string; route: string | undefined; hidden: boolean; proxied?: boolean },
   status: number,
   headers: Record<string, unknown>,
   payload: unknown,
@@ -100,7 +100,8 @@ export function problemsOf(
     // Not routed: under an interface, the 501 of a named-only operation or a documented status (a fault
     // rule, a URL the router cannot read); elsewhere a 404, or the 400 of an unreadable URL.
     const owner = interfaces.ofPath(path);
-    const allowed = owner ? [...owner.contract.statuses, 501] : [400, 404];
+    // Outside the prefixes in proxy mode, an upstream that gives no answer is a 502 (proxy-upstream-failure).
+    const allowed = owner ? [...owner.contract.statuses, 501] : [400, 404, ...(request.proxied ? [502] : [])];
     return allowed.includes(status) ? [] : [`${call}: no route takes it and ${status} is not one of ${allowed.join(', ')}`];
   }
   const template = templateOf(request.route);
@@ -164,6 +165,8 @@ function record(app: FastifyInstance, request: FastifyRequest, reply: FastifyRep
   const route = request.is404 ? undefined : request.routeOptions.url;
   // Bare Fastify instances of unit tests (no OpenAPI document) are not the sandbox.
   if (typeof (app as { swagger?: unknown }).swagger !== 'function') return;
+  // An answer of a user-defined operation (a stub mapping) follows the user's contract, not the document.
+  if (reply.getHeader('matched-stub-id') !== undefined) return;
   let checker: Checker;
   try {
     checker = checkerFor(app);
@@ -174,7 +177,7 @@ function record(app: FastifyInstance, request: FastifyRequest, reply: FastifyRep
   drift.push(
     ...problemsOf(
       checker,
-      { method: request.method, url: request.url, route, hidden },
+      { method: request.method, url: request.url, route, hidden, proxied: Boolean(request.proxied) },
       reply.statusCode,
       reply.getHeaders(),
       payload,

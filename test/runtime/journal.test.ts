@@ -141,6 +141,8 @@ describe('the request journal', () => {
       warnings: null,
       fault: null,
       outcome: null,
+      mapping: null,
+      upstream: null,
       requestBody: captureValue(null, 0),
       responseBody: captureText(''),
     };

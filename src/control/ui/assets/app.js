@@ -134,6 +134,8 @@ async function journal() {
               h('code', {}, e.path),
               ` · ${e.operation ?? e.interface ?? 'outside the interfaces'} · ${when(e.time)}`,
               e.warnings ? ` · ${e.warnings} warning(s)` : '',
+              e.mapping ? [' · mapping ', h('code', { 'data-mapping': e.mapping }, e.mapping)] : '',
+              e.upstream ? ` · from ${e.upstream}` : '',
             ],
             async () => [
               h('p', {}, `#${e.id} · ${e.durationMs} ms${e.fault ? ` · fault rule ${e.fault}` : ''} · real time ${when(e.realTime)}`),

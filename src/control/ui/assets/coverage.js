@@ -57,5 +57,27 @@ export async function coverage() {
         ),
       );
     }),
+    report.userDefined.length === 0
+      ? null
+      : h(
+          'div',
+          { class: 'block', 'data-coverage': 'user-defined' },
+          h('h3', {}, `User-defined operations: ${report.userDefined.filter((u) => u.hits > 0).length} of ${report.userDefined.length} mappings answered`),
+          table(
+            'Stub mappings of this workspace (GET /_sandbox/stubs)',
+            ['Mapping', 'Operation', 'Answers with', { text: 'Hits', class: 'num' }, 'Last'],
+            report.userDefined.map((u) =>
+              h(
+                'tr',
+                { 'data-mapping': u.mapping, class: u.hits === 0 ? 'uncovered' : 'covered' },
+                h('th', { scope: 'row' }, h('code', {}, u.mapping), u.name ? ` ${u.name}` : ''),
+                h('td', {}, u.operation ?? u.interface ?? 'outside the interfaces'),
+                h('td', {}, `${u.method} ${u.url ?? 'any URL'} → ${u.status}`),
+                h('td', { class: 'num' }, u.hits === 0 ? badge('not met', 'warning') : String(u.hits)),
+                h('td', {}, when(u.lastAt)),
+              ),
+            ),
+          ),
+        ),
   );
 }

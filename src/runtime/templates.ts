@@ -1,0 +1,660 @@
+// Handlebars templates over a sandbox state: the response templates of user-defined operations
+// (WireMock's "response-template" transformer) and any other text the sandbox renders from a model
+// (a notification payload over an event). One module so every template gets the same helpers, with
+// the same meaning: time from the sandbox clock, generated values from the seeded key generator, and
+// `inspect`, which reads the state as the control plane's inspection calls show it.
+//
+//   const render = compileTemplate('{{request.method}} at {{now}}');  // throws TemplateError
+//   const helpers = templateHelpers({ clock, ids, inspect });         // once per sandbox state
+//   render({ request }, helpers);                                     // -> string
+//
+// The helper names and arguments follow WireMock's documentation (docs/stubs.md lists them), so a
+// mapping written for WireMock renders the same here.
+import Handlebars from 'handlebars';
+import { JSONPath } from 'jsonpath-plus';
+import { addDuration, type Duration } from './duration.js';
+
+/** A Handlebars helper: positional arguments, then Handlebars' options (hash, fn, inverse, data). */
+export type Helper = (this: unknown, ...args: unknown[]) => unknown;
+
+/** The helpers a template renders with; built once per sandbox state by templateHelpers(). */
+export type HelperSet = Readonly<Record<string, Helper>>;
+
+/** A compiled template: the model in, the text out; throws TemplateError when a helper fails. */
+export type Template = (model: object, helpers: HelperSet) => string;
+
+/** A template that does not parse, or a helper that failed while rendering: the message says where. */
+export class TemplateError extends Error {
+  override name = 'TemplateError';
+}
+
+/** What the helpers read from the sandbox state they render in. */
+export interface HelperContext {
+  /** The sandbox clock (epoch milliseconds). */
+  clock: { nowMs(): number };
+  /** The key generator: seeded when the sandbox has a seed, so generated values repeat run to run. */
+  ids: { randomText(length: number, alphabet: string): string };
+  /**
+   * What `GET /_sandbox{path}` answers in the same state, as an object (null when it answers 404);
+   * absent where no state can be inspected.
+   */
+  inspect?: (path: string) => unknown;
+}
+
+// An isolated Handlebars environment: no helper or partial registered here leaks into another
+// user of the library, and its prototype-access protection stays on (templates read own properties only).
+const handlebars = Handlebars.create();
+
+/**
+ * WireMock's engine (handlebars.java) reads a numeric path segment as an index, `request.path.3`;
+ * Handlebars.js reads only `request.path.[3]`. Numeric segments outside quoted strings of each
+ * mustache are bracketed, so a template written for WireMock means the same here.
+ */
+export function bracketIndexes(source: string): string {
+  return source.replace(/\{\{[^}]*\}\}/g, (tag) =>
+    tag
+      .split(/('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")/)
+      .map((part, i) => (i % 2 === 1 ? part : part.replace(/((?:[A-Za-z_$][\w$-]*|\]))\.(\d+)(?=[\s}.)]|$)/g, '$1.[$2]')))
+      .join(''),
+  );
+}
+
+/** Compiles `source` once (syntax errors are thrown now, with their line); render it many times. */
+export function compileTemplate(template: string): Template {
+  const source = bracketIndexes(template);
+  try {
+    // Parsing first reports a syntax error here rather than at the first render.
+    handlebars.parse(source);
+  } catch (err) {
+    throw new TemplateError(`the template does not parse: ${(err as Error).message}`);
+  }
+  const compiled = handlebars.compile(source);
+  return (model, helpers) => {
+    try {
+      return compiled(model, { helpers: helpers as Record<string, Handlebars.HelperDelegate> });
+    } catch (err) {
+      if (err instanceof TemplateError) throw err;
+      throw new TemplateError((err as Error).message);
+    }
+  };
+}
+
+interface Options {
+  hash: Record<string, unknown>;
+  fn?: (context: unknown, options?: object) => string;
+  inverse?: (context: unknown, options?: object) => string;
+  data?: { root?: Record<string, unknown> };
+}
+
+/** Splits a helper's arguments into its positional values and Handlebars' options (always last). */
+function split(args: unknown[]): { values: unknown[]; options: Options } {
+  const options = args[args.length - 1] as Options;
+  return { values: args.slice(0, -1), options };
+}
+
+/** A value as WireMock prints it: a list of one-or-many values prints its first, null prints nothing. */
+function text(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  return String(value);
+}
+
+/** A helper's object or array result prints as its JSON (unescaped) where it stands alone in `{{ }}`. */
+function renderableJson<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.prototype.hasOwnProperty.call(value, 'toHTML')) {
+    const json = () => JSON.stringify(value);
+    Object.defineProperty(value, 'toHTML', { value: json, enumerable: false });
+    Object.defineProperty(value, 'toString', { value: json, enumerable: false });
+  }
+  return value;
+}
+
+/** Block helpers render their body when true; inline, they return the boolean (for `if` and friends). */
+function decide(result: boolean, options: Options, context: unknown): unknown {
+  if (options.fn) return result ? options.fn(context) : (options.inverse?.(context) ?? '');
+  return result;
+}
+
+function comparable(value: unknown): unknown {
+  if (value === null || value === undefined) return value;
+  if (typeof value === 'object' && !Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype) {
+    // A one-or-many value (query parameter, header) or a path compares as the text it prints.
+    const printed = String(value);
+    if (printed !== '[object Object]') return printed;
+  }
+  return value;
+}
+
+function equal(a: unknown, b: unknown): boolean {
+  const x = comparable(a);
+  const y = comparable(b);
+  if (x === y) return true;
+  if (typeof x === 'number' || typeof y === 'number') return Number(x) === Number(y) && x !== null && y !== null && x !== '' && y !== '';
+  return false;
+}
+
+function order(a: unknown, b: unknown): number {
+  const x = comparable(a);
+  const y = comparable(b);
+  const nx = Number(x);
+  const ny = Number(y);
+  if (x !== '' && y !== '' && !Number.isNaN(nx) && !Number.isNaN(ny)) return nx - ny;
+  return String(x).localeCompare(String(y));
+}
+
+/** Parses JSON text (a request body), or returns an object as it is. */
+function jsonOf(value: unknown, helper: string): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new TemplateError(`${helper}: the value is not JSON (${value.slice(0, 40)}${value.length > 40 ? '…' : ''})`);
+  }
+}
+
+/** True when a JSONPath names at most one node (no wildcard, recursion, filter, union or slice). */
+function definite(path: string): boolean {
+  return !/\*|\.\.|\[\?|,|:/.test(path);
+}
+
+/**
+ * A JSONPath expression written for WireMock (Jayway's dialect) read by jsonpath-plus: `.size()` is
+ * `.length`, `a =~ /re/i` is `a.match(/re/i)`, and a filter at the root tests the root itself. The
+ * result is every node found, in document order.
+ */
+export function jsonPathQuery(json: unknown, path: string): unknown[] {
+  const expression = path
+    .replace(/\.size\(\)/g, '.length')
+    .replace(/(@[\w.$[\]'"-]*)\s*=~\s*(\/(?:\\.|[^/\\])+\/[gimsuy]*)/g, '$1.match($2)');
+  const rootFilter = /^\$\[\?/.test(expression) && json !== null && typeof json === 'object' && !Array.isArray(json);
+  try {
+    return JSONPath({ path: expression, json: (rootFilter ? [json] : json) as object, wrap: true, ignoreEvalErrors: true }) as unknown[];
+  } catch (err) {
+    throw new TemplateError(`the JSONPath ${path} cannot be read: ${(err as Error).message}`);
+  }
+}
+
+/** The value a JSONPath selects, as WireMock's jsonPath helper gives it: one node, or a list. */
+export function jsonPathValue(json: unknown, path: string): unknown {
+  const found = jsonPathQuery(json, path);
+  return definite(path) ? found[0] : found;
+}
+
+const UNITS: Record<string, keyof Omit<Duration, 'sign'>> = {
+  second: 'seconds',
+  minute: 'minutes',
+  hour: 'hours',
+  day: 'days',
+  week: 'weeks',
+  month: 'months',
+  year: 'years',
+};
+
+/** WireMock's offsets: '3 days', '-24 seconds', '1 years' (months and years on the UTC calendar). */
+export function applyOffset(from: Date, offset: string): Date {
+  const m = /^\s*([+-]?\d+)\s*([a-z]+?)s?\s*$/i.exec(offset);
+  const unit = m ? UNITS[(m[2] ?? '').toLowerCase()] : undefined;
+  if (!m || !unit) {
+    throw new TemplateError(`the offset "${offset}" is not "<number> <seconds|minutes|hours|days|weeks|months|years>"`);
+  }
+  const n = Number(m[1]);
+  const d: Duration = { sign: n < 0 ? -1 : 1, years: 0, months: 0, weeks: 0, days: 0, hours: 0, minutes: 0, seconds: 0 };
+  d[unit] = Math.abs(n);
+  return addDuration(from, d);
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+interface Wall {
+  year: number;
+  month: number;
+  day: number;
+  weekday: number;
+  hour: number;
+  minute: number;
+  second: number;
+  ms: number;
+  /** Minutes east of UTC. */
+  offset: number;
+}
+
+/** The wall-clock fields of an instant in a time zone (UTC when none is named). */
+function wallClock(date: Date, timezone: string | undefined): Wall {
+  let offset = 0;
+  if (timezone && timezone.toUpperCase() !== 'UTC' && timezone.toUpperCase() !== 'GMT') {
+    let parts: Intl.DateTimeFormatPart[];
+    try {
+      parts = new Intl.DateTimeFormat('en-US', {
+        timeZone: timezone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+      }).formatToParts(date);
+    } catch {
+      throw new TemplateError(`the time zone "${timezone}" is unknown (an IANA name such as America/Sao_Paulo)`);
+    }
+    const part = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+    const local = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+    offset = Math.round((local - (date.getTime() - date.getUTCMilliseconds())) / 60_000);
+  }
+  const shifted = new Date(date.getTime() + offset * 60_000);
+  return {
+    year: shifted.getUTCFullYear(),
+    month: shifted.getUTCMonth(),
+    day: shifted.getUTCDate(),
+    weekday: shifted.getUTCDay(),
+    hour: shifted.getUTCHours(),
+    minute: shifted.getUTCMinutes(),
+    second: shifted.getUTCSeconds(),
+    ms: shifted.getUTCMilliseconds(),
+    offset,
+  };
+}
+
+const pad = (n: number, width: number) => String(Math.abs(n)).padStart(width, '0');
+
+function zone(offset: number, colon: boolean, zForZero: boolean): string {
+  if (offset === 0 && zForZero) return 'Z';
+  const sign = offset < 0 ? '-' : '+';
+  const h = pad(Math.floor(Math.abs(offset) / 60), 2);
+  const m = pad(Math.abs(offset) % 60, 2);
+  return colon ? `${sign}${h}:${m}` : `${sign}${h}${m}`;
+}
+
+/**
+ * Formats a date with a Java SimpleDateFormat pattern, the syntax WireMock's `now` and `date` take
+ * (yyyy, yy, MMMM, MMM, MM, M, dd, d, EEEE, EEE, HH, H, hh, h, mm, m, ss, s, SSS, a, Z, X, XX, XXX,
+ * 'quoted text'), or 'epoch' (milliseconds) and 'unix' (seconds). No maintained library reads that
+ * syntax (JavaScript date libraries use Unicode tokens, which differ on Z, X and E), hence this code.
+ * Without a pattern: ISO 8601 in UTC (or with the zone's offset), without milliseconds, as WireMock.
+ */
+export function formatDate(date: Date, pattern: string | undefined, timezone: string | undefined): string {
+  if (pattern === 'epoch') return String(date.getTime());
+  if (pattern === 'unix') return String(Math.floor(date.getTime() / 1000));
+  const w = wallClock(date, timezone);
+  if (pattern === undefined) {
+    const base = `${pad(w.year, 4)}-${pad(w.month + 1, 2)}-${pad(w.day, 2)}T${pad(w.hour, 2)}:${pad(w.minute, 2)}:${pad(w.second, 2)}`;
+    return `${base}${zone(w.offset, true, true)}`;
+  }
+  let out = '';
+  const tokens = pattern.match(/'(?:[^']|'')*'|([A-Za-z])\1*|[^A-Za-z']+/g) ?? [];
+  for (const token of tokens) {
+    if (token.startsWith("'")) {
+      out += token === "''" ? "'" : token.slice(1, -1).replace(/''/g, "'");
+      continue;
+    }
+    const letter = token[0] ?? '';
+    const n = token.length;
+    switch (letter) {
+      case 'y':
+        out += n === 2 ? pad(w.year % 100, 2) : pad(w.year, n);
+        break;
+      case 'M':
+        out += n >= 4 ? MONTHS[w.month] : n === 3 ? MONTHS[w.month]?.slice(0, 3) : pad(w.month + 1, n);
+        break;
+      case 'd':
+        out += pad(w.day, n);
+        break;
+      case 'E':
+        out += n >= 4 ? DAYS[w.weekday] : DAYS[w.weekday]?.slice(0, 3);
+        break;
+      case 'H':
+        out += pad(w.hour, n);
+        break;
+      case 'h':
+        out += pad(w.hour % 12 === 0 ? 12 : w.hour % 12, n);
+        break;
+      case 'm':
+        out += pad(w.minute, n);
+        break;
+      case 's':
+        out += pad(w.second, n);
+        break;
+      case 'S':
+        out += pad(w.ms, 3).slice(0, Math.max(n, 1)).padEnd(n, '0');
+        break;
+      case 'a':
+        out += w.hour < 12 ? 'AM' : 'PM';
+        break;
+      case 'Z':
+        out += zone(w.offset, false, false);
+        break;
+      case 'X':
+        out += n === 1 ? (w.offset === 0 ? 'Z' : zone(w.offset, false, false).slice(0, 3)) : zone(w.offset, n >= 3, true);
+        break;
+      default:
+        if (/[A-Za-z]/.test(letter)) throw new TemplateError(`the date pattern "${pattern}" uses "${token}", which is not supported`);
+        out += token;
+    }
+  }
+  return out;
+}
+
+/** Reads a date the way WireMock's parseDate does without a format: ISO 8601 or RFC 1123, or epoch/unix. */
+export function parseDateText(value: unknown, format: string | undefined): Date {
+  const raw = text(value).trim();
+  if (format === 'epoch' || format === 'unix') {
+    const n = Number(raw);
+    if (raw === '' || !Number.isFinite(n)) throw new TemplateError(`parseDate: "${raw}" is not a number`);
+    return new Date(format === 'unix' ? n * 1000 : n);
+  }
+  if (format !== undefined) {
+    const parsed = parseWithPattern(raw, format);
+    if (parsed) return parsed;
+    throw new TemplateError(`parseDate: "${raw}" does not fit the pattern "${format}"`);
+  }
+  // A date without time is midnight UTC; anything Date.parse reads (ISO 8601, RFC 1123) otherwise.
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? Date.parse(`${raw}T00:00:00Z`) : Date.parse(raw);
+  if (Number.isNaN(ms)) throw new TemplateError(`parseDate: "${raw}" is not an ISO 8601 or RFC 1123 date`);
+  return new Date(ms);
+}
+
+/** The numeric fields of a SimpleDateFormat pattern (yyyy MM dd HH mm ss SSS, literals in between), in UTC. */
+function parseWithPattern(raw: string, pattern: string): Date | undefined {
+  const fields: string[] = [];
+  const source = (pattern.match(/'(?:[^']|'')*'|([A-Za-z])\1*|[^A-Za-z']+/g) ?? [])
+    .map((token) => {
+      if (token.startsWith("'")) return token.slice(1, -1).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      if (/^[yMdHms]+$/.test(token) || /^S+$/.test(token)) {
+        fields.push(token[0] ?? '');
+        return `(\\d{1,${Math.max(token.length, token[0] === 'y' ? 4 : 2)}})`;
+      }
+      if (/[A-Za-z]/.test(token)) throw new TemplateError(`parseDate: the pattern "${pattern}" uses "${token}", which is not supported`);
+      return token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('');
+  const m = new RegExp(`^${source}$`).exec(raw);
+  if (!m) return undefined;
+  const v: Record<string, number> = { y: 1970, M: 1, d: 1, H: 0, m: 0, s: 0, S: 0 };
+  fields.forEach((f, i) => (v[f] = Number(m[i + 1])));
+  const date = new Date(Date.UTC(v.y ?? 1970, (v.M ?? 1) - 1, v.d ?? 1, v.H ?? 0, v.m ?? 0, v.s ?? 0, v.S ?? 0));
+  return date.getUTCDate() === v.d && date.getUTCMonth() === (v.M ?? 1) - 1 ? date : undefined;
+}
+
+const ALPHABETS: Record<string, string> = {
+  ALPHANUMERIC: 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789',
+  ALPHABETIC: 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz',
+  NUMERIC: '0123456789',
+  HEXADECIMAL: '0123456789abcdef',
+  ALPHANUMERIC_AND_SYMBOLS: 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&()*+,-./:;<=>?@[]^_{|}~',
+};
+
+/** A UUID (version 4 layout) drawn from a key generator: seeded when the sandbox has a seed. */
+export function newUuid(ids: HelperContext['ids']): string {
+  return uuidOf(ids.randomText(32, ALPHABETS.HEXADECIMAL ?? ''));
+}
+
+function uuidOf(hex: string): string {
+  const variant = '89ab'[parseInt(hex[16] ?? '0', 16) % 4];
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+function numberArg(value: unknown, helper: string, name: string): number {
+  const n = typeof value === 'number' ? value : Number(text(value));
+  if (text(value) === '' || !Number.isFinite(n)) throw new TemplateError(`${helper}: ${name} must be a number, got "${text(value)}"`);
+  return n;
+}
+
+/**
+ * The helpers every template renders with, bound to one sandbox state. WireMock's documented helpers
+ * (a subset: docs/stubs.md lists it), Handlebars' own (if, unless, each, with, lookup), and `inspect`.
+ */
+export function templateHelpers(context: HelperContext): HelperSet {
+  const now = () => new Date(context.clock.nowMs());
+  const helpers: Record<string, Helper> = {
+    // --- state ---------------------------------------------------------------------------------
+    inspect(...args) {
+      const { values } = split(args);
+      if (!context.inspect) throw new TemplateError('inspect: no sandbox state to inspect here');
+      const path = values.map(text).join('');
+      if (!path.startsWith('/')) throw new TemplateError(`inspect: the path must start with "/" (as after /_sandbox), got "${path}"`);
+      return renderableJson(context.inspect(path));
+    },
+
+    // --- time (the sandbox clock) --------------------------------------------------------------
+    now(...args) {
+      const { options } = split(args);
+      const { offset, format, timezone } = options.hash;
+      const at = offset === undefined ? now() : applyOffset(now(), text(offset));
+      return formatDate(at, format === undefined ? undefined : text(format), timezone === undefined ? undefined : text(timezone));
+    },
+    date(...args) {
+      const { values, options } = split(args);
+      const { offset, format, timezone } = options.hash;
+      const base = values[0] instanceof Date ? values[0] : values[0] === undefined ? now() : parseDateText(values[0], undefined);
+      const at = offset === undefined ? base : applyOffset(base, text(offset));
+      return formatDate(at, format === undefined ? undefined : text(format), timezone === undefined ? undefined : text(timezone));
+    },
+    parseDate(...args) {
+      const { values, options } = split(args);
+      const format = options.hash.format;
+      return parseDateText(values[0], format === undefined ? undefined : text(format));
+    },
+
+    // --- generated values (the seeded key generator) -------------------------------------------
+    randomValue(...args) {
+      const { options } = split(args);
+      const type = text(options.hash.type ?? 'ALPHANUMERIC').toUpperCase();
+      if (type === 'UUID') return newUuid(context.ids);
+      const alphabet = ALPHABETS[type];
+      if (!alphabet) throw new TemplateError(`randomValue: type must be one of ${[...Object.keys(ALPHABETS), 'UUID'].join(', ')}, got "${type}"`);
+      const length = numberArg(options.hash.length ?? 36, 'randomValue', 'length');
+      if (!Number.isInteger(length) || length < 0 || length > 10_000) throw new TemplateError('randomValue: length must be a whole number from 0 to 10000');
+      const value = context.ids.randomText(length, alphabet);
+      return options.hash.uppercase === true ? value.toUpperCase() : value;
+    },
+    randomInt(...args) {
+      const { options } = split(args);
+      const lower = options.hash.lower === undefined ? -2147483648 : numberArg(options.hash.lower, 'randomInt', 'lower');
+      const upper = options.hash.upper === undefined ? 2147483647 : numberArg(options.hash.upper, 'randomInt', 'upper');
+      if (upper < lower) throw new TemplateError('randomInt: upper is below lower');
+      const span = Math.floor(upper) - Math.ceil(lower) + 1;
+      const draw = Number(context.ids.randomText(15, ALPHABETS.NUMERIC ?? ''));
+      return Math.ceil(lower) + (draw % span);
+    },
+
+    // --- JSON ----------------------------------------------------------------------------------
+    jsonPath(...args) {
+      const { values, options } = split(args);
+      const found = jsonPathValue(jsonOf(values[0], 'jsonPath'), text(values[1]));
+      if ((found === undefined || found === null) && options.hash.default !== undefined) return options.hash.default;
+      return renderableJson(found === undefined ? null : found);
+    },
+    parseJson(...args) {
+      const { values, options } = split(args);
+      const source = options.fn ? options.fn(this) : values[0];
+      const parsed = renderableJson(jsonOf(source, 'parseJson'));
+      const variable = options.fn ? values[0] : values[1];
+      if (variable !== undefined && options.data?.root) {
+        options.data.root[text(variable)] = parsed;
+        return '';
+      }
+      return parsed;
+    },
+    toJson(...args) {
+      const { values } = split(args);
+      return new handlebars.SafeString(JSON.stringify(values[0] ?? null));
+    },
+    formatJson(...args) {
+      const { values, options } = split(args);
+      const source = options.fn ? options.fn(this) : values[0];
+      const json = jsonOf(source, 'formatJson');
+      return new handlebars.SafeString(options.hash.format === 'compact' ? JSON.stringify(json) : JSON.stringify(json, null, 2));
+    },
+
+    // --- text ----------------------------------------------------------------------------------
+    concat(...args) {
+      return split(args).values.map(text).join('');
+    },
+    upper: (...args) => text(split(args).values[0]).toUpperCase(),
+    lower: (...args) => text(split(args).values[0]).toLowerCase(),
+    capitalize: (...args) => text(split(args).values[0]).replace(/(^|\s)(\S)/g, (_m, s: string, c: string) => s + c.toUpperCase()),
+    trim(...args) {
+      const { values, options } = split(args);
+      return (options.fn ? options.fn(this) : text(values[0])).trim();
+    },
+    base64(...args) {
+      const { values, options } = split(args);
+      const source = options.fn ? options.fn(this).trim() : text(values[0]);
+      if (options.hash.decode === true) return Buffer.from(source, 'base64').toString('utf8');
+      const encoded = Buffer.from(source, 'utf8').toString('base64');
+      return options.hash.padding === false ? encoded.replace(/=+$/, '') : encoded;
+    },
+    urlEncode(...args) {
+      const { values, options } = split(args);
+      const source = options.fn ? options.fn(this).trim() : text(values[0]);
+      return options.hash.decode === true ? decodeURIComponent(source) : encodeURIComponent(source);
+    },
+    regexExtract(...args) {
+      const { values, options } = split(args);
+      let re: RegExp;
+      try {
+        re = new RegExp(text(values[1]));
+      } catch (err) {
+        throw new TemplateError(`regexExtract: ${(err as Error).message}`);
+      }
+      const m = re.exec(text(values[0]));
+      if (!m) {
+        if (options.hash.default !== undefined) return options.hash.default;
+        throw new TemplateError(`regexExtract: "${text(values[1])}" matches nothing and no default was given`);
+      }
+      if (values[2] !== undefined && options.data?.root) {
+        options.data.root[text(values[2])] = m.slice(1);
+        return '';
+      }
+      return m[0];
+    },
+    size(...args) {
+      const value = split(args).values[0];
+      if (Array.isArray(value)) return value.length;
+      if (value !== null && typeof value === 'object') return Object.keys(value).length;
+      return text(value).length;
+    },
+    contains(...args) {
+      const { values, options } = split(args);
+      const [haystack, needle] = values;
+      const found = Array.isArray(haystack) ? haystack.some((v) => equal(v, needle)) : text(haystack).includes(text(needle));
+      return decide(found, options, this);
+    },
+    matches(...args) {
+      const { values, options } = split(args);
+      let re: RegExp;
+      try {
+        re = new RegExp(`^(?:${text(values[1])})$`);
+      } catch (err) {
+        throw new TemplateError(`matches: ${(err as Error).message}`);
+      }
+      return decide(re.test(text(values[0])), options, this);
+    },
+
+    // --- numbers and lists ---------------------------------------------------------------------
+    math(...args) {
+      const { values } = split(args);
+      const a = numberArg(values[0], 'math', 'the left operand');
+      const b = numberArg(values[2], 'math', 'the right operand');
+      switch (text(values[1])) {
+        case '+':
+          return a + b;
+        case '-':
+          return a - b;
+        case '*':
+          return a * b;
+        case '/':
+          if (b === 0) throw new TemplateError('math: division by zero');
+          return Number.isInteger(a) && Number.isInteger(b) ? Math.trunc(a / b) : a / b;
+        case '%':
+          if (b === 0) throw new TemplateError('math: division by zero');
+          return a % b;
+        default:
+          throw new TemplateError(`math: the operator must be one of + - * / %, got "${text(values[1])}"`);
+      }
+    },
+    range(...args) {
+      const { values } = split(args);
+      const from = numberArg(values[0], 'range', 'the start');
+      const to = numberArg(values[1], 'range', 'the end');
+      if (to - from > 10_000) throw new TemplateError('range: at most 10000 numbers');
+      return renderableJson(Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i));
+    },
+    array: (...args) => renderableJson(split(args).values),
+    arrayJoin(...args) {
+      const { values, options } = split(args);
+      const [separator, ...rest] = values;
+      const items = rest.length === 1 && Array.isArray(rest[0]) ? (rest[0] as unknown[]) : rest;
+      const parts = options.fn ? items.map((item) => options.fn?.(item) ?? '') : items.map(text);
+      return `${text(options.hash.prefix)}${parts.join(text(separator))}${text(options.hash.suffix)}`;
+    },
+    join(...args) {
+      // handlebars.java's join: the items, then the separator last.
+      const { values } = split(args);
+      const separator = values.length > 1 ? text(values[values.length - 1]) : ',';
+      const items = values.slice(0, -1);
+      const list = items.length === 1 && Array.isArray(items[0]) ? (items[0] as unknown[]) : items;
+      return list.map(text).join(separator);
+    },
+    val(...args) {
+      const { values, options } = split(args);
+      const fallback = options.hash.or ?? options.hash.default;
+      const value = values[0] === undefined || values[0] === null ? (fallback ?? null) : values[0];
+      if (options.hash.assign !== undefined && options.data?.root) {
+        options.data.root[text(options.hash.assign)] = value;
+        return '';
+      }
+      return value;
+    },
+    assign(...args) {
+      const { values, options } = split(args);
+      if (options.fn && options.data?.root) options.data.root[text(values[0])] = options.fn(this);
+      return '';
+    },
+
+    // --- conditions (inline they return a boolean, as blocks they choose a branch) --------------
+    eq(...args) {
+      const { values, options } = split(args);
+      return decide(equal(values[0], values[1]), options, this);
+    },
+    neq(...args) {
+      const { values, options } = split(args);
+      return decide(!equal(values[0], values[1]), options, this);
+    },
+    gt(...args) {
+      const { values, options } = split(args);
+      return decide(order(values[0], values[1]) > 0, options, this);
+    },
+    gte(...args) {
+      const { values, options } = split(args);
+      return decide(order(values[0], values[1]) >= 0, options, this);
+    },
+    lt(...args) {
+      const { values, options } = split(args);
+      return decide(order(values[0], values[1]) < 0, options, this);
+    },
+    lte(...args) {
+      const { values, options } = split(args);
+      return decide(order(values[0], values[1]) <= 0, options, this);
+    },
+    and(...args) {
+      const { values, options } = split(args);
+      return decide(values.every((v) => Boolean(comparable(v))), options, this);
+    },
+    or(...args) {
+      const { values, options } = split(args);
+      return decide(values.some((v) => Boolean(comparable(v))), options, this);
+    },
+    not(...args) {
+      const { values, options } = split(args);
+      return decide(!comparable(values[0]), options, this);
+    },
+  };
+  return Object.freeze(helpers);
+}
+
+/** The helper names a template may call (Handlebars' built-in ones besides), for the docs and their test. */
+export const HELPER_NAMES: readonly string[] = Object.keys(
+  templateHelpers({ clock: { nowMs: () => 0 }, ids: { randomText: () => '' } }),
+);

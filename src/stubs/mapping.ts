@@ -1,0 +1,606 @@
+// Reading one WireMock mapping into a stub the sandbox can match and answer with: its structure
+// checked by Ajv against schema.ts, then its meaning (one operator per matcher, regular expressions
+// that compile, templates that parse, a path template whose parameters exist, a scenario that is
+// whole, a named-only operation that exists, and no claim on a documented operation's requests).
+// Every problem is reported with its JSON pointer, all at once.
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, normalize, relative } from 'node:path';
+import type { ValidateFunction } from 'ajv';
+import type { Operation } from '../http/catalog.js';
+import type { ErrorDetail, InterfaceId } from '../http/errors.js';
+import { pointer } from '../http/errors.js';
+import { bodyAjv, detailsFromAjv, MAX_DETAILS } from '../http/validation.js';
+import { compileTemplate, jsonPathQuery, type Template, type TemplateError } from '../runtime/templates.js';
+import { jsonDifference } from './json-equal.js';
+import { documentedOwner } from './ownership.js';
+import { type LeafMatcher, type Matcher, StubMapping, UNSUPPORTED } from './schema.js';
+
+export const DEFAULT_PRIORITY = 5;
+export const STARTED = 'Started';
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'ANY'];
+const ID = /^[A-Za-z0-9._~-]{1,100}$/;
+
+/** A value matcher compiled: what it expects, whether a value fits, and why not. */
+export interface ValueMatcher {
+  /** 'equalTo "x"', for near-miss sentences and the stubs listing. */
+  readonly text: string;
+  /** `null`: the parameter or header is absent. */
+  test(value: string | null): boolean;
+  /** Why `value` does not fit (called only when test() is false). */
+  why(value: string | null): string;
+}
+
+/** A matcher of a query parameter or header, which may come several times. */
+export interface MultiMatcher {
+  readonly text: string;
+  test(values: readonly string[]): boolean;
+  why(values: readonly string[]): string;
+}
+
+export type UrlRule =
+  | { kind: 'any' }
+  | { kind: 'url' | 'urlPath'; text: string }
+  | { kind: 'urlPattern' | 'urlPathPattern'; text: string; regex: RegExp }
+  | { kind: 'urlPathTemplate'; text: string; segments: Array<{ literal: string } | { param: string }> };
+
+export interface StubRequestRule {
+  method: string;
+  url: UrlRule;
+  pathParameters: Array<[string, ValueMatcher]>;
+  queryParameters: Array<[string, MultiMatcher]>;
+  /** Header names in lower case. */
+  headers: Array<[string, MultiMatcher]>;
+  bodyPatterns: ValueMatcher[];
+}
+
+export type StubBody =
+  | { kind: 'none' }
+  | { kind: 'bytes'; bytes: Buffer }
+  | { kind: 'template'; template: Template };
+
+export interface StubResponseRule {
+  status: number;
+  statusMessage: string | undefined;
+  /** Values as given, or their templates when the response is templated. */
+  headers: Array<[string, string | Template]>;
+  body: StubBody;
+  delayMs: number;
+  templated: boolean;
+  parameters: Record<string, unknown>;
+}
+
+/** A mapping ready to match and answer. */
+export interface Stub {
+  id: string;
+  name: string | null;
+  priority: number;
+  /** Where it came from: the --stubs folder (kept by reset) or the control plane. */
+  source: 'folder' | 'runtime';
+  /** The file it was read from (folder stubs). */
+  file: string | null;
+  scenario: { name: string; required: string | null; next: string | null } | null;
+  /** The interface its requests belong to, and the named-only operation it implements, if any. */
+  interface: InterfaceId | null;
+  operation: string | null;
+  request: StubRequestRule;
+  response: StubResponseRule;
+  /** The mapping as given, with its id: what GET /_sandbox/stubs shows and snapshots keep. */
+  mapping: StubMapping;
+}
+
+export interface ReadContext {
+  source: 'folder' | 'runtime';
+  /** The file a folder mapping comes from, and the folder its bodyFileName is read under. */
+  file?: string;
+  filesDir?: string;
+  /** The catalog: documented operations own their requests; named-only ones may be implemented. */
+  operations: readonly Operation[];
+  interfaceOfPath(path: string): InterfaceId | null;
+  /** A new mapping id when the mapping has none. */
+  newId(): string;
+}
+
+export type ReadResult = { stub: Stub } | { problems: ErrorDetail[] };
+
+let validateStructure: ValidateFunction | undefined;
+
+/** Reads one mapping; `at` is the pointer of the mapping in what was sent ('' or '/mappings/3'). */
+export function readMapping(raw: unknown, at: string, context: ReadContext): ReadResult {
+  validateStructure ??= bodyAjv.compile(StubMapping);
+  if (!validateStructure(raw)) {
+    return { problems: structureProblems(detailsFromAjv(validateStructure.errors ?? []), at) };
+  }
+  const mapping = raw as StubMapping;
+  const problems: ErrorDetail[] = [];
+  const problem = (path: string, message: string) => {
+    if (problems.length < MAX_DETAILS) problems.push({ path: `${at}${path}`, message });
+  };
+
+  if (mapping.id !== undefined && mapping.uuid !== undefined && mapping.id !== mapping.uuid) {
+    problem('/uuid', `differs from id "${mapping.id}": give one, or the same in both`);
+  }
+  const id = mapping.id ?? mapping.uuid ?? context.newId();
+  if (!ID.test(id)) problem(mapping.id !== undefined ? '/id' : '/uuid', 'must be 1 to 100 letters, digits or . _ ~ - (a UUID, as WireMock writes)');
+
+  const request = readRequest(mapping, problem);
+  const response = readResponse(mapping, context, problem);
+  const scenario = readScenario(mapping, problem);
+  const binding = readBinding(mapping, request, context, problem);
+
+  if (request && problems.length === 0) {
+    const owner = documentedOwner(request, context.operations);
+    if (owner) {
+      problem(
+        '/request',
+        `can only match requests of ${owner.id} (${owner.method} ${owner.path}), a documented operation the sandbox emulates: a mapping may answer only requests no documented operation owns`,
+      );
+    }
+  }
+  if (problems.length > 0 || !request || !response) return { problems };
+  return {
+    stub: {
+      id,
+      name: mapping.name ?? null,
+      priority: mapping.priority ?? DEFAULT_PRIORITY,
+      source: context.source,
+      file: context.file ?? null,
+      scenario,
+      interface: binding.interface,
+      operation: binding.operation,
+      request,
+      response,
+      mapping: { ...mapping, id },
+    },
+  };
+}
+
+/** Ajv's details, re-pointed under `at`, with unknown fields told apart from unsupported WireMock features. */
+function structureProblems(details: ErrorDetail[], at: string): ErrorDetail[] {
+  return details.map((d) => {
+    const key = d.path.split('/').pop() ?? '';
+    if (!d.message.startsWith('is not a documented field')) return { path: `${at}${d.path}`, message: d.message };
+    const hint = UNSUPPORTED[key.replace(/~1/g, '/').replace(/~0/g, '~')];
+    return {
+      path: `${at}${d.path}`,
+      message: hint
+        ? `is a WireMock feature this sandbox does not read: ${hint} (docs/stubs.md lists what it reads)`
+        : 'is not part of the WireMock mapping format this sandbox reads (docs/stubs.md lists it)',
+    };
+  });
+}
+
+type Problem = (path: string, message: string) => void;
+
+/**
+ * A regular expression as WireMock (Java) writes it, matched against the whole value: a leading
+ * (?i), (?s) or (?m) becomes a flag; the rest is read by JavaScript, whose syntax agrees for the
+ * common constructs (classes, groups, quantifiers, anchors).
+ */
+export function wholeValueRegex(source: string): RegExp {
+  let flags = '';
+  let body = source;
+  const inline = /^\(\?([ism]+)\)/.exec(body);
+  if (inline) {
+    flags = [...new Set(inline[1])].join('');
+    body = body.slice(inline[0].length);
+  }
+  return new RegExp(`^(?:${body})$`, flags);
+}
+
+function compileRegex(source: string, path: string, problem: Problem): RegExp | undefined {
+  try {
+    return wholeValueRegex(source);
+  } catch (err) {
+    problem(path, `is not a regular expression this sandbox can read: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+/** What a matcher matches: a parameter or header value (quoted in reasons), a body, or a value selected in one. */
+type Where = 'value' | 'body' | 'selected value';
+
+const quote = (value: string | null) => (value === null ? 'absent' : JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value));
+
+const OPERATORS = ['equalTo', 'contains', 'doesNotContain', 'matches', 'doesNotMatch', 'absent', 'equalToJson', 'matchesJsonPath', 'and', 'or', 'not', 'hasExactly', 'includes'] as const;
+
+function operatorOf(m: Matcher, path: string, problem: Problem): (typeof OPERATORS)[number] | undefined {
+  const present = OPERATORS.filter((op) => (m as Record<string, unknown>)[op] !== undefined);
+  if (present.length !== 1) {
+    problem(path, present.length === 0 ? `names no operator: give one of ${OPERATORS.join(', ')}` : `gives ${present.join(' and ')}: give exactly one operator`);
+    return undefined;
+  }
+  const op = present[0];
+  if (m.caseInsensitive !== undefined && op !== 'equalTo') problem(`${path}/caseInsensitive`, 'applies to equalTo only');
+  if ((m.ignoreArrayOrder !== undefined || m.ignoreExtraElements !== undefined) && op !== 'equalToJson') {
+    problem(path, 'ignoreArrayOrder and ignoreExtraElements apply to equalToJson only');
+  }
+  if (op === 'absent' && m.absent !== true) problem(`${path}/absent`, 'must be true (leave the matcher out to allow either)');
+  return op;
+}
+
+function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** Compiles one matcher (a leaf, or and/or/not of leaves); `where` says what it matches, for messages. */
+export function compileMatcher(m: Matcher | LeafMatcher, path: string, problem: Problem, where: Where): ValueMatcher | undefined {
+  const op = operatorOf(m as Matcher, path, problem);
+  // A body, or a value selected in it, may hold a secret: the reasons name it, never quote it.
+  const seen = (v: string | null) => (v === null ? 'absent' : where === 'value' ? quote(v) : `the ${where}`);
+  if (op === undefined) return undefined;
+  const full = m as Matcher;
+  switch (op) {
+    case 'equalTo': {
+      const expected = full.equalTo ?? '';
+      const ci = full.caseInsensitive === true;
+      const folded = expected.toLowerCase();
+      return {
+        text: `equalTo ${quote(expected)}${ci ? ' (any case)' : ''}`,
+        test: (v) => v !== null && (ci ? v.toLowerCase() === folded : v === expected),
+        why: (v) => `${seen(v)} is not equal to ${quote(expected)}${ci ? ' in any case' : ''}`,
+      };
+    }
+    case 'contains':
+    case 'doesNotContain': {
+      const part = (op === 'contains' ? full.contains : full.doesNotContain) ?? '';
+      const wanted = op === 'contains';
+      return {
+        text: `${op} ${quote(part)}`,
+        test: (v) => v !== null && v.includes(part) === wanted,
+        why: (v) => (v === null ? 'it is absent' : `${seen(v)} ${wanted ? 'does not contain' : 'contains'} ${quote(part)}`),
+      };
+    }
+    case 'matches':
+    case 'doesNotMatch': {
+      const source = (op === 'matches' ? full.matches : full.doesNotMatch) ?? '';
+      const regex = compileRegex(source, `${path}/${op}`, problem);
+      if (!regex) return undefined;
+      const wanted = op === 'matches';
+      return {
+        text: `${op} /${source}/`,
+        test: (v) => v !== null && regex.test(v) === wanted,
+        why: (v) => (v === null ? 'it is absent' : `${seen(v)} ${wanted ? 'does not match' : 'matches'} /${source}/`),
+      };
+    }
+    case 'absent':
+      return { text: 'absent', test: (v) => v === null, why: (v) => `it is present (${seen(v)})` };
+    case 'equalToJson': {
+      let expected = full.equalToJson;
+      if (typeof expected === 'string') {
+        const parsed = parseJsonText(expected);
+        if (!parsed.ok) {
+          problem(`${path}/equalToJson`, 'is a string that is not JSON: give the JSON value itself, or its text');
+          return undefined;
+        }
+        expected = parsed.value;
+      }
+      const options = { ignoreArrayOrder: full.ignoreArrayOrder === true, ignoreExtraElements: full.ignoreExtraElements === true };
+      const difference = (v: string | null): string | null => {
+        if (v === null) return `the ${where} is absent`;
+        const parsed = parseJsonText(v);
+        if (!parsed.ok) return `the ${where} is not JSON`;
+        return jsonDifference(expected, parsed.value, options);
+      };
+      const flags = [options.ignoreArrayOrder ? 'ignoreArrayOrder' : '', options.ignoreExtraElements ? 'ignoreExtraElements' : ''].filter(Boolean);
+      return {
+        text: `equalToJson ${JSON.stringify(expected).slice(0, 80)}${flags.length ? ` (${flags.join(', ')})` : ''}`,
+        test: (v) => difference(v) === null,
+        why: (v) => `not the expected JSON: ${difference(v) ?? ''}`,
+      };
+    }
+    case 'matchesJsonPath':
+      return jsonPathMatcher(full, path, problem, where);
+    case 'and':
+    case 'or': {
+      const parts = (full[op] ?? []).map((leaf, i) => compileMatcher(leaf, `${path}/${op}/${i}`, problem, where));
+      if (parts.some((p) => p === undefined)) return undefined;
+      const all = parts as ValueMatcher[];
+      const every = op === 'and';
+      return {
+        text: `${op} [${all.map((p) => p.text).join(', ')}]`,
+        test: (v) => (every ? all.every((p) => p.test(v)) : all.some((p) => p.test(v))),
+        why: (v) =>
+          every
+            ? all.filter((p) => !p.test(v)).map((p) => p.why(v)).join('; ')
+            : `none of ${all.map((p) => p.text).join(', ')} fits: ${all.map((p) => p.why(v)).join('; ')}`,
+      };
+    }
+    case 'not': {
+      const inner = compileMatcher(full.not ?? {}, `${path}/not`, problem, where);
+      if (!inner) return undefined;
+      return { text: `not ${inner.text}`, test: (v) => !inner.test(v), why: (v) => `${seen(v)} fits ${inner.text}` };
+    }
+    case 'hasExactly':
+    case 'includes':
+      problem(`${path}/${op}`, `applies to query parameters and headers only (their several values)`);
+      return undefined;
+  }
+}
+
+/** WireMock's matchesJsonPath: presence, or the selected values matched by the matcher beside the expression. */
+function jsonPathMatcher(m: Matcher, path: string, problem: Problem, where: Where): ValueMatcher | undefined {
+  const spec = m.matchesJsonPath;
+  const expression = typeof spec === 'string' ? spec : (spec?.expression ?? '');
+  try {
+    jsonPathQuery({}, expression);
+  } catch (err) {
+    problem(`${path}/matchesJsonPath`, (err as TemplateError).message);
+    return undefined;
+  }
+  const select = (v: string | null): { json: boolean; found: unknown[]; value: unknown } => {
+    const parsed = v === null ? { ok: false as const } : parseJsonText(v);
+    if (!parsed.ok) return { json: false, found: [], value: undefined };
+    const found = jsonPathQuery(parsed.value, expression);
+    const definite = !/\*|\.\.|\[\?|,|:/.test(expression);
+    return { json: true, found, value: definite ? found[0] : found };
+  };
+  if (typeof spec === 'string') {
+    const present = (value: unknown) =>
+      Array.isArray(value) ? value.length > 0 : value !== null && typeof value === 'object' ? Object.keys(value).length > 0 : value !== undefined && value !== null;
+    return {
+      text: `matchesJsonPath ${expression}`,
+      test: (v) => present(select(v).value),
+      why: (v) => (select(v).json ? `${expression} selects nothing in the ${where}` : `the ${where} is not JSON`),
+    };
+  }
+  const { expression: _expression, ...sub } = spec ?? { expression: '' };
+  const inner = compileMatcher(sub, `${path}/matchesJsonPath`, problem, 'selected value');
+  if (!inner) return undefined;
+  const usesJson = sub.equalToJson !== undefined;
+  const candidates = (v: string | null): Array<string | null> => {
+    const { value } = select(v);
+    if (value === undefined || value === null) return inner.test(null) ? [null] : [];
+    if (Array.isArray(value) && !usesJson) return value.map((x) => (typeof x === 'string' ? x : JSON.stringify(x)));
+    return [typeof value === 'string' ? value : JSON.stringify(value)];
+  };
+  return {
+    text: `matchesJsonPath ${expression} ${inner.text}`,
+    test: (v) => candidates(v).some((c) => inner.test(c)),
+    why: (v) => {
+      if (!select(v).json) return `the ${where} is not JSON`;
+      const values = candidates(v);
+      return values.length === 0 ? `${expression} selects nothing` : `${expression} selects ${values.map((c) => inner.why(c)).join('; ')}`;
+    },
+  };
+}
+
+/** A query-parameter or header matcher: one matcher against any of the values, or hasExactly/includes. */
+function compileMultiMatcher(m: Matcher, path: string, problem: Problem): MultiMatcher | undefined {
+  const list = m.hasExactly ?? m.includes;
+  if (list !== undefined) {
+    const op = m.hasExactly !== undefined ? 'hasExactly' : 'includes';
+    if (operatorOf(m, path, problem) === undefined) return undefined;
+    const parts = list.map((leaf, i) => compileMatcher(leaf, `${path}/${op}/${i}`, problem, 'value'));
+    if (parts.some((p) => p === undefined)) return undefined;
+    const all = parts as ValueMatcher[];
+    const covered = (values: readonly string[]) => all.every((p) => values.some((v) => p.test(v)));
+    const test = (values: readonly string[]) =>
+      covered(values) && (op === 'includes' || (values.length === all.length && values.every((v) => all.some((p) => p.test(v)))));
+    return {
+      text: `${op} [${all.map((p) => p.text).join(', ')}]`,
+      test,
+      why: (values) => `the values ${JSON.stringify(values)} do not fit ${op} [${all.map((p) => p.text).join(', ')}]`,
+    };
+  }
+  const one = compileMatcher(m, path, problem, 'value');
+  if (!one) return undefined;
+  return {
+    text: one.text,
+    test: (values) => (values.length === 0 ? one.test(null) : values.some((v) => one.test(v))),
+    why: (values) => (values.length === 0 ? one.why(null) : values.map((v) => one.why(v)).join('; ')),
+  };
+}
+
+const URL_KEYS = ['url', 'urlPath', 'urlPattern', 'urlPathPattern', 'urlPathTemplate'] as const;
+
+function readRequest(mapping: StubMapping, problem: Problem): StubRequestRule | undefined {
+  const r = mapping.request;
+  const method = (r.method ?? 'ANY').toUpperCase();
+  if (!METHODS.includes(method)) problem('/request/method', `must be one of ${METHODS.join(', ')}`);
+  const given = URL_KEYS.filter((k) => r[k] !== undefined);
+  if (given.length > 1) problem(`/request/${given[1]}`, `gives a second URL rule beside ${given[0]}: give one`);
+  let url: UrlRule = { kind: 'any' };
+  const key = given[0];
+  if (key !== undefined) {
+    const value = r[key] ?? '';
+    const at = `/request/${key}`;
+    if (key === 'url' || key === 'urlPath') {
+      if (!value.startsWith('/')) problem(at, 'must start with "/"');
+      url = { kind: key, text: value };
+    } else if (key === 'urlPattern' || key === 'urlPathPattern') {
+      const regex = compileRegex(value, at, problem);
+      if (regex) url = { kind: key, text: value, regex };
+    } else {
+      const segments = templateSegments(value, at, problem);
+      if (segments) url = { kind: 'urlPathTemplate', text: value, segments };
+    }
+  }
+  const templateParams = url.kind === 'urlPathTemplate' ? url.segments.flatMap((s) => ('param' in s ? [s.param] : [])) : [];
+  const pathParameters: Array<[string, ValueMatcher]> = [];
+  for (const [name, m] of Object.entries(r.pathParameters ?? {})) {
+    const at = `/request/pathParameters${pointer(name)}`;
+    if (!templateParams.includes(name)) {
+      problem(at, url.kind === 'urlPathTemplate' ? `is not a parameter of ${url.text}` : 'needs a urlPathTemplate that names it');
+      continue;
+    }
+    const compiled = compileMatcher(m, at, problem, 'value');
+    if (compiled) pathParameters.push([name, compiled]);
+  }
+  const multi = (entries: Record<string, Matcher> | undefined, base: string, lower: boolean): Array<[string, MultiMatcher]> => {
+    const out: Array<[string, MultiMatcher]> = [];
+    for (const [name, m] of Object.entries(entries ?? {})) {
+      const compiled = compileMultiMatcher(m, `${base}${pointer(name)}`, problem);
+      if (compiled) out.push([lower ? name.toLowerCase() : name, compiled]);
+    }
+    return out;
+  };
+  const bodyPatterns: ValueMatcher[] = [];
+  (r.bodyPatterns ?? []).forEach((m, i) => {
+    const compiled = compileMatcher(m, `/request/bodyPatterns/${i}`, problem, 'body');
+    if (compiled) bodyPatterns.push(compiled);
+  });
+  return {
+    method,
+    url,
+    pathParameters,
+    queryParameters: multi(r.queryParameters, '/request/queryParameters', false),
+    headers: multi(r.headers, '/request/headers', true),
+    bodyPatterns,
+  };
+}
+
+/** `/v1/batches/{chave}` -> literal and parameter segments; RFC 6570's simple form only. */
+function templateSegments(template: string, at: string, problem: Problem): Array<{ literal: string } | { param: string }> | undefined {
+  if (!template.startsWith('/')) {
+    problem(at, 'must start with "/"');
+    return undefined;
+  }
+  const seen = new Set<string>();
+  const segments: Array<{ literal: string } | { param: string }> = [];
+  for (const segment of template.split('/').slice(1)) {
+    const m = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(segment);
+    if (m) {
+      const name = m[1] ?? '';
+      if (seen.has(name)) problem(at, `names the parameter {${name}} twice`);
+      seen.add(name);
+      segments.push({ param: name });
+    } else if (/[{}]/.test(segment)) {
+      problem(at, `the segment "${segment}" is not a literal nor one whole {parameter} (the form this sandbox reads)`);
+      return undefined;
+    } else {
+      segments.push({ literal: segment });
+    }
+  }
+  return segments;
+}
+
+function compileText(source: string, templated: boolean, path: string, problem: Problem): string | Template | undefined {
+  if (!templated) return source;
+  try {
+    return compileTemplate(source);
+  } catch (err) {
+    problem(path, (err as Error).message);
+    return undefined;
+  }
+}
+
+function readResponse(mapping: StubMapping, context: ReadContext, problem: Problem): StubResponseRule | undefined {
+  const r = mapping.response ?? {};
+  const transformers = r.transformers ?? [];
+  transformers.forEach((t, i) => {
+    if (t !== 'response-template') problem(`/response/transformers/${i}`, `"${t}" is not a transformer this sandbox has: only "response-template"`);
+  });
+  const templated = transformers.includes('response-template');
+  const bodies = (['body', 'jsonBody', 'base64Body', 'bodyFileName'] as const).filter((k) => r[k] !== undefined);
+  if (bodies.length > 1) problem(`/response/${bodies[1]}`, `gives a second body beside ${bodies[0]}: give one`);
+
+  const headers: Array<[string, string | Template]> = [];
+  for (const [name, value] of Object.entries(r.headers ?? {})) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) problem(`/response/headers${pointer(name)}`, 'is not a valid header name');
+    const values = Array.isArray(value) ? value : [value];
+    values.forEach((v, i) => {
+      const at = `/response/headers${pointer(name)}${Array.isArray(value) ? `/${i}` : ''}`;
+      if (/[\r\n\0]/.test(v)) problem(at, 'must not contain CR, LF or NUL');
+      const compiled = compileText(v, templated, at, problem);
+      if (compiled !== undefined) headers.push([name, compiled]);
+    });
+  }
+
+  let body: StubBody = { kind: 'none' };
+  if (r.base64Body !== undefined) {
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(r.base64Body.replace(/\s/g, ''))) problem('/response/base64Body', 'is not base64');
+    else body = { kind: 'bytes', bytes: Buffer.from(r.base64Body, 'base64') };
+  } else if (r.body !== undefined || r.jsonBody !== undefined || r.bodyFileName !== undefined) {
+    let source: string | undefined;
+    if (r.body !== undefined) source = r.body;
+    else if (r.jsonBody !== undefined) source = JSON.stringify(r.jsonBody);
+    else source = readBodyFile(r.bodyFileName ?? '', context, problem);
+    if (source !== undefined) {
+      const at = `/response/${bodies[0] ?? 'body'}`;
+      const compiled = compileText(source, templated, at, problem);
+      if (compiled !== undefined) {
+        body = typeof compiled === 'string' ? { kind: 'bytes', bytes: Buffer.from(compiled, 'utf8') } : { kind: 'template', template: compiled };
+      }
+    }
+  }
+  if (r.statusMessage !== undefined && /[\r\n\0]/.test(r.statusMessage)) problem('/response/statusMessage', 'must not contain CR, LF or NUL');
+  return {
+    status: r.status ?? 200,
+    statusMessage: r.statusMessage,
+    headers,
+    body,
+    delayMs: r.fixedDelayMilliseconds ?? 0,
+    templated,
+    parameters: r.transformerParameters ?? {},
+  };
+}
+
+/** bodyFileName: a file under the folder's __files/, read once when the folder is loaded. */
+function readBodyFile(name: string, context: ReadContext, problem: Problem): string | undefined {
+  const at = '/response/bodyFileName';
+  if (context.source !== 'folder' || !context.filesDir) {
+    problem(at, 'names a file of a stub folder: only mappings read from --stubs DIR may use it (send body or jsonBody instead)');
+    return undefined;
+  }
+  const path = normalize(join(context.filesDir, name));
+  const inside = relative(context.filesDir, path);
+  if (isAbsolute(name) || inside.startsWith('..') || isAbsolute(inside)) {
+    problem(at, 'must be a path under the folder\'s __files/');
+    return undefined;
+  }
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    problem(at, `cannot be read from ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    return undefined;
+  }
+}
+
+function readScenario(mapping: StubMapping, problem: Problem): Stub['scenario'] {
+  const { scenarioName, requiredScenarioState, newScenarioState } = mapping;
+  if (scenarioName === undefined) {
+    if (requiredScenarioState !== undefined) problem('/requiredScenarioState', 'needs a scenarioName');
+    if (newScenarioState !== undefined) problem('/newScenarioState', 'needs a scenarioName');
+    return null;
+  }
+  if (scenarioName === '') problem('/scenarioName', 'must not be empty');
+  return { name: scenarioName, required: requiredScenarioState ?? null, next: newScenarioState ?? null };
+}
+
+/** The interface of a mapping (its operation's, else its URL's prefix) and the named-only operation it implements. */
+function readBinding(
+  mapping: StubMapping,
+  request: StubRequestRule | undefined,
+  context: ReadContext,
+  problem: Problem,
+): { interface: InterfaceId | null; operation: string | null } {
+  const sandbox = mapping.metadata?.sandbox;
+  let operation: Operation | undefined;
+  if (sandbox !== undefined) {
+    if (sandbox === null || typeof sandbox !== 'object' || Array.isArray(sandbox)) {
+      problem('/metadata/sandbox', 'must be an object such as {"operation": "login"}');
+    } else {
+      const { operation: name, ...rest } = sandbox as Record<string, unknown>;
+      for (const key of Object.keys(rest)) problem(`/metadata/sandbox${pointer(key)}`, 'is not read: only operation');
+      if (name !== undefined) {
+        operation = context.operations.find((o) => o.id === name);
+        if (typeof name !== 'string' || !operation) {
+          problem('/metadata/sandbox/operation', 'must be the id of an operation of GET /_sandbox/operations');
+        } else if (operation.status !== 'named-only') {
+          problem('/metadata/sandbox/operation', `${operation.id} is a documented operation the sandbox emulates: a mapping may implement only an operation the specification names without a path`);
+        }
+      }
+    }
+  }
+  const literal = request && (request.url.kind === 'url' || request.url.kind === 'urlPath' || request.url.kind === 'urlPathTemplate') ? request.url.text.split('?')[0] ?? '' : null;
+  const byPrefix = literal === null ? null : context.interfaceOfPath(literal);
+  if (operation && byPrefix !== null && byPrefix !== operation.interface) {
+    problem('/metadata/sandbox/operation', `${operation.id} belongs to ${operation.interface}, but the mapping's URL is under the ${byPrefix} prefix`);
+  }
+  return { interface: operation?.interface ?? byPrefix, operation: operation?.id ?? null };
+}
+

@@ -1,0 +1,196 @@
+// Recording what the real service answers to the operations the specification names only, as
+// WireMock mappings under DIR/mappings/ (WireMock's layout: `--stubs DIR` replays them, and so would
+// WireMock). Secrets never reach a file: request headers are not recorded at all (Authorization
+// included), and values under a secret's key (token, token_acesso, password, documento, conteudo...)
+// are replaced, in the request by a JsonUnit placeholder that matches any value and in the response
+// by "[redacted]". The request is matched as WireMock's recorder matches it: the URL exactly (query
+// parameters holding a secret by any value), a JSON body by equalToJson ignoring array order and extra
+// elements, a form by its fields. Identical requests that got different answers become a scenario
+// that replays the answers in the order they came, the last one repeating.
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
+import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { REDACTED, SECRET_KEYS } from '../runtime/redact.js';
+import type { Exchange } from './proxy.js';
+
+const ANY_STRING = '${json-unit.any-string}';
+const ANY_VALUE = '${json-unit.ignore}';
+
+const isSecret = (key: string) => SECRET_KEYS.has(key.toLowerCase());
+
+/** Response headers a recorded answer does not repeat: the body's length and framing change, and secrets. */
+const DROPPED_RESPONSE_HEADERS = new Set(['content-length', 'content-encoding', 'date']);
+const SECRET_RESPONSE_HEADERS = new Set(['set-cookie', 'authorization', 'www-authenticate-token', 'x-api-key', 'x-auth-token']);
+
+/** A JSON value with every secret's value replaced by `replacement(value)`. */
+export function maskSecrets(value: unknown, replacement: (secret: unknown) => unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => maskSecrets(v, replacement));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = isSecret(key) && v !== null && v !== undefined ? replacement(v) : maskSecrets(v, replacement);
+  }
+  return out;
+}
+
+function parseJson(bytes: Buffer): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(bytes.toString('utf8')) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+const header = (headers: ReadonlyMap<string, string[]>, name: string) => headers.get(name)?.[0] ?? '';
+
+/** The request part of a recorded mapping: what a replay must match, secrets matched by any value. */
+function requestPattern(x: Exchange): Record<string, unknown> {
+  const q = x.url.indexOf('?');
+  const path = q < 0 ? x.url : x.url.slice(0, q);
+  const query = q < 0 ? [] : [...new URLSearchParams(x.url.slice(q + 1))];
+  const pattern: Record<string, unknown> = { method: x.method };
+  if (query.some(([name]) => isSecret(name))) {
+    pattern.urlPath = path;
+    const params: Record<string, unknown> = {};
+    for (const [name, value] of query) params[name] = isSecret(name) ? { matches: '.*' } : { equalTo: value };
+    pattern.queryParameters = params;
+  } else {
+    pattern.url = x.url;
+  }
+  const body = x.requestBody;
+  if (body && body.length > 0) {
+    const type = header(x.requestHeaders, 'content-type').toLowerCase();
+    const json = type.includes('json') ? parseJson(body) : { ok: false as const };
+    if (json.ok) {
+      const masked = maskSecrets(json.value, (v) => (typeof v === 'string' ? ANY_STRING : ANY_VALUE));
+      pattern.bodyPatterns = [{ equalToJson: masked, ignoreArrayOrder: true, ignoreExtraElements: true }];
+    } else if (type.startsWith('application/x-www-form-urlencoded')) {
+      const fields = [...new URLSearchParams(body.toString('utf8'))].filter(([name]) => !isSecret(name));
+      if (fields.length > 0) {
+        pattern.bodyPatterns = fields.map(([name, value]) => ({
+          contains: `${encodeURIComponent(name)}=${encodeURIComponent(value)}`.replace(/%20/g, '+'),
+        }));
+      }
+    }
+    // Any other body (XML, a file) may be a document: it is not recorded, and a replay matches any.
+  }
+  return pattern;
+}
+
+/** The body the upstream meant, without its transfer compression (so secrets inside can be masked). */
+function plainBody(x: Exchange): Buffer {
+  const body = x.responseBody ?? Buffer.alloc(0);
+  const encoding = x.responseHeaders.find(([n]) => n.toLowerCase() === 'content-encoding')?.[1]?.trim().toLowerCase();
+  try {
+    if (encoding === 'gzip' || encoding === 'x-gzip') return gunzipSync(body);
+    if (encoding === 'deflate') return inflateSync(body);
+    if (encoding === 'br') return brotliDecompressSync(body);
+  } catch {
+    return body;
+  }
+  return body;
+}
+
+function isText(bytes: Buffer): boolean {
+  return !bytes.includes(0) && Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes);
+}
+
+/** The response part of a recorded mapping: the upstream's answer with its secrets replaced. */
+function responsePattern(x: Exchange): Record<string, unknown> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of x.responseHeaders) {
+    const lower = name.toLowerCase();
+    if (DROPPED_RESPONSE_HEADERS.has(lower)) continue;
+    const v = SECRET_RESPONSE_HEADERS.has(lower) ? REDACTED : value;
+    const existing = headers[name];
+    headers[name] = existing === undefined ? v : [...(Array.isArray(existing) ? existing : [existing]), v];
+  }
+  const response: Record<string, unknown> = { status: x.status };
+  if (x.statusMessage && x.statusMessage !== STATUS_CODES[x.status]) response.statusMessage = x.statusMessage;
+  if (Object.keys(headers).length > 0) response.headers = headers;
+  const body = plainBody(x);
+  if (body.length > 0) {
+    const json = parseJson(body);
+    if (json.ok) {
+      const masked = maskSecrets(json.value, () => REDACTED);
+      // The upstream's own text where it held no secret; else the masked value as JSON.
+      response.body = JSON.stringify(masked) === JSON.stringify(json.value) ? body.toString('utf8') : JSON.stringify(masked);
+    } else if (isText(body)) {
+      response.body = body.toString('utf8');
+    } else {
+      response.base64Body = body.toString('base64');
+    }
+  }
+  return response;
+}
+
+function slug(text: string): string {
+  return text.replace(/^\/+/, '').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80) || 'root';
+}
+
+interface Recorded {
+  file: string;
+  mapping: Record<string, unknown>;
+}
+
+export class Recorder {
+  private readonly mappingsDir: string;
+  /** Recorded mappings by their request pattern: repeats become scenario states. */
+  private readonly bySignature = new Map<string, Recorded[]>();
+
+  constructor(
+    readonly dir: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.mappingsDir = join(dir, 'mappings');
+    mkdirSync(this.mappingsDir, { recursive: true });
+  }
+
+  /** Writes the exchange as a mapping (or as the next state of its request's scenario); returns its file. */
+  record(x: Exchange, interfaceId: string | null): string | null {
+    if (!x.complete || x.requestBody === null || x.responseBody === null) return null;
+    const request = requestPattern(x);
+    const response = responsePattern(x);
+    const signature = JSON.stringify(request);
+    const previous = this.bySignature.get(signature) ?? [];
+    const last = previous[previous.length - 1];
+    if (last && JSON.stringify(last.mapping.response) === JSON.stringify(response)) return last.file;
+    const id = randomUUID();
+    const path = x.url.split('?')[0] ?? '';
+    const mapping: Record<string, unknown> = {
+      id,
+      name: `${x.method} ${path} (recorded)`,
+      request,
+      response,
+      metadata: {
+        recorded: { from: x.upstream.url, at: this.now().toISOString(), interface: interfaceId },
+      },
+    };
+    const file = join(this.mappingsDir, `${interfaceId ?? 'other'}-${x.method.toLowerCase()}-${slug(path)}-${id.slice(0, 8)}.json`);
+    const entry = { file, mapping };
+    previous.push(entry);
+    this.bySignature.set(signature, previous);
+    if (previous.length > 1) {
+      // WireMock's "repeats as scenarios": each answer in turn, the last one repeating.
+      const scenarioName = `${x.method} ${path} (recorded ${createHash('sha256').update(signature).digest('hex').slice(0, 8)})`;
+      previous.forEach((p, i) => {
+        p.mapping.scenarioName = scenarioName;
+        p.mapping.requiredScenarioState = i === 0 ? 'Started' : `answer-${i + 1}`;
+        if (i < previous.length - 1) p.mapping.newScenarioState = `answer-${i + 2}`;
+        else delete p.mapping.newScenarioState;
+        write(p);
+      });
+    } else {
+      write(entry);
+    }
+    return file;
+  }
+}
+
+function write(entry: Recorded): void {
+  const tmp = `${entry.file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(entry.mapping, null, 2)}\n`);
+  renameSync(tmp, entry.file);
+}

@@ -1,0 +1,174 @@
+// Response templates over HTTP: WireMock's helpers in a mapping, time from the sandbox clock,
+// generated values from the seeded key generator, and `inspect`, which reads the workspace's state as
+// the control plane's inspection calls show it.
+import { readdirSync, readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { HELPER_NAMES } from '../../src/runtime/templates.js';
+import { DEMO_FIXTURES, testApp } from '../helpers.js';
+import { BK, RG, stubbed } from './helpers.js';
+
+const templated = (id: string, urlPath: string, body: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  request: { method: 'ANY', urlPath },
+  response: { status: 200, body, transformers: ['response-template'], ...extra },
+});
+
+const text = async (app: FastifyInstance, url: string, init: { method?: 'GET' | 'POST'; payload?: string } = {}) =>
+  (await app.inject({ method: init.method ?? 'GET', url, ...(init.payload ? { payload: init.payload, headers: { 'content-type': 'application/json' } } : {}) })).body;
+
+describe('time helpers use the sandbox clock', () => {
+  it('now, date and parseDate follow a clock that was moved and frozen', async () => {
+    const app = await testApp();
+    await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { now: '2027-03-31T10:20:30Z', freeze: true } });
+    await stubbed(app, templated('time', `${RG}/agora`, "{{now}}|{{now offset='1 months' format='yyyy-MM-dd'}}|{{date (parseDate request.query.d) offset='-1 days' format='dd/MM/yyyy'}}"));
+    expect(await text(app, `${RG}/agora?d=2027-01-01`)).toBe('2027-03-31T10:20:30Z|2027-04-30|31/12/2026');
+    await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advance: 'P1D', freeze: true } });
+    expect((await text(app, `${RG}/agora?d=2027-01-01`)).split('|')[0]).toBe('2027-04-01T10:20:30Z');
+  });
+});
+
+describe('generated values use the seeded key generator', () => {
+  it('repeat after a reset with the same seed, in every workspace alike', async () => {
+    const app = await testApp({ seed: 'stubs' });
+    const mapping = templated('ids', `${RG}/chave`, "{{randomValue length=10 type='ALPHANUMERIC' uppercase=true}} {{randomValue type='UUID'}}");
+    await stubbed(app, mapping);
+    const first = await text(app, `${RG}/chave`);
+    const second = await text(app, `${RG}/chave`);
+    expect(second).not.toBe(first);
+    await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: { seed: 'stubs' } });
+    await stubbed(app, mapping);
+    // A reset restarts the sequence; the mapping was added again, which drew no key (it has an id).
+    expect(await text(app, `${RG}/chave`)).toBe(first);
+    expect(first).toMatch(/^[A-Z0-9]{10} [0-9a-f-]{36}$/);
+  });
+});
+
+describe('JSON, text, number and condition helpers', () => {
+  it('render as WireMock renders them', async () => {
+    const app = await testApp();
+    await stubbed(
+      app,
+      templated(
+        'helpers',
+        `${RG}/ajuda`,
+        "{{jsonPath request.body '$.doc.numero'}}|{{#each (jsonPath request.body '$.parcelas[?(@.valor > 100)]')}}{{numero}};{{/each}}" +
+          "|{{parseJson request.body 'p'}}{{p.doc.numero}}|{{{toJson (jsonPath request.body '$.doc')}}}" +
+          "|{{upper (concat 'dup-' request.query.n)}}|{{size (jsonPath request.body '$.parcelas')}}|{{math (jsonPath request.body '$.doc.valor') '*' 2}}" +
+          "|{{#eq request.query.n '7'}}seven{{else}}other{{/eq}}|{{#if (and (gt 3 2) (contains request.body 'numero'))}}yes{{/if}}" +
+          "|{{{base64 'ok'}}}|{{regexExtract request.query.code '[0-9]+'}}|{{val request.query.none or='dflt'}}",
+      ),
+    );
+    const body = JSON.stringify({ doc: { numero: 'DUP-9', valor: 10.5 }, parcelas: [{ numero: 1, valor: 50 }, { numero: 2, valor: 150 }] });
+    expect(await text(app, `${RG}/ajuda?n=7&code=AB12`, { method: 'POST', payload: body })).toBe(
+      'DUP-9|2;|DUP-9|{"numero":"DUP-9","valor":10.5}|DUP-7|2|21|seven|yes|b2s=|12|dflt',
+    );
+  });
+});
+
+describe('the other helpers', () => {
+  it('render in a mapping as they do in WireMock', async () => {
+    const app = await testApp({ seed: 'helpers' });
+    await stubbed(
+      app,
+      templated(
+        'rest',
+        `${RG}/resto`,
+        "{{randomInt lower=5 upper=9}}|{{#formatJson format='compact'}} { \"a\" : [ 1 ] } {{/formatJson}}|{{capitalize request.query.w}}|{{trim '  t  '}}" +
+          "|{{urlEncode request.query.w}}|{{arrayJoin ',' (range 1 3)}}|{{join (array 'a' 'b') '-'}}|{{#assign 'v'}}V{{/assign}}{{v}}" +
+          "|{{#if (neq request.query.n '7')}}ne{{/if}}|{{#if (gte 3 3)}}ge{{/if}}|{{#if (lt 2 3)}}lt{{/if}}|{{#if (lte 4 3)}}le{{else}}gt{{/if}}" +
+          "|{{lower 'Y'}}|{{#matches request.query.n '[0-9]+'}}num{{/matches}}|{{#or false 0 ''}}t{{else}}f{{/or}}|{{#if (not false)}}not{{/if}}",
+      ),
+    );
+    const answer = await text(app, `${RG}/resto?w=ab%20cd&n=8`);
+    expect(answer).toMatch(/^[5-9]\|/);
+    expect(answer.slice(2)).toBe('{"a":[1]}|Ab Cd|t|ab%20cd|1,2,3|a-b|V|ne|ge|lt|gt|y|num|f|not');
+  });
+
+  it('are each used by a mapping of these tests', () => {
+    const mappings = [
+      ...['templates', 'matching', 'wiremock', 'records'].map((f) => readFileSync(`test/stubs/${f}.test.ts`, 'utf8')),
+      ...readdirSync('test/stubs/fixtures/wiremock/mappings').map((f) => readFileSync(`test/stubs/fixtures/wiremock/mappings/${f}`, 'utf8')),
+    ].join('\n');
+    // The words inside {{ }}: helper names among them.
+    const used = new Set([...mappings.matchAll(/\{\{[^}]*\}\}/g)].flatMap((m) => m[0].split(/[\s(){}#/~]+/)));
+    expect(HELPER_NAMES.filter((name) => !used.has(name))).toEqual([]);
+  });
+});
+
+describe('inspect reads the state of the same workspace', () => {
+  it('fills a named-only query in the real shape from what the client did', async () => {
+    const app = await testApp({ fixtures: DEMO_FIXTURES });
+    await stubbed(app, {
+      id: 'batch-query',
+      request: { method: 'GET', urlPath: `${RG}/consultar_remessa`, queryParameters: { chave: { matches: '.+' } } },
+      response: {
+        status: 200,
+        headers: { 'Content-Type': 'application/json' },
+        body:
+          "{{#with (inspect (concat '/registry/batches/' request.query.chave))}}" +
+          '{"chaveRemessa":"{{chaveRemessa}}","quantidade":{{documentCount}},"registros":[{{#each documents}}{{#if @index}},{{/if}}{"chaveRegistro":"{{chaveRegistro}}"}{{/each}}]}' +
+          '{{else}}{"erro":"remessa desconhecida"}{{/with}}',
+        transformers: ['response-template'],
+      },
+      metadata: { sandbox: { operation: 'batch-query' } },
+    });
+    const registered = await app.inject({
+      method: 'POST',
+      url: `${RG}/registrar_documentos`,
+      headers: { authorization: 'Bearer rg-demo-token-1' },
+      payload: { registros: [{ numeroDuplicata: 'DUP-1', valorDuplicata: 10.5 }, { numeroDuplicata: 'DUP-2', valorDuplicata: 20 }] },
+    });
+    const chave = registered.json().chaveRemessa as string;
+    const batch = (await app.inject({ url: `/_sandbox/registry/batches/${chave}` })).json();
+    const answer = await app.inject({ url: `${RG}/consultar_remessa?chave=${chave}` });
+    expect(answer.json()).toEqual({
+      chaveRemessa: chave,
+      quantidade: 2,
+      registros: batch.documents.map((d: { chaveRegistro: string }) => ({ chaveRegistro: d.chaveRegistro })),
+    });
+    expect((await app.inject({ url: `${RG}/consultar_remessa?chave=NOPE` })).json()).toEqual({ erro: 'remessa desconhecida' });
+    // Another workspace has no such batch.
+    await stubbed(app, { mappings: [] }, '/ws/other');
+    expect((await app.inject({ url: `/ws/other${RG}/consultar_remessa?chave=${chave}` })).statusCode).toBe(501);
+  });
+
+  it('returns what GET /_sandbox{path} answers, for every inspection call', async () => {
+    const app = await testApp({ fixtures: DEMO_FIXTURES });
+    await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { now: '2026-11-20T12:00:00Z', freeze: true } });
+    await stubbed(app, templated('inspector', `${RG}/inspecionar`, '{{{toJson (inspect request.query.path)}}}'));
+    await app.inject({
+      method: 'PUT',
+      url: `${BK}/IUD-0001/payment`,
+      headers: { authorization: 'Bearer bk-demo-token-7' },
+      payload: { type: 'bankSlip', informantId: 'directByDrawerHolder', isPartial: true, paymentValue: 10 },
+    });
+    const paths = [
+      '/bookkeeping/tenants',
+      '/bookkeeping/tenants/11222333000181/trade-bills?offset=1&limit=2',
+      '/bookkeeping/tenants/11222333000181/trade-bills/IUD-0001',
+      '/registry/participants',
+      '/registry/participants/PART-1',
+      '/receivables/funds',
+      '/loanbond/registrations',
+      '/loanbond/documents',
+      '/faults',
+      '/snapshots',
+      '/stubs',
+      '/scenarios',
+      '/operations',
+    ];
+    for (const path of paths) {
+      const direct = await app.inject({ url: `/_sandbox${path}` });
+      expect(direct.statusCode, path).toBe(200);
+      const viaTemplate = await app.inject({ url: `${RG}/inspecionar?path=${encodeURIComponent(path)}` });
+      expect(viaTemplate.statusCode, `${path}: ${viaTemplate.body.slice(0, 300)}`).toBe(200);
+      expect(JSON.parse(viaTemplate.body), path).toEqual(direct.json());
+    }
+    // A 404 of the inspection call is null; a path that is no inspection call fails the template.
+    expect((await app.inject({ url: `${RG}/inspecionar?path=${encodeURIComponent('/registry/batches/NOPE')}` })).body).toBe('null');
+    const wrong = await app.inject({ url: `${RG}/inspecionar?path=${encodeURIComponent('/nowhere')}` });
+    expect(wrong.statusCode).toBe(500);
+    expect(wrong.json().message).toContain('is not an inspection call');
+  });
+});
