@@ -3,14 +3,14 @@ import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { centsToNumber } from '../domain/money.js';
 import { SandboxError } from '../http/errors.js';
-import { StandardError, Strict } from '../http/schema.js';
+import { AmountOut, StandardError, Strict } from '../http/schema.js';
 import type { PaymentRow, TradeBillRow } from '../store/bookkeeping.js';
 import { TradeBillStatusSchema } from './schemas.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
 import type { FastifyRequest } from 'fastify';
 
 const TAG = [CONTROL_TAG.name];
-const Amount = () => Type.Number({ description: 'amount in reais, exact to the cent' });
+const Amount = () => AmountOut();
 
 const TenantSummary = Strict({
   tenantId: Type.String(),

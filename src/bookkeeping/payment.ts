@@ -1,9 +1,10 @@
 // The payment rules: what a declaration may say on its own, what it does to a bill, and the one
 // transaction that reads the bill, decides and writes.
 import { toIsoDate } from '../domain/dates.js';
-import { formatCents, toCents } from '../domain/money.js';
+import { formatCents } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer, SandboxError, validationError } from '../http/errors.js';
+import { moneyCents } from '../http/exact-numbers.js';
 import type { PaymentEffect, TradeBillRow, TradeBillStatus } from '../store/bookkeeping.js';
 import type { Store } from '../store/index.js';
 import type { PaymentDeclaration } from './schemas.js';
@@ -125,8 +126,8 @@ export async function declarePayment(body: PaymentDeclaration, ctx: PaymentConte
   if (problems.length > 0) throw validationError(problems).tag(declarationOutcome(problems));
   const declaration: Declaration = {
     isPartial: body.isPartial,
-    paymentCents: toCents(body.paymentValue),
-    remainingCents: body.remainingValue === undefined ? null : toCents(body.remainingValue),
+    paymentCents: moneyCents(body, 'paymentValue'),
+    remainingCents: body.remainingValue === undefined ? null : moneyCents(body, 'remainingValue'),
   };
   // Concurrent payments share one commit (store.groupWrite): the hot path's write. The write lock is
   // taken before the bill is read, so the open value it reads is the one it changes.

@@ -99,6 +99,8 @@ const everyRoute = assumptionLookup(sandboxAssumptions)(
   'malformed-http',
   'body-limit',
   'money-cents',
+  'exact-numbers',
+  'json-utf8',
   'money-sign',
   'query-numbers',
   'named-only-501',

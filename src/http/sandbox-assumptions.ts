@@ -53,8 +53,27 @@ export const assumptions: Assumption[] = [
     id: 'money-cents',
     interface: 'sandbox',
     topic: 'Precision of decimal amounts',
-    decision: 'amounts are kept as integer cents; a number with more than two decimal places is a 400',
-    reason: 'Brazilian amounts are in centavos; a third decimal would be rounded silently by a lax service',
+    decision:
+      'amounts are kept as integer cents, read exactly from the number\'s text up to 90071992547409.91 (2^53 - 1 cents) and written back the same way in inspection and the journal; more than two decimal places is a 400 saying so, a larger amount a 400 naming the largest',
+    reason:
+      'Brazilian amounts are in centavos; a third decimal would be rounded silently by a lax service, and above about 2^51 cents a double no longer tells neighbouring cents apart',
+  },
+  {
+    id: 'exact-numbers',
+    interface: 'sandbox',
+    topic: 'JSON numbers with more significant digits than a double keeps',
+    decision:
+      'an amount is read from its text (money-cents); any other number whose text a double would change (more than 15 significant digits that do not read back as the same decimal, such as an additiveNumber of 20 digits) is a 400 naming it and what it would become',
+    reason: 'what the client sent is kept exactly or refused, never silently changed',
+  },
+  {
+    id: 'json-utf8',
+    interface: 'sandbox',
+    topic: 'The character encoding of JSON bodies is not shown',
+    decision:
+      'a body must be UTF-8: bytes that are not (Latin-1 "José" sends E9 for é) are a 400 naming the first bad byte by offset, line and column; a Content-Type charset other than UTF-8 (any of its labels, any case) is a 400 naming it even when the bytes are plain ASCII; a UTF-8 byte-order mark is a 400 naming it; nothing is ever decoded with replacement characters',
+    reason:
+      'JSON exchanged between systems is UTF-8 without a byte-order mark (RFC 8259, section 8.1); decoding by a declared charset would hide from a client that it does not send UTF-8, and replacement characters would change what it sent',
   },
   {
     id: 'journal-scope',

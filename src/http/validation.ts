@@ -1,19 +1,28 @@
 // Ajv set up for a sandbox that must refuse what the real service would refuse: bodies are
 // validated as sent (no stripping of unknown fields, no type coercion, every problem reported);
 // only query strings and path parameters, which are text on the wire, are coerced.
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import { isCalendarDate, isUtcTimestamp } from '../domain/dates.js';
-import { isMoney } from '../domain/money.js';
+import { centsFromText, MONEY_MESSAGES, type MoneyProblem, moneyProblem } from '../domain/money.js';
 import { type ErrorDetail, pointer } from './errors.js';
+import { exactText, unreadExactNumbers } from './exact-numbers.js';
 
 /** At most this many details in one error body: a 10 000-item array of mistakes stays readable. */
 export const MAX_DETAILS = 100;
 
 const FORMAT_MESSAGES: Record<string, string> = {
-  money: 'must be an amount with at most two decimal places',
   date: 'must be a real calendar date written YYYY-MM-DD',
   'utc-timestamp': 'must be an ISO 8601 UTC timestamp such as 2026-11-01T10:00:00Z',
+};
+
+/** Ajv's `money` keyword: from the number's text where its double would change it (http/exact-numbers.ts). */
+const checkMoney: SchemaValidateFunction = (_schema, data: number, _parent, cxt) => {
+  const text = cxt ? exactText(cxt.parentData, cxt.parentDataProperty) : undefined;
+  const problem: MoneyProblem | undefined = text === undefined ? moneyProblem(data) : centsFromText(text).problem;
+  if (problem === undefined) return true;
+  checkMoney.errors = [{ keyword: 'money', message: MONEY_MESSAGES[problem], params: { problem } }];
+  return false;
 };
 
 function createAjv(options: Options): Ajv {
@@ -21,7 +30,13 @@ function createAjv(options: Options): Ajv {
   ajv.addKeyword({ keyword: 'x-sandbox-assumption', schemaType: 'string' });
   // OpenAPI-only annotations that may appear in the TypeBox schemas.
   ajv.addKeyword({ keyword: 'example' });
-  ajv.addFormat('money', { type: 'number', validate: (v: number) => isMoney(v) });
+  ajv.addKeyword({
+    keyword: 'money',
+    type: 'number',
+    schemaType: 'boolean',
+    errors: true,
+    validate: checkMoney,
+  });
   ajv.addFormat('date', { type: 'string', validate: isCalendarDate });
   ajv.addFormat('utc-timestamp', { type: 'string', validate: isUtcTimestamp });
   return ajv;
@@ -58,11 +73,42 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     }
     const ok = compiled(data);
     validate.errors = compiled.errors;
-    return ok;
+    if (httpPart !== 'body') return ok;
+    const inexact = inexactErrors(data, compiled.errors);
+    if (inexact.length === 0) return ok;
+    validate.errors = [...(compiled.errors ?? []), ...inexact];
+    return false;
   };
   validate.errors = null as ValidateFunction['errors'];
   return validate;
 };
+
+/**
+ * Validates a parsed body with a compiled body validator: its schema, then every number a double
+ * would change that no money field read (http/exact-numbers.ts). The errors, or null when valid.
+ */
+export function validateBody(validate: ValidateFunction, data: unknown): ErrorObject[] | null {
+  const ok = validate(data);
+  const inexact = inexactErrors(data, validate.errors);
+  if (ok && inexact.length === 0) return null;
+  return [...(validate.errors ?? []), ...inexact];
+}
+
+/** A refusal for each number a double would change, outside money and where the schema found nothing else. */
+function inexactErrors(data: unknown, errors: ValidateFunction['errors']): ErrorObject[] {
+  const unread = unreadExactNumbers(data);
+  if (unread.length === 0) return [];
+  const refused = new Set((errors ?? []).map((e) => e.instancePath));
+  return unread
+    .filter((n) => !refused.has(n.pointer))
+    .map((n) =>
+      refusal(
+        n.pointer,
+        'exact',
+        `is ${n.text}, which has more significant digits than the sandbox keeps exactly (a JSON number is read as a double: 15 digits are always kept, and integers up to ${Number.MAX_SAFE_INTEGER}); it would be read as ${String(Number(n.text))}`,
+      ),
+    );
+}
 
 interface NumericField {
   name: string;
@@ -149,6 +195,10 @@ export function detailsFromAjv(errors: readonly ErrorObject[], context = 'body')
         break;
       case 'enum':
         message = `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+        break;
+      case 'money':
+      case 'exact':
+        message = e.message ?? 'is invalid';
         break;
       case 'format':
         message = FORMAT_MESSAGES[String(e.params.format)] ?? e.message ?? 'is invalid';

@@ -4,7 +4,7 @@ import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { centsToNumber } from '../domain/money.js';
 import { SandboxError } from '../http/errors.js';
-import { ErrorDetailSchema, StandardError } from '../http/schema.js';
+import { AmountOut, ErrorDetailSchema, StandardError } from '../http/schema.js';
 import type { AdditionalDocumentRow, RegistrationRow } from '../store/loanbond.js';
 import { Signature, type Signature as SignatureT, Signer } from './schemas.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
@@ -48,7 +48,7 @@ const Detail = Type.Object({
     Type.Object({
       numero: Type.Optional(Type.Integer()),
       data_vencimento: Type.Optional(Type.String()),
-      valor: Type.Optional(Type.Number()),
+      valor: Type.Optional(AmountOut()),
     }),
   ),
   documento: Type.Object({ nome: Type.Union([Type.String(), Type.Null()]), ...FileInfo }),

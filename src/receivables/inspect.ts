@@ -5,7 +5,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import { centsToNumber } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { SandboxError } from '../http/errors.js';
-import { StandardError } from '../http/schema.js';
+import { AmountOut, StandardError } from '../http/schema.js';
 import type { ImportRow, ReceivablesStore } from '../store/receivables.js';
 import { CnabFile } from './cnab.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
@@ -14,7 +14,6 @@ import type { FastifyRequest } from 'fastify';
 const TAGS = [CONTROL_TAG.name];
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
-const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
 
 const ImportSummary = Type.Object({
   importId: Type.String({ description: 'the Sandbox-Import-Id header of the 200' }),
@@ -31,7 +30,7 @@ const ImportSummary = Type.Object({
   fileDate: Nullable(Type.String()),
   titleCount: NullableInt,
   otherRecordCount: NullableInt,
-  totalFaceValue: NullableNumber,
+  totalFaceValue: Type.Union([AmountOut(), Type.Null()]),
   totalFaceValueCents: NullableInt,
   errorCount: NullableInt,
   warningCount: NullableInt,
@@ -44,7 +43,7 @@ const Title = Type.Object({
   occurrence: Type.String(),
   documentNumber: Type.String(),
   dueDate: Nullable(Type.String()),
-  faceValue: Type.Number(),
+  faceValue: AmountOut(),
   faceValueCents: Type.Integer(),
   kind: Type.String(),
   issueDate: Nullable(Type.String()),

@@ -5,6 +5,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import { toIsoUtc } from '../domain/dates.js';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError } from '../http/errors.js';
+import { parseStoredJson } from '../http/json.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { type HeldFields, heldToView } from './documents.js';
@@ -91,7 +92,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
           chaveRegistro: item.registryKey,
           result: item.result,
           message: item.message,
-          divergences: JSON.parse(item.divergences) as Divergence[],
+          divergences: parseStoredJson(item.divergences) as Divergence[],
           reported: JSON.parse(item.reported) as Reported,
         })),
       };

@@ -3,6 +3,7 @@
 import type { Static } from '@fastify/type-provider-typebox';
 import { toIsoUtc } from '../domain/dates.js';
 import type { ReconciliationItemRow } from '../store/registry.js';
+import { stringifyExact } from '../http/exact-numbers.js';
 import { examine, plural } from './checks.js';
 import { compareWithRegistration, type HeldFields } from './documents.js';
 import type { RegistryContext, RegistryResult } from './register.js';
@@ -55,7 +56,8 @@ export function reconcileDocuments(
           message: matched
             ? 'every field sent equals the registration'
             : `${plural(divergences.length, 'field')} differ from the registration: ${divergences.map((d) => d.field).join(', ')}`,
-          divergences: JSON.stringify(divergences),
+          // Amounts a double would change are written digit for digit (read back by parseStoredJson).
+          divergences: stringifyExact(divergences),
         };
       });
 
