@@ -161,7 +161,7 @@ function serverOptions(options: AppOptions, settings: Settings, interfaces: Inte
     exposeHeadRoutes: false,
     // While closing, in-flight requests finish; a new one gets no undocumented 503.
     return503OnClosing: false,
-    // Bytes Node's HTTP parser refuses: a 400 in the interface's shape (README, "Errors").
+    // Bytes Node's HTTP parser refuses: a 400 in the interface's shape (docs/errors.md).
     clientErrorHandler: clientErrorHandler((path) => interfaces.ofPath(path)?.contract.shape),
     frameworkErrors: routerErrorHandler({
       maxParamLength: MAX_PARAM_LENGTH,

@@ -1,4 +1,4 @@
-// Environment and command-line flags -> one typed Config, parsed once (README, "Configuration").
+// Environment and command-line flags -> one typed Config, parsed once (docs/configuration.md).
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 

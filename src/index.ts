@@ -1,5 +1,5 @@
-// The package's programmatic entry: run the sandbox inside a test suite, without Docker (README,
-// "In-process use"): startSandbox() listens on a free port and hands back the control plane as calls.
+// The package's programmatic entry: run the sandbox inside a test suite, without Docker
+// (docs/in-process.md): startSandbox() listens on a free port and hands back the control plane as calls.
 import type { FastifyInstance } from 'fastify';
 import { type AppOptions, buildApp } from './app.js';
 import type { FixtureDocument, InterfaceId } from './interfaces.js';

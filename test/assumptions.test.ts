@@ -1,26 +1,46 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { assumptionsPage } from '../scripts/docs.js';
 import { ASSUMPTIONS as allAssumptions } from '../src/interfaces.js';
 import { testApp } from './helpers.js';
+import { markdownFiles } from './readme.js';
 
-describe('the assumptions table', () => {
-  const readme = readFileSync('README.md', 'utf8');
-  // Rows of the README's assumption tables: | `id` | ... (cells may be padded).
-  const rows = [...readme.matchAll(/^\|\s*`([a-z0-9-]+)`\s*\|/gm)].map((m) => m[1] ?? '');
+describe('the assumptions', () => {
+  const page = readFileSync('docs/assumptions.md', 'utf8');
+  // Rows of the page's tables: | `id` | ...
+  const rows = [...page.matchAll(/^\|\s*`([a-z0-9-]+)`\s*\|/gm)].map((m) => m[1] ?? '');
 
-  it('lists every assumption the code declares in the README, by id', () => {
-    const missing = allAssumptions.filter((a) => !rows.includes(a.id)).map((a) => a.id);
-    expect(missing).toEqual([]);
+  it('are listed by docs/assumptions.md, each once, in the order the code declares them', () => {
+    expect(rows).toEqual(allAssumptions.map((a) => a.id));
   });
 
-  it('declares every assumption id only once', () => {
+  it('are listed with the text the code declares (run `npm run docs` after changing one)', () => {
+    expect(page).toBe(assumptionsPage());
+  });
+
+  it('declare every id only once', () => {
     const ids = allAssumptions.map((a) => a.id);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('lists no README row whose id the code does not declare', () => {
+  it('are not copied into another page: the README and docs/ link to docs/assumptions.md', () => {
+    const copies = markdownFiles()
+      .filter((f) => f !== 'docs/assumptions.md')
+      .flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/^\|\s*`([a-z0-9-]+)`\s*\|/gm)].map((m) => `${f}: ${m[1]}`))
+      .filter((row) => allAssumptions.some((a) => row.endsWith(`: ${a.id}`)));
+    expect(copies).toEqual([]);
+  });
+
+  it('named by the README and docs/ are ones the code declares', () => {
     const declared = new Set(allAssumptions.map((a) => a.id));
-    expect(rows.filter((id) => !declared.has(id))).toEqual([]);
+    // "assumption `x`", "assumptions `x`, `y` and `z`", "(`x` in the [assumptions]...)".
+    const named = markdownFiles().flatMap((f) =>
+      [...readFileSync(f, 'utf8').matchAll(/assumptions?\s+((?:`[a-z0-9-]+`(?:,\s*|\s+and\s+)?)+)|`([a-z0-9-]+)` in the \[assumptions\]/g)]
+        .flatMap((m) => [...(m[1] ?? `\`${m[2]}\``).matchAll(/`([a-z0-9-]+)`/g)].map((id) => id[1] ?? ''))
+        .map((id) => ({ file: f, id })),
+    );
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((n) => !declared.has(n.id))).toEqual([]);
   });
 
   it('carries every assumption in the OpenAPI document', async () => {

@@ -1,7 +1,8 @@
 // The package as a user gets it. A copy of the sources is packed (prepare builds dist/ there), the
 // tarball is installed into a new project from the registry's packages (the npm cache first), and
-// that project runs `npx tradebill-sandbox`, the README's Vitest example, the README's Jest
-// (CommonJS) example and a strict type check of the public types, all against the installed package.
+// that project approves the install script of better-sqlite3 with the command docs/in-process.md
+// gives, then runs `npx tradebill-sandbox`, the README's Vitest example, the Jest (CommonJS) example
+// of docs/in-process.md and a strict type check of the public types, all against the installed package.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import {
@@ -22,7 +23,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HELP } from '../src/config.js';
 import { closesSoon, listeningPort } from './process.js';
-import { readmeBlock } from './readme.js';
+import { docBlock, readmeBlock } from './readme.js';
 
 const run = promisify(execFile);
 const ROOT = resolve('.');
@@ -66,10 +67,12 @@ describe('the packed package, installed into another project', () => {
     packed = report[0]?.files.map((f) => f.path) ?? [];
 
     mkdirSync(project);
-    writeFileSync(
-      join(project, 'package.json'),
-      JSON.stringify({ name: 'consumer', private: true, allowScripts: { 'better-sqlite3': true } }),
-    );
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+    // The approval, as docs/in-process.md gives it: its first command, run as written.
+    const approve = docBlock('docs/in-process.md', '## Installing', 'sh').split('\n')[0] ?? '';
+    await sh('sh', ['-c', approve], project);
+    const approved = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { allowScripts?: unknown };
+    expect(approved.allowScripts).toEqual({ 'better-sqlite3': true });
     // The native addon is the one `npm ci` built for this checkout, at the same pinned version:
     // building it again (or looking for a prebuilt one off the registry) takes minutes here.
     await sh(
@@ -151,12 +154,12 @@ describe('the packed package, installed into another project', () => {
   }, 180_000);
 
   it("runs the README's Vitest example against the installed package", async () => {
-    writeFileSync(join(project, 'sandbox.test.mts'), readmeBlock('#### Vitest', 'ts'));
+    writeFileSync(join(project, 'sandbox.test.mts'), readmeBlock('### Vitest', 'ts'));
     const out = await sh('npx', ['--no-install', 'vitest', 'run', 'sandbox.test.mts'], project);
     expect(out).toMatch(/Tests\s+.*2 passed/);
   }, 180_000);
 
-  it("runs the README's Jest (CommonJS) example against the installed package", async () => {
+  it("runs the Jest (CommonJS) example of docs/in-process.md against the installed package", async () => {
     for (const f of readdirSync(join(ROOT, 'test/package/jest')))
       copyFileSync(join(ROOT, 'test/package/jest', f), join(project, f));
     const { stderr } = await run('npx', ['--no-install', 'jest', '--ci', 'registry.test.js'], {

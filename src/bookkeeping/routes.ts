@@ -1,5 +1,5 @@
 // Emulates the trade-bill bookkeeping interface (duplicatas escriturais): extract list and payment.
-// Differs from the real service where the README's assumptions table says (interface "bookkeeping").
+// Differs from the real service where docs/assumptions.md says (interface "bookkeeping").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';

@@ -1,6 +1,6 @@
 // Every behaviour the specification leaves open and the sandbox decides is declared once, here or in
-// an interface's assumptions.ts: the README's table lists each id and the OpenAPI document carries
-// its text as `x-sandbox-assumption` (a test holds both to this list).
+// an interface's assumptions.ts: docs/assumptions.md is written from them by `npm run docs`, and the
+// OpenAPI document carries each text as `x-sandbox-assumption` (tests hold both to the code).
 import type { InterfaceId } from './errors.js';
 
 export interface Assumption {

@@ -1,7 +1,7 @@
 // What makes the served OpenAPI document usable by outside tools (linters, validating proxies, client
 // generators): security schemes applied per operation, an operationId on each, servers, contact and
 // licence, and named schemas under components.schemas. The route schemas stay the one source: this
-// module only places what they say (README, "Generate a client").
+// module only places what they say (docs/openapi.md).
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { Interfaces } from './interface-module.js';
 

@@ -21,7 +21,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
     version: options.version,
     description:
       'A stateful sandbox of four interfaces of a Brazilian receivables platform. Behaviour the specification ' +
-      'leaves open is marked x-sandbox-assumption; the full list is in info.x-sandbox-assumptions and the README.',
+      'leaves open is marked x-sandbox-assumption; the full list is in info.x-sandbox-assumptions and docs/assumptions.md.',
     'x-sandbox-assumptions': options.assumptions.map((a) => ({
       id: a.id,
       interface: a.interface,

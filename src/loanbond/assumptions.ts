@@ -1,6 +1,6 @@
 import type { Assumption } from '../http/assumption-catalog.js';
 
-/** Decisions of the loanbond interface where the specification is silent (README, assumptions table). */
+/** Decisions of the loanbond interface where the specification is silent (docs/assumptions.md). */
 export const assumptions: Assumption[] = [
   {
     id: 'lb-required-fields',

@@ -1,5 +1,5 @@
 // Emulates the loan-bond (CCB) registration interface: records with signers, signatures, PDFs.
-// Differs from the real service where the README's assumptions table says (interface "loanbond").
+// Differs from the real service where docs/assumptions.md says (interface "loanbond").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';

@@ -1,6 +1,6 @@
 import type { Assumption } from '../http/assumption-catalog.js';
 
-/** Decisions of the receivables interface where the specification is silent (README, assumptions table). */
+/** Decisions of the receivables interface where the specification is silent (docs/assumptions.md). */
 export const assumptions: Assumption[] = [
   {
     id: 'rc-file-base64',
@@ -56,7 +56,7 @@ export const assumptions: Assumption[] = [
     interface: 'receivables',
     topic: 'record types between header and trailer',
     decision:
-      'what a digit means comes from the layout (README, Layouts): titles are 1 everywhere and 7 in Banco do Brasil\'s CNAB 400; every other digit 2-8 is a record of the title before it (Bradesco\'s 7 is its guarantor, shown by inspection), counted and, where the layout describes it, read for inspection; 0 or 9 in the middle and non-digits are errors; trailer content other than its sequence (totals) is not checked',
+      'what a digit means comes from the layout (docs/receivables.md, Layouts): titles are 1 everywhere and 7 in Banco do Brasil\'s CNAB 400; every other digit 2-8 is a record of the title before it (Bradesco\'s 7 is its guarantor, shown by inspection), counted and, where the layout describes it, read for inspection; 0 or 9 in the middle and non-digits are errors; trailer content other than its sequence (totals) is not checked',
     reason:
       'Bradesco\'s record 7 is the Pagador Avalista, BB\'s is the title; real files use other detail digits and trailers with totals, which must be processed, not rejected',
   },

@@ -1,5 +1,5 @@
 // What each record type means, per CNAB layout and bank: pure data read by cnab.ts and shown by the
-// README's layouts table. A CNAB 400 detail layout is the bank's own, so a record's meaning comes
+// layouts table of docs/receivables.md. A CNAB 400 detail layout is the bank's own, so a record's meaning comes
 // from the header's bank number (077-079); the FIDC 444 layout belongs to the custodian, whatever
 // bank the header names. Positions are 1-based and inclusive, as in the banks' manuals.
 
@@ -31,7 +31,7 @@ export interface RecordLayout {
   id: string;
   /** Human name, e.g. 'Bradesco CNAB 400'. */
   name: string;
-  /** Which files it is used for (README, Layouts). */
+  /** Which files it is used for (docs/receivables.md, Layouts). */
   appliesTo: string;
   /** Whether the sandbox knows this layout; false: the Bradesco base columns are read, with a diagnostic. */
   known: boolean;
@@ -176,5 +176,5 @@ export function knownBanks(): string {
   return [...BANK_LAYOUTS].map(([code, b]) => `${code} ${b.bank}`).join(', ');
 }
 
-/** Every layout, in the order of the README's layouts table. */
+/** Every layout, in the order of the layouts table of docs/receivables.md. */
 export const ALL_LAYOUTS: readonly RecordLayout[] = [BRADESCO_400, BB_400, BASE_400, FIDC_444, UNKNOWN_400];

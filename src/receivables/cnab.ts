@@ -4,7 +4,7 @@
 // nothing per record (a title is a pure function of the stored bytes, read again when shown), so a
 // 100 000-title file is checked in about the time it takes to split it into lines.
 // Title columns follow the Bradesco CNAB 400 base (FIDC 444 and "400 + 44" keep them); what each
-// record type means comes from the header's bank and the layout (cnab-layouts.ts, README "Layouts").
+// record type means comes from the header's bank and the layout (cnab-layouts.ts; docs/receivables.md, Layouts).
 // Hot loops use charCodeAt and slice only: no per-line regex, no per-line split.
 import { isCnabDateAt, parseCnabDateAt } from '../domain/dates.js';
 import { checkNfeKey, isValidNfeKeyAt } from '../domain/nfe-key.js';

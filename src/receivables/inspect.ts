@@ -59,7 +59,7 @@ const Title = Type.Object({
     Type.Object({
       line: Type.Integer(),
       recordType: Type.String(),
-      meaning: Type.String({ description: "what the file's layout says the record is (README, Layouts)" }),
+      meaning: Type.String({ description: "what the file's layout says the record is (docs/receivables.md, Layouts)" }),
       fields: Type.Record(Type.String(), Type.String(), {
         description: 'the fields the layout describes, trimmed; empty when the record is counted, not read',
       }),

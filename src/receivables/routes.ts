@@ -1,5 +1,5 @@
 // Emulates the receivables management interface: CNAB 400/444 operation files, processed asynchronously.
-// Differs from the real service where the README's assumptions table says (interface "receivables").
+// Differs from the real service where docs/assumptions.md says (interface "receivables").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';

@@ -1,5 +1,5 @@
 // Emulates the trade-bill registry interface: document registration and monthly reconciliation.
-// Differs from the real service where the README's assumptions table says (interface "registry").
+// Differs from the real service where docs/assumptions.md says (interface "registry").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';

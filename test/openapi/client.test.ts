@@ -8,6 +8,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_FIXTURES, type Sandbox, startSandbox } from '../../src/index.js';
 import { pdf } from '../loanbond/helpers.js';
+import { blocksOf } from '../readme.js';
 
 /** The program a user writes: the six documented operations by operationId, with the demo credentials. */
 const PROGRAM = `
@@ -130,15 +131,20 @@ function typeErrors(files: string[]): Array<{ file: string; line: number; text: 
   }));
 }
 
+/** A client generated from the served document into `dir/<folder>`: fetch client, types, SDK functions. */
+async function generateClient(folder: string): Promise<void> {
+  const document = (await (await fetch(`${sandbox.url}/openapi.json`)).json()) as Record<string, unknown>;
+  await createClient({
+    input: document,
+    output: join(dir, folder),
+    plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk'],
+    logs: { level: 'silent', file: false },
+  });
+}
+
 describe('a TypeScript client generated from the served document (@hey-api/openapi-ts)', () => {
   it('type-checks, calls the six documented operations by operationId with the demo credentials, and gets their answers', async () => {
-    const document = (await (await fetch(`${sandbox.url}/openapi.json`)).json()) as Record<string, unknown>;
-    await createClient({
-      input: document,
-      output: join(dir, 'client'),
-      plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk'],
-      logs: { level: 'silent', file: false },
-    });
+    await generateClient('client');
     writeFileSync(join(dir, 'program.ts'), PROGRAM);
     writeFileSync(join(dir, 'wrong.ts'), WRONG);
 
@@ -166,5 +172,27 @@ describe('a TypeScript client generated from the served document (@hey-api/opena
       imported: { status: 200, importId: expect.stringMatching(/^CNAB-/) },
       bonds: { status: 201, records: 1 },
     });
+  }, 120_000);
+
+  it('generates with the versions docs/openapi.md pins, and its example type-checks and pays a bill', async () => {
+    // The page's command pins the generator and TypeScript: the versions this suite installs.
+    const page = readFileSync('docs/openapi.md', 'utf8');
+    const generator = (
+      JSON.parse(readFileSync('node_modules/@hey-api/openapi-ts/package.json', 'utf8')) as { version: string }
+    ).version;
+    expect(page).toContain(`-p typescript@${ts.versionMajorMinor} -p @hey-api/openapi-ts@${generator} openapi-ts`);
+    expect(page).toContain('-o src/sandbox-client -c @hey-api/client-fetch');
+
+    await generateClient('sandbox-client');
+    // The example as shown; the one change is the address, this sandbox's instead of port 3000.
+    const [example] = blocksOf('docs/openapi.md', 'ts');
+    const code = example?.code ?? '';
+    expect(code).toContain("baseUrl: 'http://localhost:3000'");
+    writeFileSync(join(dir, 'example.ts'), code.replace('http://localhost:3000', sandbox.url));
+    expect(typeErrors([join(dir, 'example.ts')])).toEqual([]);
+
+    await import(join(dir, 'example.ts'));
+    const [payment] = await sandbox.requests({ interface: 'bookkeeping' });
+    expect(payment).toMatchObject({ method: 'PUT', status: 204, operation: 'declare-payment' });
   }, 120_000);
 });

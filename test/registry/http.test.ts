@@ -3,7 +3,7 @@ import { DEMO_FIXTURES, LogCapture, testApp } from '../helpers.js';
 import { FIXTURES, post, REGISTER, TOKEN } from './helpers.js';
 
 describe('registry over a real socket', () => {
-  it("answers the README's example with the demo token: 200, a batch key and Sandbox-Warnings: 1", async () => {
+  it('answers the example of docs/registry.md with the demo token: 200, a batch key and Sandbox-Warnings: 1', async () => {
     const app = await testApp({ fixtures: DEMO_FIXTURES });
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
     const res = await fetch(`${address}/api/v1.0/service/dup/registrar_documentos`, {

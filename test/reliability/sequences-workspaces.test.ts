@@ -1,4 +1,4 @@
-// The model-based sequences in two workspaces of one sandbox at once (README, "Workspaces"): each
+// The model-based sequences in two workspaces of one sandbox at once (docs/workspaces.md): each
 // workspace keeps step with its own model, and after every command every workspace is inspected, so
 // a command in one that changed the other would show.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 // The reference model of one sandbox (one workspace): what the state should be after any sequence of
 // control calls and documented operations. Plain data, so a snapshot is a structured clone. The model
-// is written from the README and the specification, not from src/: where they and the sandbox
+// is written from the documentation (README.md, docs/) and the specification, not from src/: where they and the sandbox
 // disagree, the suite fails and someone reads both.
 import type { FixtureDocument } from '../../../src/interfaces.js';
 
@@ -238,7 +238,7 @@ export function tenantSummaries(data: Data) {
 
 // ---- the clock ----
 
-/** `instant` plus an ISO 8601 duration as the README describes it (years and months on the UTC calendar). */
+/** `instant` plus an ISO 8601 duration as docs/clock.md describes it (years and months on the UTC calendar). */
 export function addIso(instant: number, duration: string): number | undefined {
   const m = /^(-)?P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(duration);
   if (!m || duration.endsWith('T') || /^-?P$/.test(duration)) return undefined;

@@ -1,4 +1,4 @@
-// The README's layouts table is the code's record layouts, row for row: what each record type of
+// docs/receivables.md's layouts table is the code's record layouts, row for row: what each record type of
 // each layout is read as, and which of its fields inspection shows.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -22,7 +22,7 @@ function shown(meaning: RecordMeaning): string {
 }
 
 /**
- * The README rows of one layout, `| layout | used for | record | read as | inspection shows |`, the
+ * The table's rows of one layout, `| layout | used for | record | read as | inspection shows |`, the
  * layout named on its first row only.
  */
 function rows(layout: RecordLayout): string {
@@ -39,11 +39,11 @@ function rows(layout: RecordLayout): string {
     .join('\n');
 }
 
-describe('the README layouts table', () => {
-  const readme = readFileSync('README.md', 'utf8');
+describe('the layouts table of docs/receivables.md', () => {
+  const page = readFileSync('docs/receivables.md', 'utf8');
 
   it('lists, per layout, every record type read and what it means', () => {
-    const missing = ALL_LAYOUTS.map(rows).filter((block) => !readme.includes(block));
+    const missing = ALL_LAYOUTS.map(rows).filter((block) => !page.includes(block));
     expect(missing).toEqual([]);
   });
 

@@ -1,0 +1,101 @@
+// docs/configuration.md's table of settings, held to the code: the flags and variables `--help`
+// prints, which setting each one sets, and the default the code applies when neither is given.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { type Config, DEMO_FIXTURES, HELP, parseConfig } from '../../src/config.js';
+
+interface Row {
+  setting: string;
+  env: string | undefined;
+  flag: string | undefined;
+  defaultCell: string;
+}
+
+/** The rows of the page's table: `| setting | env | flag | default |`. */
+function rows(): Row[] {
+  const page = readFileSync('docs/configuration.md', 'utf8');
+  const table = page.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| setting') && !/^\| -/.test(l));
+  return table.map((line) => {
+    const [setting = '', env = '', flag = '', defaultCell = ''] = line.slice(1, -1).split('|').map((c) => c.trim());
+    // `SANDBOX_STRICT=true` names the variable and the value that turns the setting on.
+    const first = (cell: string) => /`([^`=]+)/.exec(cell)?.[1];
+    return { setting, env: first(env), flag: /`(--[a-z-]+)`/.exec(flag)?.[1], defaultCell };
+  });
+}
+
+const config = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+  const parsed = parseConfig(argv, env);
+  if (parsed === 'help') throw new Error('help');
+  return parsed;
+};
+const DEFAULTS = config([]);
+
+/** The settings one flag changes, tried with `value` (or alone, for a switch). */
+function changedBy(argv: string[], env: NodeJS.ProcessEnv = {}): Array<keyof Config> {
+  const set = config(argv, env);
+  return (Object.keys(DEFAULTS) as Array<keyof Config>).filter((k) => set[k] !== DEFAULTS[k]);
+}
+
+describe('docs/configuration.md', () => {
+  const table = rows();
+  const switches = new Set(['--strict', '--seed-secrets', '--no-coverage']);
+  /** A value each flag that takes one accepts and that differs from every default. */
+  const SAMPLE: Record<string, string> = {
+    '--host': '0.0.0.0',
+    '--port': '4010',
+    '--db': ':memory:',
+    '--fixtures': 'none',
+    '--log-level': 'warn',
+    '--body-limit': '20mb',
+    '--seed': 's1',
+    '--journal-size': '50',
+    '--max-workspaces': '3',
+    '--workspace-idle': '2h',
+  };
+
+  it('has a row for every flag and variable of --help, and no flag --help does not print', () => {
+    const named = new Set(HELP.match(/--[a-z-]+|(?<=env )[A-Z_]+/g));
+    expect(named.size).toBeGreaterThan(20);
+    const documented = new Set(table.flatMap((r) => [r.flag, r.env]).filter((x) => x !== undefined));
+    expect([...named].filter((n) => !documented.has(n))).toEqual([]);
+    expect([...documented].filter((n) => !named.has(n))).toEqual([]);
+  });
+
+  it("sets, by each row's variable, the same setting as by its flag", () => {
+    for (const row of table.filter((r) => r.env && r.flag)) {
+      const { env = '', flag = '' } = row;
+      const value = switches.has(flag) ? (flag === '--no-coverage' ? 'false' : 'true') : (SAMPLE[flag] ?? '');
+      const byFlag = changedBy(switches.has(flag) ? [flag] : [flag, value]);
+      expect(byFlag, flag).toHaveLength(1);
+      expect(changedBy([], { [env]: value }), `${env} and ${flag}`).toEqual(byFlag);
+    }
+  });
+
+  it('states the default the code applies for each setting', () => {
+    for (const row of table.filter((r) => r.flag && r.flag !== '--help')) {
+      const flag = row.flag ?? '';
+      if (switches.has(flag)) {
+        // A switch is off unless given: `--no-coverage` turns coverage, which is on, off.
+        expect(row.defaultCell, flag).toMatch(flag === '--no-coverage' ? /^on\b/ : /^off\b/);
+        continue;
+      }
+      const [key] = changedBy([flag, SAMPLE[flag] ?? '']);
+      const stated = /^`([^`]+)`/.exec(row.defaultCell)?.[1];
+      if (flag === '--seed') {
+        expect(DEFAULTS.seed).toBeUndefined();
+        expect(row.defaultCell).toMatch(/^none: random keys/);
+      } else if (flag === '--fixtures') {
+        // The package's own file, found from the code's location whatever the working directory.
+        expect(DEFAULTS.fixtures).toBe(DEMO_FIXTURES);
+        expect(row.defaultCell).toMatch(/^the package's `fixtures\/demo\.json`/);
+        expect(DEMO_FIXTURES.endsWith('/fixtures/demo.json')).toBe(true);
+      } else {
+        expect(stated, `${flag} states its default first, in backticks`).toBeDefined();
+        // Read by the code's own parser, the stated default is the one it applies.
+        expect(key && config([flag, stated ?? ''])[key], flag).toBe(key && DEFAULTS[key]);
+      }
+    }
+    expect(DEFAULTS.adminToken).toBeUndefined();
+    expect(table.find((r) => r.env === 'SANDBOX_ADMIN_TOKEN')?.defaultCell).toMatch(/^unset/);
+  });
+});
