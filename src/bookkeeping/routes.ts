@@ -10,7 +10,7 @@ import { BEARER_CHALLENGE, errorResponses, StandardError } from '../http/schema.
 import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
 import { tenantIdProblem } from './fixtures.js';
-import { declarePayment } from './payment.js';
+import { declarePayment, refusedPaymentProblems } from './payment.js';
 import {
   DEFAULT_PAGE_SIZE,
   ExtractList,
@@ -126,7 +126,16 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     `${TRB}/:uid/payment`,
     {
-      config: { interface: 'bookkeeping', operation: 'declare-payment' },
+      config: {
+        interface: 'bookkeeping',
+        operation: 'declare-payment',
+        refusedBodyChecks: (request: FastifyRequest) => {
+          const { tenantId, uid } = request.params as { tenantId: string; uid: string };
+          const { store, clock } = runtimeOf(request);
+          const problems = refusedPaymentProblems(request.body, { store, now: clock.now(), tenantId, uid });
+          return { details: problems.map((p) => p.detail) };
+        },
+      },
       onRequest: async (request, reply) => {
         // ".../extract" names the extract list, never a trade bill: no such operation, so a 501.
         if ((request.params as { uid?: string }).uid === 'extract') return reply.callNotFound();

@@ -7,7 +7,7 @@ export const assumptions: Assumption[] = [
     interface: 'sandbox',
     topic: 'Error bodies of bookkeeping, registry and loan-bond are not shown',
     decision:
-      'they answer {"statusCode","error","message","details":[{"path","message"}]}, one detail per problem, path a JSON pointer into the request',
+      'they answer {"statusCode","error","message","details":[{"path","message"}]}, one detail per problem, path a JSON pointer into the request; every check of a request is reported in the same answer (schema, domain, cross-field and against the stored state), at most 100 details while the message counts them all; a check is skipped only where an earlier problem makes it meaningless: a field of the wrong type is not also judged by its domain rule, a bill that takes no payment (unknown, paid, cancelled) or an amount above its open value is not compared further, and a receivables file is read only for a caller the body authenticates',
     reason:
       "a client needs to know which field broke which rule; the shape is Fastify's, extended with details",
   },

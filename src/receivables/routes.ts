@@ -1,7 +1,7 @@
 // Emulates the receivables management interface: CNAB 400/444 operation files, processed asynchronously.
 // Differs from the real service where docs/assumptions.md says (interface "receivables").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { serveInterface } from '../http/interface-plugin.js';
 import { strictFor } from '../runtime/strict.js';
@@ -10,7 +10,7 @@ import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
 import { importWork } from './runner.js';
 import { ImportCnabBody, NoBody } from './schemas.js';
-import { submitImport } from './submit.js';
+import { refusedImportProblems, submitImport } from './submit.js';
 import { runtimeOf } from '../runtime/index.js';
 
 const a = assumptionLookup(assumptions);
@@ -21,7 +21,11 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/import-cnab',
     {
-      config: { interface: 'receivables', operation: 'import-cnab' },
+      config: {
+        interface: 'receivables',
+        operation: 'import-cnab',
+        refusedBodyChecks: (request: FastifyRequest) => ({ details: refusedImportProblems(request.body, runtimeOf(request).store) }),
+      },
       schema: {
         tags: ['receivables'],
         summary: 'Submit an operation (remessa) file in CNAB 400 or CNAB 444 layout',

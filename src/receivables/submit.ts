@@ -4,7 +4,7 @@
 import { decodeBase64 } from '../domain/base64.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { sameSecret } from '../http/bearer.js';
-import { SandboxError, validationError } from '../http/errors.js';
+import { type ErrorDetail, SandboxError, validationError } from '../http/errors.js';
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
 import { type LineIndex, scanLines } from './cnab.js';
@@ -31,14 +31,43 @@ function badFile(message: string, outcome: string): SandboxError {
   return validationError([{ path: '/operationFile', message }], `operationFile ${message}`).tag(outcome);
 }
 
+function fundCnpjError(reason: string): SandboxError {
+  return validationError([{ path: '/fundCnpj', message: reason }], `fundCnpj ${reason}`).tag('fund-cnpj-invalid');
+}
+
+/** The file's synchronous checks: its bytes and line index, or the refusal. */
+function readFile(operationFile: string): { file: Buffer; lines: LineIndex } | { error: SandboxError } {
+  const decoded = decodeBase64(operationFile);
+  if (!decoded.ok) return { error: badFile(`is not base64 text: ${decoded.reason}`, 'file-not-base64') };
+  if (decoded.bytes.length === 0) return { error: badFile('is empty', 'file-empty') };
+  const scan = scanLines(decoded.bytes);
+  if (!scan.ok) return { error: badFile(`is not a CNAB 400/444 file: ${scan.reason}`, 'file-not-cnab') };
+  return { file: decoded.bytes, lines: scan.lines };
+}
+
+/**
+ * The checks of a submission its schema refused, in the order of rc-error-precedence: a fundCnpj of
+ * the right type is checked; the file only when the fund and token of the body authenticate (an
+ * unauthenticated caller learns nothing of the file, and a wrong token is reported once the shape is
+ * right).
+ */
+export function refusedImportProblems(body: unknown, store: Store): ErrorDetail[] {
+  const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  if (typeof fields.fundCnpj !== 'string') return [];
+  const cnpj = checkTaxId(fields.fundCnpj, { kinds: ['cnpj'] });
+  if (!cnpj.ok) return [{ path: '/fundCnpj', message: cnpj.reason }];
+  const fund = store.receivables.fund(cnpj.value);
+  const token = fields.token;
+  if (!fund || fund.token === null || typeof token !== 'string' || !sameSecret(token, fund.token)) return [];
+  if (typeof fields.operationFile !== 'string') return [];
+  const read = readFile(fields.operationFile);
+  return 'error' in read ? read.error.details : [];
+}
+
 export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitted {
   const store = ctx.store.receivables;
   const cnpj = checkTaxId(body.fundCnpj, { kinds: ['cnpj'] });
-  if (!cnpj.ok) {
-    throw validationError([{ path: '/fundCnpj', message: cnpj.reason }], `fundCnpj ${cnpj.reason}`).tag(
-      'fund-cnpj-invalid',
-    );
-  }
+  if (!cnpj.ok) throw fundCnpjError(cnpj.reason);
 
   const fund = store.fund(cnpj.value);
   if (!fund) {
@@ -60,11 +89,8 @@ export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitte
     );
   }
 
-  const decoded = decodeBase64(body.operationFile);
-  if (!decoded.ok) throw badFile(`is not base64 text: ${decoded.reason}`, 'file-not-base64');
-  if (decoded.bytes.length === 0) throw badFile('is empty', 'file-empty');
-  const scan = scanLines(decoded.bytes);
-  if (!scan.ok) throw badFile(`is not a CNAB 400/444 file: ${scan.reason}`, 'file-not-cnab');
+  const read = readFile(body.operationFile);
+  if ('error' in read) throw read.error;
 
   const importId = ctx.ids.newId('CNAB-');
   // One insert: a transaction of its own.
@@ -74,9 +100,9 @@ export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitte
     fileName: body.fileName,
     additiveNumber: body.additiveNumber,
     receivedAt: ctx.now.toISOString(),
-    file: decoded.bytes,
-    lineCount: scan.lines.count,
+    file: read.file,
+    lineCount: read.lines.count,
     strict: ctx.strict,
   });
-  return { importId, file: decoded.bytes, lines: scan.lines };
+  return { importId, file: read.file, lines: read.lines };
 }

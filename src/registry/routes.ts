@@ -11,12 +11,16 @@ import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.j
 import { runtimeOf } from '../runtime/index.js';
 import { strictFor } from '../runtime/strict.js';
 import { assumptions } from './assumptions.js';
+import { refusedBodyProblems } from './checks.js';
 import { contract } from './contract.js';
 import { reconcileDocuments } from './reconcile.js';
 import { registerDocuments } from './register.js';
 import { ReconcileBody, ReconcileResponse, RegisterBody, RegisterResponse } from './schemas.js';
 
 const a = assumptionLookup([...sandboxAssumptions, ...assumptions]);
+
+/** What registration and reconciliation check beyond the schema, on a body the schema refused. */
+const refusedBodyChecks = (request: FastifyRequest) => ({ details: refusedBodyProblems(request.body, strictFor(request)) });
 const WARNINGS_HEADER = 'sandbox-warnings';
 
 export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
@@ -57,7 +61,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/registrar_documentos',
     {
-      config: { interface: 'registry', operation: 'register-documents' },
+      config: { interface: 'registry', operation: 'register-documents', refusedBodyChecks },
       onRequest: authenticate,
       schema: {
         ...common,
@@ -88,7 +92,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/conciliar_documentos',
     {
-      config: { interface: 'registry', operation: 'reconcile-documents' },
+      config: { interface: 'registry', operation: 'reconcile-documents', refusedBodyChecks },
       onRequest: authenticate,
       schema: {
         ...common,
