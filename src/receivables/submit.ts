@@ -35,13 +35,34 @@ function fundCnpjError(reason: string): SandboxError {
   return validationError([{ path: '/fundCnpj', message: reason }], `fundCnpj ${reason}`).tag('fund-cnpj-invalid');
 }
 
+/**
+ * Whether text sent as operationFile is the CNAB file itself rather than its base64: a first line
+ * 400 or 444 characters long, or the header record's start ("0", a digit, "REMESSA"). Asked only
+ * once the text failed as base64 or as the file it decodes to (CNAB text of letters, digits and
+ * spaces can pass for base64, whose whitespace is ignored).
+ */
+function looksLikeCnabText(text: string): boolean {
+  if (/^0\dREMESSA/i.test(text)) return true;
+  const end = text.slice(0, 446).search(/[\r\n]/);
+  const first = end === -1 ? Math.min(text.length, 446) : end;
+  return first === 400 || first === 444;
+}
+
+const CNAB_TEXT = 'is not base64: this looks like CNAB text, not base64; send the bytes of the file encoded as base64';
+
 /** The file's synchronous checks: its bytes and line index, or the refusal. */
 function readFile(operationFile: string): { file: Buffer; lines: LineIndex } | { error: SandboxError } {
   const decoded = decodeBase64(operationFile);
-  if (!decoded.ok) return { error: badFile(`is not base64 text: ${decoded.reason}`, 'file-not-base64') };
+  if (!decoded.ok) {
+    const reason = looksLikeCnabText(operationFile) ? CNAB_TEXT : `is not base64 text: ${decoded.reason}`;
+    return { error: badFile(reason, 'file-not-base64') };
+  }
   if (decoded.bytes.length === 0) return { error: badFile('is empty', 'file-empty') };
   const scan = scanLines(decoded.bytes);
-  if (!scan.ok) return { error: badFile(`is not a CNAB 400/444 file: ${scan.reason}`, 'file-not-cnab') };
+  if (!scan.ok) {
+    if (looksLikeCnabText(operationFile)) return { error: badFile(CNAB_TEXT, 'file-not-base64') };
+    return { error: badFile(`is not a CNAB 400/444 file: ${scan.reason}`, 'file-not-cnab') };
+  }
   return { file: decoded.bytes, lines: scan.lines };
 }
 

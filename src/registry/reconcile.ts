@@ -55,7 +55,7 @@ export function reconcileDocuments(
           result: matched ? 'matched' : 'diverging',
           message: matched
             ? 'every field sent equals the registration'
-            : `${plural(divergences.length, 'field')} differ from the registration: ${divergences.map((d) => d.field).join(', ')}`,
+            : `${plural(divergences.length, 'field')} ${divergences.length === 1 ? 'differs' : 'differ'} from the registration: ${divergences.map((d) => d.field).join(', ')}`,
           // Amounts a double would change are written digit for digit (read back by parseStoredJson).
           divergences: stringifyExact(divergences),
         };

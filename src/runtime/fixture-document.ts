@@ -37,9 +37,10 @@ export class UniqueKeys {
     private readonly secret = false,
   ) {}
 
-  add(key: string, path: string): void {
+  /** `shown` is how a message names a key that is not itself readable (one made of several fields). */
+  add(key: string, path: string, shown = `"${key}"`): void {
     const first = this.seen.get(key);
-    const named = this.secret ? `this ${this.what}` : `${this.what} "${key}"`;
+    const named = this.secret ? `this ${this.what}` : `${this.what} ${shown}`;
     if (first !== undefined) {
       this.details.push({ path, message: `${named} appears twice in the document (first at ${first})` });
     } else if (this.exists(key)) {
