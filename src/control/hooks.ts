@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InterfaceId } from '../http/errors.js';
 import { faultBody } from '../runtime/faults.js';
 import { runtimeOf } from '../runtime/index.js';
-import { captureText, captureValue } from '../runtime/journal.js';
+import { captureText, captureValue, type SentRequest } from '../runtime/journal.js';
 import { redact } from '../runtime/redact.js';
 import { pathOf } from '../http/url.js';
 import { faultSlug } from '../http/outcomes.js';
@@ -32,6 +32,12 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** The count of warnings in a Sandbox-Warnings header: an integer, or a comma-separated list. */
+/** The request line and headers as sent (redacted when the journal is read). */
+function sentRequest(request: FastifyRequest): SentRequest {
+  const raw = request.raw;
+  return { method: raw.method ?? request.method, url: request.originalUrl, httpVersion: raw.httpVersion, rawHeaders: raw.rawHeaders };
+}
+
 export function warningCount(header: unknown): number | null {
   if (header === undefined || header === null) return null;
   const text = Array.isArray(header) ? header.join(',') : String(header);
@@ -119,6 +125,7 @@ export function installControlHooks(app: FastifyInstance): void {
       method: request.method,
       path: trace.path,
       query: captureValue(request.query ?? {}, 0),
+      sent: sentRequest(request),
       status: reply.statusCode,
       durationMs: Math.round(reply.elapsedTime * 100) / 100,
       warnings: warningCount(reply.getHeader('sandbox-warnings')),
@@ -157,6 +164,7 @@ export function journalUnrouted(request: FastifyRequest, status: number, body: u
     method: request.method,
     path,
     query: captureValue({}, 0),
+    sent: sentRequest(request),
     status,
     durationMs: 0,
     warnings: null,

@@ -23,7 +23,8 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The request journal: what clients sent to the interfaces and what they got, newest first',
         description:
           'Every request under an interface prefix (501s included) and every 404 outside the prefixes. Bodies are ' +
-          'redacted by key (tokens, Authorization, document bytes) and bounded; headers are never kept.',
+          'redacted by key (tokens, Authorization, document bytes) and bounded; the request line, query string and ' +
+          'headers as sent are kept beside what the sandbox understood, credentials redacted.',
         querystring: JournalQuery,
         response: { 200: JournalList, 400: StandardError, 401: StandardError },
         'x-sandbox-assumption': assumed('journal-scope'),

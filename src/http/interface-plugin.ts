@@ -145,6 +145,7 @@ const everyRoute = assumptionLookup(sandboxAssumptions)(
   'json-utf8',
   'money-sign',
   'query-numbers',
+  'query-booleans',
   'named-only-501',
   'sandbox-fault-status',
   'near-miss',

@@ -80,7 +80,7 @@ export const assumptions: Assumption[] = [
     interface: 'sandbox',
     topic: 'A record of the requests clients sent (the real services show none)',
     decision:
-      'GET /_sandbox/requests keeps every request under an interface prefix (501s and refused bodies included) and every 404 outside them, not control-plane or documentation calls; the last SANDBOX_JOURNAL_SIZE (default 1000), newest first; bodies redacted by key anywhere in the tree (token, accessToken, token_acesso, authorization, documento, conteudo, operationFile...), strings over 512 characters and bodies over about 16 KB cut with "[truncated: ...]"; no headers',
+      'GET /_sandbox/requests keeps every request under an interface prefix (501s and refused bodies included) and every 404 outside them, not control-plane or documentation calls; the last SANDBOX_JOURNAL_SIZE (default 1000), newest first; bodies redacted by key anywhere in the tree (token, accessToken, token_acesso, authorization, documento, conteudo, operationFile...), strings over 512 characters and bodies over about 16 KB cut with "[truncated: ...]"; beside the parsed query, the request line, query string and headers as sent, credentials redacted (Authorization keeps its scheme; cookies, the admin key, headers named like a token, secret or key, secret query parameters)',
     reason:
       'a user sees what the client sent wrongly, memory stays flat under any load, and no secret or document leaves the sandbox',
   },
@@ -147,6 +147,15 @@ export const assumptions: Assumption[] = [
     decision:
       'decimal digits only, with an optional sign (no 0x, exponent, fraction or spaces), given once; a value out of the parameter\'s range, however many digits it has, is a 400 that states the range',
     reason: 'a lax reading turns 0x10 into 16 and 1e400 into Infinity; the client is told the exact rule instead',
+  },
+  {
+    id: 'query-booleans',
+    interface: 'sandbox',
+    topic: 'How boolean query values are written (the specification says "boolean")',
+    decision:
+      'true or false in any case (True, FALSE), or 1 or 0, given once; anything else (yes, on, an empty value) is a 400 naming the parameter and the words it takes',
+    reason:
+      'Python and .NET write a boolean as True or False and some clients send 1 or 0: each means one thing, while yes or on would be a guess',
   },
   {
     id: 'money-sign',

@@ -113,18 +113,21 @@ function inexactErrors(data: unknown, errors: ValidateFunction['errors']): Error
 interface NumericField {
   name: string;
   integer: boolean;
+  /** A boolean (read from its own words, see readNumbers) rather than a number. */
+  boolean?: true;
   /** What a value out of a double's reach is told. */
   range: string;
 }
 
-/** The top-level integer and number properties of a query or path schema. */
+/** The top-level integer, number and boolean properties of a query or path schema. */
 function numericFields(schema: unknown): NumericField[] {
   type Property = { type?: unknown; minimum?: number; maximum?: number };
   const properties = (schema as { properties?: Record<string, Property> } | undefined)?.properties;
   if (!properties) return [];
   return Object.entries(properties)
-    .filter(([, p]) => p.type === 'integer' || p.type === 'number')
-    .map(([name, p]) => {
+    .filter(([, p]) => p.type === 'integer' || p.type === 'number' || p.type === 'boolean')
+    .map(([name, p]): NumericField => {
+      if (p.type === 'boolean') return { name, integer: false, boolean: true, range: '' };
       const bounds = [
         p.minimum === undefined ? undefined : `>= ${p.minimum}`,
         p.maximum === undefined ? undefined : `<= ${p.maximum}`,
@@ -138,9 +141,18 @@ function numericFields(schema: unknown): NumericField[] {
 }
 
 const INTEGER_TEXT = /^[+-]?\d+$/;
+/** The words of a boolean query value (assumption query-booleans), matched without regard to case. */
+const BOOLEAN_TEXT = new Map([
+  ['true', true],
+  ['1', true],
+  ['false', false],
+  ['0', false],
+]);
 const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /**
+ * Reads a boolean value as true, false, 1 or 0 in any case (what Python's and .NET's clients send
+ * for True is "True"), anything else refused naming the words (assumption query-booleans).
  * Reads the numeric values of a query string or path as decimal text, before Ajv sees them: Ajv's
  * own coercion takes `0x10`, ` 5` and `1e400` (Infinity) for numbers, and a value too large for a
  * double reached SQLite as a non-integer. A value that is not decimal text, or that no double holds
@@ -149,11 +161,19 @@ const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 function readNumbers(fields: readonly NumericField[], data: unknown): ErrorObject[] | null {
   if (typeof data !== 'object' || data === null) return null;
   const values = data as Record<string, unknown>;
-  for (const { name, integer, range } of fields) {
+  for (const field of fields) {
+    const { name, integer, range } = field;
     const text = values[name];
     const instancePath = pointer(name);
     if (Array.isArray(text)) return [refusal(instancePath, 'repeated', 'is given more than once: give it once')];
     if (typeof text !== 'string') continue;
+    if (field.boolean) {
+      const value = BOOLEAN_TEXT.get(text.toLowerCase());
+      if (value === undefined)
+        return [refusal(instancePath, 'boolean', `must be true or false (in any case, or 1 or 0), got "${text.slice(0, 40)}"`)];
+      values[name] = value;
+      continue;
+    }
     if (!(integer ? INTEGER_TEXT : NUMBER_TEXT).test(text))
       return [refusal(instancePath, integer ? 'integer' : 'number', `must be ${integer ? 'an integer' : 'a number'} written in decimal digits`)];
     const value = Number(text);
