@@ -98,7 +98,7 @@ export const assumptions: Assumption[] = [
     interface: 'receivables',
     topic: 'which faults reject a file',
     decision:
-      'always: header not first, trailer not last, header operation not 1 (remessa), sequence not consecutive from 000001, trailer sequence not the line count, no title, and on every title a blank occurrence code, blank document number, impossible due date, face value not digits or zero, blank kind, blank drawee id type, or a missing drawee CPF/CNPJ. Warnings, errors in strict mode: drawee CPF/CNPJ check digits, drawee type not 01/02, kind not 2 digits, NF-e key (not for kind 41, whose columns hold an IPOC), issue and file dates, a bank without a layout here',
+      'always: header not first, trailer not last, header operation not 1 (remessa), sequence not consecutive from 000001, trailer sequence not the line count, no title, and on every title a blank occurrence code, blank document number, impossible due date, face value not digits or zero, blank kind, blank drawee id type, or a missing drawee CPF/CNPJ. Warnings, errors in strict mode: drawee CPF/CNPJ check digits, drawee type not 01/02, kind not 2 digits, NF-e key (not for kind 41, whose columns hold an IPOC), issue and file dates, a bank without a layout here, and every title finding of such a bank (its columns are the Bradesco base\'s guess; the message says so). A sequence number is wrong when it is neither its line\'s number nor the one after the previous line\'s: one wrong number flags its line alone',
     reason:
       "structure and the title's required fields are needed to import it; real sample files carry wrong check digits, so those warn unless SANDBOX_STRICT",
   },

@@ -554,13 +554,16 @@ export class CnabReader {
     const seq = readInt(this.text, at, at + 6);
     const expected = this.previousSeq + 1;
     if (seq < 0) {
-      const message = `sequence number must be 6 digits, found ${JSON.stringify(this.text.slice(at, at + 6))} (expected ${pad6(expected)})`;
+      const message = `sequence number must be 6 digits, found ${JSON.stringify(this.text.slice(at, at + 6))} (expected ${pad6(n)})`;
       this.report(d, n, this.seqColumns(), 'sequence', 'error', message);
-      this.previousSeq = expected;
+      this.previousSeq = n;
       return;
     }
-    if (seq !== expected) {
-      const message = `sequence numbers must be consecutive from 000001: expected ${pad6(expected)}, found ${pad6(seq)}`;
+    // Wrong only when it is neither the line's own number nor the one after the line before: one
+    // wrong number flags its line alone, and a shift (a line missing or added) flags where it starts.
+    if (seq !== n && seq !== expected) {
+      const wanted = expected === n ? pad6(n) : `${pad6(n)} (its line) or ${pad6(expected)} (after the line before)`;
+      const message = `sequence numbers must be consecutive from 000001: expected ${wanted}, found ${pad6(seq)}`;
       this.report(d, n, this.seqColumns(), 'sequence', 'error', message);
     }
     this.previousSeq = seq;
@@ -575,21 +578,21 @@ export class CnabReader {
       const message = isBlankText(text, s + 108, s + 110)
         ? 'occurrence code is blank: the layout requires it (01 = remessa, entry of the title)'
         : `occurrence code must be 2 digits, found ${JSON.stringify(found)}`;
-      this.report(d, n, '109-110', 'occurrence', 'error', message);
+      this.reportField(d, n, '109-110', 'occurrence', 'error', message);
     }
     if (isBlankText(text, s + 110, s + 120)) {
-      this.report(d, n, '111-120', 'document-number', 'error', 'document number is blank');
+      this.reportField(d, n, '111-120', 'document-number', 'error', 'document number is blank');
     }
     if (!isCnabDateAt(text, s + 120)) {
       const message = `due date must be a real date DDMMAA, found ${JSON.stringify(text.slice(s + 120, s + 126))}`;
-      this.report(d, n, '121-126', 'due-date', 'error', message);
+      this.reportField(d, n, '121-126', 'due-date', 'error', message);
     }
     const cents = readInt(text, s + 126, s + 139);
     if (cents < 0) {
       const message = `face value must be 13 digits with 2 implied decimals, found ${JSON.stringify(text.slice(s + 126, s + 139))}`;
-      this.report(d, n, '127-139', 'face-value', 'error', message);
+      this.reportField(d, n, '127-139', 'face-value', 'error', message);
     } else if (cents === 0) {
-      this.report(d, n, '127-139', 'face-value', 'error', 'face value must be greater than zero');
+      this.reportField(d, n, '127-139', 'face-value', 'error', 'face value must be greater than zero');
     } else {
       this.totalCents += cents;
     }
@@ -597,14 +600,14 @@ export class CnabReader {
       const found = JSON.stringify(text.slice(s + 147, s + 149));
       if (isBlankText(text, s + 147, s + 149)) {
         const message = 'kind of title is blank: the layout requires it (01 duplicata, 41 digital CCB...)';
-        this.report(d, n, '148-149', 'kind', 'error', message);
+        this.reportField(d, n, '148-149', 'kind', 'error', message);
       } else {
-        this.report(d, n, '148-149', 'kind', 'warning', `kind of title must be 2 digits, found ${found}`);
+        this.reportField(d, n, '148-149', 'kind', 'warning', `kind of title must be 2 digits, found ${found}`);
       }
     }
     if (!isCnabDateAt(text, s + 150)) {
       const message = `issue date must be a real date DDMMAA, found ${JSON.stringify(text.slice(s + 150, s + 156))}`;
-      this.report(d, n, '151-156', 'issue-date', 'warning', message);
+      this.reportField(d, n, '151-156', 'issue-date', 'warning', message);
     }
     this.checkDrawee(n, s, d);
 
@@ -614,7 +617,7 @@ export class CnabReader {
       if (!isValidNfeKeyAt(text, s + k)) {
         const check = checkNfeKey(text.slice(s + k, s + k + 44));
         const reason = check.ok ? 'is not a valid NF-e access key' : check.reason;
-        this.report(d, n, `${k + 1}-${k + 44}`, 'nfe-key', 'warning', reason);
+        this.reportField(d, n, `${k + 1}-${k + 44}`, 'nfe-key', 'warning', reason);
       }
     }
   }
@@ -633,16 +636,16 @@ export class CnabReader {
       if (!isValidCnpjAt(text, s + 220)) this.badDraweeId(n, s, 'CNPJ', true, d);
     } else if (isBlankText(text, s + 218, s + 220)) {
       const message = 'drawee id type is blank: the layout requires 01 (CPF) or 02 (CNPJ)';
-      this.report(d, n, '219-220', 'drawee-type', 'error', message);
+      this.reportField(d, n, '219-220', 'drawee-type', 'error', message);
     } else {
       const found = JSON.stringify(text.slice(s + 218, s + 220));
       const missingId = isMissing(text, s + 220, s + 234);
       const check = missingId ? '' : '; the drawee id is not checked';
       const message = `drawee id type must be 01 (CPF) or 02 (CNPJ), found ${found}${check}`;
-      this.report(d, n, '219-220', 'drawee-type', 'warning', message);
+      this.reportField(d, n, '219-220', 'drawee-type', 'warning', message);
       if (missingId) {
         const missing = `drawee CPF/CNPJ is missing (${JSON.stringify(text.slice(s + 220, s + 234))}): the layout requires it`;
-        this.report(d, n, '221-234', 'drawee-tax-id', 'error', missing);
+        this.reportField(d, n, '221-234', 'drawee-tax-id', 'error', missing);
       }
     }
   }
@@ -652,7 +655,7 @@ export class CnabReader {
     const text = this.text;
     if (isMissing(text, s + 220, s + 234)) {
       const message = `drawee ${which} is missing (${JSON.stringify(text.slice(s + 220, s + 234))}): the layout requires it`;
-      this.report(d, n, '221-234', 'drawee-tax-id', 'error', message);
+      this.reportField(d, n, '221-234', 'drawee-tax-id', 'error', message);
       return;
     }
     // A CPF is read from its 11 columns when the 3 before are zeros.
@@ -660,11 +663,29 @@ export class CnabReader {
     const check = checkTaxId(id, { kinds: [which === 'CPF' ? 'cpf' : 'cnpj'], punctuation: false });
     const fallback = which === 'CPF' ? 'must be zero-filled to 14 columns' : 'letters must be upper case in a CNAB file';
     const message = `drawee ${which} ${JSON.stringify(id)}: ${check.ok ? fallback : check.reason}`;
-    this.report(d, n, '221-234', 'drawee-tax-id', 'warning', message);
+    this.reportField(d, n, '221-234', 'drawee-tax-id', 'warning', message);
   }
 
   private seqColumns(): string {
     return `${this.seqStart + 1}-${this.seqStart + 6}`;
+  }
+
+  /**
+   * A finding read from a title's columns. In a file of a bank whose layout the sandbox does not know,
+   * the columns are the Bradesco base's guess, so what they show is a warning that says so: the file
+   * is processed, and the header's bank-layout warning names the layout guessed.
+   */
+  private reportField(
+    out: CnabDiagnostic[],
+    line: number,
+    columns: string,
+    rule: string,
+    severity: Severity,
+    message: string,
+  ): void {
+    if (this.file.records.known) return this.report(out, line, columns, rule, severity, message);
+    const guessed = `${message} (read from the guessed ${this.file.records.name} columns, which bank ${this.file.bankCode} may not use)`;
+    this.report(out, line, columns, rule, 'warning', guessed);
   }
 
   private report(
