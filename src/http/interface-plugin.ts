@@ -146,6 +146,7 @@ const everyRoute = assumptionLookup(sandboxAssumptions)(
   'money-sign',
   'query-numbers',
   'query-booleans',
+  'head-like-get',
   'named-only-501',
   'sandbox-fault-status',
   'near-miss',
@@ -162,6 +163,8 @@ const OUTCOME_HEADER_SCHEMA = {
 /** Gives the routes registered on `app` the interface's edge: JSON bodies, its error shape and statuses, outcomes, the 501. */
 export function serveInterface(app: FastifyInstance, contract: InterfaceContract): void {
   app.addHook('onRoute', (route) => {
+    // The HEAD twin of a GET shares the GET's schema object, already marked.
+    if (route.method === 'HEAD') return;
     const schema = (route.schema ?? {}) as Record<string, unknown>;
     const own = schema['x-sandbox-assumption'];
     schema['x-sandbox-assumption'] = typeof own === 'string' ? `${own} ${everyRoute}` : everyRoute;

@@ -50,6 +50,14 @@ export const assumptions: Assumption[] = [
     reason: 'inventing those operations would mislead; a 501 tells the client exactly what is not emulated',
   },
   {
+    id: 'head-like-get',
+    interface: 'sandbox',
+    topic: 'HEAD requests (the specification documents GET only)',
+    decision:
+      'HEAD answers as GET would on every path GET serves (documented operations, health, control-plane GETs, the OpenAPI document and docs), with the same status and headers and no body, as HTTP requires (RFC 9110, section 9.3.2); OpenAPI lists the GET only; on a path no GET serves, HEAD is the 501 of any undocumented method',
+    reason: 'health checks, proxies and link checkers send HEAD; a 501 or 404 there would make a served path look missing',
+  },
+  {
     id: 'money-cents',
     interface: 'sandbox',
     topic: 'Precision of decimal amounts',
