@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { installControlHooks, journalUnrouted } from './control/hooks.js';
 import { sandboxPlugin } from './control/index.js';
 import { installWorkspaces, workspaceOpener } from './control/workspaces.js';
-import { clientErrorHandler } from './http/client-errors.js';
+import { clientErrorHandler, trackAnswers } from './http/client-errors.js';
 import { SandboxError } from './http/errors.js';
 import { type InterfaceModule, Interfaces } from './http/interface-module.js';
 import { useStandardErrors } from './http/interface-plugin.js';
@@ -21,6 +21,7 @@ import type { SandboxClock } from './runtime/clock.js';
 import { readFixtureFile } from './runtime/fixture-document.js';
 import type { SandboxIds } from './runtime/ids.js';
 import { createRuntime, type InterfaceParts, installRuntime, type Runtime, type RuntimeLog } from './runtime/index.js';
+import { DEFAULT_WORK_BACKLOG } from './runtime/work.js';
 import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS, workspaceNameOf, workspaceRewrite, Workspaces } from './runtime/workspaces.js';
 import type { FixtureDocument } from './interfaces.js';
 
@@ -67,6 +68,8 @@ export interface AppOptions {
   maxWorkspaces?: number;
   /** In-memory workspaces unused this long are removed (default one hour; 0: never). */
   workspaceIdleMs?: number;
+  /** Pending CNAB imports (and loan-bond registrations) per workspace before submissions are refused (default 1000). */
+  workBacklog?: number;
 }
 
 /** Server-wide settings; those of one sandbox state are the runtime's (runtime/index.ts). */
@@ -93,6 +96,8 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
       ? INTERFACES
       : new Interfaces(options.interfaces);
   const app = Fastify(serverOptions(options, settings, interfaces)).withTypeProvider<TypeBoxTypeProvider>();
+  // A 400 for bytes the HTTP parser refuses waits for the answers of the requests before them.
+  trackAnswers(app.server);
   app.setValidatorCompiler(validatorCompiler);
   useLazySerializers(app);
   app.decorate('settings', settings);
@@ -200,6 +205,7 @@ async function openRuntime(options: AppOptions, log: RuntimeLog, interfaces: Int
       seedSecrets: options.seedSecrets ?? false,
       fixtures: options.fixtures ?? null,
       journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
+      workBacklog: options.workBacklog ?? DEFAULT_WORK_BACKLOG,
     },
     interfaces,
     log,

@@ -30,6 +30,8 @@ export interface Config {
   maxWorkspaces: number;
   /** In-memory workspaces unused this long are removed; 0: never. */
   workspaceIdleMs: number;
+  /** Pending asynchronous items per interface and workspace before submissions are refused. */
+  workBacklog: number;
 }
 
 export const HELP = `tradebill-sandbox: a stateful sandbox of the trade-bill bookkeeping, registry,
@@ -60,6 +62,9 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
                                                   env SANDBOX_MAX_WORKSPACES default 256
   --workspace-idle <t>  remove in-memory workspaces unused this long: 90s, 30m, 2h; 0 never
                                                   env SANDBOX_WORKSPACE_IDLE default 60m
+  --work-backlog <n>    CNAB imports (and loan-bond registrations) waiting for processing,
+                        per workspace, before submissions are refused
+                                                  env SANDBOX_WORK_BACKLOG default 1000
   -h, --help            this text
   env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token.
 `;
@@ -123,6 +128,10 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   const maxWorkspaces = Number(maxText);
   if (!/^\d+$/.test(maxText.trim()) || maxWorkspaces > 100_000)
     throw new ConfigError(`invalid SANDBOX_MAX_WORKSPACES "${maxText}": a whole number from 0 to 100000`);
+  const backlogText = values['work-backlog'] ?? env.SANDBOX_WORK_BACKLOG ?? '1000';
+  const workBacklog = Number(backlogText);
+  if (!/^\d+$/.test(backlogText.trim()) || workBacklog < 1 || workBacklog > 1_000_000)
+    throw new ConfigError(`invalid SANDBOX_WORK_BACKLOG "${backlogText}": a whole number from 1 to 1000000`);
   const fixtures = values.fixtures ?? env.SANDBOX_FIXTURES ?? DEMO_FIXTURES;
   return {
     host: values.host ?? env.HOST ?? '127.0.0.1',
@@ -142,6 +151,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       (env.SANDBOX_COVERAGE === undefined || env.SANDBOX_COVERAGE === '' || parseBool('SANDBOX_COVERAGE', env.SANDBOX_COVERAGE)),
     maxWorkspaces,
     workspaceIdleMs: parseIdle(values['workspace-idle'] ?? env.SANDBOX_WORKSPACE_IDLE ?? '60m'),
+    workBacklog,
   };
 }
 
@@ -164,6 +174,7 @@ function parse(argv: readonly string[]) {
       'no-coverage': { type: 'boolean' },
       'max-workspaces': { type: 'string' },
       'workspace-idle': { type: 'string' },
+      'work-backlog': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

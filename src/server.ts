@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     coverage: config.coverage,
     maxWorkspaces: config.maxWorkspaces,
     workspaceIdleMs: config.workspaceIdleMs,
+    workBacklog: config.workBacklog,
   });
 
   let closing = false;

@@ -18,6 +18,7 @@ describe('configuration', () => {
       coverage: true,
       maxWorkspaces: 256,
       workspaceIdleMs: 60 * 60 * 1000,
+      workBacklog: 1000,
     });
   });
 
@@ -37,6 +38,7 @@ describe('configuration', () => {
       SANDBOX_COVERAGE: 'false',
       SANDBOX_MAX_WORKSPACES: '16',
       SANDBOX_WORKSPACE_IDLE: '90s',
+      SANDBOX_WORK_BACKLOG: '50',
     };
     expect(parseConfig([], env)).toEqual({
       host: '0.0.0.0',
@@ -53,6 +55,7 @@ describe('configuration', () => {
       coverage: false,
       maxWorkspaces: 16,
       workspaceIdleMs: 90_000,
+      workBacklog: 50,
     });
     const flags = [
       '--port',
@@ -71,6 +74,8 @@ describe('configuration', () => {
       '3',
       '--workspace-idle',
       '2h',
+      '--work-backlog',
+      '7',
     ];
     expect(parseConfig(flags, env)).toMatchObject({
       port: 9,
@@ -81,6 +86,7 @@ describe('configuration', () => {
       seed: 's2',
       maxWorkspaces: 3,
       workspaceIdleMs: 2 * 3_600_000,
+      workBacklog: 7,
     });
   });
 
@@ -99,6 +105,8 @@ describe('configuration', () => {
     expect(parseConfig([], { SANDBOX_WORKSPACE_IDLE: 'off' })).toMatchObject({ workspaceIdleMs: 0 });
     expect(() => parseConfig([], { SANDBOX_STRICT: 'maybe' })).toThrow(/SANDBOX_STRICT/);
     expect(() => parseConfig([], { SANDBOX_JOURNAL_SIZE: '-1' })).toThrow(/journal size/);
+    expect(() => parseConfig([], { SANDBOX_WORK_BACKLOG: '0' })).toThrow(/SANDBOX_WORK_BACKLOG/);
+    expect(() => parseConfig(['--work-backlog', 'lots'], {})).toThrow(/SANDBOX_WORK_BACKLOG/);
   });
 
   it('reads sizes in bytes, kb, mb and gb (1024-based)', () => {

@@ -201,9 +201,48 @@ export const SnapshotInfo = Type.Object({
   rows: Type.Record(Type.String(), Type.Integer(), { description: 'rows per table holding any' }),
 });
 
+export const WorkFailureSchema = Type.Object({
+  runner: Type.String({ description: 'the kind of work: receivables (CNAB imports) or loanbond (the registration flow)' }),
+  job: Type.Union([Type.String(), Type.Null()], {
+    description: 'what was being processed: a CNAB import id (Sandbox-Import-Id), or the loan-bond registrations of the slice',
+  }),
+  error: Type.String({
+    description: 'what went wrong; a storage failure is named by its cause and code, e.g. "database locked (SQLITE_BUSY): ..."',
+  }),
+  at: Type.String({ description: 'when, on the real clock' }),
+  attempt: Type.Integer({ description: 'failures of this kind of work in a row, this one included' }),
+  retryInMs: Type.Integer({ description: 'the sandbox retries by itself after this many milliseconds (or at the next work/run)' }),
+});
+
+export const WorkState = Type.Object({
+  held: Type.Boolean({ description: 'true: asynchronous processing waits (POST /_sandbox/work/run still runs it)' }),
+  maxBacklog: Type.Integer({
+    description: 'items each kind of work may have waiting before submissions are refused (SANDBOX_WORK_BACKLOG) [work-backlog]',
+  }),
+  runners: Type.Record(
+    Type.String(),
+    Type.Object({
+      pending: Type.Integer({ description: 'items waiting, counted up to maxBacklog' }),
+      failuresInRow: Type.Integer({ description: 'failed runs since the last one that went through' }),
+      retryInMs: Type.Union([Type.Integer(), Type.Null()], { description: 'when the next retry is due; null when none waits' }),
+    }),
+  ),
+  failures: Type.Array(WorkFailureSchema, { description: 'the last 100 failed runs, oldest first' }),
+});
+
+export const WorkChange = Strict({
+  held: Type.Optional(Type.Boolean({ description: 'true: hold asynchronous processing (items stay pending); false: release it' })),
+  maxBacklog: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'the backlog bound of this workspace from now on (until reset)' }),
+  ),
+});
+
 export const WorkResult = Type.Object({
   processed: Type.Record(Type.String(), Type.Integer(), { description: 'items processed per kind of work' }),
-  errors: Type.Integer({ description: 'runs that failed meanwhile (see the sandbox log)' }),
+  errors: Type.Integer({ description: 'runs that failed meanwhile; each is listed in failures' }),
+  failures: Type.Array(WorkFailureSchema, {
+    description: 'the runs that failed meanwhile: which work, which job, what error; the job stays pending and is retried',
+  }),
 });
 
 const CoverageTotals = Type.Object({

@@ -3,7 +3,17 @@
 // the answer is still a 400 in the interface's own error shape, with a message that says what was
 // wrong, instead of Fastify's generic "Client Error". The path comes from the request line of the
 // bytes that failed, when they hold one.
+//
+// HTTP/1.1 answers in request order: when the refused bytes follow requests the parser accepted on
+// the same connection (pipelined, or a body one byte longer than its Content-Length, whose extra
+// byte starts the "next request"), those requests are being handled and will be applied. Their
+// answers go first, the 400 after the last of them, then the connection closes: a client never
+// loses the answer of a change that was stored. Node keeps the responses waiting on a connection to
+// itself, so trackAnswers() notes, per socket, the responses not yet finished (pruned as requests
+// arrive, no listener per request).
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { finished } from 'node:stream';
 import { type ErrorShape, renderError, SandboxError, standardBody } from './errors.js';
 
 const MESSAGES: Record<string, string> = {
@@ -20,13 +30,43 @@ const MESSAGES: Record<string, string> = {
   HPE_CR_EXPECTED: 'a line of the request does not end with CR LF',
 };
 
+/** Per connection, the responses that may still be unfinished, in request order. */
+const answers = new WeakMap<Socket, ServerResponse[]>();
+/** Connections whose refused bytes are already answered (the parser reports each later chunk again). */
+const refused = new WeakSet<Socket>();
+
+/** Notes each request's response on its connection, so a 400 for later bytes can wait for it. */
+export function trackAnswers(server: Server): void {
+  server.on('request', (_request, response: ServerResponse) => {
+    const socket = response.socket;
+    if (!socket) return;
+    const list = answers.get(socket);
+    if (!list) {
+      answers.set(socket, [response]);
+      return;
+    }
+    // Keep-alive connections carry one request after another: drop the finished ones as we go.
+    let kept = 0;
+    for (const r of list) if (!r.writableFinished) list[kept++] = r;
+    list.length = kept;
+    list.push(response);
+  });
+}
+
+/** The responses of requests the parser accepted in full on `socket` and that are not answered yet. */
+function unanswered(socket: Socket): ServerResponse[] {
+  return (answers.get(socket) ?? []).filter((r) => !r.writableFinished && !r.destroyed && r.req.complete);
+}
+
 export function clientErrorHandler(shapeOf: (path: string) => ErrorShape | undefined) {
   return (err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
+    if (refused.has(socket)) return;
     // A reset or a destroyed socket has nobody left to answer; a timeout keeps Node's own 408.
     if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) {
       socket.destroy();
       return;
     }
+    refused.add(socket);
     const head = Buffer.isBuffer(err.rawPacket) ? err.rawPacket.subarray(0, 2048).toString('latin1') : '';
     const path = /^[A-Z]+ (\/\S*) HTTP\//.exec(head)?.[1]?.split('?')[0] ?? '';
     const shape = shapeOf(path);
@@ -37,9 +77,17 @@ export function clientErrorHandler(shapeOf: (path: string) => ErrorShape | undef
     }`;
     const error = new SandboxError(status, message);
     const body = JSON.stringify(shape ? renderError(shape, error) : standardBody(status, message));
-    socket.end(
+    const answer =
       `HTTP/1.1 ${status} ${status === 400 ? 'Bad Request' : 'Request Timeout'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+    const send = () => {
+      if (socket.destroyed || !socket.writable) socket.destroy();
+      else socket.end(answer);
+    };
+    // Node sends a connection's responses in request order: once the last accepted one is done,
+    // every one before it is too.
+    const last = unanswered(socket).at(-1);
+    if (last) finished(last, send);
+    else send();
   };
 }

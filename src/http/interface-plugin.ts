@@ -12,6 +12,7 @@ import {
   validationError,
   standardBody,
 } from './errors.js';
+import { describeStorageFault } from '../store/errors.js';
 import { detailsFromAjv, MAX_DETAILS } from './validation.js';
 import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
 import { assumptionLookup } from './assumption-catalog.js';
@@ -110,9 +111,16 @@ export function toSandboxError(
   }
   const status = fe.statusCode ?? 500;
   if (status >= 400 && status < 500) return new SandboxError(400, fe.message || 'bad request');
-  // The request id ties the answer to the log line; in process, with the logger off, the control
-  // plane's body carries the cause itself (causeDetails), so the thrown error says what broke.
-  return new SandboxError(500, `internal sandbox error (request ${request.id}): see the sandbox log`);
+  // The request id ties the answer to the log line; a storage failure is named by its cause (disk
+  // full, database locked...), which holds no secret; in process, with the logger off, the control
+  // plane's body carries any other cause itself (causeDetails), so the thrown error says what broke.
+  return new SandboxError(500, `internal sandbox error (request ${request.id}): ${faultCause(err)}`);
+}
+
+/** What an unexpected error was, as far as an answer may say: a storage failure's cause, else the log. */
+function faultCause(err: unknown): string {
+  const storage = describeStorageFault(err);
+  return storage === undefined ? 'see the sandbox log' : `the sandbox's storage failed, ${storage}; see the sandbox log`;
 }
 
 /**
@@ -204,7 +212,7 @@ export function serveInterface(app: FastifyInstance, contract: InterfaceContract
           ? new SandboxError(400, e.message, { code: e.code, details: e.details })
           : new SandboxError(
               400,
-              `internal sandbox error (request ${request.id}): a fault of the sandbox, not of your request (see the sandbox log); this interface documents no 5xx status`,
+              `internal sandbox error (request ${request.id}): a fault of the sandbox, not of your request (${faultCause(err)}); this interface documents no 5xx status`,
               { code: 'SandboxFault' },
             );
     }
@@ -252,7 +260,9 @@ export function useStandardErrors(
     const e = toSandboxError(err, request);
     if (e.status >= 500) {
       request.log.error({ err }, 'unexpected error');
-      return reply.code(e.status).send(standardBody(e.status, e.message, causeDetails(err)));
+      // A storage failure is said in the message; any other cause is detailed for the developer.
+      const details = describeStorageFault(err) === undefined ? causeDetails(err) : [];
+      return reply.code(e.status).send(standardBody(e.status, e.message, details));
     }
     return reply.code(e.status).send(standardBody(e.status, e.message, e.details));
   });

@@ -30,7 +30,7 @@ export const assumptions: Assumption[] = [
     interface: 'sandbox',
     topic: 'Answers to requests malformed at the HTTP level, and to a GET that carries a body, are not shown',
     decision:
-      "a 400 in the interface's error shape naming the fault (Content-Length not one decimal length, sent twice or with chunking; a bad chunk size; a malformed header line; an unknown HTTP version); a GET with a body is refused; a body shorter than its Content-Length or an unterminated chunked body is waited for, as by any HTTP server; a request without Host gets Node's bare 400",
+      "a 400 in the interface's error shape naming the fault (Content-Length not one decimal length, sent twice or with chunking; a bad chunk size; a malformed header line; an unknown HTTP version); a GET with a body is refused; a body shorter than its Content-Length or an unterminated chunked body is waited for, as by any HTTP server; a request without Host gets Node's bare 400; refused bytes after requests accepted on the same connection (pipelined, or a body longer than its Content-Length) are answered after those requests' answers, in order, then the connection closes",
     reason: '400 is every interface\'s documented validation status; a GET body the server ignored would hide a client bug',
   },
   {
@@ -130,7 +130,7 @@ export const assumptions: Assumption[] = [
     interface: 'sandbox',
     topic: 'What POST /_sandbox/reset clears besides the data',
     decision:
-      'it also clears the journal, the fault rules and the coverage counts and returns the clock to real time; snapshots stay',
+      'it also clears the journal, the fault rules and the coverage counts, returns the clock to real time, and releases held asynchronous processing with the start-up backlog bound (POST /_sandbox/work); snapshots stay',
     reason: 'a test that resets starts clean, and can still restore a baseline saved once',
   },
   {
@@ -140,6 +140,15 @@ export const assumptions: Assumption[] = [
     decision:
       'receivables and loan-bond answer a 400 in their own error shape whose message says it is a fault of the sandbox, not of the request (receivables code SandboxFault); bookkeeping and registry answer their documented 500',
     reason: 'an emulated interface answers only with its documented statuses, and the caller must not debug the sandbox\'s fault as its own',
+  },
+  {
+    id: 'work-backlog',
+    interface: 'sandbox',
+    topic: 'How much asynchronous work may wait (the specification says processing is asynchronous, not how much it queues)',
+    decision:
+      'at most SANDBOX_WORK_BACKLOG (default 1000; per workspace with POST /_sandbox/work) CNAB imports, and as many loan-bond registrations, wait for asynchronous processing per workspace; a submission that passes every check while that many wait is refused and nothing of it is stored: receivables a 400 envelope with code SandboxBusy, loan-bond a 400 in its body, both naming the limit; a failed processing step is retried after a backoff (100 ms doubling to 30 s) and shown on the import or registration and by POST /_sandbox/work/run',
+    reason:
+      'a client streaming submissions faster than they are processed must learn it at once, instead of the sandbox holding them in memory until it stalls',
   },
   {
     id: 'duplicate-keys',

@@ -99,3 +99,26 @@ export const StrictHeaders = (assumption: string) =>
       }),
     ),
   });
+
+/** What befell an item's asynchronous processing (runtime/work.ts, JobRecord), on its inspection. */
+export const ProcessingRecord = Type.Union(
+  [
+    Type.Object({
+      failedAttempts: Type.Integer({ description: 'attempts at a slice of this item that failed; the item stayed as it was' }),
+      retries: Type.Integer({ description: 'attempts made after a failure, the one that succeeded included' }),
+      failures: Type.Array(
+        Type.Object({
+          at: Type.String({ description: 'when, on the real clock' }),
+          slice: Type.String({ description: 'which part of the processing failed, e.g. "lines 1-20000"' }),
+          error: Type.String({ description: 'what went wrong, e.g. "database locked (SQLITE_BUSY): ..."' }),
+        }),
+        { description: 'the last 10 failures, oldest first' },
+      ),
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      'null while processing had no failure; otherwise its failures and retries (a failed slice is retried after a backoff, doubling from 100 ms to 30 s). Kept in memory: a restart forgets it',
+  },
+);

@@ -4,8 +4,9 @@ import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { centsToNumber } from '../domain/money.js';
 import { SandboxError } from '../http/errors.js';
-import { AmountOut, ErrorDetailSchema, StandardError } from '../http/schema.js';
+import { AmountOut, ErrorDetailSchema, ProcessingRecord, StandardError } from '../http/schema.js';
 import type { AdditionalDocumentRow, RegistrationRow } from '../store/loanbond.js';
+import { registrationWork } from './runner.js';
 import { Signature, type Signature as SignatureT, Signer } from './schemas.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
 
@@ -68,6 +69,7 @@ const Detail = Type.Object({
     note: Type.String(),
   }),
   warnings: Type.Array(ErrorDetailSchema),
+  processing: ProcessingRecord,
 });
 
 function summary(r: RegistrationRow) {
@@ -207,14 +209,18 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { codigoIdentificador } = request.params;
-      const store = runtimeOf(request).store.loanbond;
+      const runtime = runtimeOf(request);
+      const store = runtime.store.loanbond;
       const row = store.registration(codigoIdentificador);
       if (!row)
         throw new SandboxError(
           404,
           `no loan-bond registration has codigo_identificador ${codigoIdentificador}`,
         );
-      return detail(row, store.additionalDocuments(codigoIdentificador));
+      return {
+        ...detail(row, store.additionalDocuments(codigoIdentificador)),
+        processing: runtime.workOf(registrationWork).processingOf(codigoIdentificador),
+      };
     },
   );
 

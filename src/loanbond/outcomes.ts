@@ -21,6 +21,7 @@ export const outcomes = operationOutcomes(
     'rule-6-too-many-records': [400, 'rule 6: the request holds more than 50 records'],
     'file-not-base64': [400, 'a documento or conteudo is not standard base64'],
     'tax-id-invalid': [400, 'in strict mode, a cpf_cnpj of a signer or signature has wrong check digits'],
+    'backlog-full': [400, 'as many registrations as SANDBOX_WORK_BACKLOG wait for their asynchronous step; nothing is stored'],
   },
   { body: true, faults: [400, 401] },
 );

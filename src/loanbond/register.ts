@@ -23,6 +23,8 @@ export interface RegisterContext {
   ids: Ids;
   now: Date;
   strict: boolean;
+  /** Throws when the records may not be stored now (back-pressure); called once every check passed. */
+  admit?: () => void;
 }
 
 export interface RegisterResult {
@@ -209,6 +211,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
       })),
     }));
     if (problems.details.length > 0) throw validationError(problems.details).tag(problems.outcome ?? 'file-not-base64');
+    ctx.admit?.();
 
     // ...then the keys: a refused request consumes none of them (a seeded sequence stays as it was).
     const batch = ids.newId('LBB-');

@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
-import { validationError } from '../http/errors.js';
+import { SandboxError, validationError } from '../http/errors.js';
 import { serveInterface } from '../http/interface-plugin.js';
 import { strictFor } from '../runtime/strict.js';
 import { errorResponses, StandardError, StrictHeaders } from '../http/schema.js';
@@ -39,13 +39,13 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
           201: RegistrationResponse,
           ...errorResponses([400, 401], StandardError, s('error-body')),
         },
-        'x-sandbox-assumption': a(
+        'x-sandbox-assumption': `${a(
           'lb-check-order',
           'lb-status-products',
           'lb-document-store',
           'lb-pdf-detection',
           'lb-pdf-containers',
-        ),
+        )} ${s('work-backlog')}`,
       },
       // Rule 6 by name, before the schema would report it as a bare "more than 50 items".
       preValidation: async (request) => {
@@ -78,6 +78,10 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
         ids: runtime.ids,
         now: runtime.clock.now(),
         strict: strictFor(request),
+        admit: () => {
+          const refusal = runtime.work.refusal(registrationWork.name, 'loan-bond registrations');
+          if (refusal) throw new SandboxError(400, refusal, { outcome: 'backlog-full' });
+        },
       });
       runtime.work.kick(registrationWork.name);
       request.outcome = result.outcome;

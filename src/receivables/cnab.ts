@@ -382,6 +382,19 @@ export class CnabFile {
  * to the last; the sequence check carries over between calls. summary() is final once done.
  * Nothing is allocated per record except diagnostics.
  */
+/** A CnabReader's position and counts (mark, rewind). */
+export interface ReaderMark {
+  readonly next: number;
+  readonly previousSeq: number;
+  readonly kept: number;
+  readonly fileDate: string | null;
+  readonly titleCount: number;
+  readonly otherRecordCount: number;
+  readonly totalCents: number;
+  readonly errors: number;
+  readonly warnings: number;
+}
+
 export class CnabReader {
   readonly layout: CnabLayout;
   private readonly file: CnabFile;
@@ -448,6 +461,16 @@ export class CnabReader {
 
   get done(): boolean {
     return this.next >= this.lines.count;
+  }
+
+  /** Where the reader stands, to come back to with rewind() when what it read could not be stored. */
+  mark(): ReaderMark {
+    const { next, previousSeq, kept, fileDate, titleCount, otherRecordCount, totalCents, errors, warnings } = this;
+    return { next, previousSeq, kept, fileDate, titleCount, otherRecordCount, totalCents, errors, warnings };
+  }
+
+  rewind(mark: ReaderMark): void {
+    Object.assign(this, mark);
   }
 
   summary(): CnabSummary {

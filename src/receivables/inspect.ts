@@ -5,9 +5,10 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import { centsToNumber } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { SandboxError } from '../http/errors.js';
-import { AmountOut, StandardError } from '../http/schema.js';
+import { AmountOut, ProcessingRecord, StandardError } from '../http/schema.js';
 import type { ImportRow, ReceivablesStore } from '../store/receivables.js';
 import { CnabFile } from './cnab.js';
+import { importWork } from './runner.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
 import type { FastifyRequest } from 'fastify';
 
@@ -94,6 +95,7 @@ const ImportDetail = Type.Object({
     description: 'a page of the titles read, by line (titlesOffset, titlesLimit)',
   }),
   diagnostics: Type.Array(Diagnostic, { description: 'at most 1000; errorCount and warningCount are exact' }),
+  processing: ProcessingRecord,
 });
 
 function summary(row: ImportRow) {
@@ -281,7 +283,8 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const store = storeOf(request);
+      const runtime = runtimeOf(request);
+      const store = runtime.store.receivables;
       const row = store.import(request.params.importId);
       if (!row) throw new SandboxError(404, `no CNAB import with id ${request.params.importId}`);
       const { titlesOffset = 0, titlesLimit = 100 } = request.query;
@@ -291,6 +294,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         // Titles are read again from the stored bytes (the same code that checked them).
         titles: titlesOf(store, row.importId, titlesOffset, titlesLimit),
         diagnostics: store.diagnostics(row.importId),
+        processing: runtime.workOf(importWork).processingOf(row.importId),
       };
     },
   );

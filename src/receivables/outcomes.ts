@@ -55,6 +55,7 @@ export const outcomes = operationOutcomes(
     'file-not-base64': [400, 'operationFile is not base64 text (ValidationError, target operationFile)'],
     'file-empty': [400, 'operationFile is empty (ValidationError, target operationFile)'],
     'file-not-cnab': [400, 'a line of operationFile is neither 400 nor 444 bytes long (ValidationError, target operationFile)'],
+    'backlog-full': [400, 'SandboxBusy: as many imports as SANDBOX_WORK_BACKLOG wait for processing; the file is not stored'],
   },
   {
     body: true,

@@ -3,9 +3,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
+import { SandboxError } from '../http/errors.js';
 import { serveInterface } from '../http/interface-plugin.js';
 import { strictFor } from '../runtime/strict.js';
 import { EnvelopeError, errorResponses, StrictHeaders } from '../http/schema.js';
+import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
 import { importWork } from './runner.js';
@@ -14,6 +16,7 @@ import { refusedImportProblems, submitImport } from './submit.js';
 import { runtimeOf } from '../runtime/index.js';
 
 const a = assumptionLookup(assumptions);
+const s = assumptionLookup(sandboxAssumptions);
 
 export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
   serveInterface(app, contract);
@@ -42,7 +45,7 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
             a('rc-validation-error', 'rc-error-precedence'),
           ),
         },
-        'x-sandbox-assumption': a(
+        'x-sandbox-assumption': `${a(
           'rc-error-precedence',
           'rc-statuses',
           'rc-cnab-rules',
@@ -52,13 +55,17 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
           'rc-return-file',
           'rc-import-id-header',
           'rc-no-webhook',
-        ),
+        )} ${s('work-backlog')}`,
       },
     },
     async (request, reply) => {
       const runtime = runtimeOf(request);
       const { store, ids, clock } = runtime;
-      const submitted = submitImport(request.body, { store, ids, now: clock.now(), strict: strictFor(request) });
+      const admit = () => {
+        const refusal = runtime.work.refusal(importWork.name, 'CNAB imports');
+        if (refusal) throw new SandboxError(400, refusal, { code: 'SandboxBusy', outcome: 'backlog-full' });
+      };
+      const submitted = submitImport(request.body, { store, ids, now: clock.now(), strict: strictFor(request), admit });
       const { importId } = submitted;
       runtime.workOf(importWork).handOff(importId, submitted.file, submitted.lines);
       runtime.work.kick(importWork.name);

@@ -1,16 +1,20 @@
 // Asynchronous processing of CNAB imports, off the request path (the runtime's work "receivables").
-// One import at a time, in slices of SLICE_LINES records: each slice is checked and its diagnostics
-// written in one transaction, then the runner yields so requests keep flowing. The job's state lives
-// in memory; after a restart an import still pending is processed again from its first line (its
-// partial diagnostics are deleted first), so the outcome never depends on where a run stopped.
+// One import at a time, in slices: each slice is checked and its diagnostics written in one
+// transaction; a turn of the runner checks up to SLICE_LINES lines (a slice of a large file, or many
+// small files one after another), then it yields so requests keep flowing. The job's state lives
+// in memory and moves on only once its slice committed: a slice whose transaction fails (disk full,
+// the database locked) rewinds the reader to where the slice began, is noted in the import's
+// processing record, and is tried again by the work scheduler after a backoff. After a restart an
+// import still pending is processed again from its first line (its partial diagnostics are deleted
+// first), so the outcome never depends on where a run stopped.
 import type { RunnerContext, WorkKind } from '../runtime/index.js';
-import type { Runner } from '../runtime/work.js';
+import { JobHistory, type JobRecord, type Runner } from '../runtime/work.js';
 import { CnabFile, CnabReader, type LineIndex } from './cnab.js';
 import { importResultSlug } from './outcomes.js';
 
 const OPERATION = 'import-cnab';
 
-/** Records per slice: a few milliseconds of work. */
+/** Lines checked per turn of the runner: a few milliseconds of work. */
 export const SLICE_LINES = 20_000;
 /** Diagnostics kept per import; the error and warning counts stay exact. */
 export const MAX_DIAGNOSTICS = 1000;
@@ -24,10 +28,16 @@ interface Job {
   strict: boolean;
   /** The rule of the first error found, which names the import's outcome (receivables/outcomes.ts). */
   firstError: string | null;
+  /** Its bytes were read back from the database and scanned (no hand-over): opening took a while. */
+  readBack: boolean;
 }
 
 export interface ImportWork {
   run: Runner;
+  /** Imports waiting for processing (back-pressure), counted up to `upTo`. */
+  backlog: (upTo: number) => number;
+  /** The failures and retries of an import's processing, null when it had none. */
+  processingOf(importId: string): JobRecord | null;
   /**
    * The route passes the bytes it just stored and the line index it found checking them, so that the
    * runner neither reads a file of tens of megabytes back from the database nor scans it again
@@ -38,10 +48,28 @@ export interface ImportWork {
 
 export const importWork: WorkKind<ImportWork> = { name: 'receivables', create: importRunner };
 
+/**
+ * Bytes of handed-over files kept in memory for the runner; past it, a file is read back from the
+ * database when its turn comes. One file is always kept, so the largest file accepted is never read
+ * back when it is alone.
+ */
+export const HANDED_BYTES = 64 * 1024 * 1024;
+
 function importRunner(ctx: RunnerContext): ImportWork {
   const store = ctx.store.receivables;
   const handed = new Map<string, { file: Buffer; lines: LineIndex }>();
+  let handedBytes = 0;
+  const history = new JobHistory();
   let job: Job | null = null;
+
+  const takeHanded = (importId: string) => {
+    const given = handed.get(importId);
+    if (given) {
+      handed.delete(importId);
+      handedBytes -= given.file.length;
+    }
+    return given;
+  };
 
   /** Takes the oldest pending import; one whose bytes cannot be read is rejected on the spot. */
   const start = (): Job | null => {
@@ -49,77 +77,92 @@ function importRunner(ctx: RunnerContext): ImportWork {
       const importId = store.nextPending();
       if (importId === undefined) {
         handed.clear(); // bytes of imports wiped by a reset before they started
+        handedBytes = 0;
         return null;
       }
+      history.attempting(importId);
       const given = handed.get(importId);
-      handed.delete(importId);
       // As asked at submission (the sandbox setting or the request's Sandbox-Strict header).
       const strict = store.import(importId)?.strict === 1 || ctx.settings.strict;
       const opened = given
         ? { ok: true as const, file: new CnabFile(given.file.toString('latin1'), given.lines) }
         : CnabFile.open(store.file(importId) ?? Buffer.alloc(0));
       if (opened.ok) {
-        store.clearDiagnostics(importId);
+        try {
+          store.clearDiagnostics(importId);
+        } catch (err) {
+          throw history.failed(importId, "start (clearing an earlier run's diagnostics)", err);
+        }
+        takeHanded(importId);
         const reader = new CnabReader(opened.file, { strict, maxDiagnostics: MAX_DIAGNOSTICS });
         const lineCount = opened.file.lines.count;
-        return { importId, reader, lineCount, next: 0, ordinal: 0, strict, firstError: null };
+        return { importId, reader, lineCount, next: 0, ordinal: 0, strict, firstError: null, readBack: !given };
       }
       // Unreachable for files the route accepted; kept so a damaged database cannot stall the runner.
-      ctx.store.transaction(() => {
-        store.clearDiagnostics(importId);
-        const diagnostic = {
-          line: null,
-          columns: null,
-          rule: 'file',
-          severity: 'error' as const,
-          message: opened.reason,
-        };
-        store.addDiagnostics(importId, [diagnostic], 0);
-        store.finish(importId, {
-          status: 'rejected',
-          processedAt: ctx.clock.now().toISOString(),
-          strict,
-          layout: 'cnab400',
-          lineCount: 0,
-          fileDate: null,
-          titleCount: 0,
-          otherRecordCount: 0,
-          totalFaceValueCents: 0,
-          errorCount: 1,
-          warningCount: 0,
+      takeHanded(importId);
+      try {
+        ctx.store.transaction(() => {
+          store.clearDiagnostics(importId);
+          const diagnostic = {
+            line: null,
+            columns: null,
+            rule: 'file',
+            severity: 'error' as const,
+            message: opened.reason,
+          };
+          store.addDiagnostics(importId, [diagnostic], 0);
+          store.finish(importId, {
+            status: 'rejected',
+            processedAt: ctx.clock.now().toISOString(),
+            strict,
+            layout: 'cnab400',
+            lineCount: 0,
+            fileDate: null,
+            titleCount: 0,
+            otherRecordCount: 0,
+            totalFaceValueCents: 0,
+            errorCount: 1,
+            warningCount: 0,
+          });
         });
-      });
+      } catch (err) {
+        throw history.failed(importId, 'rejecting an unreadable file', err);
+      }
     }
   };
 
   const handOff = (importId: string, file: Buffer, lines: LineIndex) => {
+    if (handed.size > 0 && handedBytes + file.length > HANDED_BYTES) return;
     handed.set(importId, { file, lines });
+    handedBytes += file.length;
   };
 
-  const run: Runner = () => {
-    if (job && store.status(job.importId) !== 'pending') job = null; // wiped by a reset meanwhile
-    if (!job) {
-      // Opening a file (reading its bytes, finding its lines) is one stretch; its records come in later turns.
-      job = start();
-      return job ? 1 : 0;
-    }
-    const current = job;
+  /** Checks and stores up to `budget` lines of the current job; returns how many. */
+  const slice = (current: Job, budget: number): number => {
     const from = current.next;
-    const to = Math.min(from + SLICE_LINES, current.lineCount);
+    const to = Math.min(from + budget, current.lineCount);
+    history.attempting(current.importId);
+    const mark = current.reader.mark();
     const diagnostics = current.reader.read(from, to);
+    try {
+      ctx.store.transaction(() => {
+        store.addDiagnostics(current.importId, diagnostics, current.ordinal);
+        if (current.reader.done) {
+          const summary = current.reader.summary();
+          store.finish(current.importId, {
+            ...summary,
+            status: summary.errorCount === 0 ? 'processed' : 'rejected',
+            processedAt: ctx.clock.now().toISOString(),
+            strict: current.strict,
+          });
+        }
+      });
+    } catch (err) {
+      // Nothing of the slice was kept: the reader goes back to where it began, to read it again.
+      current.reader.rewind(mark);
+      throw history.failed(current.importId, `lines ${from + 1}-${to}`, err);
+    }
     current.firstError ??= diagnostics.find((d) => d.severity === 'error')?.rule ?? null;
-    ctx.store.transaction(() => {
-      store.addDiagnostics(current.importId, diagnostics, current.ordinal);
-      if (current.reader.done) {
-        const summary = current.reader.summary();
-        store.finish(current.importId, {
-          ...summary,
-          status: summary.errorCount === 0 ? 'processed' : 'rejected',
-          processedAt: ctx.clock.now().toISOString(),
-          strict: current.strict,
-        });
-      }
-    });
     current.ordinal += diagnostics.length;
     current.next = to;
     if (current.reader.done) {
@@ -131,7 +174,33 @@ function importRunner(ctx: RunnerContext): ImportWork {
       else ctx.log.error({ importId: current.importId, rule: current.firstError }, 'a rejecting CNAB rule has no outcome (receivables/outcomes.ts)');
       job = null;
     }
-    return Math.max(1, to - from);
+    return to - from;
   };
-  return { run, handOff };
+
+  // One turn checks up to SLICE_LINES lines, over as many imports as that takes: a stream of small
+  // files is processed as fast as it arrives, a large one a slice per turn.
+  const run: Runner = () => {
+    let budget = SLICE_LINES;
+    let processed = 0;
+    while (budget > 0) {
+      if (job && store.status(job.importId) !== 'pending') job = null; // wiped by a reset meanwhile
+      if (!job) {
+        job = start();
+        if (!job) break;
+        processed += 1;
+        // A file read back from the database (after a restart) was scanned whole: that is the turn.
+        if (job.readBack) break;
+      }
+      const n = slice(job, budget);
+      budget -= Math.max(1, n);
+      processed += n;
+    }
+    return processed;
+  };
+  return {
+    run,
+    handOff,
+    backlog: (upTo) => store.pendingCount(upTo),
+    processingOf: (importId) => history.of(importId),
+  };
 }

@@ -15,6 +15,8 @@ export interface SubmitContext {
   ids: Ids;
   now: Date;
   strict: boolean;
+  /** Throws when the import may not be stored now (back-pressure); called once every check passed. */
+  admit?: () => void;
 }
 
 export interface Submitted {
@@ -113,6 +115,7 @@ export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitte
   const read = readFile(body.operationFile);
   if ('error' in read) throw read.error;
 
+  ctx.admit?.();
   const importId = ctx.ids.newId('CNAB-');
   // One insert: a transaction of its own.
   store.insertImport({

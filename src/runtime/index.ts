@@ -30,6 +30,8 @@ export interface RuntimeSettings {
   fixtures: string | object | null;
   /** Entries the request journal keeps (0: off). */
   journalSize: number;
+  /** Pending asynchronous items per interface before submissions are refused (default DEFAULT_WORK_BACKLOG). */
+  workBacklog?: number;
 }
 
 /** What a runner may touch: the state, the clock, the settings; never the HTTP layer. */
@@ -48,11 +50,18 @@ export interface RuntimeLog {
   error(obj: object, msg: string): void;
 }
 
+/** What a work kind builds: `run` processes a slice of pending items and returns how many (0: none left). */
+export interface WorkInstance {
+  run: Runner;
+  /** Items waiting for processing, counted up to `upTo` (back-pressure: a route refuses new ones at the bound). */
+  backlog?: (upTo: number) => number;
+}
+
 /**
- * An interface's asynchronous work: built once per runtime. `run` processes a slice of pending items
- * and returns how many (0: none left); other members are the interface's own hand-over points.
+ * An interface's asynchronous work: built once per runtime. Members besides `run` and `backlog` are
+ * the interface's own hand-over points.
  */
-export interface WorkKind<T extends { run: Runner } = { run: Runner }> {
+export interface WorkKind<T extends WorkInstance = WorkInstance> {
   name: string;
   create(ctx: RunnerContext): T;
 }
@@ -86,10 +95,11 @@ export interface Runtime extends RunnerContext {
   readonly snapshots: Snapshots;
   readonly work: Work;
   /** The instance of an interface's work kind in this runtime (its hand-over points). */
-  workOf<T extends { run: Runner }>(kind: WorkKind<T>): T;
+  workOf<T extends WorkInstance>(kind: WorkKind<T>): T;
   /**
    * Wipes the state and loads the fixtures, in one transaction; returns the clock to real time,
-   * restarts generated keys and empties the journal, the fault rules and the coverage counts. A
+   * restarts generated keys, empties the journal, the fault rules and the coverage counts, and
+   * releases held processing with the start-up backlog bound. A
    * refused fixture document (a 400 whose pointers start with /fixtures) changes nothing.
    */
   reset(options: ResetOptions): LoadCounts;
@@ -133,8 +143,11 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     store.setMetaValue('idsGeneration', String(generation));
     ids.reseed(`${settings.seed}#${generation}`, { secrets: settings.seedSecrets });
   }
-  const work = new Work((name, err) => log.error({ err, runner: name }, 'asynchronous processing failed'));
-  const instances = new Map<string, { run: Runner }>();
+  const work = new Work({
+    ...(settings.workBacklog === undefined ? {} : { maxBacklog: settings.workBacklog }),
+    onError: (name, err) => log.error({ err, runner: name }, 'asynchronous processing failed; retried after a backoff'),
+  });
+  const instances = new Map<string, WorkInstance>();
   const runtime: Runtime = {
     store,
     clock,
@@ -147,7 +160,7 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     faults: new Faults(),
     snapshots: new Snapshots(store.snapshots, clock, ids),
     work,
-    workOf<T extends { run: Runner }>(kind: WorkKind<T>): T {
+    workOf<T extends WorkInstance>(kind: WorkKind<T>): T {
       const instance = instances.get(kind.name);
       if (!instance) throw new Error(`work "${kind.name}" is not part of this runtime`);
       return instance as T;
@@ -177,10 +190,11 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
       }
       ids.reseed(seed, { secrets: seedSecrets });
       // A test that resets starts clean: no journal from the test before, no fault rule left over, no
-      // coverage counted by another client.
+      // coverage counted by another client, no processing held by it.
       runtime.journal.clear();
       runtime.faults.clear();
       runtime.coverage.clear();
+      work.resetSettings();
       return loaded;
     },
     async close() {
@@ -191,7 +205,7 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
   for (const kind of interfaces.work) {
     const instance = kind.create(runtime);
     instances.set(kind.name, instance);
-    work.register(kind.name, () => instance.run());
+    work.register(kind.name, () => instance.run(), instance.backlog?.bind(instance));
   }
   return { runtime, isNew };
 }

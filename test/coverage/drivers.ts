@@ -296,6 +296,11 @@ export const DRIVERS: Record<string, Driver> = {
   'import-cnab.body-malformed': (c) =>
     c.send('POST', IMPORT, { headers: { 'content-type': 'text/plain' }, raw: 'token=rc-token-1' }),
   'import-cnab.fault-400': viaFault(IMPORT, 400, (c) => submit(c, submission(FILES.processed ?? ''))),
+  'import-cnab.backlog-full': async (c) => {
+    await c.send('POST', '/_sandbox/work', { body: { held: true, maxBacklog: 1 } });
+    await submit(c, submission(FILES.processed ?? ''));
+    return submit(c, submission(FILES.processed ?? ''));
+  },
 
   // ---- loan-bond ----
   'register-loan-bond.registered-signed': (c) => registerLb(c, lbBody({}, [record({ assinado: true })])),
@@ -318,5 +323,10 @@ export const DRIVERS: Record<string, Driver> = {
     c.send('POST', LOANBOND, { headers: { 'content-type': 'application/json' }, raw: '' }),
   'register-loan-bond.body-invalid': (c) => registerLb(c, lbBody({ registros: [] })),
   'register-loan-bond.fault-400': viaFault(LOANBOND, 400, (c) => registerLb(c, lbBody())),
+  'register-loan-bond.backlog-full': async (c) => {
+    await c.send('POST', '/_sandbox/work', { body: { held: true, maxBacklog: 1 } });
+    await registerLb(c, lbBody());
+    return registerLb(c, lbBody());
+  },
   'register-loan-bond.fault-401': viaFault(LOANBOND, 401, (c) => registerLb(c, lbBody())),
 };

@@ -51,6 +51,7 @@ describe('docs/configuration.md', () => {
     '--journal-size': '50',
     '--max-workspaces': '3',
     '--workspace-idle': '2h',
+    '--work-backlog': '50',
   };
 
   it('has a row for every flag and variable of --help, and no flag --help does not print', () => {

@@ -25,6 +25,8 @@ const NOT_RUN: Record<string, string> = {
     'starts a server until stopped; test/inspector/browser.test.ts runs the same demo (runDemo) against one',
   'docs/openapi.md: SANDBOX=http://127.0.0.1:3000':
     'downloads the generator and the linters from the registry: test/openapi/ runs the same generator version and the same rulesets offline',
+  'docs/reliability.md: npm run sustained':
+    'a stream of CNAB submissions for 30 s or more against a child server: test/runtime/work.test.ts and test/reliability/async-work.test.ts check the scheduler and the backlog bound it relies on',
   'docs/reliability.md: npm run soak':
     'the long reliability run takes hours: test/reliability/ runs the same suites, shorter, in every run',
   'docs/in-process.md: npm pkg set allowScripts.better-sqlite3=true --json':
