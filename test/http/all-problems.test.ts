@@ -15,74 +15,45 @@ function pay(body: Record<string, unknown>) {
   return { type: 'bankSlip', informantId: 'directByDrawerHolder', isPartial: true, paymentValue: 10, ...body };
 }
 
+/** A fresh sandbox with bill IUD-1 (open 100.00), and the answer to a payment of `uid` with `body`. */
+async function declare(body: Record<string, unknown>, uid = 'IUD-1') {
+  const app = await bookkeepingApp(BILLS);
+  const res = await app.inject({ method: 'PUT', url: paymentUrl(TENANT, uid), headers: AUTH, payload: pay(body) });
+  return { app, res };
+}
+
 describe('a payment', () => {
   it('names a schema error, the beneficiary document and the future date in one answer', async () => {
-    const app = await bookkeepingApp(BILLS);
-    const res = await app.inject({
-      method: 'PUT',
-      url: paymentUrl(TENANT, 'IUD-1'),
-      headers: AUTH,
-      payload: pay({ informantId: 7, beneficiaryDocument: '12345678900', paymentDate: '2099-01-01' }),
-    });
+    const { res } = await declare({ informantId: 7, beneficiaryDocument: '12345678900', paymentDate: '2099-01-01' });
     expect(res.statusCode).toBe(400);
     expect(detailPaths(res)).toEqual(['/beneficiaryDocument', '/informantId', '/paymentDate']);
     expect(res.json().message).toMatch(/^\/informantId: must be string \(and 2 more problems\)$/);
   });
 
   it('compares readable amounts with the bill even when another field is refused', async () => {
-    const app = await bookkeepingApp(BILLS);
-    const res = await app.inject({
-      method: 'PUT',
-      url: paymentUrl(TENANT, 'IUD-1'),
-      headers: AUTH,
-      payload: pay({ type: '', paymentValue: 150 }),
-    });
+    const { res } = await declare({ type: '', paymentValue: 150 });
     expect(detailPaths(res)).toEqual(['/paymentValue', '/type']);
     expect(res.json().details[1].message).toBe('150.00 exceeds the open value of the trade bill (100.00)');
   });
 
   it('names a domain problem and a cross-field problem of a body the schema accepts', async () => {
-    const app = await bookkeepingApp(BILLS);
-    const res = await app.inject({
-      method: 'PUT',
-      url: paymentUrl(TENANT, 'IUD-1'),
-      headers: AUTH,
-      payload: pay({ beneficiaryDocument: '12345678900', paymentValue: 100, remainingValue: 5 }),
-    });
+    const { res } = await declare({ beneficiaryDocument: '12345678900', paymentValue: 100, remainingValue: 5 });
     expect(detailPaths(res)).toEqual(['/beneficiaryDocument', '/isPartial', '/remainingValue']);
   });
 
   it('names both a partial payment of the whole open value and a wrong remainingValue', async () => {
-    const app = await bookkeepingApp(BILLS);
-    const res = await app.inject({
-      method: 'PUT',
-      url: paymentUrl(TENANT, 'IUD-1'),
-      headers: AUTH,
-      payload: pay({ paymentValue: 100, remainingValue: 5 }),
-    });
+    const { res } = await declare({ paymentValue: 100, remainingValue: 5 });
     expect(detailPaths(res)).toEqual(['/isPartial', '/remainingValue']);
     expect(res.headers['sandbox-outcome']).toBe('declare-payment.partial-equals-open');
   });
 
   it('names an unknown uid with the problems of the declaration', async () => {
-    const app = await bookkeepingApp(BILLS);
-    const res = await app.inject({
-      method: 'PUT',
-      url: paymentUrl(TENANT, 'NOPE'),
-      headers: AUTH,
-      payload: pay({ paymentDate: '2099-01-01', isPartial: 'yes' }),
-    });
+    const { res } = await declare({ paymentDate: '2099-01-01', isPartial: 'yes' }, 'NOPE');
     expect(detailPaths(res)).toEqual(['/isPartial', '/paymentDate', '/uid']);
   });
 
   it('does not judge a date the schema refused as being in the future', async () => {
-    const app = await bookkeepingApp(BILLS);
-    const res = await app.inject({
-      method: 'PUT',
-      url: paymentUrl(TENANT, 'IUD-1'),
-      headers: AUTH,
-      payload: pay({ paymentDate: '2099-02-30' }),
-    });
+    const { res } = await declare({ paymentDate: '2099-02-30' });
     expect(res.json().details).toEqual([{ path: '/paymentDate', message: 'must be a real calendar date written YYYY-MM-DD' }]);
   });
 
