@@ -89,6 +89,12 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${printTable(rows)}\n`);
     return;
   }
+  if (process.argv.includes('--idle-workspaces')) {
+    // Only the figures of idle workspaces in files against in memory, and of restarting with them.
+    await idleWorkspaceFigures();
+    process.stdout.write(`\n${printTable(rows)}\n`);
+    return;
+  }
 
   // Baseline 1: bare Fastify, constant JSON of the same page the sandbox answers.
   const page = extractRequests(TENANTS.t10k, 20, 1);
@@ -198,6 +204,7 @@ async function main(): Promise<void> {
     await lb.stop();
   }
   await workspaceFigures();
+  await idleWorkspaceFigures();
   await coverageCost();
 
   report(measured);
@@ -612,6 +619,92 @@ async function workspaceFigures(): Promise<void> {
     await workspaces(ws);
   } finally {
     await ws.stop();
+  }
+}
+
+/** Threads of a child now (Linux), e.g. a checkpoint thread per database file would show here. */
+function threadsNow(pid: number | undefined): number {
+  const m = pid ? /Threads:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8')) : null;
+  return m ? Number(m[1]) : Number.NaN;
+}
+
+/**
+ * 256 workspaces, each created with the demo fixtures and then left alone, in database files against
+ * in memory: resident memory, threads and the CPU the idle server burns over 10 s (a thread or a
+ * timer per workspace would show in both). Then the file-backed server restarted: spawn -> health 200
+ * and spawn -> every workspace listed (each opened), against a database with one workspace file.
+ */
+async function idleWorkspaceFigures(): Promise<void> {
+  const N = 256;
+  const IDLE_S = 10;
+  const dir = join(work, 'idle-workspaces');
+  mkdirSync(dir, { recursive: true });
+  const measure = async (db: string) => {
+    const s = await startChild('dist/server.js', (port) => ['--port', String(port), '--db', db, '--fixtures', 'fixtures/demo.json', '--max-workspaces', String(N)]);
+    try {
+      for (let i = 0; i < N; i++) await post(s, '/_sandbox/workspaces', { name: `idle-${i}` });
+      // Long enough for the checkpoint worker to let every file go and end its thread.
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      const ticks = cpuTicks(s.child.pid);
+      await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
+      // Clock ticks are 1/100 s: ticks per second are percent of one core.
+      const cpu = (cpuTicks(s.child.pid) - ticks) / IDLE_S;
+      return { rss: rssNow(s.child.pid), threads: threadsNow(s.child.pid), cpu };
+    } finally {
+      await s.stop();
+    }
+  };
+  const bar1 = 'report; idle CPU <= 1% of a core, threads as in memory (+1 at most)';
+  try {
+    const file = await measure(join(dir, 'many.db'));
+    const memory = await measure(':memory:');
+    row(
+      `${N} idle workspaces in database files, RSS / threads / idle CPU`,
+      `${fmt.mb(file.rss)} / ${file.threads} / ${file.cpu.toFixed(1)}%`,
+      `in memory ${fmt.mb(memory.rss)} / ${memory.threads} / ${memory.cpu.toFixed(1)}%`,
+      fmt.x(file.rss / memory.rss),
+      bar1,
+      file.cpu <= 1 && file.threads <= memory.threads + 1,
+    );
+  } catch (err) {
+    failed(`${N} idle workspaces in database files`, bar1, err);
+  }
+
+  const bar2 = 'spawn -> health 200 <= 1.5x the one-workspace restart';
+  try {
+    // One workspace file to restart with, as the baseline.
+    const one = await startChild('dist/server.js', (port) => ['--port', String(port), '--db', join(dir, 'one.db'), '--fixtures', 'fixtures/demo.json']);
+    await post(one, '/_sandbox/workspaces', { name: 'only' });
+    await one.stop();
+    const restart = async (db: string) => {
+      const t0 = performance.now();
+      const s = await startChild('dist/server.js', (port) => ['--port', String(port), '--db', db, '--fixtures', 'fixtures/demo.json', '--max-workspaces', String(N)]);
+      try {
+        const list = await fetch(`${s.url}/_sandbox/workspaces?limit=1000`);
+        const listed = ((await list.json()) as { workspaces: unknown[] }).workspaces.length;
+        return { health: s.startMs, all: performance.now() - t0, listed };
+      } finally {
+        await s.stop();
+      }
+    };
+    const many: Array<{ health: number; all: number; listed: number }> = [];
+    const single: Array<{ health: number; all: number; listed: number }> = [];
+    for (let i = 0; i < 3; i++) {
+      many.push(await restart(join(dir, 'many.db')));
+      single.push(await restart(join(dir, 'one.db')));
+    }
+    if (many.some((r) => r.listed !== N + 1)) throw new Error(`a restart listed ${many.map((r) => r.listed).join(', ')} workspaces, not ${N + 1}`);
+    const ratio = median(many.map((r) => r.health)) / median(single.map((r) => r.health));
+    row(
+      `restart with ${N} workspace files: spawn -> health 200 (-> all ${N} opened)`,
+      `${fmt.ms(median(many.map((r) => r.health)))} (${fmt.ms(median(many.map((r) => r.all)))})`,
+      `one file ${fmt.ms(median(single.map((r) => r.health)))} (${fmt.ms(median(single.map((r) => r.all)))})`,
+      fmt.x(ratio),
+      bar2,
+      ratio <= 1.5,
+    );
+  } catch (err) {
+    failed(`restart with ${N} workspace files`, bar2, err);
   }
 }
 

@@ -2,9 +2,10 @@
 // everything it needs arrives as options; src/server.ts reads the configuration and listens.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { installControlHooks, journalUnrouted } from './control/hooks.js';
+import { installControlHooks } from './control/hooks.js';
+import { journalUnrouted } from './control/journal-hooks.js';
 import { sandboxPlugin } from './control/index.js';
-import { installWorkspaces, workspaceOpener } from './control/workspaces.js';
+import { creationPolicy, installWorkspaces, workspaceOpener } from './control/workspace-routes.js';
 import { clientErrorHandler, trackAnswers } from './http/client-errors.js';
 import { SandboxError } from './http/errors.js';
 import { type InterfaceModule, Interfaces } from './http/interface-module.js';
@@ -21,13 +22,11 @@ import type { SandboxClock } from './runtime/clock.js';
 import { readFixtureFile } from './runtime/fixture-document.js';
 import type { SandboxIds } from './runtime/ids.js';
 import { createRuntime, type InterfaceParts, installRuntime, type Runtime, type RuntimeLog } from './runtime/index.js';
-import { DEFAULT_WORK_BACKLOG } from './runtime/work.js';
-import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS, workspaceNameOf, workspaceRewrite, Workspaces } from './runtime/workspaces.js';
+import { type WorkspaceGate, workspaceNameOf, workspaceRewriter, Workspaces } from './runtime/workspaces.js';
+import { DEFAULTS } from './config.js';
+import { VERSION } from './version.js';
 import type { FixtureDocument } from './interfaces.js';
 
-export const VERSION = '0.1.0';
-export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
-export const DEFAULT_JOURNAL_SIZE = 1000;
 /** Longest path parameter the router reads. */
 export const MAX_PARAM_LENGTH = 500;
 
@@ -46,7 +45,7 @@ export interface AppOptions {
   interfaces?: readonly InterfaceModule[];
   /** false: no logging (the default for tests). */
   logger?: LogSettings | false;
-  /** Largest request body in bytes (default 100 MiB). */
+  /** Largest request body in bytes (default DEFAULTS.bodyLimit of config.ts). */
   bodyLimit?: number;
   /** When set, /_sandbox calls need the Sandbox-Admin-Token header. */
   adminToken?: string;
@@ -56,7 +55,7 @@ export interface AppOptions {
   seed?: string;
   /** With `seed`: secrets (token_acesso) are reproducible too. Default false: always random. */
   seedSecrets?: boolean;
-  /** Entries the request journal keeps (default 1000; 0 turns it off). */
+  /** Entries the request journal keeps (default DEFAULTS.journalSize; 0 turns it off). */
   journalSize?: number;
   /** false: answers carry no Sandbox-Outcome and nothing is counted (GET /_sandbox/coverage is empty). Default true. */
   coverage?: boolean;
@@ -64,12 +63,14 @@ export interface AppOptions {
   clock?: SandboxClock;
   /** Inject the key generator; default: random, or seeded by `seed`. */
   ids?: SandboxIds;
-  /** Workspaces allowed besides `default` (default 256). */
+  /** Workspaces allowed besides `default` (default DEFAULTS.maxWorkspaces). */
   maxWorkspaces?: number;
-  /** In-memory workspaces unused this long are removed (default one hour; 0: never). */
+  /** In-memory workspaces unused this long are removed (default DEFAULTS.workspaceIdleMs; 0: never). */
   workspaceIdleMs?: number;
-  /** Pending CNAB imports (and loan-bond registrations) per workspace before submissions are refused (default 1000). */
+  /** Pending CNAB imports (and loan-bond registrations) per workspace before submissions are refused (default DEFAULTS.workBacklog). */
   workBacklog?: number;
+  /** How long removing a workspace waits for its requests in flight (default 5 s). */
+  workspaceRemovalWaitMs?: number;
 }
 
 /** Server-wide settings; those of one sandbox state are the runtime's (runtime/index.ts). */
@@ -87,15 +88,20 @@ declare module 'fastify' {
 
 /** The app in a fixed order: server, state, how every request is handled, then what answers it. */
 export async function buildApp(options: AppOptions = {}): Promise<FastifyInstance> {
+  // An empty key would read as no key: an open control plane the caller did not ask for.
+  if (options.adminToken !== undefined && options.adminToken.trim() === '')
+    throw new Error('adminToken is empty: give a key, or leave adminToken out for an open control plane');
   const settings: Settings = {
-    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    adminToken: options.adminToken || undefined,
+    bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
+    adminToken: options.adminToken,
   };
   const interfaces =
     options.interfaces === undefined || options.interfaces === INTERFACE_MODULES
       ? INTERFACES
       : new Interfaces(options.interfaces);
-  const app = Fastify(serverOptions(options, settings, interfaces)).withTypeProvider<TypeBoxTypeProvider>();
+  // The URL rewrite asks the workspaces, which exist once the default state is open.
+  let gate: WorkspaceGate = () => 'open';
+  const app = Fastify(serverOptions(options, settings, interfaces, (name, req) => gate(name, req))).withTypeProvider<TypeBoxTypeProvider>();
   // A 400 for bytes the HTTP parser refuses waits for the answers of the requests before them.
   trackAnswers(app.server);
   app.setValidatorCompiler(validatorCompiler);
@@ -117,10 +123,13 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
       interfaces: parts,
       log: app.log,
     }),
-    max: options.maxWorkspaces ?? DEFAULT_MAX_WORKSPACES,
-    idleMs: options.workspaceIdleMs ?? DEFAULT_WORKSPACE_IDLE_MS,
+    max: options.maxWorkspaces ?? DEFAULTS.maxWorkspaces,
+    idleMs: options.workspaceIdleMs ?? DEFAULTS.workspaceIdleMs,
     log: app.log,
+    mayCreate: creationPolicy(settings.adminToken),
+    ...(options.workspaceRemovalWaitMs === undefined ? {} : { removalWaitMs: options.workspaceRemovalWaitMs }),
   });
+  gate = (name, req) => workspaces.gate(name, req);
 
   logRequests(app, (request) => workspaceNameOf(request.raw));
   // Fault rules and the request journal, inherited by every plugin registered below.
@@ -146,15 +155,15 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   await app.ready();
   // Resume what a previous run left pending, in every workspace kept in a file.
   runtime.work.kickAll();
-  workspaces.openPersisted();
+  void workspaces.openPersisted();
   workspaces.startEviction();
   return app;
 }
 
-function serverOptions(options: AppOptions, settings: Settings, interfaces: Interfaces) {
+function serverOptions(options: AppOptions, settings: Settings, interfaces: Interfaces, gate: WorkspaceGate) {
   return {
     // A base URL /ws/{name} reaches workspace {name}: the prefix is taken off before routing.
-    rewriteUrl: workspaceRewrite,
+    rewriteUrl: workspaceRewriter(gate),
     logger: options.logger ? loggerOptions(options.logger) : false,
     bodyLimit: settings.bodyLimit,
     // Our own onResponse line (http/logging.ts) replaces Fastify's two lines per request.
@@ -204,8 +213,8 @@ async function openRuntime(options: AppOptions, log: RuntimeLog, interfaces: Int
       seed: options.seed,
       seedSecrets: options.seedSecrets ?? false,
       fixtures: options.fixtures ?? null,
-      journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
-      workBacklog: options.workBacklog ?? DEFAULT_WORK_BACKLOG,
+      journalSize: options.journalSize ?? DEFAULTS.journalSize,
+      workBacklog: options.workBacklog ?? DEFAULTS.workBacklog,
     },
     interfaces,
     log,

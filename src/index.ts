@@ -8,6 +8,7 @@ import { readFixtureFile } from './runtime/fixture-document.js';
 import type { FaultRule, FaultRuleInput } from './runtime/faults.js';
 import type { JournalEntry } from './runtime/journal.js';
 import type { CoverageReport } from './runtime/coverage.js';
+import { WORKSPACE_NAME, WORKSPACE_NAME_RULE } from './runtime/workspaces.js';
 
 export { type AppOptions, buildApp } from './app.js';
 export { type Config, DEMO_FIXTURES, parseConfig } from './config.js';
@@ -62,7 +63,7 @@ export interface SandboxControls {
   restore(name: string): Promise<void>;
   fault(rule: FaultRuleInput): Promise<FaultRule>;
   clearFaults(): Promise<void>;
-  /** The journal, newest first. */
+  /** The journal, newest first: every entry that matches, or `limit` of them. */
   requests(filter?: RequestFilter): Promise<JournalEntry[]>;
   /** `{ now }` or `{ advance: 'P31D' }`, optionally `freeze`. */
   clock(change?: { now?: string; advance?: string; freeze?: boolean }): Promise<ClockView>;
@@ -110,8 +111,6 @@ export interface Sandbox extends SandboxControls {
   close(): Promise<void>;
 }
 
-const NAME = /^[a-z0-9-]{1,64}$/;
-
 /** Builds the app, listens on a free port of 127.0.0.1, and returns the URL and the control calls. */
 export async function startSandbox(options: StartOptions = {}): Promise<Sandbox> {
   const { host = '127.0.0.1', port = 0, ...appOptions } = options;
@@ -144,6 +143,22 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
       throw new Error(`${method} ${path} answered ${res.statusCode}: ${body?.message ?? res.body}${details}`);
     }
     return parsed as T;
+  }
+
+  /** The items of a paged list: its first page only when `one`, else every page in turn. */
+  async function pages<T>(
+    query: URLSearchParams,
+    one: boolean,
+    read: (qs: string) => Promise<{ items: T[]; nextCursor: string | null }>,
+  ): Promise<T[]> {
+    const items: T[] = [];
+    for (;;) {
+      const qs = query.toString();
+      const page = await read(qs ? `?${qs}` : '');
+      items.push(...page.items);
+      if (one || page.nextCursor === null) return items;
+      query.set('cursor', page.nextCursor);
+    }
   }
 
   // A path is read here, in the caller's process: the control plane takes documents, never paths.
@@ -185,8 +200,13 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
       requests: async (filter = {}) => {
         const query = new URLSearchParams();
         for (const [k, v] of Object.entries(filter)) if (v !== undefined) query.set(k, String(v));
-        const qs = query.toString();
-        return (await control<{ entries: JournalEntry[] }>('GET', `/requests${qs ? `?${qs}` : ''}`)).entries;
+        // Without a limit, every entry that matches: page after page.
+        return pages<JournalEntry>(query, filter.limit !== undefined, (qs) =>
+          control<{ entries: JournalEntry[]; nextCursor: string | null }>('GET', `/requests${qs}`).then((p) => ({
+            items: p.entries,
+            nextCursor: p.nextCursor,
+          })),
+        );
       },
       clock: (change) =>
         change ? control<ClockView>('POST', '/clock', change) : control<ClockView>('GET', '/clock'),
@@ -203,8 +223,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
     ...controls(''),
     app,
     workspace: (name) => {
-      if (!NAME.test(name))
-        throw new Error(`"${name}" is not a workspace name: 1 to 64 characters of a-z, 0-9 and -`);
+      if (!WORKSPACE_NAME.test(name)) throw new Error(`"${name}" is not a workspace name: ${WORKSPACE_NAME_RULE}`);
       return {
         ...controls(`/ws/${name}`),
         name,
@@ -214,7 +233,13 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
         },
       };
     },
-    workspaces: async () => (await call<{ workspaces: WorkspaceView[] }>('GET', '/_sandbox/workspaces')).workspaces,
+    workspaces: () =>
+      pages<WorkspaceView>(new URLSearchParams(), false, (qs) =>
+        call<{ workspaces: WorkspaceView[]; nextCursor: string | null }>('GET', `/_sandbox/workspaces${qs}`).then((p) => ({
+          items: p.workspaces,
+          nextCursor: p.nextCursor,
+        })),
+      ),
     close: () => app.close(),
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEMO_FIXTURES, parseConfig, parseSize } from '../src/config.js';
+import { buildApp } from '../src/app.js';
+import { ConfigError, DEFAULTS, DEMO_FIXTURES, formatIdle, formatSize, HELP, parseConfig, parseIdle, parseSize } from '../src/config.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -20,6 +21,36 @@ describe('configuration', () => {
       workspaceIdleMs: 60 * 60 * 1000,
       workBacklog: 1000,
     });
+  });
+
+  it('takes every default from DEFAULTS, which --help and buildApp read too', async () => {
+    const config = parseConfig([], {});
+    if (config === 'help') throw new Error('no --help was given');
+    const { host, port, db, logLevel, bodyLimit, journalSize, maxWorkspaces, workspaceIdleMs, workBacklog } = config;
+    expect({ host, port, db, logLevel, bodyLimit, journalSize, maxWorkspaces, workspaceIdleMs, workBacklog }).toEqual(DEFAULTS);
+    for (const shown of [
+      `env HOST                default ${DEFAULTS.host}`,
+      `env PORT                default ${DEFAULTS.port}`,
+      `default ./${DEFAULTS.db}`,
+      `env LOG_LEVEL           default ${DEFAULTS.logLevel}`,
+      'env SANDBOX_BODY_LIMIT  default 100mb',
+      `env SANDBOX_JOURNAL_SIZE default ${DEFAULTS.journalSize}`,
+      `env SANDBOX_MAX_WORKSPACES default ${DEFAULTS.maxWorkspaces}`,
+      'env SANDBOX_WORKSPACE_IDLE default 60m',
+      `env SANDBOX_WORK_BACKLOG default ${DEFAULTS.workBacklog}`,
+    ])
+      expect(HELP).toContain(shown);
+    expect(parseSize(formatSize(DEFAULTS.bodyLimit))).toBe(DEFAULTS.bodyLimit);
+    expect(parseIdle(formatIdle(DEFAULTS.workspaceIdleMs))).toBe(DEFAULTS.workspaceIdleMs);
+    const app = await buildApp({ logger: false });
+    try {
+      expect(app.settings.bodyLimit).toBe(DEFAULTS.bodyLimit);
+      expect(app.runtime.journal.capacity).toBe(DEFAULTS.journalSize);
+      expect(app.workspaces.max).toBe(DEFAULTS.maxWorkspaces);
+      expect(app.runtime.work.maxBacklog).toBe(DEFAULTS.workBacklog);
+    } finally {
+      await app.close();
+    }
   });
 
   it('reads the environment, and flags win over it', () => {
@@ -107,6 +138,24 @@ describe('configuration', () => {
     expect(() => parseConfig([], { SANDBOX_JOURNAL_SIZE: '-1' })).toThrow(/journal size/);
     expect(() => parseConfig([], { SANDBOX_WORK_BACKLOG: '0' })).toThrow(/SANDBOX_WORK_BACKLOG/);
     expect(() => parseConfig(['--work-backlog', 'lots'], {})).toThrow(/SANDBOX_WORK_BACKLOG/);
+  });
+
+  it('refuses an empty HOST or SANDBOX_ADMIN_TOKEN, saying what each would have meant', () => {
+    // HOST= would bind every interface; an empty key would leave the control plane open.
+    for (const host of ['', '  ']) {
+      expect(() => parseConfig([], { HOST: host })).toThrow(ConfigError);
+      expect(() => parseConfig([], { HOST: host })).toThrow(/HOST is set but empty.*unset it to listen on 127\.0\.0\.1.*0\.0\.0\.0/);
+      expect(() => parseConfig(['--host', host], {})).toThrow(/--host is empty/);
+    }
+    for (const token of ['', ' ']) {
+      expect(() => parseConfig([], { SANDBOX_ADMIN_TOKEN: token })).toThrow(ConfigError);
+      expect(() => parseConfig([], { SANDBOX_ADMIN_TOKEN: token })).toThrow(
+        /SANDBOX_ADMIN_TOKEN is set but empty: the control plane would be open.*unset it/,
+      );
+    }
+    // Unset, both keep their defaults; a flag wins over an empty variable.
+    expect(parseConfig([], {})).toMatchObject({ host: '127.0.0.1', adminToken: undefined });
+    expect(parseConfig(['--host', '0.0.0.0'], { HOST: '' })).toMatchObject({ host: '0.0.0.0' });
   });
 
   it('reads sizes in bytes, kb, mb and gb (1024-based)', () => {

@@ -109,14 +109,15 @@ describe('the packed package, installed into another project', () => {
     expect(installWarnings).not.toMatch(/EBADENGINE/);
   });
 
-  it('ships only what runs: dist without maps, fixtures, README, package.json', () => {
+  it('ships only what runs: dist without maps, fixtures, the contract files, README, package.json', () => {
     expect(packed).toContain('dist/server.js');
+    expect(packed).toContain('contract/openapi-3.0.json');
     expect(packed).toContain('dist/index.d.ts');
     expect(packed).toContain('dist/control/ui/assets/index.html');
     expect(packed).toContain('fixtures/demo.json');
     expect(packed).toContain('README.md');
     const outside = packed.filter(
-      (f) => !/^(dist\/|fixtures\/|README\.md$|LICENSE$|package\.json$)/.test(f) || f.endsWith('.map'),
+      (f) => !/^(dist\/|fixtures\/|contract\/|README\.md$|LICENSE$|package\.json$)/.test(f) || f.endsWith('.map'),
     );
     expect(outside).toEqual([]);
   });
@@ -135,6 +136,8 @@ describe('the packed package, installed into another project', () => {
     const port = await listeningPort(child).port;
     const base = `http://127.0.0.1:${port}`;
     expect(await (await fetch(`${base}/_sandbox/health`)).json()).toEqual({ status: 'ok' });
+    // The 3.0 rendition is a file of the package, found from the installed dist/.
+    expect(await (await fetch(`${base}/openapi-3.0.json`)).json()).toMatchObject({ openapi: '3.0.3' });
     // Empty (--fixtures none): the registry knows no participant until fixtures add one.
     const register = () =>
       fetch(`${base}/api/v1.0/service/dup/registrar_documentos`, {

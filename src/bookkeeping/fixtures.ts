@@ -6,15 +6,8 @@ import { type ErrorDetail, pointer } from '../http/errors.js';
 import { moneyCents } from '../http/exact-numbers.js';
 import { Money, Strict, StringEnum, UtcTimestamp } from '../http/schema.js';
 import { type FixtureSection, UniqueKeys } from '../runtime/fixture-document.js';
-import type { TradeBillStatus } from '../store/bookkeeping.js';
+import { TRADE_BILL_STATUSES } from '../store/bookkeeping.js';
 
-export const TRADE_BILL_STATUSES: readonly TradeBillStatus[] = [
-  'open',
-  'partially-paid',
-  'paid',
-  'cancelled',
-  'blocked',
-];
 
 const TenantId = Type.String({
   description: 'tenant tax id: CPF (11 digits) or CNPJ (14 digits), digits only',

@@ -5,11 +5,10 @@ import { formatCents, isMoney } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer, type SandboxError, validationError } from '../http/errors.js';
 import { moneyCents } from '../http/exact-numbers.js';
-import type { PaymentEffect, TradeBillRow, TradeBillStatus } from '../store/bookkeeping.js';
+import { type NotPayable, PAYABLE, type PaymentEffect, type TradeBillRow, type TradeBillStatus } from '../store/bookkeeping.js';
 import type { Store } from '../store/index.js';
+import { type BookkeepingOutcome, notPayable, outcome } from './outcomes.js';
 import type { PaymentDeclaration } from './schemas.js';
-
-export const PAYABLE: readonly TradeBillStatus[] = ['open', 'partially-paid'];
 
 /** A declaration after its amounts became cents. */
 export interface Declaration {
@@ -21,14 +20,14 @@ export interface Declaration {
 /** A problem of a payment: its detail, the outcome it names, and the message it leads with when first. */
 export interface PaymentProblem {
   detail: ErrorDetail;
-  outcome: string;
+  outcome: BookkeepingOutcome;
   summary?: string;
 }
 
 /** One 400 for every problem found; the first names the outcome and leads the message. */
 export function refusal(problems: readonly PaymentProblem[]): SandboxError {
   const first = problems[0];
-  return validationError(problems.map((p) => p.detail), first?.summary).tag(first?.outcome ?? 'beneficiary-document-invalid');
+  return validationError(problems.map((p) => p.detail), first?.summary).tag(first?.outcome ?? outcome('beneficiary-document-invalid'));
 }
 
 /**
@@ -45,10 +44,10 @@ export function declarationProblems(body: Record<string, unknown>, today: string
     if (!check.ok) {
       problems.push({
         detail: { path, message: `${check.reason}; send a CPF (11 digits) or CNPJ (14 characters) without punctuation` },
-        outcome: 'beneficiary-document-invalid',
+        outcome: outcome('beneficiary-document-invalid'),
       });
     } else if (check.value !== document) {
-      problems.push({ detail: { path, message: `must be written in upper case: ${check.value}` }, outcome: 'beneficiary-document-invalid' });
+      problems.push({ detail: { path, message: `must be written in upper case: ${check.value}` }, outcome: outcome('beneficiary-document-invalid') });
     }
   }
   // Both are YYYY-MM-DD (a date the schema refused is not compared), so text order is date order.
@@ -59,7 +58,7 @@ export function declarationProblems(body: Record<string, unknown>, today: string
         path: pointer('paymentDate'),
         message: `is in the future: the payment must already have happened (the sandbox's date is ${today} UTC)`,
       },
-      outcome: 'payment-date-future',
+      outcome: outcome('payment-date-future'),
     });
   }
   return problems;
@@ -70,57 +69,57 @@ export function declarationProblems(body: Record<string, unknown>, today: string
  * inside the payment transaction, so the open value it reads is the one it changes. Only a bill that
  * takes no payment, or an amount above the open value, makes the other checks meaningless.
  */
-export function decidePayment(bill: TradeBillRow, d: Declaration): { effect: PaymentEffect } | { problems: PaymentProblem[] } {
-  if (!PAYABLE.includes(bill.status)) {
+export function decidePayment(bill: TradeBillRow, declaration: Declaration): { effect: PaymentEffect } | { problems: PaymentProblem[] } {
+  if (!(PAYABLE as readonly TradeBillStatus[]).includes(bill.status)) {
     return {
       problems: [
         {
           detail: { path: pointer('uid'), message: `trade bill is ${bill.status}` },
-          outcome: `not-payable-${bill.status}`,
+          outcome: notPayable(bill.status as NotPayable),
           summary: `trade bill ${bill.uid} is ${bill.status}: only open or partially-paid bills accept a payment`,
         },
       ],
     };
   }
   const open = formatCents(bill.openCents);
-  const paid = formatCents(d.paymentCents);
-  if (d.paymentCents > bill.openCents) {
+  const paid = formatCents(declaration.paymentCents);
+  if (declaration.paymentCents > bill.openCents) {
     return {
       problems: [
         {
           detail: { path: pointer('paymentValue'), message: `${paid} exceeds the open value of the trade bill (${open})` },
-          outcome: 'above-open-value',
+          outcome: outcome('above-open-value'),
         },
       ],
     };
   }
   const problems: PaymentProblem[] = [];
-  if (d.isPartial && d.paymentCents === bill.openCents) {
+  if (declaration.isPartial && declaration.paymentCents === bill.openCents) {
     problems.push({
       detail: {
         path: pointer('isPartial'),
         message: `a partial payment must be below the open value (${open}); to settle it, send isPartial false`,
       },
-      outcome: 'partial-equals-open',
+      outcome: outcome('partial-equals-open'),
     });
   }
-  if (!d.isPartial && d.paymentCents < bill.openCents) {
+  if (!declaration.isPartial && declaration.paymentCents < bill.openCents) {
     problems.push({
       detail: {
         path: pointer('paymentValue'),
         message: `a total payment (isPartial false) must equal the open value (${open}), got ${paid}; for less, send isPartial true`,
       },
-      outcome: 'total-below-open',
+      outcome: outcome('total-below-open'),
     });
   }
-  const openAfterCents = bill.openCents - d.paymentCents;
-  if (d.remainingCents !== null && d.remainingCents !== openAfterCents) {
+  const openAfterCents = bill.openCents - declaration.paymentCents;
+  if (declaration.remainingCents !== null && declaration.remainingCents !== openAfterCents) {
     problems.push({
       detail: {
         path: pointer('remainingValue'),
-        message: `must equal the open value after this payment: ${formatCents(openAfterCents)} (open value ${open} - payment ${paid}), got ${formatCents(d.remainingCents)}`,
+        message: `must equal the open value after this payment: ${formatCents(openAfterCents)} (open value ${open} - payment ${paid}), got ${formatCents(declaration.remainingCents)}`,
       },
-      outcome: 'remaining-mismatch',
+      outcome: outcome('remaining-mismatch'),
     });
   }
   if (problems.length > 0) return { problems };
@@ -128,17 +127,17 @@ export function decidePayment(bill: TradeBillRow, d: Declaration): { effect: Pay
 }
 
 /** The bill's problems with a declaration, or that there is no such bill. */
-function billProblems(bill: TradeBillRow | undefined, d: Declaration | undefined, tenantId: string, uid: string): PaymentProblem[] {
+function billProblems(bill: TradeBillRow | undefined, declaration: Declaration | undefined, tenantId: string, uid: string): PaymentProblem[] {
   if (!bill) {
     return [
       {
         detail: { path: pointer('uid'), message: `path parameter uid: tenant ${tenantId} has no trade bill "${uid}"` },
-        outcome: 'unknown-uid',
+        outcome: outcome('unknown-uid'),
       },
     ];
   }
-  if (d === undefined) return [];
-  const decided = decidePayment(bill, d);
+  if (declaration === undefined) return [];
+  const decided = decidePayment(bill, declaration);
   return 'problems' in decided ? decided.problems : [];
 }
 

@@ -3,8 +3,13 @@
 // app's list of interfaces, so an interface added to it is accepted and documented everywhere.
 import { Type } from '@fastify/type-provider-typebox';
 import type { Interfaces } from '../http/interface-module.js';
+import { NextCursor, pageQuery } from '../http/paging.js';
 import { Strict, StringEnum, UtcTimestamp } from '../http/schema.js';
 import { FAULT_METHODS, MAX_DELAY_MS } from '../runtime/faults.js';
+
+/** Journal entries per page: an entry holds a few kilobytes at most, so a page stays under about 1 MB. */
+export const JOURNAL_PAGE = 100;
+export const JOURNAL_PAGE_MAX = 1000;
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -83,20 +88,15 @@ const journalQuery = (InterfaceName: Name) => Type.Object({
   since: Type.Optional(
     UtcTimestamp({ description: 'entries that arrived at or after this sandbox-clock instant' }),
   ),
-  limit: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: 100_000,
-      description: 'at most this many, newest first; default all',
-    }),
-  ),
+  ...pageQuery(JOURNAL_PAGE, JOURNAL_PAGE_MAX),
 });
 
 const journalList = (InterfaceName: Name) => Type.Object({
   capacity: Type.Integer({ description: 'entries kept at most (SANDBOX_JOURNAL_SIZE); 0: journal off' }),
   count: Type.Integer({ description: 'entries held now' }),
   dropped: Type.Integer({ description: 'older entries overwritten since the last clear' }),
-  entries: Type.Array(journalEntry(InterfaceName), { description: 'newest first' }),
+  entries: Type.Array(journalEntry(InterfaceName), { description: 'newest first: a page of the entries that match' }),
+  nextCursor: NextCursor,
 });
 
 const faultInput = (InterfaceName: Name) => Strict(

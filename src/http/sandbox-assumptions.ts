@@ -1,7 +1,8 @@
+import { WORKSPACE_NAME_RULE } from '../runtime/workspaces.js';
 import type { Assumption } from './assumption-catalog.js';
 
 /** Decisions that apply to every interface or to the sandbox as a whole. */
-export const assumptions: Assumption[] = [
+export const assumptions = [
   {
     id: 'error-body',
     interface: 'sandbox',
@@ -243,8 +244,7 @@ export const assumptions: Assumption[] = [
     id: 'workspace-names',
     interface: 'sandbox',
     topic: 'What a workspace may be called',
-    decision:
-      '1 to 64 characters of a-z, 0-9 and -; anything else after /ws/ is a 400 naming the rule (in the interface\'s error shape when the rest of the path is under an interface prefix)',
+    decision: `${WORKSPACE_NAME_RULE}; anything else after /ws/ is a 400 naming the rule (in the interface's error shape when the rest of the path is under an interface prefix)`,
     reason: 'names become file names and path segments; a worker id (w3, gw0, worker-12) always fits',
   },
   {
@@ -252,8 +252,33 @@ export const assumptions: Assumption[] = [
     interface: 'sandbox',
     topic: 'When a workspace exists',
     decision:
-      'created on first use by any call that reads its state (an interface call or a control call; not /docs, /openapi.json or the inspector\'s static files) with the start-up fixtures, or by POST /_sandbox/workspaces {"name","fixtures"} (201; an existing name is a 409); reset with "default" in a workspace loads the fixtures it was created with; DELETE /_sandbox/workspaces/{name} drops it with its snapshots and file; "default" cannot be deleted (a 400: reset it)',
+      'created on first use by any call that reads its state (an interface call or a control call; not /docs, /openapi.json or the inspector\'s static files) with the start-up fixtures, or by POST /_sandbox/workspaces {"name","fixtures"} (201; an existing name is a 409); under SANDBOX_ADMIN_TOKEN only a request carrying the key creates one (workspace-locked); reset with "default" in a workspace loads the fixtures it was created with; DELETE /_sandbox/workspaces/{name} drops it with its snapshots and file (workspace-removal); "default" cannot be deleted (a 400: reset it)',
     reason: 'a worker only picks its name; a suite that wants its own fixtures creates the workspace with them once and resets back to them',
+  },
+  {
+    id: 'workspace-locked',
+    interface: 'sandbox',
+    topic: 'Who may create a workspace when the control plane is locked (SANDBOX_ADMIN_TOKEN set)',
+    decision:
+      'only a request carrying Sandbox-Admin-Token: POST /_sandbox/workspaces, or any call under /ws/{name} that sends the header; without it, a base URL /ws/{name} of a workspace that does not exist reaches nothing: under an interface path a 404 in that interface\'s error shape (receivables code WorkspaceNotFound) saying how to create it, the sandbox\'s own answer outside every documented operation like the 404 outside every prefix; under /_sandbox the control plane\'s 401; elsewhere a 404. A workspace that exists answers its interfaces to anyone, as "default" does',
+    reason:
+      'a locked sandbox must not let an anonymous client fill it up to SANDBOX_MAX_WORKSPACES and lock its users out with 429s; no interface documents an answer for a base URL that is not one',
+  },
+  {
+    id: 'workspace-removal',
+    interface: 'sandbox',
+    topic: 'Requests to a workspace while DELETE /_sandbox/workspaces/{name} removes it',
+    decision:
+      'the removal waits for the requests in flight in that workspace (at most 5 s, then closes it under them) and answers once its state and files are gone; a request that reaches it meanwhile, or one still in flight after the wait, is refused: under an interface path with that interface\'s 400 in its error shape (receivables code WorkspaceRemoved), on the control plane with a 409, each saying the workspace is being removed; a request after the removal answered starts a new workspace of that name, whose files the removal never touches (they are renamed away before being deleted, and the name is free only after)',
+    reason: 'an acknowledged write must never vanish with a workspace created after it, and a request must be refused, never failed, when its state goes away',
+  },
+  {
+    id: 'control-plane-key',
+    interface: 'sandbox',
+    topic: 'Who may use the control plane, and what an empty setting means',
+    decision:
+      'unset SANDBOX_ADMIN_TOKEN: the control plane is open to whoever reaches the port (the image listens on every interface); set: every /_sandbox call but the inspector\'s static files needs the Sandbox-Admin-Token header (401) and only a request carrying it creates a workspace; SANDBOX_ADMIN_TOKEN or HOST set but empty (or blank) is refused at start with a message (exit 2), as is --host \'\' and buildApp({ adminToken: \'\' })',
+    reason: 'an empty variable (a compose file\'s unset ${TOKEN}) would otherwise silently mean an open control plane, or listening on every interface',
   },
   {
     id: 'workspace-isolation',
@@ -287,4 +312,4 @@ export const assumptions: Assumption[] = [
       'with a database file, workspace {name} is the SQLite file {file without extension}.ws-{name}.db beside it, reopened at start (up to the limit); with :memory:, in memory',
     reason: 'a persisted sandbox keeps every workspace across restarts, and deleting one file removes one workspace',
   },
-];
+] as const satisfies readonly Assumption[];

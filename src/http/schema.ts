@@ -1,4 +1,4 @@
-// Schema building blocks shared by the four interfaces and the control plane.
+// Schema building blocks shared by the interfaces and the control plane.
 import { type TSchema, Type } from '@fastify/type-provider-typebox';
 import type { DecimalText } from '../domain/money.js';
 

@@ -1,7 +1,7 @@
 import type { Assumption } from '../http/assumption-catalog.js';
 
-/** Decisions of the loanbond interface where the specification is silent (docs/assumptions.md). */
-export const assumptions: Assumption[] = [
+/** Decisions of the loanbond interface where the specification is silent (docs/assumptions.md is written from this list). */
+export const assumptions = [
   {
     id: 'lb-required-fields',
     interface: 'loanbond',
@@ -108,4 +108,4 @@ export const assumptions: Assumption[] = [
     reason:
       'a signed contract (.p7s) or a zipped PDF is not a PDF to a registry that files PDFs; leading junk a reader skips is still allowed, and real PDFs end with %%EOF',
   },
-];
+] as const satisfies readonly Assumption[];

@@ -9,6 +9,7 @@ import { moneyCents } from '../http/exact-numbers.js';
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
 import type { Product } from '../store/loanbond.js';
+import { type LoanbondOutcome, outcome } from './outcomes.js';
 import type { LoanBondRecord, RegistrationRequest, RegistrationResponse, Signature } from './schemas.js';
 
 const PRODUCT_RULES: ReadonlyArray<{ product: Product; rule: number; name: string }> = [
@@ -30,7 +31,7 @@ export interface RegisterContext {
 export interface RegisterResult {
   response: RegistrationResponse;
   /** registered-signed or registered-unsigned (rule 7). */
-  outcome: string;
+  outcome: LoanbondOutcome;
   callerId: string;
   batch: string;
   warnings: number;
@@ -49,7 +50,7 @@ function authorize(store: Store, token: string | undefined): string {
   if (token === undefined) {
     throw new SandboxError(401, 'the token is missing: send the caller\'s token in the body field token', {
       details: [{ path: '/token', message: 'is required: the access token of the caller' }],
-      outcome: 'token-missing',
+      outcome: outcome('token-missing'),
     });
   }
   const caller = store.loanbond.callerByToken(token);
@@ -58,7 +59,7 @@ function authorize(store: Store, token: string | undefined): string {
       details: [
         { path: '/token', message: 'is not the token of a known caller (fixtures: loanbond.callers[].token)' },
       ],
-      outcome: 'token-unknown',
+      outcome: outcome('token-unknown'),
     });
   }
   const missing = PRODUCT_RULES.filter((p) => !caller.products.includes(p.product));
@@ -67,7 +68,7 @@ function authorize(store: Store, token: string | undefined): string {
       path: '/token',
       message: `rule ${p.rule}: the caller whose token the body field token holds has not contracted the ${p.name} product (fixtures: loanbond.callers[].products)`,
     }));
-    const first = missing[0]?.rule === 1 ? 'rule-1-electronic-signature' : 'rule-2-digital-loan-bond';
+    const first = outcome(missing[0]?.rule === 1 ? 'rule-1-electronic-signature' : 'rule-2-digital-loan-bond');
     throw new SandboxError(401, `${details.map((d) => d.message).join('; ')}`, { details, outcome: first });
   }
   return caller.callerId;
@@ -100,15 +101,15 @@ function taxIdProblems(records: readonly LoanBondRecord[]): ErrorDetail[] {
 /** Problems found so far, and the outcome the first one names. */
 interface Problems {
   details: ErrorDetail[];
-  outcome: string | undefined;
+  outcome: LoanbondOutcome | undefined;
 }
 
-function addProblem(problems: Problems, outcome: string, detail: ErrorDetail): void {
+function addProblem(problems: Problems, refusal: LoanbondOutcome, detail: ErrorDetail): void {
   problems.details.push(detail);
-  problems.outcome ??= outcome;
+  problems.outcome ??= refusal;
 }
 
-const PDF_OUTCOME: Record<PdfRule, string> = {
+const PDF_OUTCOME: Record<PdfRule, LoanbondOutcome> = {
   'not-encrypted': 'rule-3-encrypted',
   'pdf-only': 'rule-4-not-pdf',
   'max-size': 'rule-5-file-too-large',
@@ -184,7 +185,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
   const taxIds = taxIdProblems(body.registros);
   const problems: Problems = {
     details: ctx.strict ? [...taxIds] : [],
-    outcome: ctx.strict && taxIds.length > 0 ? 'tax-id-invalid' : undefined,
+    outcome: ctx.strict && taxIds.length > 0 ? outcome('tax-id-invalid') : undefined,
   };
   const warningsAt = (i: number) =>
     ctx.strict ? [] : taxIds.filter((w) => w.path.startsWith(`${pointer('registros', i)}/`));
@@ -210,7 +211,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
         ),
       })),
     }));
-    if (problems.details.length > 0) throw validationError(problems.details).tag(problems.outcome ?? 'file-not-base64');
+    if (problems.details.length > 0) throw validationError(problems.details).tag(problems.outcome ?? outcome('file-not-base64'));
     ctx.admit?.();
 
     // ...then the keys: a refused request consumes none of them (a seeded sequence stays as it was).
@@ -270,7 +271,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
 
   const n = items.length;
   return {
-    outcome: body.registros.some((r) => r.assinado === true) ? 'registered-signed' : 'registered-unsigned',
+    outcome: outcome(body.registros.some((r) => r.assinado === true) ? 'registered-signed' : 'registered-unsigned'),
     callerId,
     batch,
     warnings: ctx.strict ? 0 : taxIds.length,

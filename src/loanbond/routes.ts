@@ -10,42 +10,44 @@ import { errorResponses, StandardError, StrictHeaders } from '../http/schema.js'
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
+import { outcome } from './outcomes.js';
 import { registrationWork } from './runner.js';
 import { register } from './register.js';
 import { MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
 import { runtimeOf } from '../runtime/index.js';
 
-const a = assumptionLookup(assumptions);
-const s = assumptionLookup(sandboxAssumptions);
+const assumed = assumptionLookup(assumptions);
+const assumedSandbox = assumptionLookup(sandboxAssumptions);
+const REGISTER = contract.route('register-loan-bond');
 
 export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
   serveInterface(app, contract);
 
   app.post(
-    '/registrar',
+    REGISTER.url,
     {
-      config: { interface: 'loanbond', operation: 'register-loan-bond' },
+      config: REGISTER.config,
       attachValidation: true,
       schema: {
-        tags: ['loanbond'],
+        tags: [contract.id],
         summary: 'Register loan-bond (CCB) documents: up to 50 records, each with its PDF',
         description:
           'Rules 1-7 of the specification: the caller holds the electronic-signature and digital loan-bond ' +
           'products (else 401); every file is a PDF, not encrypted, at most 15 MB decoded; at most 50 records; ' +
           'signatures are imported only when assinado is true. All records are registered, or none.',
-        headers: StrictHeaders(a('lb-tax-ids')),
+        headers: StrictHeaders(assumed('lb-tax-ids')),
         body: RegistrationRequest,
         response: {
           201: RegistrationResponse,
-          ...errorResponses([400, 401], StandardError, s('error-body')),
+          ...errorResponses(contract.statuses, StandardError, assumedSandbox('error-body')),
         },
-        'x-sandbox-assumption': `${a(
+        'x-sandbox-assumption': `${assumed(
           'lb-check-order',
           'lb-status-products',
           'lb-document-store',
           'lb-pdf-detection',
           'lb-pdf-containers',
-        )} ${s('work-backlog')}`,
+        )} ${assumedSandbox('work-backlog')}`,
       },
       // Rule 6 by name, before the schema would report it as a bare "more than 50 items".
       preValidation: async (request) => {
@@ -58,7 +60,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
               path: '/registros',
               message: `rule 6: a request holds at most ${MAX_RECORDS} records; this one holds ${registros.length}`,
             },
-          ]).tag('rule-6-too-many-records');
+          ]).tag(outcome('rule-6-too-many-records'));
         }
       },
     },
@@ -80,7 +82,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
         strict: strictFor(request),
         admit: () => {
           const refusal = runtime.work.refusal(registrationWork.name, 'loan-bond registrations');
-          if (refusal) throw new SandboxError(400, refusal, { outcome: 'backlog-full' });
+          if (refusal) throw new SandboxError(400, refusal, { outcome: outcome('backlog-full') });
         },
       });
       runtime.work.kick(registrationWork.name);

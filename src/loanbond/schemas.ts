@@ -6,7 +6,7 @@ import { assumptionLookup } from '../http/assumption-catalog.js';
 import { Money, Strict } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 
-const a = assumptionLookup(assumptions);
+const assumed = assumptionLookup(assumptions);
 
 export const MAX_RECORDS = 50;
 
@@ -23,13 +23,13 @@ export const Address = Strict({
     Type.String({
       pattern: '^[A-Za-z]{2}$',
       description: 'two letters',
-      'x-sandbox-assumption': a('lb-string-formats'),
+      'x-sandbox-assumption': assumed('lb-string-formats'),
     }),
   ),
 }, { title: 'Address' });
 
 const TaxIdField = () =>
-  Type.Optional(Type.String({ description: 'CPF or CNPJ', 'x-sandbox-assumption': a('lb-tax-ids') }));
+  Type.Optional(Type.String({ description: 'CPF or CNPJ', 'x-sandbox-assumption': assumed('lb-tax-ids') }));
 
 export const Signer = Strict({
   cpf_cnpj: TaxIdField(),
@@ -106,7 +106,7 @@ const PdfFile = () =>
     description: fileDescription,
     contentEncoding: 'base64',
     contentMediaType: 'application/pdf',
-    'x-sandbox-assumption': a('lb-file-base64'),
+    'x-sandbox-assumption': assumed('lb-file-base64'),
   });
 
 export const AdditionalDocument = Strict(
@@ -115,7 +115,7 @@ export const AdditionalDocument = Strict(
     conteudo: PdfFile(),
     assinaturas: Type.Optional(Type.Array(Signature)),
   },
-  { title: 'AdditionalDocument', 'x-sandbox-assumption': a('lb-required-fields') },
+  { title: 'AdditionalDocument', 'x-sandbox-assumption': assumed('lb-required-fields') },
 );
 
 export const LoanBondRecord = Strict(
@@ -124,13 +124,13 @@ export const LoanBondRecord = Strict(
     emails_final_fluxo: Type.Optional(
       Type.Array(Type.String(), {
         description: 'e-mail addresses notified at the end of the flow',
-        'x-sandbox-assumption': a('lb-flow-states'),
+        'x-sandbox-assumption': assumed('lb-flow-states'),
       }),
     ),
     assinado: Type.Optional(
       Type.Boolean({
         description: 'signature data in assinaturas is imported only when true (rule 7)',
-        'x-sandbox-assumption': a('lb-rule7-scope'),
+        'x-sandbox-assumption': assumed('lb-rule7-scope'),
       }),
     ),
     assinantes: Type.Optional(Type.Array(Signer)),
@@ -139,7 +139,7 @@ export const LoanBondRecord = Strict(
     documento: PdfFile(),
     documentos_adicionais: Type.Optional(Type.Array(AdditionalDocument)),
   },
-  { title: 'LoanBondRecord', 'x-sandbox-assumption': a('lb-required-fields') },
+  { title: 'LoanBondRecord', 'x-sandbox-assumption': assumed('lb-required-fields') },
 );
 export type LoanBondRecord = Static<typeof LoanBondRecord>;
 
@@ -153,10 +153,10 @@ export const RegistrationRequest = Strict(
       minItems: 1,
       maxItems: MAX_RECORDS,
       description: 'at most 50 per request (rule 6)',
-      'x-sandbox-assumption': a('lb-empty-batch'),
+      'x-sandbox-assumption': assumed('lb-empty-batch'),
     }),
   },
-  { title: 'RegistrationRequest', 'x-sandbox-assumption': a('lb-required-fields') },
+  { title: 'RegistrationRequest', 'x-sandbox-assumption': assumed('lb-required-fields') },
 );
 export type RegistrationRequest = Static<typeof RegistrationRequest>;
 
@@ -172,6 +172,6 @@ export const RegistrationResponse = Type.Object(
     mensagem: Type.String(),
     registros: Type.Array(RegistrationItem),
   },
-  { title: 'RegistrationResponse', 'x-sandbox-assumption': a('lb-response-keys') },
+  { title: 'RegistrationResponse', 'x-sandbox-assumption': assumed('lb-response-keys') },
 );
 export type RegistrationResponse = Static<typeof RegistrationResponse>;

@@ -1,7 +1,7 @@
 import type { Assumption } from '../http/assumption-catalog.js';
 
-/** Decisions of the receivables interface where the specification is silent (docs/assumptions.md). */
-export const assumptions: Assumption[] = [
+/** Decisions of the receivables interface where the specification is silent (docs/assumptions.md is written from this list). */
+export const assumptions = [
   {
     id: 'rc-file-base64',
     interface: 'receivables',
@@ -109,4 +109,4 @@ export const assumptions: Assumption[] = [
     decision: 'nothing is sent when processing ends; the outcome is visible under /_sandbox/receivables',
     reason: 'inventing a payload would mislead clients built against the sandbox',
   },
-];
+] as const satisfies readonly Assumption[];

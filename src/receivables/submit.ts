@@ -7,7 +7,8 @@ import { sameSecret } from '../http/bearer.js';
 import { type ErrorDetail, SandboxError, validationError } from '../http/errors.js';
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
-import { type LineIndex, scanLines } from './cnab.js';
+import { type LineIndex, scanLines } from './cnab-scan.js';
+import { outcome, type ReceivablesOutcome } from './outcomes.js';
 import type { ImportCnabBody } from './schemas.js';
 
 export interface SubmitContext {
@@ -25,16 +26,16 @@ export interface Submitted {
   lines: LineIndex;
 }
 
-function invalidToken(message: string, outcome: string): SandboxError {
-  return new SandboxError(400, message, { code: 'InvalidToken', details: [{ path: '/token', message }], outcome });
+function invalidToken(message: string, refusal: ReceivablesOutcome): SandboxError {
+  return new SandboxError(400, message, { code: 'InvalidToken', details: [{ path: '/token', message }], outcome: refusal });
 }
 
-function badFile(message: string, outcome: string): SandboxError {
-  return validationError([{ path: '/operationFile', message }], `operationFile ${message}`).tag(outcome);
+function badFile(message: string, refusal: ReceivablesOutcome): SandboxError {
+  return validationError([{ path: '/operationFile', message }], `operationFile ${message}`).tag(refusal);
 }
 
 function fundCnpjError(reason: string): SandboxError {
-  return validationError([{ path: '/fundCnpj', message: reason }], `fundCnpj ${reason}`).tag('fund-cnpj-invalid');
+  return validationError([{ path: '/fundCnpj', message: reason }], `fundCnpj ${reason}`).tag(outcome('fund-cnpj-invalid'));
 }
 
 /**

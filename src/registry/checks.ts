@@ -8,6 +8,7 @@ import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer, validationError } from '../http/errors.js';
 import { MAX_DETAILS } from '../http/validation.js';
 import { type Digest, digestBase64 } from './documents.js';
+import { outcome, type RegistryOutcome } from './outcomes.js';
 import type { ReconciliationDocument, RegistryDocument, Warning } from './schemas.js';
 
 const TAX_ID_FIELDS = ['cpfCnpjTitular', 'cpfCnpjSacador', 'cpfCnpjSacado'] as const;
@@ -79,10 +80,10 @@ export function examine(
   registros: ReadonlyArray<RegistryDocument | ReconciliationDocument>,
   strict: boolean,
 ): { digests: Array<Digest | undefined>; warnings: Warning[] } {
-  const { problems, outcome, digests, warnings } = findProblems(registros, strict);
+  const { problems, refusal, digests, warnings } = findProblems(registros, strict);
   // At most MAX_DETAILS listed; the message still counts them all.
   if (problems.length > 0) {
-    throw validationError(problems.slice(0, MAX_DETAILS), undefined, problems.length).tag(outcome ?? 'strict-refused');
+    throw validationError(problems.slice(0, MAX_DETAILS), undefined, problems.length).tag(refusal ?? outcome('strict-refused'));
   }
   return { digests, warnings };
 }
@@ -107,11 +108,11 @@ function findProblems(
   strict: boolean,
   /** The index in `registros` of the first item given. */
   first = 0,
-): { problems: ErrorDetail[]; outcome: string | undefined; digests: Array<Digest | undefined>; warnings: Warning[] } {
+): { problems: ErrorDetail[]; refusal: RegistryOutcome | undefined; digests: Array<Digest | undefined>; warnings: Warning[] } {
   const problems: ErrorDetail[] = [];
   const warnings: Warning[] = [];
   // The first problem in item order names the outcome (registry/outcomes.ts).
-  let outcome: string | undefined;
+  let refusal: RegistryOutcome | undefined;
   const digests = registros.map((doc, k) => {
     const i = first + k;
     let digest: Digest | undefined;
@@ -124,18 +125,18 @@ function findProblems(
           path: pointer('registros', i, 'documento'),
           message: `must be standard base64: ${r.reason}`,
         });
-        outcome ??= 'documento-not-base64';
+        refusal ??= outcome('documento-not-base64');
       }
     }
     const found = checkDocument(doc, i);
     warnings.push(...found);
     if (strict && found.length > 0) {
       problems.push(...strictDetails(found));
-      outcome ??= 'strict-refused';
+      refusal ??= outcome('strict-refused');
     }
     return digest;
   });
-  return { problems, outcome, digests, warnings };
+  return { problems, refusal, digests, warnings };
 }
 
 /** "1 document", "2 documents": the counts in a mensagem. */

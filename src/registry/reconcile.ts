@@ -6,6 +6,7 @@ import type { ReconciliationItemRow } from '../store/registry.js';
 import { stringifyExact } from '../http/exact-numbers.js';
 import { examine, plural } from './checks.js';
 import { compareWithRegistration, type HeldFields } from './documents.js';
+import { outcome } from './outcomes.js';
 import type { RegistryContext, RegistryResult } from './register.js';
 import type { ReconcileBody, ReconcileResponse } from './schemas.js';
 
@@ -75,12 +76,13 @@ export function reconcileDocuments(
       return {
         counts,
         warnings: warnings.length,
-        outcome:
+        outcome: outcome(
           counts.unknown > 0
             ? 'reconciled-with-unknown'
             : counts.diverging > 0
               ? 'reconciled-with-divergences'
               : 'reconciled-matched',
+        ),
         response: {
           mensagem: `${plural(items.length, 'document')} reconciled: ${counts.matched} matched, ${counts.diverging} diverging, ${counts.unknown} unknown`,
           chaveConciliacao: reconciliationKey,

@@ -2,10 +2,11 @@
 // specification shows types only (no required-ness, no lengths), so every document field is optional.
 import { type Static, Type } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumption-catalog.js';
+import { NextCursor } from '../http/paging.js';
 import { AmountOut, CalendarDate, Money, Strict, StringEnum } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 
-const a = assumptionLookup(assumptions);
+const assumed = assumptionLookup(assumptions);
 const opt = Type.Optional;
 
 export const Avalista = Strict(
@@ -21,7 +22,7 @@ const operacaoFields = {
     Type.String({
       pattern: '^[A-Za-z]$',
       description: 'one-letter code (C is seen in use)',
-      'x-sandbox-assumption': a('registry-tipo-operacao'),
+      'x-sandbox-assumption': assumed('registry-tipo-operacao'),
     }),
   ),
   idOperacao: opt(Type.String()),
@@ -50,7 +51,7 @@ const documentFields = {
   chaveNFe: opt(
     Type.String({
       description: 'key of the fiscal document, digits',
-      'x-sandbox-assumption': a('registry-nfe-alphanumeric'),
+      'x-sandbox-assumption': assumed('registry-nfe-alphanumeric'),
     }),
   ),
   numeroDuplicata: opt(Type.String({ description: 'trade-bill number' })),
@@ -74,7 +75,7 @@ const documentFields = {
     Type.String({
       description: 'content of the attached document, standard base64 text',
       contentEncoding: 'base64',
-      'x-sandbox-assumption': a('registry-documento-digest'),
+      'x-sandbox-assumption': assumed('registry-documento-digest'),
     }),
   ),
 };
@@ -92,7 +93,7 @@ const reconciliationFields = {
 export const RegistryDocument = Strict(documentFields, {
   title: 'RegistryDocument',
   description: 'registry document: registration fields only',
-  'x-sandbox-assumption': a('registry-optional-fields'),
+  'x-sandbox-assumption': assumed('registry-optional-fields'),
 });
 export type RegistryDocument = Static<typeof RegistryDocument>;
 
@@ -101,7 +102,7 @@ export const ReconciliationDocument = Strict(
   {
     title: 'ReconciliationDocument',
     description: 'registry document with the reconciliation additions',
-    'x-sandbox-assumption': a('registry-optional-fields', 'registry-reconcile-compare'),
+    'x-sandbox-assumption': assumed('registry-optional-fields', 'registry-reconcile-compare'),
   },
 );
 export type ReconciliationDocument = Static<typeof ReconciliationDocument>;
@@ -109,7 +110,7 @@ export type ReconciliationDocument = Static<typeof ReconciliationDocument>;
 const registros = <T extends typeof RegistryDocument | typeof ReconciliationDocument>(item: T) =>
   Type.Array(item, {
     minItems: 1,
-    'x-sandbox-assumption': a('registry-non-empty', 'registry-batch-atomic'),
+    'x-sandbox-assumption': assumed('registry-non-empty', 'registry-batch-atomic'),
   });
 
 export const RegisterBody = Strict({ registros: registros(RegistryDocument) });
@@ -124,17 +125,17 @@ const warningsHeader = {
     'Sandbox-Warnings': {
       type: 'integer',
       description: 'how many domain checks failed as warnings (listed by /_sandbox/registry inspection)',
-      'x-sandbox-assumption': a('registry-domain-warnings'),
+      'x-sandbox-assumption': assumed('registry-domain-warnings'),
     },
   },
 };
 
 export const RegisterResponse = Type.Object(
   {
-    mensagem: Type.String({ 'x-sandbox-assumption': a('registry-mensagem') }),
+    mensagem: Type.String({ 'x-sandbox-assumption': assumed('registry-mensagem') }),
     chaveRemessa: Type.String({
       description: 'batch key used to query the batch',
-      'x-sandbox-assumption': a('registry-keys'),
+      'x-sandbox-assumption': assumed('registry-keys'),
     }),
   },
   { title: 'RegisterResponse', ...warningsHeader },
@@ -142,8 +143,8 @@ export const RegisterResponse = Type.Object(
 
 export const ReconcileResponse = Type.Object(
   {
-    mensagem: Type.String({ 'x-sandbox-assumption': a('registry-mensagem') }),
-    chaveConciliacao: Type.String({ 'x-sandbox-assumption': a('registry-keys') }),
+    mensagem: Type.String({ 'x-sandbox-assumption': assumed('registry-mensagem') }),
+    chaveConciliacao: Type.String({ 'x-sandbox-assumption': assumed('registry-keys') }),
   },
   { title: 'ReconcileResponse', ...warningsHeader },
 );
@@ -188,7 +189,9 @@ export const BatchView = Type.Object({
       dataRegistro: CalendarDate(),
       document: HeldDocument,
     }),
+    { description: 'a page of the documents, in registros order (limit, cursor)' },
   ),
+  nextCursor: NextCursor,
 });
 
 export const ItemResult = StringEnum(['matched', 'diverging', 'unknown']);
@@ -205,7 +208,9 @@ export const ReconciliationView = Type.Object({
   participantId: Type.String(),
   reconciledAt: Timestamp(),
   counts: Type.Object({ matched: Type.Integer(), diverging: Type.Integer(), unknown: Type.Integer() }),
+  itemCount: Type.Integer(),
   warnings: Type.Array(Warning),
+  nextCursor: NextCursor,
   items: Type.Array(
     Type.Object({
       index: Type.Integer({ description: 'position in registros' }),
@@ -223,6 +228,7 @@ export const ReconciliationView = Type.Object({
         { description: 'state the participant reported, recorded but not compared' },
       ),
     }),
+    { description: 'a page of the items, in registros order (limit, cursor)' },
   ),
 });
 
@@ -238,11 +244,19 @@ export const ParticipantView = Type.Object({
   reconciliationDueBy: Type.Union([Timestamp(), Type.Null()], {
     description: 'null while the participant has no registrations',
   }),
-  overdue: Type.Boolean({ 'x-sandbox-assumption': a('registry-overdue') }),
+  overdue: Type.Boolean({ 'x-sandbox-assumption': assumed('registry-overdue') }),
+  batchCount: Type.Integer(),
   batches: Type.Array(
     Type.Object({ chaveRemessa: Type.String(), registeredAt: Timestamp(), documentCount: Type.Integer() }),
+    { description: 'a page of the batches, oldest first (limit, batchesCursor)' },
   ),
+  batchesNextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass it as batchesCursor for the next batches' }),
+  reconciliationCount: Type.Integer(),
   reconciliations: Type.Array(
     Type.Object({ chaveConciliacao: Type.String(), reconciledAt: Timestamp(), itemCount: Type.Integer() }),
+    { description: 'a page of the reconciliations, oldest first (limit, reconciliationsCursor)' },
   ),
+  reconciliationsNextCursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'pass it as reconciliationsCursor for the next reconciliations',
+  }),
 });

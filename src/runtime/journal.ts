@@ -144,6 +144,8 @@ export interface JournalFilter {
   status?: string;
   /** Entries at or after this instant of the sandbox clock. */
   since?: Date;
+  /** Only entries older than this id (the page after an entry of that id). */
+  before?: number;
   limit?: number;
 }
 
@@ -208,9 +210,21 @@ export class Journal {
     const klass = status && /^[1-5]xx$/i.test(status) ? Number(status[0]) : undefined;
     const since = filter.since?.getTime();
     const out: StoredEntry[] = [];
-    for (let i = 1; i <= this.size && out.length < limit; i++) {
-      const e = this.ring[(this.head - i + this.capacity) % this.capacity];
-      if (!e) continue;
+    const at = (i: number) => this.ring[(this.head - i + this.capacity) % this.capacity];
+    // Ids grow with each entry: the page after `before` starts at the newest entry older than it,
+    // found by halving (a deep page costs no walk over the entries before it).
+    let first = 1;
+    if (filter.before !== undefined) {
+      let hi = this.size + 1;
+      while (first < hi) {
+        const mid = (first + hi) >> 1;
+        if ((at(mid)?.id ?? 0) < filter.before) hi = mid;
+        else first = mid + 1;
+      }
+    }
+    for (let i = first; i <= this.size && out.length < limit; i++) {
+      const e = at(i);
+      if (!e || (filter.before !== undefined && e.id >= filter.before)) continue;
       if (filter.interface !== undefined && e.interface !== filter.interface) continue;
       if (filter.operation !== undefined && e.operation !== filter.operation) continue;
       if (

@@ -233,4 +233,10 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    name: 'loan-bond registrations in time order: the control plane pages through them by that key',
+    sql: `
+      CREATE INDEX lb_registrations_by_time ON lb_registrations (registered_at, batch, position);
+    `,
+  },
 ];

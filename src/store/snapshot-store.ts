@@ -20,10 +20,14 @@ export class SnapshotStore {
   private synced: string | null = null;
   private tracking: { changed: Database.Statement; clear: Database.Statement } | undefined;
 
-  /** `settle`: runs the writes queued for a group commit, so that a snapshot never overtakes them. */
+  /**
+   * `settle`: runs the writes queued for a group commit, so that a snapshot never overtakes them;
+   * `restored`: told after a restore put rows back in bulk.
+   */
   constructor(
     private readonly db: Db,
     private readonly settle: () => void = () => undefined,
+    private readonly restored: () => void = () => undefined,
   ) {
     const attached = (db.pragma('database_list') as Array<{ name: string }>).some((d) => d.name === SCHEMA);
     if (!attached) db.exec(`ATTACH DATABASE ':memory:' AS ${SCHEMA}`);
@@ -227,6 +231,7 @@ export class SnapshotStore {
       for (const t of tracked) this.db.exec(this.triggers(t, 'create'));
       this.tracking?.clear.run();
     })();
+    this.restored();
     this.synced = name;
     return true;
   }

@@ -166,7 +166,7 @@ describe('checkPdf: a PDF inside another file is not a PDF (rule 4)', () => {
 
   it('refuses a PDF stored in a ZIP archive, naming the container and where the PDF starts', () => {
     const zip = storedZip('contrato.pdf', minimalPdf());
-    expect(isPdf(zip)).toBe(true); // the old check alone let it through
+    expect(isPdf(zip)).toBe(true); // a header search alone would let it through
     expect(refusal(zip)).toBe(
       'pdf-only: the file is a ZIP archive with a PDF inside (its "%PDF-" header is at byte 42); send the PDF itself',
     );

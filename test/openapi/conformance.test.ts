@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { testApp } from '../helpers.js';
 import { INTERFACES } from '../../src/interfaces.js';
@@ -24,6 +25,13 @@ describe('the OpenAPI document against the routes of the app', () => {
     expect(served.filter((r) => r.startsWith('GET ')).every((r) => heads.includes(r))).toBe(true);
     // The setup file has seen this test's own call to /openapi.json (a hidden route, not checked).
     expect(responsesChecked()).toBeGreaterThan(0);
+  });
+
+  it("states the package's version, read from package.json", async () => {
+    const app = await testApp();
+    const document = JSON.parse((await app.inject({ url: '/openapi.json' })).body) as { info: { version: string } };
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    expect(document.info.version).toBe(pkg.version);
   });
 });
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CnabFile, CnabReader, scanLines } from '../../src/receivables/cnab.js';
+import { CnabReader } from '../../src/receivables/cnab-checks.js';
+import { CnabFile } from '../../src/receivables/cnab-record.js';
+import { scanLines } from '../../src/receivables/cnab-scan.js';
 import {
   BANCO_DO_BRASIL,
   cnabBytes,

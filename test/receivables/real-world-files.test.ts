@@ -1,8 +1,9 @@
-// Files as real generators and bank layouts write them (issue 14): record types whose meaning comes
+// Files as real generators and bank layouts write them: record types whose meaning comes
 // from the header's bank and layout, other banks' CNAB 400, return files, and what a refusal says.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CnabFile, type CnabLayout, scanLines } from '../../src/receivables/cnab.js';
+import { CnabFile, type CnabLayout } from '../../src/receivables/cnab-record.js';
+import { scanLines } from '../../src/receivables/cnab-scan.js';
 import {
   BRADESCO,
   bbRemessa,

@@ -1,4 +1,4 @@
-// Workspaces under parallel workers (issue 18, acceptance): 16 workers over real HTTP, each in its own
+// Workspaces under parallel workers: 16 workers over real HTTP, each in its own
 // workspace /ws/w{i}, each running the demo flow (payments, registry, CNAB import, loan-bond,
 // snapshot/restore, clock, faults) twice with resets in between, all at once. Every worker's
 // transcript must equal, answer for answer, the transcript of the same flow run alone against a

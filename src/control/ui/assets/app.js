@@ -7,7 +7,7 @@
 import { adoptTokenFromFragment, api, setToken } from './api.js';
 import { coverage } from './coverage.js';
 import { fill, h, json, when } from './dom.js';
-import { $, badge, handle, lazyDetails, messageOf, PAGE, refreshSection, say, state } from './page.js';
+import { $, badge, handle, lazyDetails, LIST_MAX, messageOf, PAGE, refreshSection, say, state } from './page.js';
 import { workspacePicker } from './workspaces.js';
 
 /** @typedef {import('../types.js').Overview} Overview */
@@ -106,7 +106,7 @@ async function countsOnly(id, data) {
 // --- journal ----------------------------------------------------------------------------------------
 
 async function journal() {
-  const data = /** @type {JournalList} */ (await api(`/requests?limit=${state.journalLimit}`));
+  const data = /** @type {JournalList} */ (await api(`/requests?limit=${Math.min(state.journalLimit, LIST_MAX)}`));
   fill(
     $('journal-body'),
     h('p', {}, `Showing ${data.entries.length} of ${data.count} kept (capacity ${data.capacity}).`),
