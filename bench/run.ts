@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cnab444, extractRequests, loanBondRecord, pdf, TENANTS } from './data.js';
+import { largeBatch } from './loanbond-large.js';
 import { cpuTicks, fmt, latencies, load, type LoadResult, median, peakRss, printTable, type Row, type Server, startChild, startNpm } from './lib.js';
 
 const quick = process.argv.includes('--quick');
@@ -80,6 +81,18 @@ async function main(): Promise<void> {
   );
   if (only === 'coverage') {
     await coverageCost();
+    process.stdout.write(`\n${printTable(rows)}\n`);
+    return;
+  }
+  if (only === 'loanbond') {
+    // Only the loan-bond registration figures: -- --only=loanbond
+    await loanbondFigures();
+    process.stdout.write(`\n${printTable(rows)}\n`);
+    return;
+  }
+  if (only === 'snapshots') {
+    // Only the snapshot restore figures, database file and :memory:: -- --only=snapshots
+    await snapshotFigures();
     process.stdout.write(`\n${printTable(rows)}\n`);
     return;
   }
@@ -184,25 +197,13 @@ async function main(): Promise<void> {
     await registry(sandbox);
     await receivables(sandbox);
     await controlPlane(sandbox);
-    await snapshotRestore(sandbox, 'database file');
   } finally {
     await sandbox.stop();
     await bare.stop();
     await js.stop();
   }
-  // startSandbox() for a user's test suite runs on :memory:, where a restore writes no file.
-  const inMemory = await startChild('dist/server.js', (port) => ['--port', String(port), '--db', ':memory:', '--fixtures', 'none']);
-  try {
-    await snapshotRestore(inMemory, ':memory:, as startSandbox runs');
-  } finally {
-    await inMemory.stop();
-  }
-  const lb = await startSandbox();
-  try {
-    await loanbond(lb);
-  } finally {
-    await lb.stop();
-  }
+  await snapshotFigures();
+  await loanbondFigures();
   await workspaceFigures();
   await idleWorkspaceFigures();
   await coverageCost();
@@ -819,6 +820,22 @@ async function workspaces(s: Server): Promise<void> {
   }
 }
 
+/** Snapshot restores on a database file, then on :memory: (startSandbox() for a user's test suite runs there, where a restore writes no file). */
+async function snapshotFigures(): Promise<void> {
+  const file = await startSandbox();
+  try {
+    await snapshotRestore(file, 'database file');
+  } finally {
+    await file.stop();
+  }
+  const inMemory = await startChild('dist/server.js', (port) => ['--port', String(port), '--db', ':memory:', '--fixtures', 'none']);
+  try {
+    await snapshotRestore(inMemory, ':memory:, as startSandbox runs');
+  } finally {
+    await inMemory.stop();
+  }
+}
+
 /** Restore of a snapshot whose 10k-row table (seven B-trees: rows and six sort indexes) changed since. */
 async function snapshotRestore(s: Server, where: string): Promise<void> {
   const bar2 = '<= 5 ms';
@@ -860,16 +877,42 @@ async function snapshotRestore(s: Server, where: string): Promise<void> {
   }
 }
 
+const LB_CALLER = {
+  loanbond: {
+    callers: [{ callerId: 'BENCH', token: 'lb-bench', products: ['electronic-signature', 'digital-loan-bond'] }],
+  },
+};
+
+/** 50 x 1 MiB, then the largest batch (50 x 15 MB) on a database file and on :memory:, each on a fresh sandbox with default settings. */
+async function loanbondFigures(): Promise<void> {
+  const lb = await startSandbox();
+  try {
+    await loanbond(lb);
+  } finally {
+    await lb.stop();
+  }
+  const bar = 'time <= 3x a streaming base64 decode; peak RSS <= idle + 256 MiB; health p99 < 50 ms';
+  for (const where of ['database file', ':memory:'] as const) {
+    const s =
+      where === ':memory:'
+        ? await startChild('dist/server.js', (port) => ['--port', String(port), '--db', ':memory:', '--fixtures', 'none'])
+        : await startSandbox();
+    try {
+      await post(s, '/_sandbox/fixtures', LB_CALLER);
+      const r = await largeBatch(s, where);
+      row(r.figure, r.value, r.baseline, r.ratio, r.bar, r.pass);
+    } catch (err) {
+      failed(`POST loan-bond registrar, 50 x 15 MB (${where})`, bar, err);
+    } finally {
+      await s.stop();
+    }
+  }
+}
+
 async function loanbond(s: Server): Promise<void> {
   const bar = 'time <= 2x JSON.parse + base64 decode; peak RSS <= 3x body + 150 MB; health answered';
   try {
-    await post(s, '/_sandbox/fixtures', {
-      loanbond: {
-        callers: [
-          { callerId: 'BENCH', token: 'lb-bench', products: ['electronic-signature', 'digital-loan-bond'] },
-        ],
-      },
-    });
+    await post(s, '/_sandbox/fixtures', LB_CALLER);
     const registros = Array.from({ length: LB_RECORDS }, (_, i) => loanBondRecord(i, pdf(1024 * 1024, i)));
     const body = JSON.stringify({ versao: '1.0', token: 'lb-bench', registros });
     const t0 = performance.now();

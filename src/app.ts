@@ -45,8 +45,10 @@ export interface AppOptions {
   interfaces?: readonly InterfaceModule[];
   /** false: no logging (the default for tests). */
   logger?: LogSettings | false;
-  /** Largest request body in bytes (default DEFAULTS.bodyLimit of config.ts). */
+  /** Largest request body in bytes of every route but the loan-bond registration (default DEFAULTS.bodyLimit of config.ts). */
   bodyLimit?: number;
+  /** Largest body of the loan-bond registration (default DEFAULTS.loanbondBodyLimit: 50 files of 15 MB plus fields). */
+  loanbondBodyLimit?: number;
   /** When set, /_sandbox calls need the Sandbox-Admin-Token header. */
   adminToken?: string;
   /** Domain checks refuse instead of warning. */
@@ -75,7 +77,10 @@ export interface AppOptions {
 
 /** Server-wide settings; those of one sandbox state are the runtime's (runtime/index.ts). */
 export interface Settings {
+  /** Largest body of every route but the loan-bond registration. */
   bodyLimit: number;
+  /** Largest body of the loan-bond registration (read as a stream: a gigabyte costs no memory; lb-body-limit). */
+  loanbondBodyLimit: number;
   adminToken: string | undefined;
 }
 
@@ -93,6 +98,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     throw new Error('adminToken is empty: give a key, or leave adminToken out for an open control plane');
   const settings: Settings = {
     bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
+    loanbondBodyLimit: options.loanbondBodyLimit ?? DEFAULTS.loanbondBodyLimit,
     adminToken: options.adminToken,
   };
   const interfaces =

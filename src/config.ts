@@ -1,6 +1,7 @@
 // Environment and command-line flags -> one typed Config, parsed once (docs/configuration.md).
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { DEFAULT_REGISTRATION_BODY_LIMIT } from './loanbond/index.js';
 import { DEFAULT_WORK_BACKLOG } from './runtime/work.js';
 import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS } from './runtime/workspaces.js';
 
@@ -17,6 +18,8 @@ export const DEFAULTS = {
   db: 'data/sandbox.db',
   logLevel: 'info',
   bodyLimit: 100 * 1024 * 1024,
+  /** The loan-bond interface's own (lb-body-limit): 50 files of 15 MB as base64, plus 16 MiB of fields. */
+  loanbondBodyLimit: DEFAULT_REGISTRATION_BODY_LIMIT,
   journalSize: 1000,
   maxWorkspaces: DEFAULT_MAX_WORKSPACES,
   workspaceIdleMs: DEFAULT_WORKSPACE_IDLE_MS,
@@ -44,8 +47,10 @@ export interface Config {
   /** Fixture file loaded when the database is new; null for an empty start. */
   fixtures: string | null;
   logLevel: string;
-  /** Largest request body, in bytes. */
+  /** Largest request body of every route but the loan-bond registration, in bytes. */
   bodyLimit: number;
+  /** Largest body of the loan-bond registration (lb-body-limit). */
+  loanbondBodyLimit: number;
   adminToken: string | undefined;
   /** Registry and receivables domain checks refuse (400) instead of warning. */
   strict: boolean;
@@ -79,6 +84,10 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
                                                   env LOG_LEVEL           default ${DEFAULTS.logLevel}
   --body-limit <size>   largest request body, e.g. 100mb, 512kb, 1048576 (kb/mb/gb are 1024-based)
                                                   env SANDBOX_BODY_LIMIT  default ${formatSize(DEFAULTS.bodyLimit)}
+                        (every route but the loan-bond registration)
+  --loanbond-body-limit <size>  largest loan-bond registration body (read as a stream)
+                                  env SANDBOX_LOANBOND_BODY_LIMIT default ${formatSize(DEFAULTS.loanbondBodyLimit)} bytes:
+                                  50 files of 15 MB as base64, plus 16 MiB of other fields
   --strict              domain checks refuse instead of warning
                                                   env SANDBOX_STRICT=true default off
   --seed <text>         reproducible generated keys
@@ -173,6 +182,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     fixtures: fixtures === 'none' || fixtures === '' ? null : fixtures,
     logLevel,
     bodyLimit: parseSize(values['body-limit'] ?? env.SANDBOX_BODY_LIMIT ?? formatSize(DEFAULTS.bodyLimit)),
+    loanbondBodyLimit: parseSize(
+      values['loanbond-body-limit'] ?? env.SANDBOX_LOANBOND_BODY_LIMIT ?? formatSize(DEFAULTS.loanbondBodyLimit),
+    ),
     adminToken: adminTokenOf(env.SANDBOX_ADMIN_TOKEN),
     strict: values.strict === true || parseBool('SANDBOX_STRICT', env.SANDBOX_STRICT),
     seed: values.seed ?? (env.SANDBOX_SEED || undefined),
@@ -228,6 +240,7 @@ function parse(argv: readonly string[]) {
       fixtures: { type: 'string' },
       'log-level': { type: 'string' },
       'body-limit': { type: 'string' },
+      'loanbond-body-limit': { type: 'string' },
       strict: { type: 'boolean' },
       seed: { type: 'string' },
       'seed-secrets': { type: 'boolean' },

@@ -11,6 +11,7 @@ describe('configuration', () => {
       fixtures: DEMO_FIXTURES, // the package's own file, whatever the working directory
       logLevel: 'info',
       bodyLimit: 100 * 1024 * 1024,
+      loanbondBodyLimit: 1_069_408_816,
       adminToken: undefined,
       strict: false,
       seed: undefined,
@@ -26,14 +27,27 @@ describe('configuration', () => {
   it('takes every default from DEFAULTS, which --help and buildApp read too', async () => {
     const config = parseConfig([], {});
     if (config === 'help') throw new Error('no --help was given');
-    const { host, port, db, logLevel, bodyLimit, journalSize, maxWorkspaces, workspaceIdleMs, workBacklog } = config;
-    expect({ host, port, db, logLevel, bodyLimit, journalSize, maxWorkspaces, workspaceIdleMs, workBacklog }).toEqual(DEFAULTS);
+    const { host, port, db, logLevel, bodyLimit, loanbondBodyLimit, journalSize, maxWorkspaces, workspaceIdleMs, workBacklog } =
+      config;
+    expect({
+      host,
+      port,
+      db,
+      logLevel,
+      bodyLimit,
+      loanbondBodyLimit,
+      journalSize,
+      maxWorkspaces,
+      workspaceIdleMs,
+      workBacklog,
+    }).toEqual(DEFAULTS);
     for (const shown of [
       `env HOST                default ${DEFAULTS.host}`,
       `env PORT                default ${DEFAULTS.port}`,
       `default ./${DEFAULTS.db}`,
       `env LOG_LEVEL           default ${DEFAULTS.logLevel}`,
       'env SANDBOX_BODY_LIMIT  default 100mb',
+      `env SANDBOX_LOANBOND_BODY_LIMIT default ${DEFAULTS.loanbondBodyLimit} bytes`,
       `env SANDBOX_JOURNAL_SIZE default ${DEFAULTS.journalSize}`,
       `env SANDBOX_MAX_WORKSPACES default ${DEFAULTS.maxWorkspaces}`,
       'env SANDBOX_WORKSPACE_IDLE default 60m',
@@ -45,6 +59,7 @@ describe('configuration', () => {
     const app = await buildApp({ logger: false });
     try {
       expect(app.settings.bodyLimit).toBe(DEFAULTS.bodyLimit);
+      expect(app.settings.loanbondBodyLimit).toBe(DEFAULTS.loanbondBodyLimit);
       expect(app.runtime.journal.capacity).toBe(DEFAULTS.journalSize);
       expect(app.workspaces.max).toBe(DEFAULTS.maxWorkspaces);
       expect(app.runtime.work.maxBacklog).toBe(DEFAULTS.workBacklog);
@@ -61,6 +76,7 @@ describe('configuration', () => {
       SANDBOX_FIXTURES: 'none',
       LOG_LEVEL: 'warn',
       SANDBOX_BODY_LIMIT: '20mb',
+      SANDBOX_LOANBOND_BODY_LIMIT: '2gb',
       SANDBOX_ADMIN_TOKEN: 'adm',
       SANDBOX_STRICT: 'true',
       SANDBOX_SEED: 's1',
@@ -78,6 +94,7 @@ describe('configuration', () => {
       fixtures: null,
       logLevel: 'warn',
       bodyLimit: 20 * 1024 * 1024,
+      loanbondBodyLimit: 2 * 1024 ** 3,
       adminToken: 'adm',
       strict: true,
       seed: 's1',

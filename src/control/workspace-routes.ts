@@ -28,6 +28,7 @@ import {
   type Workspaces,
 } from '../runtime/workspaces.js';
 import { readFixtureFile, under } from '../runtime/fixture-document.js';
+import { documentsDir } from '../store/documents.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -59,7 +60,7 @@ function persistedNames(mainDb: string): string[] {
   const stem = `${basename(mainDb, ext)}.ws-`;
   const files = readdirSync(dir).filter((f) => f.startsWith(stem));
   // Files of a removal the process did not live to finish: they belong to no workspace.
-  for (const f of files.filter((f) => f.includes(REMOVED))) rmSync(join(dir, f), { force: true });
+  for (const f of files.filter((f) => f.includes(REMOVED))) rmSync(join(dir, f), { recursive: true, force: true });
   return files
     .filter((f) => f.endsWith('.db'))
     .map((f) => f.slice(stem.length, -'.db'.length))
@@ -68,14 +69,17 @@ function persistedNames(mainDb: string): string[] {
 }
 
 /**
- * Removes a closed workspace's database files: each is first renamed to a name no workspace can have
- * (the WAL and shared-memory files before the database, so a half-done removal never leaves a log
- * beside a database that is not its own), then deleted.
+ * Removes a closed workspace's database files and its loan-bond documents folder (store/documents.ts):
+ * each is first renamed to a name no workspace can have (the WAL and shared-memory files before the
+ * database, so a half-done removal never leaves a log beside a database that is not its own; the
+ * documents after it, as a folder left without its database is swept by the next database of that
+ * name, which refers to none of its files), then deleted.
  */
 function removeFiles(path: string): void {
   const tag = `${REMOVED}${randomBytes(6).toString('hex')}`;
   const moved: string[] = [];
-  for (const suffix of ['-wal', '-shm', '']) {
+  const documents = documentsDir(path).slice(path.length);
+  for (const suffix of ['-wal', '-shm', '', documents]) {
     const from = `${path}${suffix}`;
     const to = `${path}${tag}${suffix}`;
     try {
@@ -85,7 +89,7 @@ function removeFiles(path: string): void {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
   }
-  for (const f of moved) rmSync(f, { force: true });
+  for (const f of moved) rmSync(f, { recursive: true, force: true });
 }
 
 export interface OpenerOptions {

@@ -16,7 +16,7 @@ import { describeStorageFault } from '../store/errors.js';
 import { detailsFromAjv, MAX_DETAILS } from './validation.js';
 import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
 import { assumptionLookup } from './assumption-catalog.js';
-import { useJsonBodies } from './json.js';
+import { emptyBodyError, forbiddenKeyError, useJsonBodies } from './json.js';
 import { fallbackSlug } from './outcomes.js';
 import { type NearMiss, nearestOperation, nearMissSentence, OUTSIDE_PREFIX_DISTANCE } from './near-miss.js';
 import { pathOf } from './url.js';
@@ -70,6 +70,11 @@ export function describeBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+/** A body over its route's limit, and the setting that raises it. */
+export function bodyTooLargeMessage(limit: number, setting: string): string {
+  return `the body is larger than this sandbox's limit of ${describeBytes(limit)}; raise ${setting} to send more`;
+}
+
 /** Turns whatever a route or Fastify threw into a SandboxError with a message a user can act on. */
 export function toSandboxError(
   err: FastifyError | SandboxError | Error,
@@ -95,17 +100,11 @@ export function toSandboxError(
       );
     }
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new SandboxError(400, 'the body is empty: a JSON object is required');
+      return emptyBodyError();
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new SandboxError(
-        400,
-        'the body is not valid JSON (keys named __proto__ or constructor are refused)',
-      );
+      return forbiddenKeyError();
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new SandboxError(
-        400,
-        `the body is larger than this sandbox's limit of ${describeBytes(request.routeOptions.bodyLimit ?? 0)}; raise SANDBOX_BODY_LIMIT to send more`,
-      );
+      return new SandboxError(400, bodyTooLargeMessage(request.routeOptions.bodyLimit ?? 0, 'SANDBOX_BODY_LIMIT'));
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new SandboxError(400, 'the Content-Length header does not match the body');
   }

@@ -2,14 +2,104 @@
 // (__proto__ and constructor keys refused) plus a refusal of duplicate keys, which JSON.parse would
 // silently resolve to the last occurrence ("each field occurs exactly once" in the receivables table;
 // elsewhere a client sending a key twice has a bug that parsers resolve differently).
-import { isUtf8 } from 'node:buffer';
+import { Buffer, isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sameDecimal, significantDigits } from '../domain/decimal.js';
 import { DecimalText } from '../domain/money.js';
 import { firstInvalidUtf8 } from '../domain/utf8.js';
 import { pointer, SandboxError } from './errors.js';
 import { recordExactNumbers } from './exact-numbers.js';
+import { BYTE_ORDER_MARK, type JsonPosition, JsonReadError, JsonStreamReader } from './json-stream.js';
 import { FALLBACK } from './outcomes.js';
+
+// One set of messages for a body that is not JSON, whether it was read whole (every route) or as a
+// stream (the loan-bond registration): both say what and where from the same reader's findings.
+
+/** A body that is not JSON or not UTF-8: what is wrong, at which byte offset, line and column. */
+export function malformedBodyError(problem: JsonReadError): SandboxError {
+  if (problem.kind === 'utf8' && problem.byte !== undefined) return notUtf8Error(problem.byte, problem.at);
+  if (problem.at.offset === 0 && problem.what.startsWith(`unexpected ${BYTE_ORDER_MARK}`)) return byteOrderMarkError();
+  const where = `at byte offset ${problem.at.offset} (line ${problem.at.line}, column ${problem.at.column})`;
+  const kind = problem.kind === 'utf8' ? 'UTF-8' : 'JSON';
+  return new SandboxError(400, `the body is not valid ${kind}: ${problem.what} ${where}`, { outcome: FALLBACK.malformed });
+}
+
+/** A body that starts with a UTF-8 byte-order mark, whether read whole or as a stream. */
+export function byteOrderMarkError(): SandboxError {
+  return new SandboxError(
+    400,
+    'the body starts with a UTF-8 byte-order mark (the bytes EF BB BF at byte offset 0), which JSON text must not begin with (RFC 8259, section 8.1): send the body without it',
+    { outcome: FALLBACK.malformed },
+  );
+}
+
+/**
+ * A body that is not UTF-8, whether read whole or as a stream: the first byte that starts no UTF-8
+ * character, its offset, line and column (in characters).
+ */
+export function notUtf8Error(byte: number, at: JsonPosition): SandboxError {
+  const hex = byte.toString(16).toUpperCase().padStart(2, '0');
+  const hint = byte >= 0xa0 ? ' (text in Latin-1 or Windows-1252, such as José written with the single byte E9, is not UTF-8)' : '';
+  const message =
+    `the body is not valid UTF-8: the byte 0x${hex} at byte offset ${at.offset} (line ${at.line}, column ${at.column}) ` +
+    `starts no UTF-8 character${hint}; send the body encoded as UTF-8`;
+  return new SandboxError(400, message, { outcome: FALLBACK.malformed });
+}
+
+/** A body with no bytes at all. */
+export function emptyBodyError(): SandboxError {
+  return new SandboxError(400, 'the body is empty: a JSON object is required', { outcome: FALLBACK.malformed });
+}
+
+/** A key named __proto__ or constructor (refused: they reach prototypes in JavaScript clients). */
+export function forbiddenKeyError(): SandboxError {
+  return new SandboxError(400, 'the body is not valid JSON (keys named __proto__ or constructor are refused)', {
+    outcome: FALLBACK.malformed,
+  });
+}
+
+/** The first problem of a text JSON.parse refused, found by the streaming reader. */
+export function locateJsonProblem(text: string): JsonReadError | undefined {
+  const reader = new JsonStreamReader({ sinkFor: () => undefined, keepLimit: Number.POSITIVE_INFINITY });
+  reader.push(Buffer.from(text, 'utf8'));
+  try {
+    reader.end();
+    return undefined;
+  } catch (err) {
+    if (err instanceof JsonReadError) return err;
+    throw err;
+  }
+}
+
+/** A key that appears twice in one object: a 400 naming its pointer. */
+export function duplicateKeyError(path: string): SandboxError {
+  const message = 'appears twice in its object: each field occurs exactly once';
+  return new SandboxError(400, `${path}: ${message}`, { details: [{ path, message }], outcome: FALLBACK.malformed });
+}
+
+/**
+ * Parses a whole JSON text as every body is parsed: Fastify's secure parser (__proto__ and
+ * constructor keys refused), then duplicate keys refused and numbers a double would change recorded
+ * (http/exact-numbers.ts). Calls back with the value or the error.
+ */
+export function parseJsonText(
+  parse: ReturnType<FastifyInstance['getDefaultJsonParser']>,
+  request: FastifyRequest,
+  text: string,
+  done: (err: Error | null, value?: unknown) => void,
+): void {
+  parse(request, text, (err, value) => {
+    if (err) {
+      if ((err as { code?: string }).code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return done(emptyBodyError());
+      const problem = locateJsonProblem(text);
+      return done(problem ? malformedBodyError(problem) : forbiddenKeyError());
+    }
+    const scan = scanJson(text);
+    if (scan.duplicate !== undefined) return done(duplicateKeyError(scan.duplicate));
+    if (scan.inexact.length > 0) recordExactNumbers(value, scan.inexact);
+    done(null, value);
+  });
+}
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -155,19 +245,8 @@ export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: 
     if (charset) return done(charset, undefined);
     if (options.optionalBodies && isBlank(bytes) && bodyIsOptional(request)) return done(null, {});
     if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return done(byteOrderMarkError(), undefined);
-    if (!isUtf8(bytes)) return done(notUtf8Error(bytes), undefined);
-    const text = bytes.toString('utf8');
-    parse(request, text, (err, value) => {
-      if (err) return done(err, undefined);
-      const scan = scanJson(text);
-      if (scan.duplicate !== undefined) {
-        const path = scan.duplicate;
-        const message = 'appears twice in its object: each field occurs exactly once';
-        return done(new SandboxError(400, `${path}: ${message}`, { details: [{ path, message }], outcome: FALLBACK.malformed }), undefined);
-      }
-      if (scan.inexact.length > 0) recordExactNumbers(value, scan.inexact);
-      done(null, value);
-    });
+    if (!isUtf8(bytes)) return done(utf8Error(bytes), undefined);
+    parseJsonText(parse, request, bytes.toString('utf8'), done);
   });
 }
 
@@ -207,23 +286,8 @@ export function charsetError(contentType: string | undefined): SandboxError | un
   return problem === undefined ? undefined : new SandboxError(400, problem, { outcome: FALLBACK.malformed });
 }
 
-function byteOrderMarkError(): SandboxError {
-  return new SandboxError(
-    400,
-    'the body starts with a UTF-8 byte-order mark (the bytes EF BB BF at byte offset 0), which JSON text must not begin with (RFC 8259, section 8.1): send the body without it',
-    { outcome: FALLBACK.malformed },
-  );
-}
-
-/** A 400 naming the first byte that is not UTF-8: its offset, line and column, and the byte. */
-function notUtf8Error(bytes: Buffer): SandboxError {
-  return new SandboxError(400, `the body is not valid UTF-8: ${utf8Problem(bytes)}; send the body encoded as UTF-8`, {
-    outcome: FALLBACK.malformed,
-  });
-}
-
-/** Where bytes known not to be UTF-8 stop being it: the byte, its offset, line and column. */
-export function utf8Problem(bytes: Buffer): string {
+/** Where bytes known not to be UTF-8 stop being it: offset, line and column (in characters). */
+function utf8Position(bytes: Buffer): JsonPosition {
   const offset = firstInvalidUtf8(bytes);
   let line = 1;
   let lineStart = 0;
@@ -234,9 +298,12 @@ export function utf8Problem(bytes: Buffer): string {
   // Columns count characters: continuation bytes before the offset on its line are not characters.
   let column = 1;
   for (let i = lineStart; i < offset; i++) if (((bytes[i] as number) & 0xc0) !== 0x80) column++;
-  const byte = (bytes[offset] as number).toString(16).toUpperCase().padStart(2, '0');
-  const hint = (bytes[offset] as number) >= 0xa0 ? ' (text in Latin-1 or Windows-1252, such as José written with the single byte E9, is not UTF-8)' : '';
-  return `the byte 0x${byte} at byte offset ${offset} (line ${line}, column ${column}) starts no UTF-8 character${hint}`;
+  return { offset, line, column };
+}
+
+/** The error of bytes known not to be UTF-8. */
+function utf8Error(bytes: Buffer): SandboxError {
+  return notUtf8Error(bytes[firstInvalidUtf8(bytes)] as number, utf8Position(bytes));
 }
 
 /**
@@ -245,9 +312,8 @@ export function utf8Problem(bytes: Buffer): string {
  * saying what is wrong and where.
  */
 export function parseJsonDocument(bytes: Buffer): unknown {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
-    throw new Error('it starts with a UTF-8 byte-order mark (the bytes EF BB BF), which JSON text must not begin with');
-  if (!isUtf8(bytes)) throw new Error(`it is not valid UTF-8: ${utf8Problem(bytes)}`);
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) throw new Error(byteOrderMarkError().message);
+  if (!isUtf8(bytes)) throw new Error(utf8Error(bytes).message);
   const text = bytes.toString('utf8');
   const value: unknown = JSON.parse(text);
   const scan = scanJson(text);

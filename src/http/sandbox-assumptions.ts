@@ -39,8 +39,9 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'The largest request body is not shown',
     decision:
-      'SANDBOX_BODY_LIMIT, default 100mb (104857600 bytes); a larger body is a 400 that states the limit',
-    reason: 'a loan-bond batch of 50 records carries PDFs of up to 15 MB each as base64',
+      'SANDBOX_BODY_LIMIT, default 100mb (104857600 bytes), for every route but the loan-bond registration (its own limit: lb-body-limit); a larger body is a 400 that states the limit and the setting that raises it',
+    reason:
+      'no other route documents a size: 100 MiB holds the base64 of a 78 643 200-byte CNAB file (about 176 000 lines of 444 characters and CRLF) or a registry batch of thousands of documents, and a body read whole is held in memory',
   },
   {
     id: 'named-only-501',

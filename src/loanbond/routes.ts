@@ -1,7 +1,7 @@
 // Emulates the loan-bond (CCB) registration interface: records with signers, signatures, PDFs.
 // Differs from the real service where docs/assumptions.md says (interface "loanbond").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyError } from 'fastify';
+import type { FastifyError, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError, validationError } from '../http/errors.js';
 import { serveInterface } from '../http/interface-plugin.js';
@@ -15,6 +15,7 @@ import { registrationWork } from './runner.js';
 import { register } from './register.js';
 import { MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
 import { runtimeOf } from '../runtime/index.js';
+import { readRegistration, uploadOf } from './upload.js';
 
 const assumed = assumptionLookup(assumptions);
 const assumedSandbox = assumptionLookup(sandboxAssumptions);
@@ -22,11 +23,41 @@ const REGISTER = contract.route('register-loan-bond');
 
 export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
   serveInterface(app, contract);
+  await app.register(registrationRoute);
+};
+
+/** The registration, in a context of its own: its body is read as a stream (upload.ts). */
+const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  const limit = app.settings.loanbondBodyLimit;
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', (request, payload, done) => {
+    readRegistration(request, payload, {
+      documents: runtimeOf(request).store.documents,
+      limit,
+      setting: 'SANDBOX_LOANBOND_BODY_LIMIT',
+      parse,
+    }).then(
+      (body) => done(null, body),
+      (err: Error) => done(err, undefined),
+    );
+  });
+  // Incoming files that did not become stored files go once the answer is ready, or the client left.
+  const discard = async (request: FastifyRequest) => {
+    await uploadOf(request)?.discard();
+  };
+  app.addHook('onSend', async (request, _reply, payload) => {
+    await discard(request);
+    return payload;
+  });
+  app.addHook('onRequestAbort', discard);
+  app.addHook('onResponse', discard);
 
   app.post(
     REGISTER.url,
     {
       config: REGISTER.config,
+      bodyLimit: limit,
       attachValidation: true,
       schema: {
         tags: [contract.id],
@@ -42,6 +73,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
           ...errorResponses(contract.statuses, StandardError, assumedSandbox('error-body')),
         },
         'x-sandbox-assumption': `${assumed(
+          'lb-body-limit',
           'lb-check-order',
           'lb-status-products',
           'lb-document-store',
@@ -75,8 +107,10 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
         if (!onlyToken) throw invalid;
       }
       const runtime = runtimeOf(request);
+      const upload = uploadOf(request);
       const result = register(request.body, {
         store: runtime.store,
+        files: (path) => upload?.file(path),
         ids: runtime.ids,
         now: runtime.clock.now(),
         strict: strictFor(request),

@@ -10,6 +10,22 @@ const assumed = assumptionLookup(assumptions);
 
 export const MAX_RECORDS = 50;
 
+/**
+ * The longest documento or conteudo text of a valid file: the base64 of 15 000 000 bytes
+ * (4 * ceil(n / 3) = 20 000 000 characters), wrapped as MIME wraps it (a line break every 76
+ * characters, written "\r\n" in JSON: 4 bytes each, 263 158 of them).
+ */
+export const MAX_FILE_TEXT = 4 * Math.ceil(MAX_FILE_BYTES / 3) + Math.ceil((4 * Math.ceil(MAX_FILE_BYTES / 3)) / 76) * 4;
+
+/** Bytes a registration may hold besides its files' text (signers, installments, names, JSON). */
+export const FIELDS_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * The default body limit of the registration: 50 files of the longest text (the documented maximum
+ * batch; additional documents count against the same 50 files) plus the fields: 1 069 408 816 bytes.
+ */
+export const DEFAULT_REGISTRATION_BODY_LIMIT = MAX_RECORDS * MAX_FILE_TEXT + FIELDS_LIMIT;
+
 const Str = () => Type.Optional(Type.String());
 
 export const Address = Strict({

@@ -2,6 +2,7 @@
 import { BookkeepingStore } from './bookkeeping.js';
 import { type CheckpointHandle, checkpoints } from './checkpointer.js';
 import type { Db } from './db.js';
+import { DocumentFiles, documentsDir } from './documents.js';
 import { GroupCommit } from './group-commit.js';
 import { LoanbondStore } from './loanbond.js';
 import { migrateParts, PART_MIGRATIONS_TABLE, type StorePart } from './part.js';
@@ -22,6 +23,8 @@ export class Store {
   readonly readCache: ReadCache;
   /** Writes queued during one turn of the event loop, committed together (group-commit.ts). */
   readonly groupCommit: GroupCommit;
+  /** Loan-bond files beside the database (documents.ts). */
+  readonly documents: DocumentFiles;
   /** WAL checkpoints by the process's checkpoint worker, for a database file (checkpointer.ts). */
   readonly checkpointer: CheckpointHandle | undefined;
   /** Rows per table and per watched state, kept as the modules write (row-counts.ts). */
@@ -44,7 +47,10 @@ export class Store {
     this.bookkeeping = new BookkeepingStore(db, this.readCache, this.counts);
     this.registry = new RegistryStore(db, this.counts);
     this.receivables = new ReceivablesStore(db, this.counts);
-    this.loanbond = new LoanbondStore(db, this.counts);
+    this.documents = new DocumentFiles(db, db.memory ? undefined : documentsDir(db.name), () =>
+      this.snapshots.copiesOf('lb_documents'),
+    );
+    this.loanbond = new LoanbondStore(db, this.counts, this.documents);
     const tables = db
       .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
       .pluck()
@@ -68,8 +74,11 @@ export class Store {
         this.touch();
       },
       () => this.counts.invalidate(),
+      () => this.documents.sweep(),
     );
     this.checkpointer = db.memory ? undefined : checkpoints.register(db);
+    // Files of a database file that no row refers to (a crash between a file and its row).
+    this.documents.sweep();
     for (const part of parts) this.parts.set(part, part.open(db, this.readCache));
   }
 
@@ -129,8 +138,11 @@ export class Store {
   wipe(): void {
     this.groupCommit.flush();
     this.touch();
+    // Every row goes: a restore copies every table back whole, so the change log need not list them.
+    this.snapshots.wholeFromNow();
     this.wipeAll();
     this.counts.invalidate();
+    this.documents.sweep();
   }
 
   /** Rows per user table (the sandbox's own sb_ tables aside), by table name: maintained, not counted. */
@@ -154,5 +166,6 @@ export class Store {
     this.groupCommit.flush();
     await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
+    this.documents.close();
   }
 }

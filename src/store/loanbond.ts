@@ -1,6 +1,7 @@
 // Loan-bond storage: callers and their products, registrations, their additional documents, and the
 // files themselves, each distinct file once (SHA-256 + size).
 import type { Db } from './db.js';
+import type { DocumentFiles, IncomingFile } from './documents.js';
 import { groupKey, type RowCounts } from './row-counts.js';
 
 export type Product = 'electronic-signature' | 'digital-loan-bond';
@@ -98,6 +99,7 @@ export class LoanbondStore {
   constructor(
     db: Db,
     private readonly counts: RowCounts,
+    private readonly files: DocumentFiles,
   ) {
     this.statements = {
       insertCaller: db.prepare('INSERT INTO lb_callers (caller_id, token, products) VALUES (?, ?, ?)'),
@@ -106,9 +108,7 @@ export class LoanbondStore {
       callerByToken: db.prepare('SELECT caller_id AS callerId, products FROM lb_callers WHERE token = ?'),
       documentId: db.prepare('SELECT id FROM lb_documents WHERE sha256 = :sha256 AND size = :size').pluck(),
       insertDocument: db
-        .prepare(
-          'INSERT INTO lb_documents (sha256, size, bytes) VALUES (:sha256, :size, :bytes) RETURNING id',
-        )
+        .prepare('INSERT INTO lb_documents (sha256, size) VALUES (:sha256, :size) RETURNING id')
         .pluck(),
       insertRegistration: db.prepare(`
         INSERT INTO lb_registrations (
@@ -175,14 +175,16 @@ export class LoanbondStore {
   }
 
   /**
-   * The id of the stored file with this hash and size; `bytes` is asked for (and copied into the
-   * database) only when the file is new.
+   * The id of the stored file with this hash and size. A new one takes `file` (written and closed)
+   * as its stored file; call it inside the transaction that refers to it, and sweep the files after
+   * a transaction that rolled back (store.documents.sweep()).
    */
-  putDocument(info: DocumentInfo, bytes: () => Uint8Array): number {
+  putDocument(info: DocumentInfo, file: IncomingFile): number {
     const key = { sha256: info.sha256, size: info.size };
     const found = this.statements.documentId.get(key) as number | undefined;
     if (found !== undefined) return found;
-    const id = this.statements.insertDocument.get({ ...key, bytes: bytes() }) as number;
+    const id = this.statements.insertDocument.get(key) as number;
+    this.files.adopt(file, key);
     this.counts.add('lb_documents');
     return id;
   }
