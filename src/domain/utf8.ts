@@ -1,7 +1,7 @@
 // Where bytes stop being UTF-8 (Unicode, table 3-7: well-formed byte sequences).
 
 /** How many bytes the UTF-8 character led by `c` has (0: not a lead byte). */
-function sequenceLength(c: number): number {
+export function sequenceLength(c: number): number {
   if (c < 0x80) return 1;
   if (c >= 0xc2 && c <= 0xdf) return 2;
   if (c >= 0xe0 && c <= 0xef) return 3;

@@ -10,7 +10,7 @@
 // before decoding anything. This one walks bytes only between strings, and skips through a string
 // with Buffer.indexOf (native) up to its closing quote or next escape.
 import { Buffer, isUtf8 } from 'node:buffer';
-import { firstInvalidUtf8 } from '../domain/utf8.js';
+import { firstInvalidUtf8, sequenceLength } from '../domain/utf8.js';
 
 /** Where a problem is: byte offset from 0; line and column from 1, the column in characters. */
 export interface JsonPosition {
@@ -107,15 +107,6 @@ function isHexDigit(c: number): boolean {
 }
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-/** How many bytes the UTF-8 character led by `c` has (0: not a lead byte). */
-function sequenceLength(c: number): number {
-  if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) return 2;
-  if (c >= 0xe0 && c <= 0xef) return 3;
-  if (c >= 0xf0 && c <= 0xf4) return 4;
-  return 0;
 }
 
 /** How a message names a byte-order mark (U+FEFF). */
