@@ -12,7 +12,7 @@ import { cpuTicks, fmt, latencies, load, type LoadResult, median, peakRss, print
 const quick = process.argv.includes('--quick');
 /** `npm run bench -- --start`: only the start figures (a few seconds). */
 const startOnly = process.argv.includes('--start');
-/** --only=coverage: just the coverage-cost figure (its rounds alternate two servers; the rest is long). */
+/** --only=coverage: just the coverage-cost figure (its rounds alternate two servers; the rest is long); --only=bookkeeping: the hot path. */
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const DURATION = startOnly ? 1 : quick ? 2 : 10;
 /** Interleaved rounds of the hot-path load runs; each round lasts DURATION / ROUNDS seconds. */
@@ -164,6 +164,20 @@ async function main(): Promise<void> {
       }),
     jsonServer: () => load({ url: `${js.url}/extract`, connections: 50, duration: ROUND }),
   };
+
+  if (only === 'bookkeeping') {
+    // The hot-path rows alone (GET extract, PUT payment) against their baselines: -- --only=bookkeeping
+    const sandbox = await startSandbox(['--body-limit', '512mb']);
+    try {
+      await bookkeeping(sandbox, baselines);
+    } finally {
+      await sandbox.stop();
+      await bare.stop();
+      await js.stop();
+    }
+    process.stdout.write(`\n${printTable(rows)}\n`);
+    return;
+  }
 
   // Start time: spawn -> health 200 on an empty database.
   const starts: number[] = [];

@@ -193,8 +193,9 @@ function serverOptions(options: AppOptions, settings: Settings, interfaces: Inte
     // Bodies are validated as sent; see http/validation.ts.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
-    // Documented methods only: a HEAD on the extract list is a 501 like any other undocumented method.
-    exposeHeadRoutes: false,
+    // HEAD answers like GET without a body wherever GET is served (assumption head-like-get); on a
+    // path no GET serves it is a 501 like any other undocumented method.
+    exposeHeadRoutes: true,
     // While closing, in-flight requests finish; a new one gets no undocumented 503.
     return503OnClosing: false,
     // Bytes Node's HTTP parser refuses: a 400 in the interface's shape (docs/errors.md).
@@ -205,6 +206,24 @@ function serverOptions(options: AppOptions, settings: Settings, interfaces: Inte
       record: journalUnrouted,
     }),
   } as const;
+}
+
+/**
+ * Says at start-up whether the fixtures were loaded or an existing database was reused (and its
+ * state kept, whatever fixtures are configured), and how to start clean: a user who restarts after
+ * `--fixtures none` otherwise sees an empty sandbox while the configuration names demo.json.
+ */
+function logStartingState(log: RuntimeLog, db: string, fixtures: string | object | null, isNew: boolean): void {
+  const named = typeof fixtures === 'string' ? fixtures : fixtures ? 'the fixture document given' : 'none';
+  if (isNew) {
+    log.info({ db, fixtures: named, state: 'new' }, fixtures ? `new database: fixtures loaded from ${named}` : 'new database: no fixtures loaded');
+    return;
+  }
+  log.info(
+    { db, fixtures: named, state: 'reused' },
+    `reused the existing database ${db}: its state is kept and the fixtures (${named}) were not loaded; ` +
+      'to start clean, delete that file (or start with --db :memory:), or POST /_sandbox/reset with {"fixtures":"default"}',
+  );
 }
 
 /** The sandbox's state, with the configured fixtures loaded when its database is new. */
@@ -229,6 +248,7 @@ async function openRuntime(options: AppOptions, log: RuntimeLog, interfaces: Int
   try {
     const fixtures = runtime.settings.fixtures;
     if (isNew && fixtures) runtime.fixtures.load(typeof fixtures === 'string' ? readFixtureFile(fixtures) : fixtures, runtime);
+    logStartingState(log, options.db ?? ':memory:', fixtures, isNew);
     return runtime;
   } catch (err) {
     await runtime.close();

@@ -45,6 +45,8 @@ describe('the packed package, installed into another project', () => {
   let project: string;
   let tarball: string;
   let packed: string[];
+  /** What npm printed on stderr while installing the package. */
+  let installWarnings = '';
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
@@ -75,7 +77,7 @@ describe('the packed package, installed into another project', () => {
     expect(approved.allowScripts).toEqual({ 'better-sqlite3': true });
     // The native addon is the one `npm ci` built for this checkout, at the same pinned version:
     // building it again (or looking for a prebuilt one off the registry) takes minutes here.
-    await sh(
+    const installed = await run(
       'npm',
       [
         'install',
@@ -89,8 +91,9 @@ describe('the packed package, installed into another project', () => {
         `typescript@${version('typescript')}`,
         `jest@${JEST}`,
       ],
-      project,
+      { cwd: project, env, maxBuffer: 64 * 1024 * 1024 },
     );
+    installWarnings = installed.stderr;
     cpSync(
       join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
       join(project, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
@@ -100,6 +103,10 @@ describe('the packed package, installed into another project', () => {
   afterAll(() => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
     if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('installs on this Node without an engine warning (no dependency wants a newer Node than package.json says)', () => {
+    expect(installWarnings).not.toMatch(/EBADENGINE/);
   });
 
   it('ships only what runs: dist without maps, fixtures, the contract files, README, package.json', () => {

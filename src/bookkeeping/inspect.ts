@@ -4,7 +4,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import { centsToNumber } from '../domain/money.js';
 import { SandboxError, validationError } from '../http/errors.js';
 import { afterKey, decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
-import { StandardError, Strict } from '../http/schema.js';
+import { AmountOut, StandardError, Strict } from '../http/schema.js';
 import type { PaymentRow, TradeBillRow } from '../store/bookkeeping.js';
 import { TradeBillStatusSchema } from './schemas.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
@@ -14,7 +14,7 @@ const TAG = [CONTROL_TAG.name];
 /** Items per page of a bookkeeping view: each is well under 1 kB. */
 const PAGE = 100;
 const PAGE_MAX = 1000;
-const Amount = () => Type.Number({ description: 'amount in reais, exact to the cent' });
+const Amount = () => AmountOut();
 
 const TenantSummary = Strict({
   tenantId: Type.String(),

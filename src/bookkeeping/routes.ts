@@ -11,7 +11,7 @@ import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
 import { outcome } from './outcomes.js';
 import { tenantIdProblem } from './fixtures.js';
-import { declarePayment } from './payment.js';
+import { declarePayment, refusedPaymentProblems } from './payment.js';
 import {
   DEFAULT_PAGE_SIZE,
   ExtractList,
@@ -128,7 +128,15 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     PAYMENT.url,
     {
-      config: PAYMENT.config,
+      config: {
+        ...PAYMENT.config,
+        refusedBodyChecks: (request: FastifyRequest) => {
+          const { tenantId, uid } = request.params as { tenantId: string; uid: string };
+          const { store, clock } = runtimeOf(request);
+          const problems = refusedPaymentProblems(request.body, { store, now: clock.now(), tenantId, uid });
+          return { details: problems.map((p) => p.detail) };
+        },
+      },
       onRequest: async (request, reply) => {
         // ".../extract" names the extract list, never a trade bill: no such operation, so a 501.
         if ((request.params as { uid?: string }).uid === 'extract') return reply.callNotFound();

@@ -57,7 +57,9 @@ export const ExtractQuery = Strict(
       'x-sandbox-assumption': assumed('bk-sort'),
       }),
     ),
-    desc: Type.Optional(Type.Boolean({ default: false, description: 'descending order' })),
+    desc: Type.Optional(
+      Type.Boolean({ default: false, description: 'descending order: true or false in any case, or 1 or 0 (assumption query-booleans)' }),
+    ),
   },
   { 'x-sandbox-assumption': assumed('bk-unknown-query') },
 );

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InterfaceId } from '../http/errors.js';
 import { pathOf } from '../http/url.js';
 import { runtimeOf } from '../runtime/index.js';
-import { captureText, captureValue } from '../runtime/journal.js';
+import { captureText, captureValue, type SentRequest } from '../runtime/journal.js';
 import { redact } from '../runtime/redact.js';
 
 /** What the journal keeps of a request while it is answered. */
@@ -28,6 +28,12 @@ export function warningCount(header: unknown): number | null {
   const text = Array.isArray(header) ? header.join(',') : String(header);
   if (/^\s*\d+\s*$/.test(text)) return Number(text);
   return text.split(',').filter((s) => s.trim() !== '').length;
+}
+
+/** The request line and headers as sent (redacted when the journal is read). */
+function sentRequest(request: FastifyRequest): SentRequest {
+  const raw = request.raw;
+  return { method: raw.method ?? request.method, url: request.originalUrl, httpVersion: raw.httpVersion, rawHeaders: raw.rawHeaders };
 }
 
 /** The trace of a request that arrived now (the sandbox clock, and the real one beside it). */
@@ -63,6 +69,7 @@ export function writeEntry(request: FastifyRequest, reply: FastifyReply, trace: 
     method: request.method,
     path: trace.path,
     query: captureValue(request.query ?? {}, 0),
+    sent: sentRequest(request),
     status: reply.statusCode,
     durationMs: Math.round(reply.elapsedTime * 100) / 100,
     warnings: warningCount(reply.getHeader('sandbox-warnings')),
@@ -105,6 +112,7 @@ export function journalUnrouted(request: FastifyRequest, status: number, body: u
     method: request.method,
     path,
     query: captureValue({}, 0),
+    sent: sentRequest(request),
     status,
     durationMs: 0,
     warnings: null,

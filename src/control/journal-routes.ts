@@ -24,7 +24,8 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The request journal: what clients sent to the interfaces and what they got, newest first',
         description:
           'Every request under an interface prefix (501s included) and every 404 outside the prefixes. Bodies are ' +
-          'redacted by key (tokens, Authorization, document bytes) and bounded; headers are never kept. A page of ' +
+          'redacted by key (tokens, Authorization, document bytes) and bounded; the request line, query string and ' +
+          'headers as sent are kept beside what the sandbox understood, credentials redacted. A page of ' +
           'limit entries (default 100); nextCursor, passed as cursor, gives the older ones.',
         querystring: JournalQuery,
         response: { 200: JournalList, 400: StandardError, 401: StandardError },

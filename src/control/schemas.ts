@@ -49,7 +49,15 @@ const journalEntry = (InterfaceName: Name) => Type.Object({
   ),
   method: Type.String(),
   path: Type.String({ description: 'without the query string' }),
-  query: Type.Unknown({ description: 'the parsed query string, redacted' }),
+  query: Type.Unknown({ description: 'the query string as the sandbox understood it (parsed, defaults added), redacted' }),
+  requestLine: Type.String({
+    description: 'the request line as sent ("GET /path?desc=True HTTP/1.1"), values of secret query parameters "[redacted]"',
+  }),
+  rawQuery: Type.String({ description: 'the query string as sent, without "?" ("" when none), secret values "[redacted]"' }),
+  headers: Type.Array(Type.Object({ name: Type.String(), value: Type.String() }), {
+    description:
+      'the request headers as sent, in order and as written; credentials (Authorization, cookies, tokens, the admin key) "[redacted]", an Authorization scheme kept',
+  }),
   status: Type.Integer(),
   durationMs: Type.Number(),
   warnings: Type.Union([Type.Integer(), Type.Null()], {

@@ -10,6 +10,7 @@
 // before decoding anything. This one walks bytes only between strings, and skips through a string
 // with Buffer.indexOf (native) up to its closing quote or next escape.
 import { Buffer, isUtf8 } from 'node:buffer';
+import { firstInvalidUtf8, sequenceLength } from '../domain/utf8.js';
 
 /** Where a problem is: byte offset from 0; line and column from 1, the column in characters. */
 export interface JsonPosition {
@@ -25,6 +26,8 @@ export class JsonReadError extends Error {
     readonly kind: JsonProblemKind,
     readonly what: string,
     readonly at: JsonPosition,
+    /** A `utf8` problem's first byte that starts no UTF-8 character. */
+    readonly byte?: number,
   ) {
     super(`${what} at byte offset ${at.offset} (line ${at.line}, column ${at.column})`);
     this.name = 'JsonReadError';
@@ -106,25 +109,8 @@ function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
-/** How many bytes the UTF-8 character led by `c` has (0: not a lead byte). */
-function sequenceLength(c: number): number {
-  if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) return 2;
-  if (c >= 0xe0 && c <= 0xef) return 3;
-  if (c >= 0xf0 && c <= 0xf4) return 4;
-  return 0;
-}
-
-/** Index of the first byte of `b` that starts no valid UTF-8 character (b is known invalid). */
-export function firstInvalidUtf8(b: Uint8Array): number {
-  let i = 0;
-  while (i < b.length) {
-    const n = sequenceLength(b[i] as number);
-    if (n === 0 || i + n > b.length || !isUtf8(b.subarray(i, i + n))) return i;
-    i += n;
-  }
-  return b.length;
-}
+/** How a message names a byte-order mark (U+FEFF). */
+export const BYTE_ORDER_MARK = 'a byte-order mark (U+FEFF)';
 
 /** A character as a message names it: printable ASCII quoted, anything else as U+XXXX. */
 export function describeByte(b: Uint8Array, i: number): string {
@@ -135,7 +121,7 @@ export function describeByte(b: Uint8Array, i: number): string {
   const n = sequenceLength(c);
   const ch = n > 0 && i + n <= b.length ? Buffer.from(b.subarray(i, i + n)).toString('utf8') : '';
   const cp = ch.codePointAt(0);
-  if (cp === 0xfeff) return 'a byte-order mark (U+FEFF)';
+  if (cp === 0xfeff) return BYTE_ORDER_MARK;
   return cp !== undefined && ch !== '\ufffd' ? `U+${cp.toString(16).toUpperCase().padStart(4, '0')}` : `the byte 0x${c.toString(16)}`;
 }
 
@@ -211,8 +197,8 @@ export class JsonStreamReader {
     return Buffer.concat(this.kept, this.keptBytes);
   }
 
-  private fail(kind: JsonProblemKind, what: string, offset: number): never {
-    throw new JsonReadError(kind, what, { offset, line: this.line, column: offset - this.lineStart - this.lineExtra + 1 });
+  private fail(kind: JsonProblemKind, what: string, offset: number, byte?: number): never {
+    throw new JsonReadError(kind, what, { offset, line: this.line, column: offset - this.lineStart - this.lineExtra + 1 }, byte);
   }
 
   private unexpected(b: Buffer, i: number, expected: string): never {
@@ -495,7 +481,7 @@ export class JsonStreamReader {
     if (!isUtf8(part)) {
       const k = firstInvalidUtf8(part);
       this.lineExtra -= part.subarray(k).filter((c) => (c & 0xc0) === 0x80).length;
-      this.fail('utf8', `${describeByte(part, k)} is not valid UTF-8`, this.base + from + k);
+      this.fail('utf8', `${describeByte(part, k)} is not valid UTF-8`, this.base + from + k, part[k]);
     }
   }
 

@@ -8,7 +8,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Error bodies of bookkeeping, registry and loan-bond are not shown',
     decision:
-      'they answer {"statusCode","error","message","details":[{"path","message"}]}, one detail per problem, path a JSON pointer into the request',
+      'they answer {"statusCode","error","message","details":[{"path","message"}]}, one detail per problem, path a JSON pointer into the request; every check of a request is reported in the same answer (schema, domain, cross-field and against the stored state), at most 100 details while the message counts them all; a check is skipped only where an earlier problem makes it meaningless: a field of the wrong type is not also judged by its domain rule, a bill that takes no payment (unknown, paid, cancelled) or an amount above its open value is not compared further, and a receivables file is read only for a caller the body authenticates',
     reason:
       "a client needs to know which field broke which rule; the shape is Fastify's, extended with details",
   },
@@ -52,18 +52,45 @@ export const assumptions = [
     reason: 'inventing those operations would mislead; a 501 tells the client exactly what is not emulated',
   },
   {
+    id: 'head-like-get',
+    interface: 'sandbox',
+    topic: 'HEAD requests (the specification documents GET only)',
+    decision:
+      'HEAD answers as GET would on every path GET serves (documented operations, health, control-plane GETs, the OpenAPI document and docs), with the same status and headers and no body, as HTTP requires (RFC 9110, section 9.3.2); OpenAPI lists the GET only; on a path no GET serves, HEAD is the 501 of any undocumented method',
+    reason: 'health checks, proxies and link checkers send HEAD; a 501 or 404 there would make a served path look missing',
+  },
+  {
     id: 'money-cents',
     interface: 'sandbox',
     topic: 'Precision of decimal amounts',
-    decision: 'amounts are kept as integer cents; a number with more than two decimal places is a 400',
-    reason: 'Brazilian amounts are in centavos; a third decimal would be rounded silently by a lax service',
+    decision:
+      'amounts are kept as integer cents, read exactly from the number\'s text up to 90071992547409.91 (2^53 - 1 cents) and written back the same way in inspection and the journal; more than two decimal places is a 400 saying so, a larger amount a 400 naming the largest',
+    reason:
+      'Brazilian amounts are in centavos; a third decimal would be rounded silently by a lax service, and above about 2^51 cents a double no longer tells neighbouring cents apart',
+  },
+  {
+    id: 'exact-numbers',
+    interface: 'sandbox',
+    topic: 'JSON numbers with more significant digits than a double keeps',
+    decision:
+      'an amount is read from its text (money-cents); any other number whose text a double would change (more than 15 significant digits that do not read back as the same decimal, such as an additiveNumber of 20 digits) is a 400 naming it and what it would become',
+    reason: 'what the client sent is kept exactly or refused, never silently changed',
+  },
+  {
+    id: 'json-utf8',
+    interface: 'sandbox',
+    topic: 'The character encoding of JSON bodies is not shown',
+    decision:
+      'a body must be UTF-8: bytes that are not (Latin-1 "José" sends E9 for é) are a 400 naming the first bad byte by offset, line and column; a Content-Type charset other than UTF-8 (any of its labels, any case) is a 400 naming it even when the bytes are plain ASCII; a UTF-8 byte-order mark is a 400 naming it; nothing is ever decoded with replacement characters',
+    reason:
+      'JSON exchanged between systems is UTF-8 without a byte-order mark (RFC 8259, section 8.1); decoding by a declared charset would hide from a client that it does not send UTF-8, and replacement characters would change what it sent',
   },
   {
     id: 'journal-scope',
     interface: 'sandbox',
     topic: 'A record of the requests clients sent (the real services show none)',
     decision:
-      'GET /_sandbox/requests keeps every request under an interface prefix (501s and refused bodies included) and every 404 outside them, not control-plane or documentation calls; the last SANDBOX_JOURNAL_SIZE (default 1000), newest first; bodies redacted by key anywhere in the tree (token, accessToken, token_acesso, authorization, documento, conteudo, operationFile...), strings over 512 characters and bodies over about 16 KB cut with "[truncated: ...]"; no headers',
+      'GET /_sandbox/requests keeps every request under an interface prefix (501s and refused bodies included) and every 404 outside them, not control-plane or documentation calls; the last SANDBOX_JOURNAL_SIZE (default 1000), newest first; bodies redacted by key anywhere in the tree (token, accessToken, token_acesso, authorization, documento, conteudo, operationFile...), strings over 512 characters and bodies over about 16 KB cut with "[truncated: ...]"; beside the parsed query, the request line, query string and headers as sent, credentials redacted (Authorization keeps its scheme; cookies, the admin key, headers named like a token, secret or key, secret query parameters)',
     reason:
       'a user sees what the client sent wrongly, memory stays flat under any load, and no secret or document leaves the sandbox',
   },
@@ -139,6 +166,15 @@ export const assumptions = [
     decision:
       'decimal digits only, with an optional sign (no 0x, exponent, fraction or spaces), given once; a value out of the parameter\'s range, however many digits it has, is a 400 that states the range',
     reason: 'a lax reading turns 0x10 into 16 and 1e400 into Infinity; the client is told the exact rule instead',
+  },
+  {
+    id: 'query-booleans',
+    interface: 'sandbox',
+    topic: 'How boolean query values are written (the specification says "boolean")',
+    decision:
+      'true or false in any case (True, FALSE), or 1 or 0, given once; anything else (yes, on, an empty value) is a 400 naming the parameter and the words it takes',
+    reason:
+      'Python and .NET write a boolean as True or False and some clients send 1 or 0: each means one thing, while yes or on would be a guess',
   },
   {
     id: 'money-sign',

@@ -5,7 +5,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import { centsToNumber } from '../domain/money.js';
 import { SandboxError } from '../http/errors.js';
 import { decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
-import { ErrorDetailSchema, ProcessingRecord, StandardError } from '../http/schema.js';
+import { AmountOut, ErrorDetailSchema, ProcessingRecord, StandardError } from '../http/schema.js';
 import type { AdditionalDocumentRow, RegistrationRow } from '../store/loanbond.js';
 import { registrationWork } from './runner.js';
 import { Signature, type Signature as SignatureT, Signer } from './schemas.js';
@@ -53,7 +53,7 @@ const Detail = Type.Object({
     Type.Object({
       numero: Type.Optional(Type.Integer()),
       data_vencimento: Type.Optional(Type.String()),
-      valor: Type.Optional(Type.Number()),
+      valor: Type.Optional(AmountOut()),
     }),
   ),
   documento: Type.Object({ nome: Type.Union([Type.String(), Type.Null()]), ...FileInfo }),

@@ -1,9 +1,9 @@
 // The loan-bond registration rules after the schema: caller and products (rules 1-2), every file
 // (rules 3-5), rule 7 on signatures, then one transaction that stores all records or none.
 import { createHash } from 'node:crypto';
-import { toCents } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer, SandboxError, validationError } from '../http/errors.js';
+import { moneyCents } from '../http/exact-numbers.js';
 import type { EventSink } from '../runtime/events.js';
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
@@ -225,7 +225,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
           (record.parcelas ?? []).map((p) => ({
             numero: p.numero,
             data_vencimento: p.data_vencimento,
-            valor_cents: p.valor === undefined ? undefined : toCents(p.valor),
+            valor_cents: p.valor === undefined ? undefined : moneyCents(p, 'valor'),
           })),
         ),
         emails: JSON.stringify(record.emails_final_fluxo ?? []),

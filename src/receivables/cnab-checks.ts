@@ -296,13 +296,17 @@ export class CnabReader {
     const seq = readInt(this.text, at, at + SEQUENCE_LENGTH);
     const expected = this.previousSeq + 1;
     if (seq < 0) {
-      const message = `sequence number must be 6 digits, found ${JSON.stringify(this.text.slice(at, at + SEQUENCE_LENGTH))} (expected ${pad6(expected)})`;
+      const message = `sequence number must be 6 digits, found ${JSON.stringify(this.text.slice(at, at + SEQUENCE_LENGTH))} (expected ${pad6(lineNumber)})`;
       this.report(out, lineNumber, this.seqColumns(), 'sequence', 'error', message);
-      this.previousSeq = expected;
+      this.previousSeq = lineNumber;
       return;
     }
-    if (seq !== expected) {
-      const message = `sequence numbers must be consecutive from 000001: expected ${pad6(expected)}, found ${pad6(seq)}`;
+    // Wrong only when it is neither the line's own number nor the one after the line before: one
+    // wrong number flags its line alone, and a shift (a line missing or added) flags where it starts.
+    if (seq !== lineNumber && seq !== expected) {
+      const wanted =
+        expected === lineNumber ? pad6(lineNumber) : `${pad6(lineNumber)} (its line) or ${pad6(expected)} (after the line before)`;
+      const message = `sequence numbers must be consecutive from 000001: expected ${wanted}, found ${pad6(seq)}`;
       this.report(out, lineNumber, this.seqColumns(), 'sequence', 'error', message);
     }
     this.previousSeq = seq;
@@ -317,21 +321,21 @@ export class CnabReader {
       const message = isBlankText(text, start + OCCURRENCE.start, start + OCCURRENCE.end)
         ? 'occurrence code is blank: the layout requires it (01 = remessa, entry of the title)'
         : `occurrence code must be 2 digits, found ${JSON.stringify(found)}`;
-      this.report(out, lineNumber, label.occurrence, 'occurrence', 'error', message);
+      this.reportField(out, lineNumber, label.occurrence, 'occurrence', 'error', message);
     }
     if (isBlankText(text, start + DOCUMENT_NUMBER.start, start + DOCUMENT_NUMBER.end)) {
-      this.report(out, lineNumber, label.documentNumber, 'document-number', 'error', 'document number is blank');
+      this.reportField(out, lineNumber, label.documentNumber, 'document-number', 'error', 'document number is blank');
     }
     if (!isCnabDateAt(text, start + DUE_DATE.start)) {
       const message = `due date must be a real date DDMMAA, found ${JSON.stringify(text.slice(start + DUE_DATE.start, start + DUE_DATE.end))}`;
-      this.report(out, lineNumber, label.dueDate, 'due-date', 'error', message);
+      this.reportField(out, lineNumber, label.dueDate, 'due-date', 'error', message);
     }
     const cents = readInt(text, start + FACE_VALUE.start, start + FACE_VALUE.end);
     if (cents < 0) {
       const message = `face value must be 13 digits with 2 implied decimals, found ${JSON.stringify(text.slice(start + FACE_VALUE.start, start + FACE_VALUE.end))}`;
-      this.report(out, lineNumber, label.faceValue, 'face-value', 'error', message);
+      this.reportField(out, lineNumber, label.faceValue, 'face-value', 'error', message);
     } else if (cents === 0) {
-      this.report(out, lineNumber, label.faceValue, 'face-value', 'error', 'face value must be greater than zero');
+      this.reportField(out, lineNumber, label.faceValue, 'face-value', 'error', 'face value must be greater than zero');
     } else {
       this.totalCents += cents;
     }
@@ -339,14 +343,14 @@ export class CnabReader {
       const found = JSON.stringify(text.slice(start + KIND.start, start + KIND.end));
       if (isBlankText(text, start + KIND.start, start + KIND.end)) {
         const message = 'kind of title is blank: the layout requires it (01 duplicata, 41 digital CCB...)';
-        this.report(out, lineNumber, label.kind, 'kind', 'error', message);
+        this.reportField(out, lineNumber, label.kind, 'kind', 'error', message);
       } else {
-        this.report(out, lineNumber, label.kind, 'kind', 'warning', `kind of title must be 2 digits, found ${found}`);
+        this.reportField(out, lineNumber, label.kind, 'kind', 'warning', `kind of title must be 2 digits, found ${found}`);
       }
     }
     if (!isCnabDateAt(text, start + ISSUE_DATE.start)) {
       const message = `issue date must be a real date DDMMAA, found ${JSON.stringify(text.slice(start + ISSUE_DATE.start, start + ISSUE_DATE.end))}`;
-      this.report(out, lineNumber, label.issueDate, 'issue-date', 'warning', message);
+      this.reportField(out, lineNumber, label.issueDate, 'issue-date', 'warning', message);
     }
     this.checkDrawee(lineNumber, start, out);
 
@@ -361,7 +365,7 @@ export class CnabReader {
       if (!isValidNfeKeyAt(text, start + keyStart)) {
         const check = checkNfeKey(text.slice(start + keyStart, start + keyStart + NFE_KEY_LENGTH));
         const reason = check.ok ? 'is not a valid NF-e access key' : check.reason;
-        this.report(out, lineNumber, `${keyStart + 1}-${keyStart + NFE_KEY_LENGTH}`, 'nfe-key', 'warning', reason);
+        this.reportField(out, lineNumber, `${keyStart + 1}-${keyStart + NFE_KEY_LENGTH}`, 'nfe-key', 'warning', reason);
       }
     }
   }
@@ -382,16 +386,16 @@ export class CnabReader {
       if (!isValidCnpjAt(text, idStart)) this.badDraweeId(lineNumber, start, 'CNPJ', true, out);
     } else if (isBlankText(text, typeStart, start + DRAWEE_TYPE.end)) {
       const message = 'drawee id type is blank: the layout requires 01 (CPF) or 02 (CNPJ)';
-      this.report(out, lineNumber, label.draweeType, 'drawee-type', 'error', message);
+      this.reportField(out, lineNumber, label.draweeType, 'drawee-type', 'error', message);
     } else {
       const found = JSON.stringify(text.slice(typeStart, start + DRAWEE_TYPE.end));
       const missingId = isMissing(text, idStart, idEnd);
       const check = missingId ? '' : '; the drawee id is not checked';
       const message = `drawee id type must be 01 (CPF) or 02 (CNPJ), found ${found}${check}`;
-      this.report(out, lineNumber, label.draweeType, 'drawee-type', 'warning', message);
+      this.reportField(out, lineNumber, label.draweeType, 'drawee-type', 'warning', message);
       if (missingId) {
         const missing = `drawee CPF/CNPJ is missing (${JSON.stringify(text.slice(idStart, idEnd))}): the layout requires it`;
-        this.report(out, lineNumber, label.draweeTaxId, 'drawee-tax-id', 'error', missing);
+        this.reportField(out, lineNumber, label.draweeTaxId, 'drawee-tax-id', 'error', missing);
       }
     }
   }
@@ -403,7 +407,7 @@ export class CnabReader {
     const idEnd = start + DRAWEE_TAX_ID.end;
     if (isMissing(text, idStart, idEnd)) {
       const message = `drawee ${which} is missing (${JSON.stringify(text.slice(idStart, idEnd))}): the layout requires it`;
-      this.report(out, lineNumber, label.draweeTaxId, 'drawee-tax-id', 'error', message);
+      this.reportField(out, lineNumber, label.draweeTaxId, 'drawee-tax-id', 'error', message);
       return;
     }
     // A CPF is read from its 11 columns when the 3 before are zeros.
@@ -411,11 +415,29 @@ export class CnabReader {
     const check = checkTaxId(id, { kinds: [which === 'CPF' ? 'cpf' : 'cnpj'], punctuation: false });
     const fallback = which === 'CPF' ? 'must be zero-filled to 14 columns' : 'letters must be upper case in a CNAB file';
     const message = `drawee ${which} ${JSON.stringify(id)}: ${check.ok ? fallback : check.reason}`;
-    this.report(out, lineNumber, label.draweeTaxId, 'drawee-tax-id', 'warning', message);
+    this.reportField(out, lineNumber, label.draweeTaxId, 'drawee-tax-id', 'warning', message);
   }
 
   private seqColumns(): string {
     return `${this.seqStart + 1}-${this.seqStart + SEQUENCE_LENGTH}`;
+  }
+
+  /**
+   * A finding read from a title's columns. In a file of a bank whose layout the sandbox does not know,
+   * the columns are the Bradesco base's guess, so what they show is a warning that says so: the file
+   * is processed, and the header's bank-layout warning names the layout guessed.
+   */
+  private reportField(
+    out: CnabDiagnostic[],
+    line: number,
+    columns: string,
+    rule: CnabRule,
+    severity: Severity,
+    message: string,
+  ): void {
+    if (this.file.records.known) return this.report(out, line, columns, rule, severity, message);
+    const guessed = `${message} (read from the guessed ${this.file.records.name} columns, which bank ${this.file.bankCode} may not use)`;
+    this.report(out, line, columns, rule, 'warning', guessed);
   }
 
   private report(

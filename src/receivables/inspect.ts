@@ -6,7 +6,7 @@ import { centsToNumber } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { SandboxError } from '../http/errors.js';
 import { afterKey, decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
-import { ProcessingRecord, StandardError } from '../http/schema.js';
+import { AmountOut, ProcessingRecord, StandardError } from '../http/schema.js';
 import type { ImportRow, ReceivablesStore } from '../store/receivables.js';
 import { CnabFile } from './cnab-record.js';
 import { importWork } from './runner.js';
@@ -19,7 +19,6 @@ const PAGE = 100;
 const PAGE_MAX = 1000;
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
-const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
 
 const ImportSummary = Type.Object({
   importId: Type.String({ description: 'the Sandbox-Import-Id header of the 200' }),
@@ -36,7 +35,7 @@ const ImportSummary = Type.Object({
   fileDate: Nullable(Type.String()),
   titleCount: NullableInt,
   otherRecordCount: NullableInt,
-  totalFaceValue: NullableNumber,
+  totalFaceValue: Type.Union([AmountOut(), Type.Null()]),
   totalFaceValueCents: NullableInt,
   errorCount: NullableInt,
   warningCount: NullableInt,
@@ -49,7 +48,7 @@ const Title = Type.Object({
   occurrence: Type.String(),
   documentNumber: Type.String(),
   dueDate: Nullable(Type.String()),
-  faceValue: Type.Number(),
+  faceValue: AmountOut(),
   faceValueCents: Type.Integer(),
   kind: Type.String(),
   issueDate: Nullable(Type.String()),

@@ -1,7 +1,7 @@
 // Emulates the receivables management interface: CNAB 400/444 operation files, processed asynchronously.
 // Differs from the real service where docs/assumptions.md says (interface "receivables").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError } from '../http/errors.js';
 import { serveInterface } from '../http/interface-plugin.js';
@@ -13,7 +13,7 @@ import { contract } from './contract.js';
 import { outcome } from './outcomes.js';
 import { importWork } from './runner.js';
 import { ImportCnabBody, NoBody } from './schemas.js';
-import { submitImport } from './submit.js';
+import { refusedImportProblems, submitImport } from './submit.js';
 import { runtimeOf } from '../runtime/index.js';
 
 const assumed = assumptionLookup(assumptions);
@@ -26,7 +26,10 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     IMPORT.url,
     {
-      config: IMPORT.config,
+      config: {
+        ...IMPORT.config,
+        refusedBodyChecks: (request: FastifyRequest) => ({ details: refusedImportProblems(request.body, runtimeOf(request).store) }),
+      },
       schema: {
         tags: [contract.id],
         summary: 'Submit an operation (remessa) file in CNAB 400 or CNAB 444 layout',

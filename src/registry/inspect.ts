@@ -6,6 +6,7 @@ import { toIsoUtc } from '../domain/dates.js';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError, validationError } from '../http/errors.js';
 import { afterKey, decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
+import { parseStoredJson } from '../http/json.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { type HeldFields, heldToView } from './documents.js';
@@ -109,7 +110,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
           chaveRegistro: item.registryKey,
           result: item.result,
           message: item.message,
-          divergences: JSON.parse(item.divergences) as Divergence[],
+          divergences: parseStoredJson(item.divergences) as Divergence[],
           reported: JSON.parse(item.reported) as Reported,
         })),
       };

@@ -3,6 +3,7 @@
 import type { Static } from '@fastify/type-provider-typebox';
 import { toIsoUtc } from '../domain/dates.js';
 import type { ReconciliationItemRow } from '../store/registry.js';
+import { stringifyExact } from '../http/exact-numbers.js';
 import { examine, plural } from './checks.js';
 import { compareWithRegistration, type HeldFields } from './documents.js';
 import { documentsReconciled } from './events.js';
@@ -56,8 +57,9 @@ export function reconcileDocuments(
           result: matched ? 'matched' : 'diverging',
           message: matched
             ? 'every field sent equals the registration'
-            : `${plural(divergences.length, 'field')} differ from the registration: ${divergences.map((d) => d.field).join(', ')}`,
-          divergences: JSON.stringify(divergences),
+            : `${plural(divergences.length, 'field')} ${divergences.length === 1 ? 'differs' : 'differ'} from the registration: ${divergences.map((d) => d.field).join(', ')}`,
+          // Amounts a double would change are written digit for digit (read back by parseStoredJson).
+          divergences: stringifyExact(divergences),
         };
       });
 

@@ -11,6 +11,7 @@ import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.j
 import { runtimeOf } from '../runtime/index.js';
 import { strictFor } from '../runtime/strict.js';
 import { assumptions } from './assumptions.js';
+import { refusedBodyProblems } from './checks.js';
 import { contract } from './contract.js';
 import { outcome } from './outcomes.js';
 import { reconcileDocuments } from './reconcile.js';
@@ -20,6 +21,9 @@ import { ReconcileBody, ReconcileResponse, RegisterBody, RegisterResponse } from
 const assumed = assumptionLookup([...sandboxAssumptions, ...assumptions]);
 const REGISTER = contract.route('register-documents');
 const RECONCILE = contract.route('reconcile-documents');
+
+/** What registration and reconciliation check beyond the schema, on a body the schema refused. */
+const refusedBodyChecks = (request: FastifyRequest) => ({ details: refusedBodyProblems(request.body, strictFor(request)) });
 const WARNINGS_HEADER = 'sandbox-warnings';
 
 export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
@@ -68,7 +72,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     REGISTER.url,
     {
-      config: REGISTER.config,
+      config: { ...REGISTER.config, refusedBodyChecks },
       onRequest: authenticate,
       schema: {
         ...common,
@@ -95,7 +99,7 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     RECONCILE.url,
     {
-      config: RECONCILE.config,
+      config: { ...RECONCILE.config, refusedBodyChecks },
       onRequest: authenticate,
       schema: {
         ...common,

@@ -3,7 +3,7 @@
 import { type Static, Type } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { NextCursor } from '../http/paging.js';
-import { CalendarDate, Money, Strict, StringEnum } from '../http/schema.js';
+import { AmountOut, CalendarDate, Money, Strict, StringEnum } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 
 const assumed = assumptionLookup(assumptions);
@@ -17,22 +17,21 @@ export const Avalista = Strict(
   { title: 'Avalista', description: 'guarantor' },
 );
 
-export const Operacao = Strict(
-  {
-    tipoOperacao: opt(
-      Type.String({
-        pattern: '^[A-Za-z]$',
-        description: 'one-letter code (C is seen in use)',
-        'x-sandbox-assumption': assumed('registry-tipo-operacao'),
-      }),
-    ),
-    idOperacao: opt(Type.String()),
-    dataOperacao: opt(CalendarDate()),
-    valorOperacao: opt(Money()),
-    dataVencimentoOperacao: opt(CalendarDate()),
-  },
-  { title: 'Operacao', description: 'operation' },
-);
+const operacaoFields = {
+  tipoOperacao: opt(
+    Type.String({
+      pattern: '^[A-Za-z]$',
+      description: 'one-letter code (C is seen in use)',
+      'x-sandbox-assumption': assumed('registry-tipo-operacao'),
+    }),
+  ),
+  idOperacao: opt(Type.String()),
+  dataOperacao: opt(CalendarDate()),
+  valorOperacao: opt(Money()),
+  dataVencimentoOperacao: opt(CalendarDate()),
+};
+
+export const Operacao = Strict(operacaoFields, { title: 'Operacao', description: 'operation' });
 
 export const Garantia = Strict(
   {
@@ -171,6 +170,8 @@ const DocumentDigest = Type.Object({
 /** A registered document as the sandbox holds it: the fields as sent, `documento` as its digest. */
 export const HeldDocument = Type.Object({
   ...documentFields,
+  valorDuplicata: opt(AmountOut()),
+  operacao: opt(Type.Object({ ...operacaoFields, valorOperacao: opt(AmountOut()) }, { description: 'operation' })),
   documento: opt(DocumentDigest),
 });
 

@@ -137,7 +137,19 @@ describe('malformed bodies, streamed', () => {
     bytes[at] = 0xe9; // Latin-1 é
     const res = await postStreamed(app, bytes, 1000);
     expect(res.statusCode).toBe(400);
-    expect((res.json() as ErrorBody).message).toBe(`the body is not valid UTF-8: the byte 0xe9 is not valid UTF-8 at byte offset ${at} (line 1, column ${at + 1})`);
+    expect((res.json() as ErrorBody).message).toBe(
+      `the body is not valid UTF-8: the byte 0xE9 at byte offset ${at} (line 1, column ${at + 1}) starts no UTF-8 character ` +
+        '(text in Latin-1 or Windows-1252, such as José written with the single byte E9, is not UTF-8); send the body encoded as UTF-8',
+    );
+    expect(await documentCount(app)).toBe(0);
+  });
+
+  it('refuses a byte-order mark with the message every other body gets', async () => {
+    const app = await lbApp();
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(body([plain({})])), 'utf8')]);
+    const res = await postStreamed(app, bytes, 1000);
+    expect(res.statusCode).toBe(400);
+    expect((res.json() as ErrorBody).message).toMatch(/^the body starts with a UTF-8 byte-order mark \(the bytes EF BB BF at byte offset 0\)/);
     expect(await documentCount(app)).toBe(0);
   });
 });

@@ -173,6 +173,13 @@ describe('structural faults always reject, naming the line and columns', () => {
     expect(rules(bytes)).toEqual(['3:439-444:sequence:error', '5:439-444:trailer-count:error']);
   });
 
+  it('flags only the line whose sequence number is wrong, not the correct line after it', () => {
+    const bytes = cnabBytes('cnab400', [{}, {}, {}], { sequence: { 3: 7 } });
+    expect(rules(bytes)).toEqual(['3:395-400:sequence:error']);
+    const fidc = cnabBytes('cnab444-fidc', [{}, {}, {}, {}], { sequence: { 2: 9, 4: 1 } });
+    expect(rules(fidc)).toEqual(['2:439-444:sequence:error', '4:439-444:sequence:error']);
+  });
+
   it('reports a sequence field that is not digits', () => {
     const lines = cnabText('cnab400', [{}]).split('\r\n');
     lines[1] = `${(lines[1] ?? '').slice(0, 394)}00000X`;

@@ -92,7 +92,7 @@ describe('registry: reconcile documents', () => {
     ]);
     expect(view.items[0]?.reported).toEqual({ cancelado: 'NAO', statusPagamento: 0 });
     expect(view.items[1]?.divergences).toEqual([{ field: '/valorDuplicata', held: 1500.5, sent: 1400 }]);
-    expect(view.items[1]?.message).toContain('/valorDuplicata');
+    expect(view.items[1]?.message).toBe('1 field differs from the registration: /valorDuplicata');
   });
 
   it('names nested diverging fields, a different documento and a different dataRegistro', async () => {
@@ -118,6 +118,7 @@ describe('registry: reconcile documents', () => {
     ]);
     expect(item?.divergences[0]).toEqual({ field: '/operacao/valorOperacao', held: 1500.5, sent: 1500.51 });
     expect(item?.divergences[3]).toEqual({ field: '/dataRegistro', held: '2026-11-20', sent: '2026-11-19' });
+    expect(item?.message).toMatch(/^4 fields differ from the registration: /);
   });
 
   it('treats a field the registration does not hold as diverging, and a different guarantor count as one divergence', async () => {

@@ -140,7 +140,9 @@ async function journal() {
             async () => [
               h('p', {}, `#${e.id} · ${e.durationMs} ms${e.fault ? ` · fault rule ${e.fault}` : ''} · real time ${when(e.realTime)}`),
               e.outcome ? h('p', {}, 'Outcome: ', h('code', {}, e.outcome)) : null,
-              e.query && Object.keys(e.query).length ? [h('h5', {}, 'Query'), h('pre', {}, json(e.query))] : null,
+              h('h5', {}, 'Sent'),
+              h('pre', {}, [e.requestLine, ...(e.headers ?? []).map((x) => `${x.name}: ${x.value}`)].join('\n')),
+              e.query && Object.keys(e.query).length ? [h('h5', {}, 'Query as understood'), h('pre', {}, json(e.query))] : null,
               h('h5', {}, 'Request body (redacted)'),
               h('pre', {}, json(e.requestBody)),
               h('h5', {}, 'Response body (redacted)'),
