@@ -32,40 +32,10 @@ describe('configuration', () => {
   it('takes every default from DEFAULTS, which --help and buildApp read too', async () => {
     const config = parseConfig([], {});
     if (config === 'help') throw new Error('no --help was given');
-    const {
-      host,
-      port,
-      db,
-      logLevel,
-      bodyLimit,
-      loanbondBodyLimit,
-      journalSize,
-      maxWorkspaces,
-      workspaceIdleMs,
-      workBacklog,
-      eventsSize,
-      workDelayMs,
-      stubs,
-      upstreams,
-      record,
-    } = config;
-    expect({
-      host,
-      port,
-      db,
-      logLevel,
-      bodyLimit,
-      loanbondBodyLimit,
-      journalSize,
-      maxWorkspaces,
-      workspaceIdleMs,
-      workBacklog,
-      eventsSize,
-      workDelayMs,
-      stubs,
-      upstreams,
-      record,
-    }).toEqual(DEFAULTS);
+    // Every setting DEFAULTS declares is what parseConfig applies when nothing is given.
+    const applied = Object.fromEntries(Object.keys(DEFAULTS).map((key) => [key, config[key as keyof typeof config]]));
+    expect(applied).toEqual(DEFAULTS);
+    expect(Object.keys(DEFAULTS).length).toBeGreaterThan(10);
     for (const shown of [
       `env HOST                default ${DEFAULTS.host}`,
       `env PORT                default ${DEFAULTS.port}`,

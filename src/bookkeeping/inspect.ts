@@ -3,7 +3,7 @@ import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { centsToNumber } from '../domain/money.js';
 import { SandboxError, validationError } from '../http/errors.js';
-import { afterKey, decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
+import { afterKey, decodeCursor, NextCursor, pageByKey, pageOf, pageQuery } from '../http/paging.js';
 import { AmountOut, StandardError, Strict } from '../http/schema.js';
 import type { PaymentRow, TradeBillRow } from '../store/bookkeeping.js';
 import { TradeBillStatusSchema } from './schemas.js';
@@ -112,9 +112,7 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
     // Synchronous: templates read it through the inspect helper.
     (request) => {
       const store = storeOf(request);
-      const { limit = PAGE, cursor } = request.query;
-      const after = afterKey(cursor) ?? '';
-      const page = pageOf(store.tenants(after, limit + 1), limit, (t) => [t.tenantId]);
+      const page = pageByKey(request.query, PAGE, (after, rows) => store.tenants(after, rows), (t) => t.tenantId);
       return { total: store.tenantCount(), tenants: page.items, nextCursor: page.nextCursor };
     },
   );

@@ -17,7 +17,7 @@ const MappingRef = Type.Object({
   id: Type.String(),
   name: Type.Union([Type.String(), Type.Null()]),
   method: Type.String({ description: 'the method it matches, or ANY' }),
-  url: Type.Union([Type.String(), Type.Null()], { description: 'its URL rule; null: any URL' }),
+  url: Type.Union([Type.String(), Type.Null()], { description: 'its URL rule; null: every URL' }),
 });
 
 const operationSchema = (ids: readonly string[]) =>

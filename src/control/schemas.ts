@@ -286,7 +286,7 @@ const coverageReport = (InterfaceName: Name) => Type.Object(
         interface: Type.Union([InterfaceName, Type.Null()]),
         operation: Nullable(Type.String({ description: 'the named-only operation it implements (metadata.sandbox.operation)' })),
         method: Type.String({ description: 'the method it matches, or ANY' }),
-        url: Nullable(Type.String({ description: 'its URL rule (url, urlPath, pattern or template); null: any URL' })),
+        url: Nullable(Type.String({ description: 'its URL rule (url, urlPath, pattern or template); null: every URL' })),
         status: Type.Integer({ description: 'the status it answers' }),
         hits: Type.Integer(),
         firstAt: Nullable(Type.String({ description: 'first answer (sandbox clock); null: never' })),

@@ -69,3 +69,17 @@ export function pageOf<T>(rows: T[], limit: number, keyOf: (row: T) => CursorKey
   const last = items[items.length - 1];
   return { items, nextCursor: last === undefined ? null : encodeCursor(keyOf(last)) };
 }
+
+/**
+ * A page of a list sorted by one string key: `read(after, rows)` gives up to `rows` rows whose key
+ * sorts after `after` ('' on the first page).
+ */
+export function pageByKey<T>(
+  query: { limit?: number; cursor?: string },
+  byDefault: number,
+  read: (after: string, rows: number) => T[],
+  keyOf: (row: T) => string,
+): { items: T[]; nextCursor: string | null } {
+  const limit = query.limit ?? byDefault;
+  return pageOf(read(afterKey(query.cursor) ?? '', limit + 1), limit, (row) => [keyOf(row)]);
+}

@@ -5,7 +5,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import { centsToNumber } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { SandboxError } from '../http/errors.js';
-import { afterKey, decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
+import { decodeCursor, NextCursor, pageByKey, pageOf, pageQuery } from '../http/paging.js';
 import { AmountOut, ProcessingRecord, StandardError } from '../http/schema.js';
 import type { ImportRow, ReceivablesStore } from '../store/receivables.js';
 import { CnabFile } from './cnab-record.js';
@@ -198,9 +198,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     // Synchronous: templates read it through the inspect helper.
     (request) => {
       const store = storeOf(request);
-      const { limit = PAGE, cursor } = request.query;
-      const after = afterKey(cursor) ?? '';
-      const page = pageOf(store.funds(after, limit + 1), limit, (f) => [f.fundCnpj]);
+      const page = pageByKey(request.query, PAGE, (after, rows) => store.funds(after, rows), (f) => f.fundCnpj);
       return {
         total: store.fundCount(),
         funds: page.items.map((f) => ({ fundCnpj: f.fundCnpj, hasToken: f.hasToken === 1, imports: f.imports })),

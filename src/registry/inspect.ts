@@ -5,7 +5,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import { toIsoUtc } from '../domain/dates.js';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError, validationError } from '../http/errors.js';
-import { afterKey, decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
+import { decodeCursor, NextCursor, pageByKey, pageOf, pageQuery } from '../http/paging.js';
 import { parseStoredJson } from '../http/json.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
@@ -150,9 +150,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
       const runtime = runtimeOf(request);
       const store = runtime.store.registry;
       const now = runtime.clock.now();
-      const { limit = PAGE, cursor } = request.query;
-      const after = afterKey(cursor) ?? '';
-      const page = pageOf(store.participantIdsAfter(after, limit + 1), limit, (id) => [id]);
+      const page = pageByKey(request.query, PAGE, (after, rows) => store.participantIdsAfter(after, rows), (id) => id);
       return {
         now: toIsoUtc(now),
         total: store.participantCount(),

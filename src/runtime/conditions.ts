@@ -1,12 +1,12 @@
 // A condition on a JSON document (a journaled request body, an inspection view), written in JSONPath
-// and evaluated by the jsonpath-plus library with its safe evaluator (filter scripts cannot reach
-// anything but the document). It holds when the expression selects at least one value, or, with
+// and read as the stub mappings read it (runtime/templates.ts: jsonpath-plus with its safe evaluator,
+// Jayway's dialect). It holds when the expression selects at least one value, or, with
 // `equals`, when one of the selected values equals that JSON value.
 //
 // A filter at the root (`$[?(@.total > 5)]`) applies to the document itself, as Jayway JsonPath and
-// WireMock's matchesJsonPath read it; jsonpath-plus alone would apply it to the document's members.
+// WireMock's matchesJsonPath read it.
 import { isDeepStrictEqual } from 'node:util';
-import { JSONPath } from 'jsonpath-plus';
+import { jsonPathQuery } from './templates.js';
 
 export interface Condition {
   jsonpath: string;
@@ -29,19 +29,12 @@ export function jsonpathProblem(jsonpath: string): string | undefined {
   return undefined;
 }
 
-/** The values `jsonpath` selects in `doc`; throws ConditionError when it cannot be evaluated. */
+/** The values `jsonpath` selects in `doc` (read as the stub mappings read it); throws ConditionError when it cannot be evaluated. */
 export function select(jsonpath: string, doc: unknown): unknown[] {
-  const rootFilter = jsonpath.startsWith('$[?');
   try {
-    const found: unknown = JSONPath({
-      path: jsonpath,
-      json: (rootFilter ? [doc] : doc) as object,
-      wrap: true,
-      eval: 'safe',
-    });
-    return Array.isArray(found) ? found : [];
+    return jsonPathQuery(doc, jsonpath);
   } catch (err) {
-    throw new ConditionError(`${jsonpath}: ${(err as Error).message}`);
+    throw new ConditionError((err as Error).message);
   }
 }
 

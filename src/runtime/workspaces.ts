@@ -128,7 +128,7 @@ export interface WorkspacesOptions {
   idleMs: number;
   log: RuntimeLog;
   /**
-   * Whether a request may create a workspace by using its name (default: any). A locked control plane
+   * Whether a request may create a workspace by using its name (default: every request may). A locked control plane
    * lets only requests carrying its key do so.
    */
   mayCreate?: (req: IncomingMessage) => boolean;
