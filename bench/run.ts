@@ -5,13 +5,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cnab444, extractRequests, loanBondRecord, pdf, TENANTS } from './data.js';
+import { largeBatch } from './loanbond-large.js';
 import type autocannon from 'autocannon';
 import { cpuTicks, fmt, latencies, load, type LoadResult, median, peakRss, printTable, type Row, type Server, startChild, startNpm } from './lib.js';
 
 const quick = process.argv.includes('--quick');
 /** `npm run bench -- --start`: only the start figures (a few seconds). */
 const startOnly = process.argv.includes('--start');
-/** --only=coverage: just the coverage-cost figure (its rounds alternate two servers; the rest is long). */
+/** --only=coverage: just the coverage-cost figure (its rounds alternate two servers; the rest is long); --only=bookkeeping: the hot path. */
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const DURATION = startOnly ? 1 : quick ? 2 : 10;
 /** Interleaved rounds of the hot-path load runs; each round lasts DURATION / ROUNDS seconds. */
@@ -84,9 +85,15 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${printTable(rows)}\n`);
     return;
   }
-  if (only === 'events') {
-    await eventsCost();
-    await longPollTurns();
+  if (only === 'loanbond') {
+    // Only the loan-bond registration figures: -- --only=loanbond
+    await loanbondFigures();
+    process.stdout.write(`\n${printTable(rows)}\n`);
+    return;
+  }
+  if (only === 'snapshots') {
+    // Only the snapshot restore figures, database file and :memory:: -- --only=snapshots
+    await snapshotFigures();
     process.stdout.write(`\n${printTable(rows)}\n`);
     return;
   }
@@ -95,9 +102,21 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${printTable(rows)}\n`);
     return;
   }
+  if (only === 'events') {
+    await eventsCost();
+    await longPollTurns();
+    process.stdout.write(`\n${printTable(rows)}\n`);
+    return;
+  }
   if (process.argv.includes('--workspaces')) {
     // Only the workspace figures (their baselines are in the same section): -- --workspaces
     await workspaceFigures();
+    process.stdout.write(`\n${printTable(rows)}\n`);
+    return;
+  }
+  if (process.argv.includes('--idle-workspaces')) {
+    // Only the figures of idle workspaces in files against in memory, and of restarting with them.
+    await idleWorkspaceFigures();
     process.stdout.write(`\n${printTable(rows)}\n`);
     return;
   }
@@ -146,6 +165,20 @@ async function main(): Promise<void> {
     jsonServer: () => load({ url: `${js.url}/extract`, connections: 50, duration: ROUND }),
   };
 
+  if (only === 'bookkeeping') {
+    // The hot-path rows alone (GET extract, PUT payment) against their baselines: -- --only=bookkeeping
+    const sandbox = await startSandbox(['--body-limit', '512mb']);
+    try {
+      await bookkeeping(sandbox, baselines);
+    } finally {
+      await sandbox.stop();
+      await bare.stop();
+      await js.stop();
+    }
+    process.stdout.write(`\n${printTable(rows)}\n`);
+    return;
+  }
+
   // Start time: spawn -> health 200 on an empty database.
   const starts: number[] = [];
   for (let i = 0; i < 3; i++) {
@@ -176,26 +209,15 @@ async function main(): Promise<void> {
     await registry(sandbox);
     await receivables(sandbox);
     await controlPlane(sandbox);
-    await snapshotRestore(sandbox, 'database file');
   } finally {
     await sandbox.stop();
     await bare.stop();
     await js.stop();
   }
-  // startSandbox() for a user's test suite runs on :memory:, where a restore writes no file.
-  const inMemory = await startChild('dist/server.js', (port) => ['--port', String(port), '--db', ':memory:', '--fixtures', 'none']);
-  try {
-    await snapshotRestore(inMemory, ':memory:, as startSandbox runs');
-  } finally {
-    await inMemory.stop();
-  }
-  const lb = await startSandbox();
-  try {
-    await loanbond(lb);
-  } finally {
-    await lb.stop();
-  }
+  await snapshotFigures();
+  await loanbondFigures();
   await workspaceFigures();
+  await idleWorkspaceFigures();
   await coverageCost();
   await eventsCost();
   await longPollTurns();
@@ -504,96 +526,6 @@ async function longPollTurns(): Promise<void> {
   }
 }
 
-/**
- * User-defined operations: a templated stub that reads the state through `inspect`, against the
- * documented GET extract on the same server in interleaved rounds; and proxy mode's overhead, a GET
- * through the sandbox to an upstream (a bare Fastify) against the same GET straight to it.
- */
-async function userDefinedFigures(): Promise<void> {
-  const stubBar = 'templated stub reading state through inspect >= 0.5x GET extract req/s';
-  const s = await startSandbox();
-  try {
-    await post(s, '/_sandbox/fixtures', {
-      bookkeeping: {
-        users: [{ userId: 7, accessToken: BK_TOKEN, tenants: [TENANTS.t10k] }],
-        extractRequests: extractRequests(TENANTS.t10k, 10_000, 10_001),
-      },
-      registry: { participants: [{ participantId: 'PART-1', accessToken: 'rg-bench-token' }] },
-    });
-    const registered = (await post(
-      s,
-      '/api/v1.0/service/dup/registrar_documentos',
-      { registros: Array.from({ length: 5 }, (_, i) => ({ numeroDuplicata: `DUP-${i}`, valorDuplicata: 10.5 + i })) },
-      { authorization: 'Bearer rg-bench-token' },
-    )) as { chaveRemessa: string };
-    await post(s, '/_sandbox/stubs', {
-      request: { method: 'GET', urlPathTemplate: '/api/v1.0/service/dup/consultar_remessa/{chave}' },
-      response: {
-        status: 200,
-        headers: { 'Content-Type': 'application/json' },
-        body:
-          "{{#with (inspect (concat '/registry/batches/' request.path.chave))}}{\"chaveRemessa\":\"{{chaveRemessa}}\",\"quantidade\":{{documentCount}}," +
-          '"registros":[{{#each documents}}{{#if @index}},{{/if}}{"chaveRegistro":"{{chaveRegistro}}"}{{/each}}]}{{/with}}',
-        transformers: ['response-template'],
-      },
-    });
-    const stubUrl = `${s.url}/api/v1.0/service/dup/consultar_remessa/${registered.chaveRemessa}`;
-    const check = await fetch(stubUrl);
-    if (check.status !== 200 || !(await check.text()).includes(registered.chaveRemessa)) throw new Error(`the stub answered ${check.status}`);
-    const extract = s.url + extractUrl(TENANTS.t10k, 'page=1&pageSize=20&sortBy=registeredAt&desc=true');
-    const m = await interleaved({
-      extract: () => load({ url: extract, headers: bkHeaders, connections: 50, duration: ROUND }),
-      stub: () => load({ url: stubUrl, connections: 50, duration: ROUND }),
-    });
-    if ((m.stub?.non2xx ?? 1) > 0) throw new Error(`${m.stub?.non2xx} non-2xx answers from the stub`);
-    const ratio = (m.stub?.reqPerSec ?? 0) / (m.extract?.reqPerSec ?? 1);
-    row(
-      'templated stub with inspect (a registry batch of 5), 50 conns',
-      `${fmt.n(m.stub?.reqPerSec ?? 0)} req/s, p99 ${fmt.ms(m.stub?.p99 ?? 0)}`,
-      `GET extract (10k tenant, page of 20) ${fmt.n(m.extract?.reqPerSec ?? 0)} req/s`,
-      fmt.x(ratio),
-      stubBar,
-      ratio >= 0.5,
-    );
-  } catch (err) {
-    failed('templated stub with inspect', stubBar, err);
-  } finally {
-    await s.stop();
-  }
-
-  const proxyBar = 'proxy overhead: p50 through the sandbox - p50 straight to the upstream <= 1 ms';
-  const upstream = await startChild('dist-bench/bench/baseline-fastify.js', (p) => [String(p), JSON.stringify({ extractTradeReceivables: [], pagination: { page: 1, size: 10, totalItems: 0, totalPages: 0 } })]);
-  const proxy = await startSandbox(['--upstream', upstream.url]);
-  try {
-    const path = extractUrl(TENANTS.t10k, 'page=1&pageSize=10');
-    const through = await fetch(proxy.url + path, { headers: bkHeaders });
-    if (through.status !== 200 || through.headers.get('sandbox-outcome') !== null) throw new Error(`the proxy answered ${through.status} itself`);
-    // Sequential requests, timed to the microsecond (autocannon's latencies are whole milliseconds),
-    // in interleaved rounds so a change of the machine's load hits both alike.
-    const n = quick ? 300 : 1000;
-    const direct: number[] = [];
-    const proxied: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      direct.push(median(await latencies(upstream.url + path, bkHeaders, n)));
-      proxied.push(median(await latencies(proxy.url + path, bkHeaders, n)));
-    }
-    const overhead = median(proxied) - median(direct);
-    row(
-      'proxy mode: GET extract through the sandbox to an upstream (sequential)',
-      `p50 ${median(proxied).toFixed(3)} ms`,
-      `straight to the upstream p50 ${median(direct).toFixed(3)} ms`,
-      `+${overhead.toFixed(3)} ms p50 (${ROUNDS} rounds of ${n})`,
-      proxyBar,
-      overhead <= 1,
-    );
-  } catch (err) {
-    failed('proxy mode overhead', proxyBar, err);
-  } finally {
-    await proxy.stop();
-    await upstream.stop();
-  }
-}
-
 interface Baselines {
   bareGet: () => Promise<LoadResult>;
   barePut: () => Promise<LoadResult>;
@@ -894,6 +826,92 @@ async function workspaceFigures(): Promise<void> {
   }
 }
 
+/** Threads of a child now (Linux), e.g. a checkpoint thread per database file would show here. */
+function threadsNow(pid: number | undefined): number {
+  const m = pid ? /Threads:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8')) : null;
+  return m ? Number(m[1]) : Number.NaN;
+}
+
+/**
+ * 256 workspaces, each created with the demo fixtures and then left alone, in database files against
+ * in memory: resident memory, threads and the CPU the idle server burns over 10 s (a thread or a
+ * timer per workspace would show in both). Then the file-backed server restarted: spawn -> health 200
+ * and spawn -> every workspace listed (each opened), against a database with one workspace file.
+ */
+async function idleWorkspaceFigures(): Promise<void> {
+  const N = 256;
+  const IDLE_S = 10;
+  const dir = join(work, 'idle-workspaces');
+  mkdirSync(dir, { recursive: true });
+  const measure = async (db: string) => {
+    const s = await startChild('dist/server.js', (port) => ['--port', String(port), '--db', db, '--fixtures', 'fixtures/demo.json', '--max-workspaces', String(N)]);
+    try {
+      for (let i = 0; i < N; i++) await post(s, '/_sandbox/workspaces', { name: `idle-${i}` });
+      // Long enough for the checkpoint worker to let every file go and end its thread.
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      const ticks = cpuTicks(s.child.pid);
+      await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
+      // Clock ticks are 1/100 s: ticks per second are percent of one core.
+      const cpu = (cpuTicks(s.child.pid) - ticks) / IDLE_S;
+      return { rss: rssNow(s.child.pid), threads: threadsNow(s.child.pid), cpu };
+    } finally {
+      await s.stop();
+    }
+  };
+  const bar1 = 'report; idle CPU <= 1% of a core, threads as in memory (+1 at most)';
+  try {
+    const file = await measure(join(dir, 'many.db'));
+    const memory = await measure(':memory:');
+    row(
+      `${N} idle workspaces in database files, RSS / threads / idle CPU`,
+      `${fmt.mb(file.rss)} / ${file.threads} / ${file.cpu.toFixed(1)}%`,
+      `in memory ${fmt.mb(memory.rss)} / ${memory.threads} / ${memory.cpu.toFixed(1)}%`,
+      fmt.x(file.rss / memory.rss),
+      bar1,
+      file.cpu <= 1 && file.threads <= memory.threads + 1,
+    );
+  } catch (err) {
+    failed(`${N} idle workspaces in database files`, bar1, err);
+  }
+
+  const bar2 = 'spawn -> health 200 <= 1.5x the one-workspace restart';
+  try {
+    // One workspace file to restart with, as the baseline.
+    const one = await startChild('dist/server.js', (port) => ['--port', String(port), '--db', join(dir, 'one.db'), '--fixtures', 'fixtures/demo.json']);
+    await post(one, '/_sandbox/workspaces', { name: 'only' });
+    await one.stop();
+    const restart = async (db: string) => {
+      const t0 = performance.now();
+      const s = await startChild('dist/server.js', (port) => ['--port', String(port), '--db', db, '--fixtures', 'fixtures/demo.json', '--max-workspaces', String(N)]);
+      try {
+        const list = await fetch(`${s.url}/_sandbox/workspaces?limit=1000`);
+        const listed = ((await list.json()) as { workspaces: unknown[] }).workspaces.length;
+        return { health: s.startMs, all: performance.now() - t0, listed };
+      } finally {
+        await s.stop();
+      }
+    };
+    const many: Array<{ health: number; all: number; listed: number }> = [];
+    const single: Array<{ health: number; all: number; listed: number }> = [];
+    for (let i = 0; i < 3; i++) {
+      many.push(await restart(join(dir, 'many.db')));
+      single.push(await restart(join(dir, 'one.db')));
+    }
+    if (many.some((r) => r.listed !== N + 1)) throw new Error(`a restart listed ${many.map((r) => r.listed).join(', ')} workspaces, not ${N + 1}`);
+    const ratio = median(many.map((r) => r.health)) / median(single.map((r) => r.health));
+    row(
+      `restart with ${N} workspace files: spawn -> health 200 (-> all ${N} opened)`,
+      `${fmt.ms(median(many.map((r) => r.health)))} (${fmt.ms(median(many.map((r) => r.all)))})`,
+      `one file ${fmt.ms(median(single.map((r) => r.health)))} (${fmt.ms(median(single.map((r) => r.all)))})`,
+      fmt.x(ratio),
+      bar2,
+      ratio <= 1.5,
+    );
+  } catch (err) {
+    failed(`restart with ${N} workspace files`, bar2, err);
+  }
+}
+
 /** Resident set of a child now (Linux VmRSS), in bytes. */
 function rssNow(pid: number | undefined): number {
   const m = pid ? /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8')) : null;
@@ -1005,6 +1023,22 @@ async function workspaces(s: Server): Promise<void> {
   }
 }
 
+/** Snapshot restores on a database file, then on :memory: (startSandbox() for a user's test suite runs there, where a restore writes no file). */
+async function snapshotFigures(): Promise<void> {
+  const file = await startSandbox();
+  try {
+    await snapshotRestore(file, 'database file');
+  } finally {
+    await file.stop();
+  }
+  const inMemory = await startChild('dist/server.js', (port) => ['--port', String(port), '--db', ':memory:', '--fixtures', 'none']);
+  try {
+    await snapshotRestore(inMemory, ':memory:, as startSandbox runs');
+  } finally {
+    await inMemory.stop();
+  }
+}
+
 /** Restore of a snapshot whose 10k-row table (seven B-trees: rows and six sort indexes) changed since. */
 async function snapshotRestore(s: Server, where: string): Promise<void> {
   const bar2 = '<= 5 ms';
@@ -1046,16 +1080,42 @@ async function snapshotRestore(s: Server, where: string): Promise<void> {
   }
 }
 
+const LB_CALLER = {
+  loanbond: {
+    callers: [{ callerId: 'BENCH', token: 'lb-bench', products: ['electronic-signature', 'digital-loan-bond'] }],
+  },
+};
+
+/** 50 x 1 MiB, then the largest batch (50 x 15 MB) on a database file and on :memory:, each on a fresh sandbox with default settings. */
+async function loanbondFigures(): Promise<void> {
+  const lb = await startSandbox();
+  try {
+    await loanbond(lb);
+  } finally {
+    await lb.stop();
+  }
+  const bar = 'time <= 3x a streaming base64 decode; peak RSS <= idle + 256 MiB; health p99 < 50 ms';
+  for (const where of ['database file', ':memory:'] as const) {
+    const s =
+      where === ':memory:'
+        ? await startChild('dist/server.js', (port) => ['--port', String(port), '--db', ':memory:', '--fixtures', 'none'])
+        : await startSandbox();
+    try {
+      await post(s, '/_sandbox/fixtures', LB_CALLER);
+      const r = await largeBatch(s, where);
+      row(r.figure, r.value, r.baseline, r.ratio, r.bar, r.pass);
+    } catch (err) {
+      failed(`POST loan-bond registrar, 50 x 15 MB (${where})`, bar, err);
+    } finally {
+      await s.stop();
+    }
+  }
+}
+
 async function loanbond(s: Server): Promise<void> {
   const bar = 'time <= 2x JSON.parse + base64 decode; peak RSS <= 3x body + 150 MB; health answered';
   try {
-    await post(s, '/_sandbox/fixtures', {
-      loanbond: {
-        callers: [
-          { callerId: 'BENCH', token: 'lb-bench', products: ['electronic-signature', 'digital-loan-bond'] },
-        ],
-      },
-    });
+    await post(s, '/_sandbox/fixtures', LB_CALLER);
     const registros = Array.from({ length: LB_RECORDS }, (_, i) => loanBondRecord(i, pdf(1024 * 1024, i)));
     const body = JSON.stringify({ versao: '1.0', token: 'lb-bench', registros });
     const t0 = performance.now();
@@ -1099,3 +1159,93 @@ main()
     process.exitCode = 1;
   })
   .finally(() => rmSync(work, { recursive: true, force: true }));
+
+/**
+ * User-defined operations: a templated stub that reads the state through `inspect`, against the
+ * documented GET extract on the same server in interleaved rounds; and proxy mode's overhead, a GET
+ * through the sandbox to an upstream (a bare Fastify) against the same GET straight to it.
+ */
+async function userDefinedFigures(): Promise<void> {
+  const stubBar = 'templated stub reading state through inspect >= 0.5x GET extract req/s';
+  const s = await startSandbox();
+  try {
+    await post(s, '/_sandbox/fixtures', {
+      bookkeeping: {
+        users: [{ userId: 7, accessToken: BK_TOKEN, tenants: [TENANTS.t10k] }],
+        extractRequests: extractRequests(TENANTS.t10k, 10_000, 10_001),
+      },
+      registry: { participants: [{ participantId: 'PART-1', accessToken: 'rg-bench-token' }] },
+    });
+    const registered = (await post(
+      s,
+      '/api/v1.0/service/dup/registrar_documentos',
+      { registros: Array.from({ length: 5 }, (_, i) => ({ numeroDuplicata: `DUP-${i}`, valorDuplicata: 10.5 + i })) },
+      { authorization: 'Bearer rg-bench-token' },
+    )) as { chaveRemessa: string };
+    await post(s, '/_sandbox/stubs', {
+      request: { method: 'GET', urlPathTemplate: '/api/v1.0/service/dup/consultar_remessa/{chave}' },
+      response: {
+        status: 200,
+        headers: { 'Content-Type': 'application/json' },
+        body:
+          "{{#with (inspect (concat '/registry/batches/' request.path.chave))}}{\"chaveRemessa\":\"{{chaveRemessa}}\",\"quantidade\":{{documentCount}}," +
+          '"registros":[{{#each documents}}{{#if @index}},{{/if}}{"chaveRegistro":"{{chaveRegistro}}"}{{/each}}]}{{/with}}',
+        transformers: ['response-template'],
+      },
+    });
+    const stubUrl = `${s.url}/api/v1.0/service/dup/consultar_remessa/${registered.chaveRemessa}`;
+    const check = await fetch(stubUrl);
+    if (check.status !== 200 || !(await check.text()).includes(registered.chaveRemessa)) throw new Error(`the stub answered ${check.status}`);
+    const extract = s.url + extractUrl(TENANTS.t10k, 'page=1&pageSize=20&sortBy=registeredAt&desc=true');
+    const m = await interleaved({
+      extract: () => load({ url: extract, headers: bkHeaders, connections: 50, duration: ROUND }),
+      stub: () => load({ url: stubUrl, connections: 50, duration: ROUND }),
+    });
+    if ((m.stub?.non2xx ?? 1) > 0) throw new Error(`${m.stub?.non2xx} non-2xx answers from the stub`);
+    const ratio = (m.stub?.reqPerSec ?? 0) / (m.extract?.reqPerSec ?? 1);
+    row(
+      'templated stub with inspect (a registry batch of 5), 50 conns',
+      `${fmt.n(m.stub?.reqPerSec ?? 0)} req/s, p99 ${fmt.ms(m.stub?.p99 ?? 0)}`,
+      `GET extract (10k tenant, page of 20) ${fmt.n(m.extract?.reqPerSec ?? 0)} req/s`,
+      fmt.x(ratio),
+      stubBar,
+      ratio >= 0.5,
+    );
+  } catch (err) {
+    failed('templated stub with inspect', stubBar, err);
+  } finally {
+    await s.stop();
+  }
+
+  const proxyBar = 'proxy overhead: p50 through the sandbox - p50 straight to the upstream <= 1 ms';
+  const upstream = await startChild('dist-bench/bench/baseline-fastify.js', (p) => [String(p), JSON.stringify({ extractTradeReceivables: [], pagination: { page: 1, size: 10, totalItems: 0, totalPages: 0 } })]);
+  const proxy = await startSandbox(['--upstream', upstream.url]);
+  try {
+    const path = extractUrl(TENANTS.t10k, 'page=1&pageSize=10');
+    const through = await fetch(proxy.url + path, { headers: bkHeaders });
+    if (through.status !== 200 || through.headers.get('sandbox-outcome') !== null) throw new Error(`the proxy answered ${through.status} itself`);
+    // Sequential requests, timed to the microsecond (autocannon's latencies are whole milliseconds),
+    // in interleaved rounds so a change of the machine's load hits both alike.
+    const n = quick ? 300 : 1000;
+    const direct: number[] = [];
+    const proxied: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      direct.push(median(await latencies(upstream.url + path, bkHeaders, n)));
+      proxied.push(median(await latencies(proxy.url + path, bkHeaders, n)));
+    }
+    const overhead = median(proxied) - median(direct);
+    row(
+      'proxy mode: GET extract through the sandbox to an upstream (sequential)',
+      `p50 ${median(proxied).toFixed(3)} ms`,
+      `straight to the upstream p50 ${median(direct).toFixed(3)} ms`,
+      `+${overhead.toFixed(3)} ms p50 (${ROUNDS} rounds of ${n})`,
+      proxyBar,
+      overhead <= 1,
+    );
+  } catch (err) {
+    failed('proxy mode overhead', proxyBar, err);
+  } finally {
+    await proxy.stop();
+    await upstream.stop();
+  }
+}

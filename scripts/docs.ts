@@ -1,9 +1,11 @@
 // `npm run docs`: writes the pages of docs/ that are generated from the code, so that each fact has
-// one source. test/docs/generated.test.ts fails when a committed page differs from what this writes.
-import { writeFileSync } from 'node:fs';
+// one source, and the contract files (scripts/contract.ts). test/assumptions.test.ts and
+// test/openapi/contract.test.ts fail when a committed file differs from what this writes.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Assumption } from '../src/http/assumption-catalog.js';
 import { ASSUMPTIONS, INTERFACES } from '../src/interfaces.js';
+import { contractFiles, ROOT } from './contract.js';
 
 /** The title of an assumptions section: the whole sandbox's, or the interface's as the inspector names it. */
 function sectionTitle(id: string): string {
@@ -61,10 +63,10 @@ export function generatedPages(): Array<{ path: string; text: string }> {
 
 const isMain = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1];
 if (isMain) {
-  // From the sources (scripts/) or compiled (dist-bench/scripts/): the repository's root is above.
-  const root = new URL(import.meta.url.includes('/dist-bench/') ? '../../' : '../', import.meta.url);
-  for (const page of generatedPages()) {
-    writeFileSync(new URL(page.path, root), page.text);
+  for (const page of [...generatedPages(), ...(await contractFiles())]) {
+    const file = new URL(page.path, ROOT);
+    mkdirSync(new URL('.', file), { recursive: true });
+    writeFileSync(file, page.text);
     process.stdout.write(`wrote ${page.path}\n`);
   }
 }

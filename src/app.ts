@@ -2,9 +2,10 @@
 // everything it needs arrives as options; src/server.ts reads the configuration and listens.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { installControlHooks, journalUnrouted } from './control/hooks.js';
+import { installControlHooks } from './control/hooks.js';
+import { journalUnrouted } from './control/journal-hooks.js';
 import { sandboxPlugin } from './control/index.js';
-import { installWorkspaces, workspaceOpener } from './control/workspaces.js';
+import { creationPolicy, installWorkspaces, workspaceOpener } from './control/workspace-routes.js';
 import { clientErrorHandler, trackAnswers } from './http/client-errors.js';
 import { SandboxError } from './http/errors.js';
 import { type InterfaceModule, Interfaces } from './http/interface-module.js';
@@ -21,18 +22,13 @@ import type { SandboxClock } from './runtime/clock.js';
 import { readFixtureFile } from './runtime/fixture-document.js';
 import type { SandboxIds } from './runtime/ids.js';
 import { createRuntime, type InterfaceParts, installRuntime, type Runtime, type RuntimeLog } from './runtime/index.js';
-import { DEFAULT_WORK_BACKLOG } from './runtime/work.js';
-import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS, workspaceNameOf, workspaceRewrite, Workspaces } from './runtime/workspaces.js';
+import { type WorkspaceGate, workspaceNameOf, workspaceRewriter, Workspaces } from './runtime/workspaces.js';
+import { DEFAULTS } from './config.js';
+import { VERSION } from './version.js';
 import type { FixtureDocument } from './interfaces.js';
 import { InspectionIndex } from './control/inspection-index.js';
 import { installUserOperations, outsideMessage } from './user-operations.js';
 
-export const VERSION = '0.1.0';
-export const DEFAULT_BODY_LIMIT = 100 * 1024 * 1024;
-export const DEFAULT_JOURNAL_SIZE = 1000;
-export const DEFAULT_EVENTS_SIZE = 1000;
-/** Sandbox time between storing asynchronous work and processing it (docs/events.md). */
-export const DEFAULT_WORK_DELAY_MS = 1000;
 /** Longest path parameter the router reads. */
 export const MAX_PARAM_LENGTH = 500;
 
@@ -51,8 +47,10 @@ export interface AppOptions {
   interfaces?: readonly InterfaceModule[];
   /** false: no logging (the default for tests). */
   logger?: LogSettings | false;
-  /** Largest request body in bytes (default 100 MiB). */
+  /** Largest request body in bytes of every route but the loan-bond registration (default DEFAULTS.bodyLimit of config.ts). */
   bodyLimit?: number;
+  /** Largest body of the loan-bond registration (default DEFAULTS.loanbondBodyLimit: 50 files of 15 MB plus fields). */
+  loanbondBodyLimit?: number;
   /** When set, /_sandbox calls need the Sandbox-Admin-Token header. */
   adminToken?: string;
   /** Domain checks refuse instead of warning. */
@@ -61,7 +59,7 @@ export interface AppOptions {
   seed?: string;
   /** With `seed`: secrets (token_acesso) are reproducible too. Default false: always random. */
   seedSecrets?: boolean;
-  /** Entries the request journal keeps (default 1000; 0 turns it off). */
+  /** Entries the request journal keeps (default DEFAULTS.journalSize; 0 turns it off). */
   journalSize?: number;
   /** Events the event feed of each workspace keeps (default 1000). */
   eventsSize?: number;
@@ -76,9 +74,9 @@ export interface AppOptions {
   clock?: SandboxClock;
   /** Inject the key generator; default: random, or seeded by `seed`. */
   ids?: SandboxIds;
-  /** Workspaces allowed besides `default` (default 256). */
+  /** Workspaces allowed besides `default` (default DEFAULTS.maxWorkspaces). */
   maxWorkspaces?: number;
-  /** In-memory workspaces unused this long are removed (default one hour; 0: never). */
+  /** In-memory workspaces unused this long are removed (default DEFAULTS.workspaceIdleMs; 0: never). */
   workspaceIdleMs?: number;
   /** WireMock mappings served in every workspace (--stubs): a folder. */
   stubs?: string;
@@ -86,13 +84,18 @@ export interface AppOptions {
   upstreams?: readonly string[];
   /** With an upstream, the folder where exchanges of named-only operations are recorded (--record). */
   record?: string;
-  /** Pending CNAB imports (and loan-bond registrations) per workspace before submissions are refused (default 1000). */
+  /** Pending CNAB imports (and loan-bond registrations) per workspace before submissions are refused (default DEFAULTS.workBacklog). */
   workBacklog?: number;
+  /** How long removing a workspace waits for its requests in flight (default 5 s). */
+  workspaceRemovalWaitMs?: number;
 }
 
 /** Server-wide settings; those of one sandbox state are the runtime's (runtime/index.ts). */
 export interface Settings {
+  /** Largest body of every route but the loan-bond registration. */
   bodyLimit: number;
+  /** Largest body of the loan-bond registration (read as a stream: a gigabyte costs no memory; lb-body-limit). */
+  loanbondBodyLimit: number;
   adminToken: string | undefined;
 }
 
@@ -105,15 +108,21 @@ declare module 'fastify' {
 
 /** The app in a fixed order: server, state, how every request is handled, then what answers it. */
 export async function buildApp(options: AppOptions = {}): Promise<FastifyInstance> {
+  // An empty key would read as no key: an open control plane the caller did not ask for.
+  if (options.adminToken !== undefined && options.adminToken.trim() === '')
+    throw new Error('adminToken is empty: give a key, or leave adminToken out for an open control plane');
   const settings: Settings = {
-    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    adminToken: options.adminToken || undefined,
+    bodyLimit: options.bodyLimit ?? DEFAULTS.bodyLimit,
+    loanbondBodyLimit: options.loanbondBodyLimit ?? DEFAULTS.loanbondBodyLimit,
+    adminToken: options.adminToken,
   };
   const interfaces =
     options.interfaces === undefined || options.interfaces === INTERFACE_MODULES
       ? INTERFACES
       : new Interfaces(options.interfaces);
-  const app = Fastify(serverOptions(options, settings, interfaces)).withTypeProvider<TypeBoxTypeProvider>();
+  // The URL rewrite asks the workspaces, which exist once the default state is open.
+  let gate: WorkspaceGate = () => 'open';
+  const app = Fastify(serverOptions(options, settings, interfaces, (name, req) => gate(name, req))).withTypeProvider<TypeBoxTypeProvider>();
   // A 400 for bytes the HTTP parser refuses waits for the answers of the requests before them.
   trackAnswers(app.server);
   app.setValidatorCompiler(validatorCompiler);
@@ -135,10 +144,13 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
       interfaces: parts,
       log: app.log,
     }),
-    max: options.maxWorkspaces ?? DEFAULT_MAX_WORKSPACES,
-    idleMs: options.workspaceIdleMs ?? DEFAULT_WORKSPACE_IDLE_MS,
+    max: options.maxWorkspaces ?? DEFAULTS.maxWorkspaces,
+    idleMs: options.workspaceIdleMs ?? DEFAULTS.workspaceIdleMs,
     log: app.log,
+    mayCreate: creationPolicy(settings.adminToken),
+    ...(options.workspaceRemovalWaitMs === undefined ? {} : { removalWaitMs: options.workspaceRemovalWaitMs }),
   });
+  gate = (name, req) => workspaces.gate(name, req);
 
   logRequests(app, (request) => workspaceNameOf(request.raw));
   // Fault rules and the request journal, inherited by every plugin registered below.
@@ -149,7 +161,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   // User-defined operations and proxy mode: requests no documented operation owns, or every request
   // of an interface with an upstream.
   const inspections = new InspectionIndex();
-  installUserOperations(app, interfaces, { stubs: options.stubs, upstreams: options.upstreams, record: options.record }, (rt, path) =>
+  installUserOperations(app, interfaces, { stubs: options.stubs, upstreams: options.upstreams ?? DEFAULTS.upstreams, record: options.record }, (rt, path) =>
     inspections.read(rt, path),
   );
   await registerOpenApi(app, {
@@ -165,15 +177,15 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   await app.ready();
   // Resume what a previous run left pending, in every workspace kept in a file.
   runtime.work.kickAll();
-  workspaces.openPersisted();
+  void workspaces.openPersisted();
   workspaces.startEviction();
   return app;
 }
 
-function serverOptions(options: AppOptions, settings: Settings, interfaces: Interfaces) {
+function serverOptions(options: AppOptions, settings: Settings, interfaces: Interfaces, gate: WorkspaceGate) {
   return {
     // A base URL /ws/{name} reaches workspace {name}: the prefix is taken off before routing.
-    rewriteUrl: workspaceRewrite,
+    rewriteUrl: workspaceRewriter(gate),
     logger: options.logger ? loggerOptions(options.logger) : false,
     bodyLimit: settings.bodyLimit,
     // Our own onResponse line (http/logging.ts) replaces Fastify's two lines per request.
@@ -181,8 +193,9 @@ function serverOptions(options: AppOptions, settings: Settings, interfaces: Inte
     // Bodies are validated as sent; see http/validation.ts.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
-    // Documented methods only: a HEAD on the extract list is a 501 like any other undocumented method.
-    exposeHeadRoutes: false,
+    // HEAD answers like GET without a body wherever GET is served (assumption head-like-get); on a
+    // path no GET serves it is a 501 like any other undocumented method.
+    exposeHeadRoutes: true,
     // While closing, in-flight requests finish; a new one gets no undocumented 503.
     return503OnClosing: false,
     // Bytes Node's HTTP parser refuses: a 400 in the interface's shape (docs/errors.md).
@@ -195,6 +208,24 @@ function serverOptions(options: AppOptions, settings: Settings, interfaces: Inte
   } as const;
 }
 
+/**
+ * Says at start-up whether the fixtures were loaded or an existing database was reused (and its
+ * state kept, whatever fixtures are configured), and how to start clean: a user who restarts after
+ * `--fixtures none` otherwise sees an empty sandbox while the configuration names demo.json.
+ */
+function logStartingState(log: RuntimeLog, db: string, fixtures: string | object | null, isNew: boolean): void {
+  const named = typeof fixtures === 'string' ? fixtures : fixtures ? 'the fixture document given' : 'none';
+  if (isNew) {
+    log.info({ db, fixtures: named, state: 'new' }, fixtures ? `new database: fixtures loaded from ${named}` : 'new database: no fixtures loaded');
+    return;
+  }
+  log.info(
+    { db, fixtures: named, state: 'reused' },
+    `reused the existing database ${db}: its state is kept and the fixtures (${named}) were not loaded; ` +
+      'to start clean, delete that file (or start with --db :memory:), or POST /_sandbox/reset with {"fixtures":"default"}',
+  );
+}
+
 /** The sandbox's state, with the configured fixtures loaded when its database is new. */
 async function openRuntime(options: AppOptions, log: RuntimeLog, interfaces: InterfaceParts): Promise<Runtime> {
   const { runtime, isNew } = createRuntime({
@@ -204,10 +235,10 @@ async function openRuntime(options: AppOptions, log: RuntimeLog, interfaces: Int
       seed: options.seed,
       seedSecrets: options.seedSecrets ?? false,
       fixtures: options.fixtures ?? null,
-      journalSize: options.journalSize ?? DEFAULT_JOURNAL_SIZE,
-      eventsSize: options.eventsSize ?? DEFAULT_EVENTS_SIZE,
-      workDelayMs: options.workDelayMs ?? DEFAULT_WORK_DELAY_MS,
-      workBacklog: options.workBacklog ?? DEFAULT_WORK_BACKLOG,
+      journalSize: options.journalSize ?? DEFAULTS.journalSize,
+      eventsSize: options.eventsSize ?? DEFAULTS.eventsSize,
+      workDelayMs: options.workDelayMs ?? DEFAULTS.workDelayMs,
+      workBacklog: options.workBacklog ?? DEFAULTS.workBacklog,
     },
     interfaces,
     log,
@@ -217,6 +248,7 @@ async function openRuntime(options: AppOptions, log: RuntimeLog, interfaces: Int
   try {
     const fixtures = runtime.settings.fixtures;
     if (isNew && fixtures) runtime.fixtures.load(typeof fixtures === 'string' ? readFixtureFile(fixtures) : fixtures, runtime);
+    logStartingState(log, options.db ?? ':memory:', fixtures, isNew);
     return runtime;
   } catch (err) {
     await runtime.close();

@@ -1,10 +1,53 @@
 // Environment and command-line flags -> one typed Config, parsed once (docs/configuration.md).
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { DEFAULT_REGISTRATION_BODY_LIMIT } from './loanbond/index.js';
 import { parseSpanMs } from './runtime/duration.js';
+import { DEFAULT_WORK_BACKLOG } from './runtime/work.js';
+import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS } from './runtime/workspaces.js';
 
 /** The demo fixtures shipped in the package: found from this file, so any working directory works. */
 export const DEMO_FIXTURES = fileURLToPath(new URL('../fixtures/demo.json', import.meta.url));
+
+/**
+ * Every setting's default, in one place: parseConfig, buildApp, the --help text and the docs read
+ * them here (buildApp's own database default is ':memory:', for in-process use).
+ */
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 3000,
+  db: 'data/sandbox.db',
+  logLevel: 'info',
+  bodyLimit: 100 * 1024 * 1024,
+  /** The loan-bond interface's own (lb-body-limit): 50 files of 15 MB as base64, plus 16 MiB of fields. */
+  loanbondBodyLimit: DEFAULT_REGISTRATION_BODY_LIMIT,
+  journalSize: 1000,
+  maxWorkspaces: DEFAULT_MAX_WORKSPACES,
+  workspaceIdleMs: DEFAULT_WORKSPACE_IDLE_MS,
+  workBacklog: DEFAULT_WORK_BACKLOG,
+  eventsSize: 1000,
+  /** Sandbox time between storing asynchronous work and processing it (docs/events.md). */
+  workDelayMs: 1000,
+  /** No folder of mappings: only the ones added at run time. */
+  stubs: null,
+  /** No upstream: the sandbox answers everything itself. */
+  upstreams: Object.freeze([]) as readonly string[],
+  /** Nothing recorded. */
+  record: null,
+} as const;
+
+/** 104857600 -> '100mb': a size as --body-limit reads it, in the largest whole unit. */
+export function formatSize(bytes: number): string {
+  for (const [unit, factor] of [['gb', 1024 ** 3], ['mb', 1024 ** 2], ['kb', 1024]] as const)
+    if (bytes % factor === 0) return `${bytes / factor}${unit}`;
+  return String(bytes);
+}
+
+/** 3600000 -> '60m': a duration as --workspace-idle reads it, in minutes when whole, else seconds. */
+export function formatIdle(ms: number): string {
+  if (ms === 0) return '0';
+  return ms % 60_000 === 0 ? `${ms / 60_000}m` : `${Math.round(ms / 1000)}s`;
+}
 
 export interface Config {
   host: string;
@@ -14,8 +57,10 @@ export interface Config {
   /** Fixture file loaded when the database is new; null for an empty start. */
   fixtures: string | null;
   logLevel: string;
-  /** Largest request body, in bytes. */
+  /** Largest request body of every route but the loan-bond registration, in bytes. */
   bodyLimit: number;
+  /** Largest body of the loan-bond registration (lb-body-limit). */
+  loanbondBodyLimit: number;
   adminToken: string | undefined;
   /** Registry and receivables domain checks refuse (400) instead of warning. */
   strict: boolean;
@@ -50,15 +95,19 @@ receivables (CNAB) and loan-bond (CCB) interfaces.
 
 Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [options], node dist/server.js)
 
-  --host <addr>         listen address            env HOST                default 127.0.0.1
-  --port <n>            listen port               env PORT                default 3000
-  --db <path>           database file or :memory: env SANDBOX_DB          default ./data/sandbox.db
+  --host <addr>         listen address            env HOST                default ${DEFAULTS.host}
+  --port <n>            listen port               env PORT                default ${DEFAULTS.port}
+  --db <path>           database file or :memory: env SANDBOX_DB          default ./${DEFAULTS.db}
   --fixtures <path>     fixtures for a new db     env SANDBOX_FIXTURES    default the package's
                         ('none' for an empty start)                       fixtures/demo.json
   --log-level <level>   fatal|error|warn|info|debug|trace|silent
-                                                  env LOG_LEVEL           default info
+                                                  env LOG_LEVEL           default ${DEFAULTS.logLevel}
   --body-limit <size>   largest request body, e.g. 100mb, 512kb, 1048576 (kb/mb/gb are 1024-based)
-                                                  env SANDBOX_BODY_LIMIT  default 100mb
+                                                  env SANDBOX_BODY_LIMIT  default ${formatSize(DEFAULTS.bodyLimit)}
+                        (every route but the loan-bond registration)
+  --loanbond-body-limit <size>  largest loan-bond registration body (read as a stream)
+                                  env SANDBOX_LOANBOND_BODY_LIMIT default ${formatSize(DEFAULTS.loanbondBodyLimit)} bytes:
+                                  50 files of 15 MB as base64, plus 16 MiB of other fields
   --strict              domain checks refuse instead of warning
                                                   env SANDBOX_STRICT=true default off
   --seed <text>         reproducible generated keys
@@ -66,18 +115,18 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
   --seed-secrets        with --seed, secrets (token_acesso) are reproducible too
                                                   env SANDBOX_SEED_SECRETS=true default off
   --journal-size <n>    requests kept by GET /_sandbox/requests (0: off)
-                                                  env SANDBOX_JOURNAL_SIZE default 1000
+                                                  env SANDBOX_JOURNAL_SIZE default ${DEFAULTS.journalSize}
   --no-coverage         answers carry no Sandbox-Outcome header and no coverage is counted
                                                   env SANDBOX_COVERAGE=false default on
   --max-workspaces <n>  workspaces (/ws/{name}/...) allowed besides default
-                                                  env SANDBOX_MAX_WORKSPACES default 256
+                                                  env SANDBOX_MAX_WORKSPACES default ${DEFAULTS.maxWorkspaces}
   --workspace-idle <t>  remove in-memory workspaces unused this long: 90s, 30m, 2h; 0 never
-                                                  env SANDBOX_WORKSPACE_IDLE default 60m
+                                                  env SANDBOX_WORKSPACE_IDLE default ${formatIdle(DEFAULTS.workspaceIdleMs)}
   --events-size <n>     events kept by GET /_sandbox/events, per workspace
-                                                  env SANDBOX_EVENTS_SIZE default 1000
+                                                  env SANDBOX_EVENTS_SIZE default ${DEFAULTS.eventsSize}
   --work-delay <t>      sandbox time before CNAB imports and loan-bond batches are processed:
                         500ms, 2s, PT1M; 0 at once
-                                                  env SANDBOX_WORK_DELAY  default 1s
+                                                  env SANDBOX_WORK_DELAY  default ${formatIdle(DEFAULTS.workDelayMs)}
   --stubs <dir>         WireMock mappings (user-defined operations) for every workspace
                                                   env SANDBOX_STUBS       default none
   --upstream <url>      proxy mode: every interface to url, or IFACE=url for one (repeatable)
@@ -86,13 +135,12 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
                                                   env SANDBOX_RECORD      default none
   --work-backlog <n>    CNAB imports (and loan-bond registrations) waiting for processing,
                         per workspace, before submissions are refused
-                                                  env SANDBOX_WORK_BACKLOG default 1000
+                                                  env SANDBOX_WORK_BACKLOG default ${DEFAULTS.workBacklog}
   -h, --help            this text
-  env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token.
+  env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token, and only a
+                        request carrying it creates a workspace. Unset, the control plane is open.
+  HOST or SANDBOX_ADMIN_TOKEN set but empty is refused at start.
 `;
-
-/** No upstream: the sandbox answers everything itself. */
-const NO_UPSTREAMS: readonly string[] = Object.freeze([]);
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -154,38 +202,41 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     throw new ConfigError(`${(err as Error).message}\n\n${HELP}`);
   }
   if (values.help) return 'help';
-  const portText = values.port ?? env.PORT ?? '3000';
+  const portText = values.port ?? env.PORT ?? String(DEFAULTS.port);
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError(`invalid port "${portText}"`);
-  const logLevel = (values['log-level'] ?? env.LOG_LEVEL ?? 'info').toLowerCase();
+  const logLevel = (values['log-level'] ?? env.LOG_LEVEL ?? DEFAULTS.logLevel).toLowerCase();
   if (!LEVELS.includes(logLevel))
     throw new ConfigError(`invalid log level "${logLevel}": one of ${LEVELS.join(', ')}`);
-  const journalText = values['journal-size'] ?? env.SANDBOX_JOURNAL_SIZE ?? '1000';
+  const journalText = values['journal-size'] ?? env.SANDBOX_JOURNAL_SIZE ?? String(DEFAULTS.journalSize);
   const journalSize = Number(journalText);
   if (!/^\d+$/.test(journalText.trim()) || journalSize > 1_000_000)
     throw new ConfigError(`invalid journal size "${journalText}": a whole number from 0 to 1000000`);
-  const maxText = values['max-workspaces'] ?? env.SANDBOX_MAX_WORKSPACES ?? '256';
+  const maxText = values['max-workspaces'] ?? env.SANDBOX_MAX_WORKSPACES ?? String(DEFAULTS.maxWorkspaces);
   const maxWorkspaces = Number(maxText);
   if (!/^\d+$/.test(maxText.trim()) || maxWorkspaces > 100_000)
     throw new ConfigError(`invalid SANDBOX_MAX_WORKSPACES "${maxText}": a whole number from 0 to 100000`);
-  const backlogText = values['work-backlog'] ?? env.SANDBOX_WORK_BACKLOG ?? '1000';
+  const backlogText = values['work-backlog'] ?? env.SANDBOX_WORK_BACKLOG ?? String(DEFAULTS.workBacklog);
   const workBacklog = Number(backlogText);
   if (!/^\d+$/.test(backlogText.trim()) || workBacklog < 1 || workBacklog > 1_000_000)
     throw new ConfigError(`invalid SANDBOX_WORK_BACKLOG "${backlogText}": a whole number from 1 to 1000000`);
   const fixtures = values.fixtures ?? env.SANDBOX_FIXTURES ?? DEMO_FIXTURES;
-  const stubs = values.stubs ?? (env.SANDBOX_STUBS || null);
+  const stubs = values.stubs ?? (env.SANDBOX_STUBS || DEFAULTS.stubs);
   const given = values.upstream ?? (env.SANDBOX_UPSTREAM ?? '').split(/\s+/).filter((u) => u !== '');
-  const upstreams = given.length === 0 ? NO_UPSTREAMS : given;
-  const record = values.record ?? (env.SANDBOX_RECORD || null);
+  const upstreams = given.length === 0 ? DEFAULTS.upstreams : given;
+  const record = values.record ?? (env.SANDBOX_RECORD || DEFAULTS.record);
   return {
-    host: values.host ?? env.HOST ?? '127.0.0.1',
+    host: hostOf(values.host, env.HOST),
     port,
-    db: values.db ?? env.SANDBOX_DB ?? 'data/sandbox.db',
+    db: values.db ?? env.SANDBOX_DB ?? DEFAULTS.db,
     fixtures: fixtures === 'none' || fixtures === '' ? null : fixtures,
     logLevel,
-    bodyLimit: parseSize(values['body-limit'] ?? env.SANDBOX_BODY_LIMIT ?? '100mb'),
-    adminToken: env.SANDBOX_ADMIN_TOKEN || undefined,
+    bodyLimit: parseSize(values['body-limit'] ?? env.SANDBOX_BODY_LIMIT ?? formatSize(DEFAULTS.bodyLimit)),
+    loanbondBodyLimit: parseSize(
+      values['loanbond-body-limit'] ?? env.SANDBOX_LOANBOND_BODY_LIMIT ?? formatSize(DEFAULTS.loanbondBodyLimit),
+    ),
+    adminToken: adminTokenOf(env.SANDBOX_ADMIN_TOKEN),
     strict: values.strict === true || parseBool('SANDBOX_STRICT', env.SANDBOX_STRICT),
     seed: values.seed ?? (env.SANDBOX_SEED || undefined),
     seedSecrets:
@@ -195,14 +246,42 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       values['no-coverage'] !== true &&
       (env.SANDBOX_COVERAGE === undefined || env.SANDBOX_COVERAGE === '' || parseBool('SANDBOX_COVERAGE', env.SANDBOX_COVERAGE)),
     maxWorkspaces,
-    workspaceIdleMs: parseIdle(values['workspace-idle'] ?? env.SANDBOX_WORKSPACE_IDLE ?? '60m'),
-    eventsSize: parseCount('SANDBOX_EVENTS_SIZE', values['events-size'] ?? env.SANDBOX_EVENTS_SIZE ?? '1000', 1, 1_000_000),
-    workDelayMs: parseDelay(values['work-delay'] ?? env.SANDBOX_WORK_DELAY ?? '1s'),
+    workspaceIdleMs: parseIdle(values['workspace-idle'] ?? env.SANDBOX_WORKSPACE_IDLE ?? formatIdle(DEFAULTS.workspaceIdleMs)),
+    eventsSize: parseCount('SANDBOX_EVENTS_SIZE', values['events-size'] ?? env.SANDBOX_EVENTS_SIZE ?? String(DEFAULTS.eventsSize), 1, 1_000_000),
+    workDelayMs: parseDelay(values['work-delay'] ?? env.SANDBOX_WORK_DELAY ?? formatIdle(DEFAULTS.workDelayMs)),
     stubs,
     upstreams,
     record,
     workBacklog,
   };
+}
+
+// An empty value is refused rather than read: HOST= (a compose file's unset variable) would make the
+// server listen on every interface, and an empty key would leave the control plane open, both while
+// the user believed otherwise.
+
+function hostOf(flag: string | undefined, variable: string | undefined): string {
+  if (flag !== undefined) {
+    if (flag.trim() === '') throw new ConfigError('--host is empty: give an address (127.0.0.1, or 0.0.0.0 for every interface)');
+    return flag;
+  }
+  if (variable === undefined) return DEFAULTS.host;
+  if (variable.trim() === '')
+    throw new ConfigError(
+      'HOST is set but empty, which would listen on every interface: unset it to listen on 127.0.0.1 only, ' +
+        'or set HOST=0.0.0.0 to mean every interface',
+    );
+  return variable;
+}
+
+function adminTokenOf(variable: string | undefined): string | undefined {
+  if (variable === undefined) return undefined;
+  if (variable.trim() === '')
+    throw new ConfigError(
+      'SANDBOX_ADMIN_TOKEN is set but empty: the control plane would be open to anyone who reaches the port. ' +
+        'Give it a key, or unset it to run with an open control plane on purpose',
+    );
+  return variable;
 }
 
 function parse(argv: readonly string[]) {
@@ -217,6 +296,7 @@ function parse(argv: readonly string[]) {
       fixtures: { type: 'string' },
       'log-level': { type: 'string' },
       'body-limit': { type: 'string' },
+      'loanbond-body-limit': { type: 'string' },
       strict: { type: 'boolean' },
       seed: { type: 'string' },
       'seed-secrets': { type: 'boolean' },

@@ -12,6 +12,7 @@ import type { CoverageReport } from './runtime/coverage.js';
 import type { WaitRequest, WaitResult } from './control/events.js';
 import type { SandboxEvent } from './runtime/events.js';
 import type { Delivery, SubscriptionView } from './runtime/subscriptions.js';
+import { WORKSPACE_NAME, WORKSPACE_NAME_RULE } from './runtime/workspaces.js';
 
 export { type AppOptions, buildApp } from './app.js';
 export { type Config, DEMO_FIXTURES, parseConfig } from './config.js';
@@ -110,7 +111,7 @@ export interface SandboxControls {
   restore(name: string): Promise<void>;
   fault(rule: FaultRuleInput): Promise<FaultRule>;
   clearFaults(): Promise<void>;
-  /** The journal, newest first. */
+  /** The journal, newest first: every entry that matches, or `limit` of them. */
   requests(filter?: RequestFilter): Promise<JournalEntry[]>;
   /** `{ now }` or `{ advance: 'P31D' }`, optionally `freeze`. */
   clock(change?: { now?: string; advance?: string; freeze?: boolean }): Promise<ClockView>;
@@ -177,8 +178,6 @@ export interface Sandbox extends SandboxControls {
   workspaces(): Promise<WorkspaceView[]>;
   close(): Promise<void>;
 }
-
-const NAME = /^[a-z0-9-]{1,64}$/;
 
 interface CountAnswer {
   count: number;
@@ -259,6 +258,22 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
     return parsed as T;
   }
 
+  /** The items of a paged list: its first page only when `one`, else every page in turn. */
+  async function pages<T>(
+    query: URLSearchParams,
+    one: boolean,
+    read: (qs: string) => Promise<{ items: T[]; nextCursor: string | null }>,
+  ): Promise<T[]> {
+    const items: T[] = [];
+    for (;;) {
+      const qs = query.toString();
+      const page = await read(qs ? `?${qs}` : '');
+      items.push(...page.items);
+      if (one || page.nextCursor === null) return items;
+      query.set('cursor', page.nextCursor);
+    }
+  }
+
   // A path is read here, in the caller's process: the control plane takes documents, never paths.
   const document = (fixtures: FixtureDocument | string): unknown =>
     typeof fixtures === 'string' && fixtures !== 'default' ? readFixtureFile(fixtures) : fixtures;
@@ -295,8 +310,17 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
       clearFaults: async () => {
         await control('DELETE', '/faults');
       },
-      requests: async (filter = {}) =>
-        (await control<{ entries: JournalEntry[] }>('GET', `/requests${queryString({ ...filter })}`)).entries,
+      requests: async (filter = {}) => {
+        const query = new URLSearchParams();
+        for (const [k, v] of Object.entries(filter)) if (v !== undefined) query.set(k, String(v));
+        // Without a limit, every entry that matches: page after page.
+        return pages<JournalEntry>(query, filter.limit !== undefined, (qs) =>
+          control<{ entries: JournalEntry[]; nextCursor: string | null }>('GET', `/requests${qs}`).then((p) => ({
+            items: p.entries,
+            nextCursor: p.nextCursor,
+          })),
+        );
+      },
       clock: (change) =>
         change ? control<ClockView>('POST', '/clock', change) : control<ClockView>('GET', '/clock'),
       runPendingWork: async () =>
@@ -335,8 +359,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
     ...controls(''),
     app,
     workspace: (name) => {
-      if (!NAME.test(name))
-        throw new Error(`"${name}" is not a workspace name: 1 to 64 characters of a-z, 0-9 and -`);
+      if (!WORKSPACE_NAME.test(name)) throw new Error(`"${name}" is not a workspace name: ${WORKSPACE_NAME_RULE}`);
       return {
         ...controls(`/ws/${name}`),
         name,
@@ -346,7 +369,13 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
         },
       };
     },
-    workspaces: async () => (await call<{ workspaces: WorkspaceView[] }>('GET', '/_sandbox/workspaces')).workspaces,
+    workspaces: () =>
+      pages<WorkspaceView>(new URLSearchParams(), false, (qs) =>
+        call<{ workspaces: WorkspaceView[]; nextCursor: string | null }>('GET', `/_sandbox/workspaces${qs}`).then((p) => ({
+          items: p.workspaces,
+          nextCursor: p.nextCursor,
+        })),
+      ),
     close: () => app.close(),
   };
 }

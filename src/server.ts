@@ -34,6 +34,7 @@ async function main(): Promise<void> {
     fixtures: config.fixtures,
     logger: { level: config.logLevel, pretty: process.stdout.isTTY === true && prettyAvailable() },
     bodyLimit: config.bodyLimit,
+    loanbondBodyLimit: config.loanbondBodyLimit,
     adminToken: config.adminToken,
     strict: config.strict,
     seed: config.seed,

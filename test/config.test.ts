@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
-import { ConfigError, DEMO_FIXTURES, parseConfig, parseSize } from '../src/config.js';
+import { ConfigError, DEFAULTS, DEMO_FIXTURES, formatIdle, formatSize, HELP, parseConfig, parseIdle, parseSize } from '../src/config.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -11,6 +11,7 @@ describe('configuration', () => {
       fixtures: DEMO_FIXTURES, // the package's own file, whatever the working directory
       logLevel: 'info',
       bodyLimit: 100 * 1024 * 1024,
+      loanbondBodyLimit: 1_069_408_816,
       adminToken: undefined,
       strict: false,
       seed: undefined,
@@ -28,6 +29,47 @@ describe('configuration', () => {
     });
   });
 
+  it('takes every default from DEFAULTS, which --help and buildApp read too', async () => {
+    const config = parseConfig([], {});
+    if (config === 'help') throw new Error('no --help was given');
+    // Every setting DEFAULTS declares is what parseConfig applies when nothing is given.
+    const applied = Object.fromEntries(Object.keys(DEFAULTS).map((key) => [key, config[key as keyof typeof config]]));
+    expect(applied).toEqual(DEFAULTS);
+    expect(Object.keys(DEFAULTS).length).toBeGreaterThan(10);
+    for (const shown of [
+      `env HOST                default ${DEFAULTS.host}`,
+      `env PORT                default ${DEFAULTS.port}`,
+      `default ./${DEFAULTS.db}`,
+      `env LOG_LEVEL           default ${DEFAULTS.logLevel}`,
+      'env SANDBOX_BODY_LIMIT  default 100mb',
+      `env SANDBOX_LOANBOND_BODY_LIMIT default ${DEFAULTS.loanbondBodyLimit} bytes`,
+      `env SANDBOX_JOURNAL_SIZE default ${DEFAULTS.journalSize}`,
+      `env SANDBOX_MAX_WORKSPACES default ${DEFAULTS.maxWorkspaces}`,
+      'env SANDBOX_WORKSPACE_IDLE default 60m',
+      `env SANDBOX_WORK_BACKLOG default ${DEFAULTS.workBacklog}`,
+      `env SANDBOX_EVENTS_SIZE default ${DEFAULTS.eventsSize}`,
+      'env SANDBOX_WORK_DELAY  default 1s',
+      'env SANDBOX_STUBS       default none',
+      'env SANDBOX_UPSTREAM (space-separated) default none',
+      'env SANDBOX_RECORD      default none',
+    ])
+      expect(HELP).toContain(shown);
+    expect(parseSize(formatSize(DEFAULTS.bodyLimit))).toBe(DEFAULTS.bodyLimit);
+    expect(parseIdle(formatIdle(DEFAULTS.workspaceIdleMs))).toBe(DEFAULTS.workspaceIdleMs);
+    const app = await buildApp({ logger: false });
+    try {
+      expect(app.settings.bodyLimit).toBe(DEFAULTS.bodyLimit);
+      expect(app.settings.loanbondBodyLimit).toBe(DEFAULTS.loanbondBodyLimit);
+      expect(app.runtime.journal.capacity).toBe(DEFAULTS.journalSize);
+      expect(app.workspaces.max).toBe(DEFAULTS.maxWorkspaces);
+      expect(app.runtime.work.maxBacklog).toBe(DEFAULTS.workBacklog);
+      expect(app.runtime.events.capacity).toBe(DEFAULTS.eventsSize);
+      expect(app.runtime.settings.workDelayMs).toBe(DEFAULTS.workDelayMs);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('reads the environment, and flags win over it', () => {
     const env = {
       HOST: '0.0.0.0',
@@ -36,6 +78,7 @@ describe('configuration', () => {
       SANDBOX_FIXTURES: 'none',
       LOG_LEVEL: 'warn',
       SANDBOX_BODY_LIMIT: '20mb',
+      SANDBOX_LOANBOND_BODY_LIMIT: '2gb',
       SANDBOX_ADMIN_TOKEN: 'adm',
       SANDBOX_STRICT: 'true',
       SANDBOX_SEED: 's1',
@@ -58,6 +101,7 @@ describe('configuration', () => {
       fixtures: null,
       logLevel: 'warn',
       bodyLimit: 20 * 1024 * 1024,
+      loanbondBodyLimit: 2 * 1024 ** 3,
       adminToken: 'adm',
       strict: true,
       seed: 's1',
@@ -145,6 +189,24 @@ describe('configuration', () => {
     expect(parseConfig([], { SANDBOX_WORK_DELAY: '250ms' })).toMatchObject({ workDelayMs: 250 });
     expect(() => parseConfig([], { SANDBOX_WORK_BACKLOG: '0' })).toThrow(/SANDBOX_WORK_BACKLOG/);
     expect(() => parseConfig(['--work-backlog', 'lots'], {})).toThrow(/SANDBOX_WORK_BACKLOG/);
+  });
+
+  it('refuses an empty HOST or SANDBOX_ADMIN_TOKEN, saying what each would have meant', () => {
+    // HOST= would bind every interface; an empty key would leave the control plane open.
+    for (const host of ['', '  ']) {
+      expect(() => parseConfig([], { HOST: host })).toThrow(ConfigError);
+      expect(() => parseConfig([], { HOST: host })).toThrow(/HOST is set but empty.*unset it to listen on 127\.0\.0\.1.*0\.0\.0\.0/);
+      expect(() => parseConfig(['--host', host], {})).toThrow(/--host is empty/);
+    }
+    for (const token of ['', ' ']) {
+      expect(() => parseConfig([], { SANDBOX_ADMIN_TOKEN: token })).toThrow(ConfigError);
+      expect(() => parseConfig([], { SANDBOX_ADMIN_TOKEN: token })).toThrow(
+        /SANDBOX_ADMIN_TOKEN is set but empty: the control plane would be open.*unset it/,
+      );
+    }
+    // Unset, both keep their defaults; a flag wins over an empty variable.
+    expect(parseConfig([], {})).toMatchObject({ host: '127.0.0.1', adminToken: undefined });
+    expect(parseConfig(['--host', '0.0.0.0'], { HOST: '' })).toMatchObject({ host: '0.0.0.0' });
   });
 
   it('reads sizes in bytes, kb, mb and gb (1024-based)', () => {

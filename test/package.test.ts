@@ -45,6 +45,8 @@ describe('the packed package, installed into another project', () => {
   let project: string;
   let tarball: string;
   let packed: string[];
+  /** What npm printed on stderr while installing the package. */
+  let installWarnings = '';
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
@@ -75,7 +77,7 @@ describe('the packed package, installed into another project', () => {
     expect(approved.allowScripts).toEqual({ 'better-sqlite3': true });
     // The native addon is the one `npm ci` built for this checkout, at the same pinned version:
     // building it again (or looking for a prebuilt one off the registry) takes minutes here.
-    await sh(
+    const installed = await run(
       'npm',
       [
         'install',
@@ -89,8 +91,9 @@ describe('the packed package, installed into another project', () => {
         `typescript@${version('typescript')}`,
         `jest@${JEST}`,
       ],
-      project,
+      { cwd: project, env, maxBuffer: 64 * 1024 * 1024 },
     );
+    installWarnings = installed.stderr;
     cpSync(
       join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
       join(project, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
@@ -102,14 +105,19 @@ describe('the packed package, installed into another project', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('ships only what runs: dist without maps, fixtures, README, package.json', () => {
+  it('installs on this Node without an engine warning (no dependency wants a newer Node than package.json says)', () => {
+    expect(installWarnings).not.toMatch(/EBADENGINE/);
+  });
+
+  it('ships only what runs: dist without maps, fixtures, the contract files, README, package.json', () => {
     expect(packed).toContain('dist/server.js');
+    expect(packed).toContain('contract/openapi-3.0.json');
     expect(packed).toContain('dist/index.d.ts');
     expect(packed).toContain('dist/control/ui/assets/index.html');
     expect(packed).toContain('fixtures/demo.json');
     expect(packed).toContain('README.md');
     const outside = packed.filter(
-      (f) => !/^(dist\/|fixtures\/|README\.md$|LICENSE$|package\.json$)/.test(f) || f.endsWith('.map'),
+      (f) => !/^(dist\/|fixtures\/|contract\/|README\.md$|LICENSE$|package\.json$)/.test(f) || f.endsWith('.map'),
     );
     expect(outside).toEqual([]);
   });
@@ -128,6 +136,8 @@ describe('the packed package, installed into another project', () => {
     const port = await listeningPort(child).port;
     const base = `http://127.0.0.1:${port}`;
     expect(await (await fetch(`${base}/_sandbox/health`)).json()).toEqual({ status: 'ok' });
+    // The 3.0 rendition is a file of the package, found from the installed dist/.
+    expect(await (await fetch(`${base}/openapi-3.0.json`)).json()).toMatchObject({ openapi: '3.0.3' });
     // Empty (--fixtures none): the registry knows no participant until fixtures add one.
     const register = () =>
       fetch(`${base}/api/v1.0/service/dup/registrar_documentos`, {

@@ -43,6 +43,27 @@ async function requestLines(output: () => string, n: number): Promise<number> {
 }
 
 describe('the server process', () => {
+  it('refuses to start with HOST or SANDBOX_ADMIN_TOKEN set but empty, saying why (exit 2)', async () => {
+    for (const empty of ['HOST', 'SANDBOX_ADMIN_TOKEN']) {
+      const env = { ...process.env };
+      delete env.HOST;
+      delete env.SANDBOX_ADMIN_TOKEN;
+      env[empty] = '';
+      const child = spawn(process.execPath, ['dist/server.js', '--port', '0', '--db', ':memory:'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env,
+      });
+      children.push(child);
+      let err = '';
+      child.stderr?.on('data', (c: Buffer) => {
+        err += c.toString();
+      });
+      const [code] = (await once(child, 'exit')) as [number | null];
+      expect(code).toBe(2);
+      expect(err).toContain(`${empty} is set but empty`);
+    }
+  });
+
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`serves the demo fixtures, then closes cleanly on ${signal}`, async () => {
       const { child, port, output } = await start(['--db', ':memory:', '--fixtures', 'fixtures/demo.json']);

@@ -1,7 +1,7 @@
 import type { Assumption } from '../http/assumption-catalog.js';
 
-/** Decisions of the bookkeeping interface where the specification is silent (docs/assumptions.md). */
-export const assumptions: Assumption[] = [
+/** Decisions of the bookkeeping interface where the specification is silent (docs/assumptions.md is written from this list). */
+export const assumptions = [
   {
     id: 'bk-credential-order',
     interface: 'bookkeeping',
@@ -166,4 +166,4 @@ export const assumptions: Assumption[] = [
     decision: 'paymentValue must be above 0 and remainingValue at least 0 (a 400 naming the field otherwise)',
     reason: 'a payment of nothing, or a negative open balance, cannot be recorded against a trade bill',
   },
-];
+] as const satisfies readonly Assumption[];

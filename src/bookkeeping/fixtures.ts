@@ -1,19 +1,13 @@
 // The bookkeeping section of the fixture document: users with their tenants, trade bills, extract requests.
 import { type Static, Type } from '@fastify/type-provider-typebox';
-import { isMoney, toCents } from '../domain/money.js';
+import { isMoney } from '../domain/money.js';
 import { isValidCnpj, isValidCpf } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer } from '../http/errors.js';
+import { moneyCents } from '../http/exact-numbers.js';
 import { Money, Strict, StringEnum, UtcTimestamp } from '../http/schema.js';
 import { type FixtureSection, UniqueKeys } from '../runtime/fixture-document.js';
-import type { TradeBillStatus } from '../store/bookkeeping.js';
+import { TRADE_BILL_STATUSES } from '../store/bookkeeping.js';
 
-export const TRADE_BILL_STATUSES: readonly TradeBillStatus[] = [
-  'open',
-  'partially-paid',
-  'paid',
-  'cancelled',
-  'blocked',
-];
 
 const TenantId = Type.String({
   description: 'tenant tax id: CPF (11 digits) or CNPJ (14 digits), digits only',
@@ -68,8 +62,8 @@ export function tenantIdProblem(value: string): string | undefined {
 }
 
 function billOpenCents(bill: NonNullable<BookkeepingFixtures['tradeBills']>[number]): number {
-  if (bill.openValue !== undefined) return toCents(bill.openValue);
-  return bill.status === 'paid' ? 0 : toCents(bill.amount);
+  if (bill.openValue !== undefined) return moneyCents(bill, 'openValue');
+  return bill.status === 'paid' ? 0 : moneyCents(bill, 'amount');
 }
 
 export const bookkeepingFixtureSection: FixtureSection<typeof BookkeepingFixtures> = {
@@ -102,14 +96,14 @@ export const bookkeepingFixtureSection: FixtureSection<typeof BookkeepingFixture
       const at = (field: string) => pointer('bookkeeping', 'tradeBills', i, field);
       const problem = tenantIdProblem(b.tenantId);
       if (problem) details.push({ path: at('tenantId'), message: problem });
-      bills.add(`${b.tenantId}\u0000${b.uid}`, at('uid'));
+      bills.add(`${b.tenantId}\u0000${b.uid}`, at('uid'), `"${b.uid}" of tenant ${b.tenantId}`);
       if (b.uid === 'extract')
         details.push({
           path: at('uid'),
           message: '"extract" names the extract list in the path: it cannot be a uid',
         });
       if (!isMoney(b.amount) || (b.openValue !== undefined && !isMoney(b.openValue))) return;
-      const amount = toCents(b.amount);
+      const amount = moneyCents(b, 'amount');
       const open = billOpenCents(b);
       const status = b.status ?? 'open';
       if (open > amount) details.push({ path: at('openValue'), message: 'must not exceed amount' });
@@ -145,7 +139,7 @@ export const bookkeepingFixtureSection: FixtureSection<typeof BookkeepingFixture
       bk.insertTradeBill({
         tenantId: b.tenantId,
         uid: b.uid,
-        amountCents: toCents(b.amount),
+        amountCents: moneyCents(b, 'amount'),
         openCents: billOpenCents(b),
         status: b.status ?? 'open',
       });

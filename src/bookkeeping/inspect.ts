@@ -2,15 +2,19 @@
 import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { centsToNumber } from '../domain/money.js';
-import { SandboxError } from '../http/errors.js';
-import { StandardError, Strict } from '../http/schema.js';
+import { SandboxError, validationError } from '../http/errors.js';
+import { afterKey, decodeCursor, NextCursor, pageByKey, pageOf, pageQuery } from '../http/paging.js';
+import { AmountOut, StandardError, Strict } from '../http/schema.js';
 import type { PaymentRow, TradeBillRow } from '../store/bookkeeping.js';
 import { TradeBillStatusSchema } from './schemas.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
 import type { FastifyRequest } from 'fastify';
 
 const TAG = [CONTROL_TAG.name];
-const Amount = () => Type.Number({ description: 'amount in reais, exact to the cent' });
+/** Items per page of a bookkeeping view: each is well under 1 kB. */
+const PAGE = 100;
+const PAGE_MAX = 1000;
+const Amount = () => AmountOut();
 
 const TenantSummary = Strict({
   tenantId: Type.String(),
@@ -53,7 +57,9 @@ const TradeBillDetail = Strict({
   amount: Amount(),
   openValue: Amount(),
   status: TradeBillStatusSchema,
-  payments: Type.Array(PaymentRecord, { description: 'accepted payments, oldest first' }),
+  paymentCount: Type.Integer({ description: 'accepted payments in all' }),
+  payments: Type.Array(PaymentRecord, { description: 'a page of the accepted payments, oldest first' }),
+  nextCursor: NextCursor,
 });
 
 function paymentRecord(p: PaymentRow) {
@@ -91,10 +97,24 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
           'Every bookkeeping tenant as the sandbox holds it: its users (never their tokens), its extract requests and its trade bills, to check what a client changed.',
         tags: TAG,
         summary: 'Bookkeeping: every tenant with its users, extract requests and trade bills',
-        response: { 200: Strict({ tenants: Type.Array(TenantSummary) }), 401: StandardError },
+        querystring: Strict(pageQuery(PAGE, PAGE_MAX)),
+        response: {
+          200: Strict({
+            total: Type.Integer({ description: 'tenants in all' }),
+            tenants: Type.Array(TenantSummary, { description: 'a page of them, by tenantId' }),
+            nextCursor: NextCursor,
+          }),
+          400: StandardError,
+          401: StandardError,
+        },
       },
     },
-    (request) => ({ tenants: storeOf(request).tenants() }),
+    // Synchronous: templates read it through the inspect helper.
+    (request) => {
+      const store = storeOf(request);
+      const page = pageByKey(request.query, PAGE, (after, rows) => store.tenants(after, rows), (t) => t.tenantId);
+      return { total: store.tenantCount(), tenants: page.items, nextCursor: page.nextCursor };
+    },
   );
 
   app.get(
@@ -108,18 +128,17 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
         summary: "Bookkeeping: a tenant's trade bills with amount, open value and status",
         params: Strict({ tenantId: Type.String() }),
         querystring: Strict({
-          offset: Type.Optional(Type.Integer({ minimum: 0, description: 'skip this many bills (by uid)' })),
-          limit: Type.Optional(
-            Type.Integer({ minimum: 1, maximum: 1000, description: 'at most this many; default all' }),
+          offset: Type.Optional(
+            Type.Integer({ minimum: 0, description: 'skip this many bills (by uid); instead of cursor' }),
           ),
+          ...pageQuery(PAGE, PAGE_MAX),
         }),
         response: {
           200: Strict({
             tenantId: Type.String(),
-            tradeBills: Type.Array(TradeBillSummary),
-            total: Type.Optional(
-              Type.Integer({ description: 'with offset or limit: how many bills the tenant has' }),
-            ),
+            tradeBills: Type.Array(TradeBillSummary, { description: 'a page of them, by uid' }),
+            total: Type.Integer({ description: 'how many bills the tenant has' }),
+            nextCursor: NextCursor,
           }),
           400: StandardError,
           401: StandardError,
@@ -128,18 +147,20 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
     },
     (request) => {
       const { tenantId } = request.params;
-      const { offset, limit } = request.query;
-      const all = storeOf(request).tradeBills(tenantId);
-      const paged = offset !== undefined || limit !== undefined;
-      const start = offset ?? 0;
-      const page = paged ? all.slice(start, limit === undefined ? undefined : start + limit) : all;
-      const tradeBills = page.map((b) => ({
+      const { offset, limit = PAGE, cursor } = request.query;
+      if (offset !== undefined && cursor !== undefined)
+        throw validationError([{ path: '/offset', message: 'query parameter offset and cursor do not go together: give one' }]);
+      const store = storeOf(request);
+      const after = afterKey(cursor);
+      const rows = store.tradeBills(tenantId, { ...(after === undefined ? {} : { after }), ...(offset === undefined ? {} : { offset }), limit: limit + 1 });
+      const page = pageOf(rows, limit, (b) => [b.uid]);
+      const tradeBills = page.items.map((b) => ({
         uid: b.uid,
         ...billAmounts(b),
         status: b.status,
         payments: b.payments,
       }));
-      return paged ? { tenantId, tradeBills, total: all.length } : { tenantId, tradeBills };
+      return { tenantId, tradeBills, total: store.tradeBillCount(tenantId), nextCursor: page.nextCursor };
     },
   );
 
@@ -153,7 +174,8 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAG,
         summary: 'Bookkeeping: one trade bill with its payment history',
         params: Strict({ tenantId: Type.String(), uid: Type.String() }),
-        response: { 200: TradeBillDetail, 401: StandardError, 404: StandardError },
+        querystring: Strict(pageQuery(PAGE, PAGE_MAX)),
+        response: { 200: TradeBillDetail, 400: StandardError, 401: StandardError, 404: StandardError },
       },
     },
     (request) => {
@@ -161,12 +183,17 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
       const store = storeOf(request);
       const bill = store.tradeBill(tenantId, uid);
       if (!bill) throw new SandboxError(404, `tenant ${tenantId} has no trade bill "${uid}"`);
+      const { limit = PAGE, cursor } = request.query;
+      const after = cursor === undefined ? 0 : Number(decodeCursor(cursor, ['number'])[0]);
+      const page = pageOf(store.payments(bill.id, after, limit + 1), limit, (p) => [p.id]);
       return {
         tenantId,
         uid,
         ...billAmounts(bill),
         status: bill.status,
-        payments: store.payments(bill.id).map(paymentRecord),
+        paymentCount: store.paymentCount(bill.id),
+        payments: page.items.map(paymentRecord),
+        nextCursor: page.nextCursor,
       };
     },
   );
@@ -180,6 +207,6 @@ export const bookkeepingOverview = {
     bk_extract_requests: 'extract requests',
     bk_payments: 'payments',
   },
-  counts: (runtime: Runtime) => ({ tenants: runtime.store.bookkeeping.tenants().length }),
+  counts: (runtime: Runtime) => ({ tenants: runtime.store.bookkeeping.tenantCount() }),
   warnings: (): string[] => [],
 };

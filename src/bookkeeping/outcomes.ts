@@ -1,9 +1,8 @@
 // The distinct answers of the two documented bookkeeping operations (see http/outcomes.ts), each set
-// where its rule decides: routes.ts (credentials, tenant, uid, success) and payment.ts (the payment rules).
-import { operationOutcomes } from '../http/outcomes.js';
-import { PAYABLE } from './payment.js';
-
-const FAULTS = [400, 401, 403, 500] as const;
+// where its rule decides: routes.ts (credentials, tenant, uid, success) and payment.ts (the payment
+// rules), through outcome() below, so that a misspelt slug fails to compile.
+import type { OperationOutcomes, OwnSlug } from '../http/outcomes.js';
+import { NOT_PAYABLE, type TradeBillStatus } from '../store/bookkeeping.js';
 
 /** Credentials, tenant and access: the same checks, in the same order, on both operations. */
 const ACCESS = {
@@ -14,38 +13,42 @@ const ACCESS = {
   'tenant-forbidden': [403, "the tenantId is not among the user's tenants"],
 } as const;
 
-/** Statuses a bill can have that accept no payment (bk-trade-bill-statuses). */
-export const NOT_PAYABLE = (['paid', 'cancelled', 'blocked'] as const).filter((s) => !PAYABLE.includes(s));
+/** The slug of a payment refused for the bill's status. */
+export const notPayable = <S extends TradeBillStatus>(status: S) => `not-payable-${status}` as const;
 
-export const outcomes = [
-  ...operationOutcomes(
-    'bookkeeping',
-    'list-extract-requests',
-    {
+const NOT_PAYABLE_ENTRIES = Object.fromEntries(
+  NOT_PAYABLE.map((s) => [notPayable(s), [400, `the bill is ${s}: it accepts no payment`] as const]),
+) as Record<ReturnType<typeof notPayable<(typeof NOT_PAYABLE)[number]>>, readonly [400, string]>;
+
+export const outcomes = {
+  'list-extract-requests': {
+    own: {
       listed: [200, 'a page holding extract requests of the tenant'],
       'listed-empty': [200, 'an empty page: the tenant has no extract requests, or the page is past the last one'],
       ...ACCESS,
     },
-    { query: true, faults: FAULTS },
-  ),
-  ...operationOutcomes(
-    'bookkeeping',
-    'declare-payment',
-    {
+    query: true,
+  },
+  'declare-payment': {
+    own: {
       'partial-accepted': [204, 'a partial payment below the open value is recorded; the bill becomes partially-paid'],
       'total-accepted': [204, 'a total payment equal to the open value is recorded; the bill becomes paid'],
       'above-open-value': [400, 'the payment exceeds the open value of the bill'],
       'partial-equals-open': [400, 'a partial payment (isPartial true) equals the whole open value'],
       'total-below-open': [400, 'a total payment (isPartial false) is below the open value'],
       'remaining-mismatch': [400, 'remainingValue differs from the open value after the payment'],
-      ...Object.fromEntries(
-        NOT_PAYABLE.map((s) => [`not-payable-${s}`, [400, `the bill is ${s}: it accepts no payment`] as const]),
-      ),
+      ...NOT_PAYABLE_ENTRIES,
       'unknown-uid': [400, 'the tenant has no trade bill with this uid'],
       'beneficiary-document-invalid': [400, 'beneficiaryDocument is not a valid CPF or CNPJ without punctuation'],
       'payment-date-future': [400, "paymentDate is after the sandbox's date"],
       ...ACCESS,
     },
-    { body: true, params: true, faults: FAULTS },
-  ),
-];
+    body: true,
+    params: true,
+  },
+} as const satisfies Readonly<Record<string, OperationOutcomes>>;
+
+export type BookkeepingOutcome = OwnSlug<typeof outcomes>;
+
+/** An outcome slug of this interface, checked against the catalog above when compiled. */
+export const outcome = (slug: BookkeepingOutcome): BookkeepingOutcome => slug;

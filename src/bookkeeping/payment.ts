@@ -1,16 +1,16 @@
 // The payment rules: what a declaration may say on its own, what it does to a bill, and the one
 // transaction that reads the bill, decides and writes.
-import { toIsoDate } from '../domain/dates.js';
-import { formatCents, toCents } from '../domain/money.js';
+import { isCalendarDate, toIsoDate } from '../domain/dates.js';
+import { formatCents, isMoney } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
-import { type ErrorDetail, pointer, SandboxError, validationError } from '../http/errors.js';
-import type { PaymentEffect, TradeBillRow, TradeBillStatus } from '../store/bookkeeping.js';
+import { type ErrorDetail, pointer, type SandboxError, validationError } from '../http/errors.js';
+import { moneyCents } from '../http/exact-numbers.js';
+import { type NotPayable, PAYABLE, type PaymentEffect, type TradeBillRow, type TradeBillStatus } from '../store/bookkeeping.js';
 import type { Store } from '../store/index.js';
 import type { EventSink } from '../runtime/events.js';
 import { paymentDeclared } from './events.js';
+import { type BookkeepingOutcome, notPayable, outcome } from './outcomes.js';
 import type { PaymentDeclaration } from './schemas.js';
-
-export const PAYABLE: readonly TradeBillStatus[] = ['open', 'partially-paid'];
 
 /** A declaration after its amounts became cents. */
 export interface Declaration {
@@ -19,92 +19,157 @@ export interface Declaration {
   remainingCents: number | null;
 }
 
-/** The outcome of a refusal by declarationProblems: its first problem decides. */
-export function declarationOutcome(details: readonly ErrorDetail[]): string {
-  return details[0]?.path === pointer('paymentDate') ? 'payment-date-future' : 'beneficiary-document-invalid';
+/** A problem of a payment: its detail, the outcome it names, and the message it leads with when first. */
+export interface PaymentProblem {
+  detail: ErrorDetail;
+  outcome: BookkeepingOutcome;
+  summary?: string;
+}
+
+/** One 400 for every problem found; the first names the outcome and leads the message. */
+export function refusal(problems: readonly PaymentProblem[]): SandboxError {
+  const first = problems[0];
+  return validationError(problems.map((p) => p.detail), first?.summary).tag(first?.outcome ?? outcome('beneficiary-document-invalid'));
 }
 
 /**
  * Checks that need no bill: the beneficiary's document and the payment date (`today` is the sandbox
- * clock's UTC date, YYYY-MM-DD). Every problem is reported, with the field's pointer.
+ * clock's UTC date, YYYY-MM-DD). Every problem is reported, with the field's pointer. A field of the
+ * wrong type is left to the schema's report.
  */
-export function declarationProblems(
-  body: { beneficiaryDocument?: string; paymentDate?: string },
-  today: string,
-): ErrorDetail[] {
-  const details: ErrorDetail[] = [];
-  if (body.beneficiaryDocument !== undefined) {
-    const check = checkTaxId(body.beneficiaryDocument, { punctuation: false });
+export function declarationProblems(body: Record<string, unknown>, today: string): PaymentProblem[] {
+  const problems: PaymentProblem[] = [];
+  const document = body.beneficiaryDocument;
+  if (typeof document === 'string') {
+    const check = checkTaxId(document, { punctuation: false });
+    const path = pointer('beneficiaryDocument');
     if (!check.ok) {
-      details.push({
-        path: pointer('beneficiaryDocument'),
-        message: `${check.reason}; send a CPF (11 digits) or CNPJ (14 characters) without punctuation`,
+      problems.push({
+        detail: { path, message: `${check.reason}; send a CPF (11 digits) or CNPJ (14 characters) without punctuation` },
+        outcome: outcome('beneficiary-document-invalid'),
       });
-    } else if (check.value !== body.beneficiaryDocument) {
-      details.push({
-        path: pointer('beneficiaryDocument'),
-        message: `must be written in upper case: ${check.value}`,
-      });
+    } else if (check.value !== document) {
+      problems.push({ detail: { path, message: `must be written in upper case: ${check.value}` }, outcome: outcome('beneficiary-document-invalid') });
     }
   }
-  // Both are YYYY-MM-DD, so text order is date order.
-  if (body.paymentDate !== undefined && body.paymentDate > today) {
-    details.push({
-      path: pointer('paymentDate'),
-      message: `is in the future: the payment must already have happened (the sandbox's date is ${today} UTC)`,
+  // Both are YYYY-MM-DD (a date the schema refused is not compared), so text order is date order.
+  const date = body.paymentDate;
+  if (typeof date === 'string' && isCalendarDate(date) && date > today) {
+    problems.push({
+      detail: {
+        path: pointer('paymentDate'),
+        message: `is in the future: the payment must already have happened (the sandbox's date is ${today} UTC)`,
+      },
+      outcome: outcome('payment-date-future'),
     });
   }
-  return details;
+  return problems;
 }
 
 /**
- * What the declaration does to the bill as it stands now, or a 400 saying why it cannot apply.
- * Runs inside the payment transaction, so the open value it reads is the one it changes.
+ * What the declaration does to the bill as it stands now, or every reason it cannot apply. Runs
+ * inside the payment transaction, so the open value it reads is the one it changes. Only a bill that
+ * takes no payment, or an amount above the open value, makes the other checks meaningless.
  */
-export function decidePayment(bill: TradeBillRow, d: Declaration): PaymentEffect {
-  if (!PAYABLE.includes(bill.status)) {
-    throw new SandboxError(
-      400,
-      `trade bill ${bill.uid} is ${bill.status}: only open or partially-paid bills accept a payment`,
-      { details: [{ path: pointer('uid'), message: `trade bill is ${bill.status}` }], outcome: `not-payable-${bill.status}` },
-    );
+export function decidePayment(bill: TradeBillRow, declaration: Declaration): { effect: PaymentEffect } | { problems: PaymentProblem[] } {
+  if (!(PAYABLE as readonly TradeBillStatus[]).includes(bill.status)) {
+    return {
+      problems: [
+        {
+          detail: { path: pointer('uid'), message: `trade bill is ${bill.status}` },
+          outcome: notPayable(bill.status as NotPayable),
+          summary: `trade bill ${bill.uid} is ${bill.status}: only open or partially-paid bills accept a payment`,
+        },
+      ],
+    };
   }
   const open = formatCents(bill.openCents);
-  const paid = formatCents(d.paymentCents);
-  if (d.paymentCents > bill.openCents) {
-    throw validationError([
-      {
-        path: pointer('paymentValue'),
-        message: `${paid} exceeds the open value of the trade bill (${open})`,
-      },
-    ]).tag('above-open-value');
+  const paid = formatCents(declaration.paymentCents);
+  if (declaration.paymentCents > bill.openCents) {
+    return {
+      problems: [
+        {
+          detail: { path: pointer('paymentValue'), message: `${paid} exceeds the open value of the trade bill (${open})` },
+          outcome: outcome('above-open-value'),
+        },
+      ],
+    };
   }
-  if (d.isPartial && d.paymentCents === bill.openCents) {
-    throw validationError([
-      {
+  const problems: PaymentProblem[] = [];
+  if (declaration.isPartial && declaration.paymentCents === bill.openCents) {
+    problems.push({
+      detail: {
         path: pointer('isPartial'),
         message: `a partial payment must be below the open value (${open}); to settle it, send isPartial false`,
       },
-    ]).tag('partial-equals-open');
+      outcome: outcome('partial-equals-open'),
+    });
   }
-  if (!d.isPartial && d.paymentCents < bill.openCents) {
-    throw validationError([
-      {
+  if (!declaration.isPartial && declaration.paymentCents < bill.openCents) {
+    problems.push({
+      detail: {
         path: pointer('paymentValue'),
         message: `a total payment (isPartial false) must equal the open value (${open}), got ${paid}; for less, send isPartial true`,
       },
-    ]).tag('total-below-open');
+      outcome: outcome('total-below-open'),
+    });
   }
-  const openAfterCents = bill.openCents - d.paymentCents;
-  if (d.remainingCents !== null && d.remainingCents !== openAfterCents) {
-    throw validationError([
-      {
+  const openAfterCents = bill.openCents - declaration.paymentCents;
+  if (declaration.remainingCents !== null && declaration.remainingCents !== openAfterCents) {
+    problems.push({
+      detail: {
         path: pointer('remainingValue'),
-        message: `must equal the open value after this payment: ${formatCents(openAfterCents)} (open value ${open} - payment ${paid}), got ${formatCents(d.remainingCents)}`,
+        message: `must equal the open value after this payment: ${formatCents(openAfterCents)} (open value ${open} - payment ${paid}), got ${formatCents(declaration.remainingCents)}`,
       },
-    ]).tag('remaining-mismatch');
+      outcome: outcome('remaining-mismatch'),
+    });
   }
-  return { openAfterCents, statusAfter: openAfterCents === 0 ? 'paid' : 'partially-paid' };
+  if (problems.length > 0) return { problems };
+  return { effect: { openAfterCents, statusAfter: openAfterCents === 0 ? 'paid' : 'partially-paid' } };
+}
+
+/** The bill's problems with a declaration, or that there is no such bill. */
+function billProblems(bill: TradeBillRow | undefined, declaration: Declaration | undefined, tenantId: string, uid: string): PaymentProblem[] {
+  if (!bill) {
+    return [
+      {
+        detail: { path: pointer('uid'), message: `path parameter uid: tenant ${tenantId} has no trade bill "${uid}"` },
+        outcome: outcome('unknown-uid'),
+      },
+    ];
+  }
+  if (declaration === undefined) return [];
+  const decided = decidePayment(bill, declaration);
+  return 'problems' in decided ? decided.problems : [];
+}
+
+/**
+ * The amounts of a body the schema may have refused, as far as they are valid: undefined when
+ * isPartial or paymentValue cannot be read (the checks against the bill would mean nothing).
+ */
+function readableDeclaration(body: Record<string, unknown>): Declaration | undefined {
+  const { isPartial, paymentValue, remainingValue } = body;
+  if (typeof isPartial !== 'boolean' || !isMoney(paymentValue) || paymentValue <= 0) return undefined;
+  if (remainingValue !== undefined && (!isMoney(remainingValue) || remainingValue < 0)) return undefined;
+  return {
+    isPartial,
+    paymentCents: moneyCents(body, 'paymentValue'),
+    remainingCents: remainingValue === undefined ? null : moneyCents(body, 'remainingValue'),
+  };
+}
+
+/**
+ * Every check a payment the schema refused can still have: the declaration's own, and those against
+ * the bill where the amounts are readable. Reads, never writes.
+ */
+export function refusedPaymentProblems(body: unknown, ctx: Omit<PaymentContext, 'userId' | 'events'>): PaymentProblem[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [];
+  const fields = body as Record<string, unknown>;
+  const bill = ctx.store.bookkeeping.tradeBill(ctx.tenantId, ctx.uid);
+  return [
+    ...declarationProblems(fields, toIsoDate(ctx.now)),
+    ...billProblems(bill, readableDeclaration(fields), ctx.tenantId, ctx.uid),
+  ];
 }
 
 export interface PaymentContext {
@@ -126,23 +191,25 @@ export interface PaymentContext {
  */
 export async function declarePayment(body: PaymentDeclaration, ctx: PaymentContext): Promise<PaymentEffect> {
   const { store, tenantId, uid } = ctx;
-  const problems = declarationProblems(body, toIsoDate(ctx.now));
-  if (problems.length > 0) throw validationError(problems).tag(declarationOutcome(problems));
   const declaration: Declaration = {
     isPartial: body.isPartial,
-    paymentCents: toCents(body.paymentValue),
-    remainingCents: body.remainingValue === undefined ? null : toCents(body.remainingValue),
+    paymentCents: moneyCents(body, 'paymentValue'),
+    remainingCents: body.remainingValue === undefined ? null : moneyCents(body, 'remainingValue'),
   };
+  const problems = declarationProblems(body, toIsoDate(ctx.now));
+  if (problems.length > 0) {
+    // Refused whatever the bill says: what it says is reported with the rest (a read, no write).
+    const bill = store.bookkeeping.tradeBill(tenantId, uid);
+    throw refusal([...problems, ...billProblems(bill, declaration, tenantId, uid)]);
+  }
   // Concurrent payments share one commit (store.groupWrite): the hot path's write. The write lock is
   // taken before the bill is read, so the open value it reads is the one it changes.
   const { effect, before } = await store.groupWrite(() => {
     const bill = store.bookkeeping.tradeBill(tenantId, uid);
-    if (!bill) {
-      throw validationError([
-        { path: pointer('uid'), message: `path parameter uid: tenant ${tenantId} has no trade bill "${uid}"` },
-      ]).tag('unknown-uid');
-    }
-    const effect = decidePayment(bill, declaration);
+    if (!bill) throw refusal(billProblems(bill, declaration, tenantId, uid));
+    const decided = decidePayment(bill, declaration);
+    if ('problems' in decided) throw refusal(decided.problems);
+    const { effect } = decided;
     store.bookkeeping.applyPayment(bill, effect, {
       userId: ctx.userId,
       type: body.type,

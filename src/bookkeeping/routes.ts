@@ -9,8 +9,9 @@ import { serveInterface } from '../http/interface-plugin.js';
 import { BEARER_CHALLENGE, errorResponses, StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
+import { outcome } from './outcomes.js';
 import { tenantIdProblem } from './fixtures.js';
-import { declarePayment } from './payment.js';
+import { declarePayment, refusedPaymentProblems } from './payment.js';
 import {
   DEFAULT_PAGE_SIZE,
   ExtractList,
@@ -22,9 +23,10 @@ import {
 } from './schemas.js';
 import { runtimeOf } from '../runtime/index.js';
 
-const a = assumptionLookup(assumptions);
-const TRB = '/integration/v1/:tenantId/trade-receivable-certificates';
-const ERRORS = errorResponses([400, 401, 403, 500], StandardError, a('bk-credential-order'), BEARER_CHALLENGE);
+const assumed = assumptionLookup(assumptions);
+const ERRORS = errorResponses(contract.statuses, StandardError, assumed('bk-credential-order'), BEARER_CHALLENGE);
+const EXTRACT = contract.route('list-extract-requests');
+const PAYMENT = contract.route('declare-payment');
 
 /** The user each authorized request acts as. */
 const actingUser = new WeakMap<FastifyRequest, number>();
@@ -58,37 +60,37 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
       throw new SandboxError(
         401,
         'the bearer token sent in the Authorization header is not the access token of any bookkeeping user (fixtures: bookkeeping.users[].accessToken)',
-      ).tag('token-unknown');
+      ).tag(outcome('token-unknown'));
     }
     const problem = tenantProblem(tenantId);
     if (problem) {
       throw validationError([{ path: pointer('tenantId'), message: `path parameter tenantId ${problem}` }]).tag(
-        'tenant-id-invalid',
+        outcome('tenant-id-invalid'),
       );
     }
     if (!hasTenant) {
       throw new SandboxError(
         403,
         `user ${userId} (identified by the bearer token in the Authorization header) has no access to tenant ${tenantId} (the tenantId in the path); the user's tenants are fixtures: bookkeeping.users[].tenants`,
-      ).tag('tenant-forbidden');
+      ).tag(outcome('tenant-forbidden'));
     }
     actingUser.set(request, userId);
   }
 
   app.get(
-    `${TRB}/extract`,
+    EXTRACT.url,
     {
-      config: { interface: 'bookkeeping', operation: 'list-extract-requests' },
+      config: EXTRACT.config,
       onRequest: authorize,
       schema: {
-        tags: ['bookkeeping'],
+        tags: [contract.id],
         description:
           "The tenant's extract requests, one page at a time (page from 1, pageSize at most 100, sorted by sortBy, desc for descending order), with the pagination totals. The bearer token is checked first (401), then the tenant id (400), then the user's access to the tenant (403).",
         summary: "List the tenant's extract requests, one page at a time",
         params: TenantParams,
         querystring: ExtractQuery,
         response: { 200: ExtractList, ...ERRORS },
-        'x-sandbox-assumption': a(
+        'x-sandbox-assumption': assumed(
           'bk-credential-order',
           'bk-page-base',
           'bk-page-size',
@@ -105,7 +107,7 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
       // The serialized page, answered again from the read cache until any row changes. authorize
       // made this request's full check (other connections' commits included) in access().
       const key = `bk-extract|${sortBy}|${desc}|${page}|${pageSize}|${tenantId}`;
-      const cached = store.reads.get(key, () => {
+      const cached = store.readCache.get(key, () => {
         // The total comes from the tenant's counter: no count over the tenant's rows.
         const total = store.bookkeeping.extractRequestCount(tenantId);
         const items = store.bookkeeping.extractPage(
@@ -116,7 +118,7 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
           extractTradeReceivables: items,
           pagination: { page, size: pageSize, totalItems: total, totalPages: Math.ceil(total / pageSize) },
         }) as string;
-        return { text, outcome: items.length === 0 ? 'listed-empty' : 'listed' };
+        return { text, outcome: outcome(items.length === 0 ? 'listed-empty' : 'listed') };
       }, true);
       request.outcome = cached.outcome;
       return (reply as FastifyReply).type('application/json; charset=utf-8').send(cached.text);
@@ -124,23 +126,31 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.put(
-    `${TRB}/:uid/payment`,
+    PAYMENT.url,
     {
-      config: { interface: 'bookkeeping', operation: 'declare-payment' },
+      config: {
+        ...PAYMENT.config,
+        refusedBodyChecks: (request: FastifyRequest) => {
+          const { tenantId, uid } = request.params as { tenantId: string; uid: string };
+          const { store, clock } = runtimeOf(request);
+          const problems = refusedPaymentProblems(request.body, { store, now: clock.now(), tenantId, uid });
+          return { details: problems.map((p) => p.detail) };
+        },
+      },
       onRequest: async (request, reply) => {
         // ".../extract" names the extract list, never a trade bill: no such operation, so a 501.
         if ((request.params as { uid?: string }).uid === 'extract') return reply.callNotFound();
         return authorize(request, reply);
       },
       schema: {
-        tags: ['bookkeeping'],
+        tags: [contract.id],
         description:
           "Records a payment of the trade bill uid: partial (isPartial true, below the open value) or total (the whole open value). Amounts are JSON numbers with at most two decimal places. Answers 204 with no body; the trade bill's open value and status change (GET /_sandbox/bookkeeping/tenants/{tenantId}/trade-bills/{uid} shows them).",
         summary: 'Declare a partial or total payment of a trade bill',
         params: PaymentParams,
         body: PaymentDeclaration,
         response: { 204: NoBody, ...ERRORS },
-        'x-sandbox-assumption': a(
+        'x-sandbox-assumption': assumed(
           'bk-payment-no-body',
           'bk-credential-order',
           'bk-unknown-uid',
@@ -154,7 +164,7 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
       const { tenantId, uid } = request.params;
       const { store, clock, events } = runtimeOf(request);
       const effect = await declarePayment(request.body, { store, now: clock.now(), tenantId, uid, userId: userOf(request), events });
-      request.outcome = effect.statusAfter === 'paid' ? 'total-accepted' : 'partial-accepted';
+      request.outcome = outcome(effect.statusAfter === 'paid' ? 'total-accepted' : 'partial-accepted');
       return reply.code(204).send(null);
     },
   );

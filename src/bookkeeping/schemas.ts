@@ -2,10 +2,10 @@
 import { type Static, Type } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { CalendarDate, Money, Strict, StringEnum, UtcTimestamp } from '../http/schema.js';
-import { EXTRACT_SORT_COLUMNS, type ExtractSortField } from '../store/bookkeeping.js';
+import { EXTRACT_SORT_COLUMNS, type ExtractSortField, TRADE_BILL_STATUSES } from '../store/bookkeeping.js';
 import { assumptions } from './assumptions.js';
 
-const a = assumptionLookup(assumptions);
+const assumed = assumptionLookup(assumptions);
 
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;
@@ -16,7 +16,7 @@ export const SORT_FIELDS = Object.keys(EXTRACT_SORT_COLUMNS) as ExtractSortField
 export const TenantParams = Strict({
   tenantId: Type.String({
     description: 'tenant tax id: CPF (11 digits) or CNPJ (14 digits), digits only',
-    'x-sandbox-assumption': a('bk-tenant-id'),
+    'x-sandbox-assumption': assumed('bk-tenant-id'),
   }),
 });
 
@@ -25,7 +25,7 @@ export const PaymentParams = Strict({
   uid: Type.String({
     minLength: 1,
     description: 'unique identifier of the trade bill (IUD)',
-    'x-sandbox-assumption': a('bk-unknown-uid'),
+    'x-sandbox-assumption': assumed('bk-unknown-uid'),
   }),
 });
 
@@ -38,7 +38,7 @@ export const ExtractQuery = Strict(
       maximum: MAX_PAGE,
       default: 1,
       description: 'page number, from 1',
-      'x-sandbox-assumption': a('bk-page-base'),
+      'x-sandbox-assumption': assumed('bk-page-base'),
       }),
     ),
     pageSize: Type.Optional(
@@ -47,19 +47,21 @@ export const ExtractQuery = Strict(
       maximum: MAX_PAGE_SIZE,
       default: DEFAULT_PAGE_SIZE,
       description: 'items per page',
-      'x-sandbox-assumption': a('bk-page-size'),
+      'x-sandbox-assumption': assumed('bk-page-size'),
       }),
     ),
     sortBy: Type.Optional(
       StringEnum(SORT_FIELDS, {
       default: 'registeredAt',
       description: 'field of the extract item to sort by',
-      'x-sandbox-assumption': a('bk-sort'),
+      'x-sandbox-assumption': assumed('bk-sort'),
       }),
     ),
-    desc: Type.Optional(Type.Boolean({ default: false, description: 'descending order' })),
+    desc: Type.Optional(
+      Type.Boolean({ default: false, description: 'descending order: true or false in any case, or 1 or 0 (assumption query-booleans)' }),
+    ),
   },
-  { 'x-sandbox-assumption': a('bk-unknown-query') },
+  { 'x-sandbox-assumption': assumed('bk-unknown-query') },
 );
 export type ExtractQuery = Static<typeof ExtractQuery>;
 
@@ -70,7 +72,7 @@ export const ExtractItem = Strict({
   protocolNumber: Type.String({ description: 'protocol of the request' }),
   currentStepType: Type.String({
     description: 'current step of the request',
-    'x-sandbox-assumption': a('bk-extract-steps'),
+    'x-sandbox-assumption': assumed('bk-extract-steps'),
   }),
   generatedAt: UtcTimestamp({ description: 'when the extract was generated' }),
 }, { title: 'ExtractItem' });
@@ -87,7 +89,7 @@ export const ExtractList = Strict(
     extractTradeReceivables: Type.Array(ExtractItem),
     pagination: Pagination,
   },
-  { title: 'ExtractList', 'x-sandbox-assumption': a('bk-page-past-end') },
+  { title: 'ExtractList', 'x-sandbox-assumption': assumed('bk-page-past-end') },
 );
 export type ExtractList = Static<typeof ExtractList>;
 
@@ -96,40 +98,40 @@ export const PaymentDeclaration = Strict({
     minLength: 1,
     maxLength: 100,
     description: 'payment form (in use: bankSlip)',
-    'x-sandbox-assumption': a('bk-payment-text-fields'),
+    'x-sandbox-assumption': assumed('bk-payment-text-fields'),
   }),
   informantId: Type.String({
     minLength: 1,
     maxLength: 100,
     description: 'who declares the settlement (in use: directByDrawerHolder)',
-    'x-sandbox-assumption': a('bk-payment-text-fields'),
+    'x-sandbox-assumption': assumed('bk-payment-text-fields'),
   }),
   isPartial: Type.Boolean({
     description: 'true for partial settlement, false for total',
-    'x-sandbox-assumption': a('bk-partial-equal-open', 'bk-total-below-open'),
+    'x-sandbox-assumption': assumed('bk-partial-equal-open', 'bk-total-below-open'),
   }),
   paymentValue: Money({
     exclusiveMinimum: 0,
     description: 'amount paid',
-    'x-sandbox-assumption': a('bk-payment-positive'),
+    'x-sandbox-assumption': assumed('bk-payment-positive'),
   }),
   remainingValue: Type.Optional(
     Money({
       minimum: 0,
       description: 'amount still open after this payment',
-      'x-sandbox-assumption': a('bk-remaining-value'),
+      'x-sandbox-assumption': assumed('bk-remaining-value'),
     }),
   ),
   beneficiaryDocument: Type.Optional(
     Type.String({
       description: 'document of the beneficiary receiving the payment',
-      'x-sandbox-assumption': a('bk-beneficiary-document'),
+      'x-sandbox-assumption': assumed('bk-beneficiary-document'),
     }),
   ),
   paymentDate: Type.Optional(
     CalendarDate({
       description: 'date the payment actually happened',
-      'x-sandbox-assumption': a('bk-payment-date'),
+      'x-sandbox-assumption': assumed('bk-payment-date'),
     }),
   ),
 }, { title: 'PaymentDeclaration' });
@@ -137,10 +139,9 @@ export type PaymentDeclaration = Static<typeof PaymentDeclaration>;
 
 export const NoBody = Type.Null({
   description: 'no body',
-  'x-sandbox-assumption': a('bk-payment-no-body'),
+  'x-sandbox-assumption': assumed('bk-payment-no-body'),
 });
 
-export const TradeBillStatusSchema = StringEnum(
-  ['open', 'partially-paid', 'paid', 'cancelled', 'blocked'] as const,
-  { 'x-sandbox-assumption': a('bk-trade-bill-statuses') },
-);
+export const TradeBillStatusSchema = StringEnum(TRADE_BILL_STATUSES, {
+  'x-sandbox-assumption': assumed('bk-trade-bill-statuses'),
+});

@@ -74,7 +74,7 @@ const EventWait = Strict(
     subject: Type.Optional(SubjectPattern),
     after: Type.Optional(EventId),
   },
-  { description: 'holds when an event matching all of these exists (after `after`; default: any held by the feed)' },
+  { description: 'holds when an event matching all of these exists (after `after`; default: every one the feed holds)' },
 );
 
 const InspectWait = Strict(

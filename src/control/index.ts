@@ -1,69 +1,37 @@
-// The control plane under /_sandbox: health, reset, fixtures, the operations catalog. Not part of any
-// emulated interface; its errors use the standard body.
-import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+// The control plane under /_sandbox: what every control call shares (the admin token, the standard
+// error body, the refusals each can give, optional bodies), then one plugin per feature, each in its
+// own file, and each interface's inspection. Not part of any emulated interface.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
-import { assumptionLookup } from '../http/assumption-catalog.js';
-import { sameSecret } from '../http/bearer.js';
+import { ADMIN_KEY_NEEDED, carriesAdminKey } from '../http/bearer.js';
 import { standardBody } from '../http/errors.js';
 import { useStandardErrors } from '../http/interface-plugin.js';
 import { useJsonBodies } from '../http/json.js';
-import { CONTROL_TAG } from '../http/openapi.js';
-import { assumptions } from '../http/sandbox-assumptions.js';
-import { StandardError, Strict, StringEnum } from '../http/schema.js';
+import { StandardError } from '../http/schema.js';
 import { pathOf } from '../http/url.js';
 import type { InspectionIndex } from './inspection-index.js';
 import { stubRoutes } from './stub-routes.js';
-import type { Stub } from '../stubs/mapping.js';
-import { userDefinedOperation } from '../stubs/stub-set.js';
-import { runtimeOf } from '../runtime/index.js';
-import { fixturesLoaded } from '../runtime/sandbox-events.js';
+import { catalogRoutes } from './catalog-routes.js';
 import { clockRoutes } from './clock-routes.js';
 import { coverageRoutes } from './coverage-routes.js';
 import { eventsPlugin } from './events.js';
 import { faultRoutes } from './fault-routes.js';
 import { journalRoutes } from './journal-routes.js';
 import { snapshotRoutes } from './snapshot-routes.js';
+import { stateRoutes } from './state-routes.js';
 import { subscriptionsPlugin } from './subscriptions.js';
 import { verificationsPlugin } from './verifications.js';
 import { uiPlugin } from './ui/index.js';
 import { workRoutes } from './work-routes.js';
-import { workspacesPlugin } from './workspaces.js';
-
-/** A user-defined operation (a stub mapping) as the catalog names it. */
-const MappingRef = Type.Object({
-  id: Type.String(),
-  name: Type.Union([Type.String(), Type.Null()]),
-  method: Type.String({ description: 'the method it matches, or ANY' }),
-  url: Type.Union([Type.String(), Type.Null()], { description: 'its URL rule; null: any URL' }),
-});
-
-const operationSchema = (ids: readonly string[]) =>
-  Type.Object({
-    interface: StringEnum(ids),
-    name: Type.String(),
-    method: Type.Union([Type.String(), Type.Null()]),
-    path: Type.Union([Type.String(), Type.Null()]),
-    status: StringEnum(['implemented', 'named-only', 'stubbed'], {
-      description: 'stubbed: named only by the specification, answered in this workspace by the mappings listed',
-    }),
-    mappings: Type.Optional(Type.Array(MappingRef, { description: 'the user-defined operations that implement it' })),
-  });
-
-const mappingRef = (stub: Stub) => {
-  const u = userDefinedOperation(stub);
-  return { id: u.mapping, name: u.name, method: u.method, url: u.url };
-};
-
-const Counts = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()));
-
-const TAG = [CONTROL_TAG.name];
+import { workspacesPlugin } from './workspace-routes.js';
 
 /**
  * The refusals every control call can give, declared where they arise rather than on each route: a 401
  * under SANDBOX_ADMIN_TOKEN (the document is the same with or without it); a 400 for a malformed
- * request (a body on a GET, a bad JSON body, a bad parameter); a 429 under /ws/{name} when the
- * workspace limit keeps the workspace from being created; a 500 for an unexpected error, whose body
- * names the request id and the cause.
+ * request (a body on a GET, a bad JSON body, a bad parameter); under /ws/{name}, a 429 when the
+ * workspace limit keeps the workspace from being created, a 409 when the workspace is being removed
+ * and a 404 when it does not exist and the request may not create it (workspace-removal,
+ * workspace-locked); a 500 for an unexpected error, whose body names the request id and the cause.
  */
 function declareRefusals(route: RouteOptions): void {
   const schema = route.schema as (FastifySchema & { hide?: boolean; response?: Record<string, unknown> }) | undefined;
@@ -71,11 +39,12 @@ function declareRefusals(route: RouteOptions): void {
   const response = { ...schema.response };
   if (!route.config?.sandboxPublic) response[401] ??= StandardError;
   response[400] ??= StandardError;
+  response[404] ??= StandardError;
+  response[409] ??= StandardError;
   response[429] ??= StandardError;
   response[500] ??= StandardError;
   route.schema = { ...schema, response };
 }
-const assumed = assumptionLookup(assumptions);
 
 export const sandboxPlugin: FastifyPluginAsyncTypebox<{ inspections?: InspectionIndex }> = async (app, options) => {
   // Every GET call, readable by the templates' inspect helper.
@@ -93,143 +62,14 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ inspections?: Inspection
   if (adminToken) {
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       if (request.routeOptions.config.sandboxPublic) return;
-      const given = request.headers['sandbox-admin-token'];
-      if (typeof given !== 'string' || !sameSecret(given, adminToken)) {
-        return reply
-          .code(401)
-          .send(
-            standardBody(
-              401,
-              'this sandbox has SANDBOX_ADMIN_TOKEN set: send it in the Sandbox-Admin-Token header',
-            ),
-          );
-      }
+      if (!carriesAdminKey(request.headers, adminToken)) return reply.code(401).send(standardBody(401, ADMIN_KEY_NEEDED));
     });
   }
 
   useStandardErrors(app, (request) => `${request.method} ${pathOf(request.url)} is not a control-plane call`);
 
-  app.get(
-    '/health',
-    {
-      schema: {
-        operationId: 'sandboxHealth',
-        description:
-          'Answers 200 {"status":"ok"} once the database is open and migrated: what a container health check or a test suite waits for before its first call.',
-        tags: TAG,
-        summary: 'Liveness: 200 once the database is open and migrated',
-        response: { 200: Type.Object({ status: Type.Literal('ok') }), 401: StandardError },
-      },
-    },
-    (request) => {
-      runtimeOf(request).store.ping();
-      return { status: 'ok' as const };
-    },
-  );
-
-  app.post(
-    '/reset',
-    {
-      config: { optionalBody: true },
-      schema: {
-        operationId: 'resetSandbox',
-        description:
-          'Empties every interface, the journal and the fault rules, returns the clock to real time and restarts generated keys (from seed when given), then loads the fixtures in one transaction: a refused fixture document leaves the state as it was.',
-        tags: TAG,
-        summary: 'Wipe all state, then load the given fixtures ("default": the configured file; none: empty)',
-        body: Type.Optional(
-          Strict({
-            fixtures: Type.Optional(
-              Type.Union([Type.Literal('default'), Type.Object({}, { additionalProperties: true })], {
-                description: 'a fixture document, or "default" for the configured fixture file',
-              }),
-            ),
-            seed: Type.Optional(
-              Type.String({
-                minLength: 1,
-                description: 'restart generated keys from this seed (reproducible)',
-              }),
-            ),
-            seedSecrets: Type.Optional(
-              Type.Boolean({
-                description:
-                  'true: secrets such as token_acesso follow the seed too (reproducible, hence guessable); default false',
-              }),
-            ),
-          }),
-        ),
-        response: {
-          200: Type.Object({ status: Type.Literal('reset'), loaded: Counts }),
-          400: StandardError,
-          401: StandardError,
-        },
-        'x-sandbox-assumption': assumed('reset-scope', 'seeded-secrets'),
-      },
-    },
-    async (request) => {
-      const body = request.body ?? {};
-      const loaded = runtimeOf(request).reset(body);
-      request.log.info({ loaded }, 'sandbox reset');
-      return { status: 'reset' as const, loaded };
-    },
-  );
-
-  app.post(
-    '/fixtures',
-    {
-      schema: {
-        operationId: 'loadFixtures',
-        description:
-          'Loads a fixture document (users, participants, funds, callers, trade bills) on top of the current state, in one transaction: a refused document changes nothing, and the 400 names the field at fault.',
-        tags: TAG,
-        summary: 'Add a fixture document to the current state, all or nothing',
-        'x-sandbox-assumption': assumed('fixture-open-value'),
-        body: app.interfaces.fixtures.schema,
-        response: { 200: Type.Object({ loaded: Counts }), 400: StandardError, 401: StandardError },
-      },
-    },
-    async (request) => {
-      const runtime = runtimeOf(request);
-      const loaded = runtime.fixtures.load(request.body, runtime);
-      fixturesLoaded(runtime.events, loaded);
-      request.log.info({ loaded }, 'fixtures loaded');
-      return { loaded };
-    },
-  );
-
-  app.get(
-    '/operations',
-    {
-      schema: {
-        operationId: 'listOperations',
-        description:
-          'The catalog of the emulated interfaces: each operation with its method and path when the specification shows them (implemented), or by name only (such a call answers 501), or stubbed: named only, and answered in this workspace by user-defined operations (metadata.sandbox.operation of a mapping). The mappings that implement no named operation are listed apart.',
-        tags: TAG,
-        summary: 'Every operation of the interfaces: documented (implemented), named only, or stubbed by mappings',
-        response: {
-          200: Type.Object({
-            operations: Type.Array(operationSchema(app.interfaces.ids)),
-            userDefined: Type.Array(MappingRef, { description: 'the mappings of this workspace that implement no named operation' }),
-          }),
-          401: StandardError,
-        },
-        'x-sandbox-assumption': assumed('stub-records'),
-      },
-    },
-    (request) => {
-      const stubs = app.userOperations.stubs.all(runtimeOf(request));
-      const byOperation = new Map<string, Stub[]>();
-      for (const stub of stubs) if (stub.operation) byOperation.set(stub.operation, [...(byOperation.get(stub.operation) ?? []), stub]);
-      return {
-        operations: app.interfaces.operations.map((o) => {
-          const mappings = byOperation.get(o.id);
-          return mappings ? { ...o, status: 'stubbed' as const, mappings: mappings.map(mappingRef) } : o;
-        }),
-        userDefined: stubs.filter((s) => s.operation === null).map(mappingRef),
-      };
-    },
-  );
-
+  await app.register(stateRoutes);
+  await app.register(catalogRoutes);
   await app.register(journalRoutes);
   await app.register(faultRoutes);
   await app.register(clockRoutes);

@@ -3,10 +3,11 @@
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { CONTROL_TAG } from '../http/openapi.js';
+import { decodeCursor, pageOf } from '../http/paging.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { runtimeOf } from '../runtime/index.js';
-import { interfaceSchemas } from './schemas.js';
+import { interfaceSchemas, JOURNAL_PAGE } from './schemas.js';
 
 const TAG = [CONTROL_TAG.name];
 const assumed = assumptionLookup(assumptions);
@@ -23,7 +24,9 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The request journal: what clients sent to the interfaces and what they got, newest first',
         description:
           'Every request under an interface prefix (501s included) and every 404 outside the prefixes. Bodies are ' +
-          'redacted by key (tokens, Authorization, document bytes) and bounded; headers are never kept.',
+          'redacted by key (tokens, Authorization, document bytes) and bounded; the request line, query string and ' +
+          'headers as sent are kept beside what the sandbox understood, credentials redacted. A page of ' +
+          'limit entries (default 100); nextCursor, passed as cursor, gives the older ones.',
         querystring: JournalQuery,
         response: { 200: JournalList, 400: StandardError, 401: StandardError },
         'x-sandbox-assumption': assumed('journal-scope'),
@@ -32,18 +35,26 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     (request) => {
       const runtime = runtimeOf(request);
       const q = request.query;
-      const entries = runtime.journal.list({
-        interface: q.interface,
-        operation: q.operation,
-        status: q.status,
-        since: q.since === undefined ? undefined : new Date(q.since),
-        limit: q.limit,
-      });
+      const limit = q.limit ?? JOURNAL_PAGE;
+      const before = q.cursor === undefined ? undefined : Number(decodeCursor(q.cursor, ['number'])[0]);
+      const page = pageOf(
+        runtime.journal.list({
+          interface: q.interface,
+          operation: q.operation,
+          status: q.status,
+          since: q.since === undefined ? undefined : new Date(q.since),
+          before,
+          limit: limit + 1,
+        }),
+        limit,
+        (e) => [e.id],
+      );
       return {
         capacity: runtime.journal.capacity,
         count: runtime.journal.count,
         dropped: runtime.journal.dropped,
-        entries,
+        entries: page.items,
+        nextCursor: page.nextCursor,
       };
     },
   );

@@ -3,8 +3,13 @@
 // app's list of interfaces, so an interface added to it is accepted and documented everywhere.
 import { Type } from '@fastify/type-provider-typebox';
 import type { Interfaces } from '../http/interface-module.js';
+import { NextCursor, pageQuery } from '../http/paging.js';
 import { Strict, StringEnum, UtcTimestamp } from '../http/schema.js';
 import { FAULT_METHODS, MAX_DELAY_MS } from '../runtime/faults.js';
+
+/** Journal entries per page: an entry holds a few kilobytes at most, so a page stays under about 1 MB. */
+export const JOURNAL_PAGE = 100;
+export const JOURNAL_PAGE_MAX = 1000;
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -44,7 +49,15 @@ const journalEntry = (InterfaceName: Name) => Type.Object({
   ),
   method: Type.String(),
   path: Type.String({ description: 'without the query string' }),
-  query: Type.Unknown({ description: 'the parsed query string, redacted' }),
+  query: Type.Unknown({ description: 'the query string as the sandbox understood it (parsed, defaults added), redacted' }),
+  requestLine: Type.String({
+    description: 'the request line as sent ("GET /path?desc=True HTTP/1.1"), values of secret query parameters "[redacted]"',
+  }),
+  rawQuery: Type.String({ description: 'the query string as sent, without "?" ("" when none), secret values "[redacted]"' }),
+  headers: Type.Array(Type.Object({ name: Type.String(), value: Type.String() }), {
+    description:
+      'the request headers as sent, in order and as written; credentials (Authorization, cookies, tokens, the admin key) "[redacted]", an Authorization scheme kept',
+  }),
   status: Type.Integer(),
   durationMs: Type.Number(),
   warnings: Type.Union([Type.Integer(), Type.Null()], {
@@ -78,20 +91,15 @@ const journalQuery = (InterfaceName: Name) => Type.Object({
   since: Type.Optional(
     UtcTimestamp({ description: 'entries that arrived at or after this sandbox-clock instant' }),
   ),
-  limit: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: 100_000,
-      description: 'at most this many, newest first; default all',
-    }),
-  ),
+  ...pageQuery(JOURNAL_PAGE, JOURNAL_PAGE_MAX),
 });
 
 const journalList = (InterfaceName: Name) => Type.Object({
   capacity: Type.Integer({ description: 'entries kept at most (SANDBOX_JOURNAL_SIZE); 0: journal off' }),
   count: Type.Integer({ description: 'entries held now' }),
   dropped: Type.Integer({ description: 'older entries overwritten since the last clear' }),
-  entries: Type.Array(journalEntry(InterfaceName), { description: 'newest first' }),
+  entries: Type.Array(journalEntry(InterfaceName), { description: 'newest first: a page of the entries that match' }),
+  nextCursor: NextCursor,
 });
 
 const faultInput = (InterfaceName: Name) => Strict(
@@ -278,7 +286,7 @@ const coverageReport = (InterfaceName: Name) => Type.Object(
         interface: Type.Union([InterfaceName, Type.Null()]),
         operation: Nullable(Type.String({ description: 'the named-only operation it implements (metadata.sandbox.operation)' })),
         method: Type.String({ description: 'the method it matches, or ANY' }),
-        url: Nullable(Type.String({ description: 'its URL rule (url, urlPath, pattern or template); null: any URL' })),
+        url: Nullable(Type.String({ description: 'its URL rule (url, urlPath, pattern or template); null: every URL' })),
         status: Type.Integer({ description: 'the status it answers' }),
         hits: Type.Integer(),
         firstAt: Nullable(Type.String({ description: 'first answer (sandbox clock); null: never' })),

@@ -1,4 +1,5 @@
-// Loan-bond file rules: 3 (not encrypted), 4 (PDF only), 5 (maximum size).
+// Loan-bond file rules: 3 (not encrypted), 4 (PDF only), 5 (maximum size), decided as the bytes
+// arrive (PdfFileCheck) so that a 15 MB file is never held whole; checkPdf applies the same to a buffer.
 
 import { Buffer } from 'node:buffer';
 
@@ -15,11 +16,6 @@ export type PdfCheck = { ok: true } | { ok: false; rule: PdfRule; reason: string
 // Readers accept bytes before the header as long as it lies within the first 1024 bytes.
 const HEADER_WINDOW = 1024;
 const HEADER = Buffer.from('%PDF-', 'latin1');
-const ENCRYPT = Buffer.from('/Encrypt', 'latin1');
-
-// PDF whitespace (NUL, tab, LF, FF, CR, space) and delimiters: a name ends at any of them.
-const NAME_END = new Uint8Array(256);
-for (const ch of '\0\t\n\f\r ()<>[]{}/%') NAME_END[ch.charCodeAt(0)] = 1;
 
 function asBuffer(bytes: Uint8Array): Buffer {
   // A view, not a copy: files reach 15 MB.
@@ -63,6 +59,21 @@ const CONTAINERS: ReadonlyArray<{ name: string; starts: (b: Buffer) => boolean }
 ];
 const EOF_MARK = Buffer.from('%%EOF', 'latin1');
 
+/** The container problem of a file from its first bytes (up to the header) and its last 1024 bytes. */
+function containerProblemOf(head: Buffer, headerAt: number, last: Buffer): string | null {
+  if (headerAt <= 0) return null;
+  const before = head.subarray(0, headerAt);
+  const padded = before.length >= 262 ? before : Buffer.concat([before, Buffer.alloc(262 - before.length)]);
+  const container = CONTAINERS.find((c) => c.starts(padded));
+  if (container) {
+    return `the file is ${container.name} with a PDF inside (its "%PDF-" header is at byte ${headerAt}); send the PDF itself`;
+  }
+  if (last.indexOf(EOF_MARK) < 0) {
+    return `the file has ${headerAt} bytes before its "%PDF-" header and no "%%EOF" in its last ${HEADER_WINDOW} bytes: it is another file with a PDF inside; send the PDF itself`;
+  }
+  return null;
+}
+
 /**
  * Why a file whose '%PDF-' header is not at byte 0 is not a PDF by its own structure, or null. The
  * bytes before the header may be junk a reader skips (accepted), or the start of a container that
@@ -70,61 +81,554 @@ const EOF_MARK = Buffer.from('%%EOF', 'latin1');
  * end like a PDF (no '%%EOF' in its last 1024 bytes: a container's directory or signature follows).
  */
 export function containerProblem(bytes: Uint8Array, headerAt: number): string | null {
-  if (headerAt <= 0) return null;
   const buf = asBuffer(bytes);
-  const head = buf.subarray(0, headerAt);
-  const padded = head.length >= 262 ? head : Buffer.concat([head, Buffer.alloc(262 - head.length)]);
-  const container = CONTAINERS.find((c) => c.starts(padded));
-  if (container) {
-    return `the file is ${container.name} with a PDF inside (its "%PDF-" header is at byte ${headerAt}); send the PDF itself`;
+  return containerProblemOf(buf, headerAt, buf.subarray(Math.max(0, buf.length - HEADER_WINDOW)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rule 3 by the file's structure (ISO 32000-1): a PDF is encrypted, owner password included, when
+// its trailer dictionary (section 7.5.5) or, from PDF 1.5, its cross-reference stream dictionary
+// (7.5.8, /Type /XRef) has an /Encrypt entry whose value is not null (7.3.7: a null entry is an
+// absent one). Names are compared decoded (7.3.5: /Encr#79pt is /Encrypt); literal and hexadecimal
+// strings, comments and stream data are skipped, so a document that merely mentions "/Encrypt" in
+// its text or in a content stream is not encrypted. Neither dictionary may sit in an object stream
+// (7.5.7, 7.5.8.4), so one pass over the bytes, skipping stream data, sees every one of them: the
+// trailers of every incremental update and of a linearized file's first page included.
+//
+// Our own reader, not a PDF library: the maintained ones (pdf.js, pdf-lib) need the whole file in
+// memory and seek from its end (startxref), while the file arrives as a stream of base64 that must
+// never be held whole. Measured against pdf.js on generated corpora in docs/benchmarks.md.
+// ---------------------------------------------------------------------------------------------
+
+const WHITESPACE = new Uint8Array(256);
+for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) WHITESPACE[c] = 1;
+// Delimiters (7.2.2) and whitespace end a name, a number or a keyword.
+const ENDS_TOKEN = new Uint8Array(256);
+for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) ENDS_TOKEN[c] = 1;
+for (const ch of '()<>[]{}/%') ENDS_TOKEN[ch.charCodeAt(0)] = 1;
+
+const ENDSTREAM = Buffer.from('endstream', 'latin1');
+const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)$/;
+/** Longer names and keywords are kept cut: none of the few this reader compares is this long. */
+const MAX_TOKEN = 64;
+
+const enum Mode {
+  Normal,
+  Comment,
+  Literal,
+  Hex,
+  Name,
+  Regular,
+  /** After '<': a dictionary ('<<') or a hexadecimal string. */
+  LessThan,
+  /** After '>' outside a hexadecimal string: expecting the second '>' of '>>'. */
+  GreaterThan,
+  /** After the keyword `stream`: its end-of-line marker. */
+  StreamEol,
+  /** Skipping the /Length bytes of stream data. */
+  StreamSkip,
+  /** After the /Length bytes: whitespace, then `endstream`. */
+  StreamVerify,
+  /** Searching for `endstream` (no direct /Length, or a wrong one). */
+  StreamFind,
+}
+
+const enum Expect {
+  Key,
+  Value,
+  /** One number read as the value: the value itself, or the start of a reference `n g R`. */
+  Num1,
+  Num2,
+}
+
+interface Frame {
+  dict: boolean;
+  /** The direct value of an indirect object, or the dictionary after `trailer`. */
+  top: boolean;
+  trailer: boolean;
+  expect: Expect;
+  key: string;
+  num: string;
+  xref: boolean;
+  encrypt: boolean;
+  /** A direct /Length, when the dictionary has one. */
+  length: number | undefined;
+}
+
+/** Reads a PDF's structure as its bytes arrive and says whether it is encrypted. */
+export class PdfStructure {
+  private mode = Mode.Normal;
+  private token: number[] = [];
+  /** Bytes of a name or keyword beyond MAX_TOKEN were dropped. */
+  private cut = false;
+  private literalDepth = 0;
+  private escaped = false;
+  private readonly stack: Frame[] = [];
+  private trailerNext = false;
+  /** The top-level dictionary just closed: its stream follows if the next token is `stream`. */
+  private streamOwner: Frame | null = null;
+  private streamLeft = 0;
+  private verified = 0;
+  private eolCr = false;
+  /** The last bytes of the previous chunk while searching for `endstream` across chunks. */
+  private carry: Buffer = Buffer.alloc(0);
+  private found = false;
+
+  /** True once a trailer or cross-reference stream dictionary named /Encrypt (with a non-null value). */
+  get encrypted(): boolean {
+    return this.found;
   }
-  if (buf.subarray(Math.max(0, buf.length - HEADER_WINDOW)).indexOf(EOF_MARK) < 0) {
-    return `the file has ${headerAt} bytes before its "%PDF-" header and no "%%EOF" in its last ${HEADER_WINDOW} bytes: it is another file with a PDF inside; send the PDF itself`;
+
+  push(chunk: Uint8Array): void {
+    const b = asBuffer(chunk);
+    const n = b.length;
+    let i = 0;
+    while (i < n) {
+      switch (this.mode) {
+        case Mode.Normal: {
+          const c = b[i] as number;
+          if (WHITESPACE[c] === 1) {
+            i++;
+            while (i < n && WHITESPACE[b[i] as number] === 1) i++;
+            continue;
+          }
+          i++;
+          switch (c) {
+            case 0x25 /* % */:
+              this.mode = Mode.Comment;
+              break;
+            case 0x28 /* ( */:
+              this.mode = Mode.Literal;
+              this.literalDepth = 1;
+              this.escaped = false;
+              break;
+            case 0x3c /* < */:
+              this.mode = Mode.LessThan;
+              break;
+            case 0x3e /* > */:
+              this.mode = Mode.GreaterThan;
+              break;
+            case 0x5b /* [ */:
+              this.open(false);
+              break;
+            case 0x5d /* ] */:
+              this.close(false);
+              break;
+            case 0x2f /* / */:
+              this.mode = Mode.Name;
+              this.token = [];
+              this.cut = false;
+              break;
+            case 0x7b /* { */:
+            case 0x7d /* } */:
+              break;
+            default:
+              this.mode = Mode.Regular;
+              this.token = [c];
+              this.cut = false;
+          }
+          continue;
+        }
+        case Mode.Comment: {
+          while (i < n && b[i] !== 0x0a && b[i] !== 0x0d) i++;
+          if (i < n) this.mode = Mode.Normal;
+          continue;
+        }
+        case Mode.Literal: {
+          // Balanced parentheses; a backslash escapes the byte after it (7.3.4.2).
+          while (i < n) {
+            const c = b[i++] as number;
+            if (this.escaped) this.escaped = false;
+            else if (c === 0x5c) this.escaped = true;
+            else if (c === 0x28) this.literalDepth++;
+            else if (c === 0x29 && --this.literalDepth === 0) {
+              this.mode = Mode.Normal;
+              this.scalar('string', '');
+              break;
+            }
+          }
+          continue;
+        }
+        case Mode.Hex: {
+          const end = b.indexOf(0x3e, i);
+          if (end < 0) {
+            i = n;
+            continue;
+          }
+          i = end + 1;
+          this.mode = Mode.Normal;
+          this.scalar('string', '');
+          continue;
+        }
+        case Mode.LessThan: {
+          if (b[i] === 0x3c) {
+            i++;
+            this.mode = Mode.Normal;
+            this.open(true);
+          } else {
+            this.mode = Mode.Hex;
+          }
+          continue;
+        }
+        case Mode.GreaterThan: {
+          // '>>' closes a dictionary; a lone '>' is a stray byte.
+          if (b[i] === 0x3e) {
+            i++;
+            this.close(true);
+          }
+          this.mode = Mode.Normal;
+          continue;
+        }
+        case Mode.Name:
+        case Mode.Regular: {
+          while (i < n && ENDS_TOKEN[b[i] as number] !== 1) {
+            if (this.token.length < MAX_TOKEN) this.token.push(b[i] as number);
+            else this.cut = true;
+            i++;
+          }
+          if (i < n) this.endToken();
+          continue;
+        }
+        case Mode.StreamEol: {
+          // `stream` is followed by CRLF or LF (7.3.8.1); a lone CR is read leniently as the end of line.
+          const c = b[i] as number;
+          if (this.eolCr) {
+            if (c === 0x0a) i++;
+            this.startStreamData();
+          } else if (c === 0x0d) {
+            this.eolCr = true;
+            i++;
+          } else if (c === 0x0a) {
+            i++;
+            this.startStreamData();
+          } else if (c === 0x20 || c === 0x09) {
+            i++;
+          } else {
+            this.startStreamData();
+          }
+          continue;
+        }
+        case Mode.StreamSkip: {
+          const step = Math.min(this.streamLeft, n - i);
+          i += step;
+          this.streamLeft -= step;
+          if (this.streamLeft === 0) {
+            this.mode = Mode.StreamVerify;
+            this.verified = 0;
+          }
+          continue;
+        }
+        case Mode.StreamVerify: {
+          const c = b[i] as number;
+          if (this.verified === 0 && WHITESPACE[c] === 1) {
+            i++;
+            continue;
+          }
+          if (c === ENDSTREAM[this.verified]) {
+            i++;
+            if (++this.verified === ENDSTREAM.length) this.mode = Mode.Normal;
+            continue;
+          }
+          // The direct /Length was wrong: look for `endstream` from here, as readers recover.
+          this.mode = Mode.StreamFind;
+          this.carry = Buffer.alloc(0);
+          continue;
+        }
+        case Mode.StreamFind: {
+          if (this.carry.length > 0) {
+            // A match across the boundary: the carried bytes (fewer than 9) and the start of this chunk.
+            const carried = this.carry.length;
+            const joined = Buffer.concat([this.carry, b.subarray(i, i + ENDSTREAM.length - 1)]);
+            this.carry = Buffer.alloc(0);
+            const at = joined.indexOf(ENDSTREAM);
+            if (at >= 0) {
+              i += at + ENDSTREAM.length - carried;
+              this.mode = Mode.Normal;
+              continue;
+            }
+          }
+          const at = b.indexOf(ENDSTREAM, i);
+          if (at >= 0) {
+            i = at + ENDSTREAM.length;
+            this.mode = Mode.Normal;
+            continue;
+          }
+          this.carry = Buffer.from(b.subarray(Math.max(i, n - (ENDSTREAM.length - 1)), n));
+          i = n;
+          continue;
+        }
+      }
+    }
   }
-  return null;
+
+  /** The input is complete: a dictionary left open at the end is judged as it stands. */
+  end(): void {
+    if (this.mode === Mode.Name || this.mode === Mode.Regular) this.endToken();
+    for (const f of this.stack) {
+      if (f.dict && f.expect === Expect.Value && f.key === 'Encrypt') f.encrypt = true;
+      if (f.expect === Expect.Num1 || f.expect === Expect.Num2) this.valueDone(f, 'number');
+      this.judge(f);
+    }
+  }
+
+  private endToken(): void {
+    const bytes = this.token;
+    const name = this.mode === Mode.Name;
+    this.mode = Mode.Normal;
+    if (name) {
+      this.scalar('name', this.cut ? '\u0000' : decodeName(bytes));
+      return;
+    }
+    const text = this.cut ? '\u0000' : String.fromCharCode(...bytes);
+    this.scalar(NUMBER.test(text) ? 'number' : 'keyword', text);
+  }
+
+  private open(dict: boolean): void {
+    const depth = this.stack.length;
+    this.streamOwner = null;
+    this.stack.push({
+      dict,
+      top: dict && depth === 0,
+      trailer: dict && depth === 0 && this.trailerNext,
+      expect: Expect.Key,
+      key: '',
+      num: '',
+      xref: false,
+      encrypt: false,
+      length: undefined,
+    });
+    this.trailerNext = false;
+  }
+
+  private close(dict: boolean): void {
+    const f = this.stack.pop();
+    if (!f) return;
+    if (f.dict && (f.expect === Expect.Num1 || f.expect === Expect.Num2)) this.valueDone(f, 'number');
+    this.judge(f);
+    this.streamOwner = f.top ? f : null;
+    const parent = this.stack[this.stack.length - 1];
+    if (parent?.dict && parent.expect === Expect.Value) this.valueDone(parent, dict ? 'dict' : 'array');
+  }
+
+  private judge(f: Frame): void {
+    if (f.top && (f.trailer || f.xref) && f.encrypt) this.found = true;
+  }
+
+  /** A token that is not a container: a name, number, keyword or string. */
+  private scalar(kind: 'name' | 'number' | 'keyword' | 'string', text: string): void {
+    const owner = this.streamOwner;
+    this.streamOwner = null;
+    const f = this.stack[this.stack.length - 1];
+    if (!f) {
+      if (kind === 'keyword' && text === 'stream' && owner) {
+        this.mode = Mode.StreamEol;
+        this.eolCr = false;
+        this.streamLeft = owner.length ?? -1;
+        return;
+      }
+      this.trailerNext = kind === 'keyword' && text === 'trailer';
+      return;
+    }
+    if (!f.dict) return;
+    switch (f.expect) {
+      case Expect.Num1:
+        if (kind === 'number') {
+          f.expect = Expect.Num2;
+          return;
+        }
+        this.valueDone(f, 'number');
+        break;
+      case Expect.Num2:
+        if (kind === 'keyword' && text === 'R') {
+          this.valueDone(f, 'reference');
+          return;
+        }
+        this.valueDone(f, 'number');
+        break;
+      case Expect.Value:
+        if (kind === 'number') {
+          f.expect = Expect.Num1;
+          f.num = text;
+          return;
+        }
+        if (f.key === 'Type' && kind === 'name' && text === 'XRef') f.xref = true;
+        this.valueDone(f, kind === 'keyword' && text === 'null' ? 'null' : kind);
+        return;
+      case Expect.Key:
+        break;
+    }
+    // Expecting a key: only a name is one; anything else is skipped.
+    if (kind === 'name') {
+      f.key = text;
+      f.expect = Expect.Value;
+    }
+  }
+
+  private valueDone(f: Frame, kind: string): void {
+    if (f.key === 'Encrypt' && kind !== 'null') f.encrypt = true;
+    if (f.key === 'Length') f.length = kind === 'number' && /^\d+$/.test(f.num) ? Number(f.num) : undefined;
+    f.expect = Expect.Key;
+  }
+
+  private startStreamData(): void {
+    if (this.streamLeft > 0) {
+      this.mode = Mode.StreamSkip;
+    } else if (this.streamLeft === 0) {
+      this.mode = Mode.StreamVerify;
+      this.verified = 0;
+    } else {
+      this.mode = Mode.StreamFind;
+      this.carry = Buffer.alloc(0);
+    }
+  }
+}
+
+/** A name's bytes with #xx escapes decoded (7.3.5), as a latin1 string. */
+function decodeName(bytes: readonly number[]): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i] as number;
+    if (c === 0x23 && i + 2 < bytes.length && isHex(bytes[i + 1]) && isHex(bytes[i + 2])) {
+      out += String.fromCharCode(Number.parseInt(String.fromCharCode(bytes[i + 1] as number, bytes[i + 2] as number), 16));
+      i += 2;
+    } else {
+      out += String.fromCharCode(c);
+    }
+  }
+  return out;
+}
+
+function isHex(c: number | undefined): boolean {
+  return c !== undefined && ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66));
+}
+
+/** True when the file's trailer or cross-reference stream dictionary has an /Encrypt entry. */
+export function isEncryptedPdf(bytes: Uint8Array): boolean {
+  const structure = new PdfStructure();
+  const at = pdfHeaderOffset(bytes);
+  structure.push(asBuffer(bytes).subarray(Math.max(0, at)));
+  structure.end();
+  return structure.encrypted;
 }
 
 /**
- * True when the file names `/Encrypt` as a whole name, the entry of the trailer (or, from PDF 1.5,
- * the cross-reference stream dictionary) that marks an encrypted file, owner password included.
- * Those dictionaries are never compressed, so a byte scan finds it. `/EncryptMetadata` is another
- * name: the byte after `/Encrypt` must end the name (whitespace, a delimiter, or the end of file).
- * A text string that spells "/Encrypt" uncompressed would also match; encryption is the safe guess.
+ * Rules 5, 4 and 3 on a file whose bytes arrive in pieces: its size, its header within the first
+ * 1024 bytes and the container check (from those bytes and the last 1024), then its structure. Holds
+ * at most 2 KiB of the file. `failed` says as soon as the file is known to break rule 4 or 5, so the
+ * caller can stop storing it; `result` gives the verdict once every byte was pushed.
  */
-export function isEncryptedPdf(bytes: Uint8Array): boolean {
-  const buf = asBuffer(bytes);
-  for (let at = buf.indexOf(ENCRYPT); at >= 0; at = buf.indexOf(ENCRYPT, at + 1)) {
-    const next = buf[at + ENCRYPT.length];
-    if (next === undefined || NAME_END[next] === 1) return true;
+export class PdfFileCheck {
+  private size = 0;
+  private readonly head = Buffer.alloc(HEADER_WINDOW);
+  private headLength = 0;
+  private headerAt: number | undefined;
+  private readonly last = Buffer.alloc(HEADER_WINDOW);
+  private lastLength = 0;
+  private readonly structure = new PdfStructure();
+  private early: PdfCheck | undefined;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** The refusal known before the end (size over the limit, no header), if any. */
+  get failed(): PdfCheck | undefined {
+    return this.early;
   }
-  return false;
+
+  get bytes(): number {
+    return this.size;
+  }
+
+  push(chunk: Uint8Array): void {
+    this.size += chunk.byteLength;
+    if (this.early) return;
+    if (this.size > this.maxBytes) {
+      this.early = this.tooLarge();
+      return;
+    }
+    let b = asBuffer(chunk);
+    if (this.headerAt === undefined) {
+      const take = Math.min(HEADER_WINDOW - this.headLength, b.length);
+      b.copy(this.head, this.headLength, 0, take);
+      this.headLength += take;
+      b = b.subarray(take);
+      if (this.headLength < HEADER_WINDOW) return;
+      if (!this.findHeader()) return;
+    }
+    this.feed(b);
+  }
+
+  /** The verdict, once every byte was pushed. */
+  result(): PdfCheck {
+    if (this.size > this.maxBytes) return this.tooLarge();
+    if (this.early) return this.early;
+    if (this.headerAt === undefined && !this.findHeader()) return this.early ?? notPdf();
+    const headerAt = this.headerAt ?? 0;
+    const container = containerProblemOf(this.head.subarray(0, this.headLength), headerAt, this.lastBytes());
+    if (container !== null) return { ok: false, rule: 'pdf-only', reason: container };
+    this.structure.end();
+    if (this.structure.encrypted) {
+      return {
+        ok: false,
+        rule: 'not-encrypted',
+        reason:
+          'the PDF is encrypted (its trailer or cross-reference stream dictionary has an /Encrypt entry); send it without password protection',
+      };
+    }
+    return { ok: true };
+  }
+
+  private tooLarge(): PdfCheck {
+    return { ok: false, rule: 'max-size', reason: `the file is ${this.size} bytes; the limit is ${this.maxBytes} bytes` };
+  }
+
+  /** Looks for the header in the bytes kept so far; false (and `failed` set) when it is not there. */
+  private findHeader(): boolean {
+    const at = pdfHeaderOffset(this.head.subarray(0, this.headLength));
+    if (at < 0) {
+      this.early = notPdf();
+      return false;
+    }
+    this.headerAt = at;
+    this.feed(this.head.subarray(at, this.headLength), true);
+    return true;
+  }
+
+  /** Bytes from the header on: to the structure reader, and the last 1024 kept for %%EOF. */
+  private feed(b: Buffer, fromHead = false): void {
+    if (b.length === 0) return;
+    this.structure.push(b);
+    if (fromHead) {
+      // The head's bytes before the header count for %%EOF too (a file shorter than 1024 bytes).
+      this.keepLast(this.head.subarray(0, this.headLength));
+      return;
+    }
+    this.keepLast(b);
+  }
+
+  private keepLast(b: Buffer): void {
+    if (b.length >= HEADER_WINDOW) {
+      b.copy(this.last, 0, b.length - HEADER_WINDOW);
+      this.lastLength = HEADER_WINDOW;
+      return;
+    }
+    const keep = Math.min(this.lastLength, HEADER_WINDOW - b.length);
+    this.last.copy(this.last, 0, this.lastLength - keep, this.lastLength);
+    b.copy(this.last, keep);
+    this.lastLength = keep + b.length;
+  }
+
+  private lastBytes(): Buffer {
+    return this.last.subarray(0, this.lastLength);
+  }
+}
+
+function notPdf(): PdfCheck {
+  return { ok: false, rule: 'pdf-only', reason: 'the file is not a PDF (no "%PDF-" header within its first 1024 bytes)' };
 }
 
 /** Applies the rules in order: size (5), PDF signature and structure (4), then encryption (3). */
 export function checkPdf(bytes: Uint8Array, maxBytes: number): PdfCheck {
-  if (bytes.byteLength > maxBytes) {
-    return {
-      ok: false,
-      rule: 'max-size',
-      reason: `the file is ${bytes.byteLength} bytes; the limit is ${maxBytes} bytes`,
-    };
-  }
-  const headerAt = pdfHeaderOffset(bytes);
-  if (headerAt < 0) {
-    return {
-      ok: false,
-      rule: 'pdf-only',
-      reason: 'the file is not a PDF (no "%PDF-" header within its first 1024 bytes)',
-    };
-  }
-  const container = containerProblem(bytes, headerAt);
-  if (container !== null) return { ok: false, rule: 'pdf-only', reason: container };
-  if (isEncryptedPdf(bytes)) {
-    return {
-      ok: false,
-      rule: 'not-encrypted',
-      reason: 'the PDF is encrypted (it has an /Encrypt entry); send it without password protection',
-    };
-  }
-  return { ok: true };
+  const check = new PdfFileCheck(maxBytes);
+  check.push(bytes);
+  return check.result();
 }

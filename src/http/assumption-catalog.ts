@@ -1,6 +1,7 @@
-// Every behaviour the specification leaves open and the sandbox decides is declared once, here or in
-// an interface's assumptions.ts: docs/assumptions.md is written from them by `npm run docs`, and the
-// OpenAPI document carries each text as `x-sandbox-assumption` (tests hold both to the code).
+// Every behaviour the specification leaves open and the sandbox decides is declared once, in an
+// interface's assumptions.ts or in http/sandbox-assumptions.ts: docs/assumptions.md is written from
+// them by `npm run docs`, and the OpenAPI document carries each text as `x-sandbox-assumption` (tests
+// hold both to the code).
 import type { InterfaceId } from './errors.js';
 
 export interface Assumption {
@@ -18,8 +19,11 @@ export function assumptionText(a: Assumption): string {
   return `${a.decision} (assumed: ${a.reason}) [${a.id}]`;
 }
 
-/** Looks up assumptions by id; an unknown id is a programming error caught when the app is built. */
-export function assumptionLookup(list: readonly Assumption[]): (...ids: string[]) => string {
+/**
+ * The texts of assumptions of `list` by id, for `x-sandbox-assumption`: ids are typed from the list
+ * (declared `as const`), so a misspelt one fails to compile.
+ */
+export function assumptionLookup<const L extends readonly Assumption[]>(list: L): (...ids: Array<L[number]['id']>) => string {
   const byId = new Map(list.map((a) => [a.id, a]));
   return (...ids: string[]) =>
     ids

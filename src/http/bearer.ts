@@ -1,6 +1,7 @@
 // Credentials: bookkeeping and the registry take `Authorization: Bearer <token>` (the registry by
 // assumption); receivables and the control plane compare a secret sent in the body or a header.
 import { timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SandboxError } from './errors.js';
 
@@ -9,6 +10,15 @@ export function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** What a control call without the key is told when SANDBOX_ADMIN_TOKEN is set. */
+export const ADMIN_KEY_NEEDED = 'this sandbox has SANDBOX_ADMIN_TOKEN set: send it in the Sandbox-Admin-Token header';
+
+/** Whether a request carries the control plane's key (the Sandbox-Admin-Token header). */
+export function carriesAdminKey(headers: IncomingHttpHeaders, adminToken: string): boolean {
+  const given = headers['sandbox-admin-token'];
+  return typeof given === 'string' && sameSecret(given, adminToken);
 }
 
 /**

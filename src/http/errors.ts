@@ -108,6 +108,11 @@ export function targetOf(path: string | undefined): string | null {
 }
 
 export function renderError(shape: ErrorShape, err: SandboxError): StandardErrorBody | EnvelopeErrorBody {
-  if (shape === 'envelope') return envelopeBody(err.code, err.message, targetOf(err.details[0]?.path));
+  if (shape === 'envelope') {
+    // The envelope has room for one target: the message lists the other problems after the first.
+    const others = err.details.slice(1).map((d) => `${d.path || '/'}: ${d.message}`);
+    const message = others.length > 0 ? `${err.message}: ${others.join('; ')}` : err.message;
+    return envelopeBody(err.code, message, targetOf(err.details[0]?.path));
+  }
   return standardBody(err.status, err.message, err.details);
 }

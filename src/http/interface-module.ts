@@ -9,22 +9,10 @@ import type { EventType } from '../runtime/events.js';
 import type { InterfaceParts, Runtime, WorkKind } from '../runtime/index.js';
 import type { StorePart } from '../store/part.js';
 import type { Assumption } from './assumption-catalog.js';
-import type { Operation } from './catalog.js';
-import type { ErrorShape } from './errors.js';
+import type { InterfaceContract, Operation } from './catalog.js';
 import type { Outcome } from './outcomes.js';
 
-/** What an interface tells the shared HTTP layer, the journal, fault rules and coverage about itself. */
-export interface InterfaceContract<Id extends string = string> {
-  id: Id;
-  /** Every path of the interface starts with it; no two interfaces share one. */
-  prefix: string;
-  shape: ErrorShape;
-  /** Statuses the specification documents for this interface (501 is the sandbox's own). */
-  statuses: readonly number[];
-  operations: readonly Operation[];
-  /** The distinct answers of its documented operations (coverage, the Sandbox-Outcome header). */
-  outcomes: readonly Outcome[];
-}
+export type { InterfaceContract } from './catalog.js';
 
 /** An OpenAPI security requirement: scheme name -> scopes. */
 export type SecurityRequirement = Record<string, string[]>;

@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { namedOnly, type Operation } from './catalog.js';
 import type { InterfaceContract } from './interface-module.js';
 import {
+  type ErrorDetail,
   renderError,
   SandboxError,
   STATUS_TEXT,
@@ -12,13 +13,51 @@ import {
   standardBody,
 } from './errors.js';
 import { describeStorageFault } from '../store/errors.js';
-import { detailsFromAjv } from './validation.js';
+import { detailsFromAjv, MAX_DETAILS } from './validation.js';
 import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
 import { assumptionLookup } from './assumption-catalog.js';
-import { useJsonBodies } from './json.js';
+import { emptyBodyError, forbiddenKeyError, useJsonBodies } from './json.js';
 import { fallbackSlug } from './outcomes.js';
 import { type NearMiss, nearestOperation, nearMissSentence, OUTSIDE_PREFIX_DISTANCE } from './near-miss.js';
 import { pathOf } from './url.js';
+
+/** The checks of a body that its schema refused, as far as they still mean something. */
+export interface RefusedBodyChecks {
+  details: ErrorDetail[];
+  /** The outcome the first of them names, when they come first. */
+  outcome?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The rest of an operation's checks (domain, cross-field, against the state), run on a body its
+     * schema refused so that one answer names every problem. Each check reads only fields of the
+     * right type, and skips what an earlier problem makes meaningless; it never writes.
+     */
+    refusedBodyChecks?: (request: FastifyRequest) => RefusedBodyChecks;
+  }
+}
+
+/**
+ * The schema's details of a refused body, then what the route's other checks find (see
+ * refusedBodyChecks), at most MAX_DETAILS of them; a check about a field the schema refused already
+ * is left out. A failing check never turns the 400 into something else: it is logged and skipped.
+ */
+function allBodyProblems(request: FastifyRequest, schema: ErrorDetail[], total: number): { details: ErrorDetail[]; total: number } {
+  const checks = request.routeOptions.config.refusedBodyChecks;
+  if (!checks) return { details: schema, total };
+  let more: ErrorDetail[];
+  try {
+    more = checks(request).details;
+  } catch (err) {
+    request.log.error({ err }, 'the checks of a refused body failed');
+    return { details: schema, total };
+  }
+  const refused = schema.map((d) => d.path);
+  const kept = more.filter((d) => !refused.some((p) => d.path === p || d.path.startsWith(`${p}/`)));
+  return { details: [...schema, ...kept].slice(0, MAX_DETAILS), total: total + kept.length };
+}
 
 /** A near miss as the body shows it (the distance is the sandbox's business). */
 function nearMissView(miss: NearMiss) {
@@ -31,6 +70,11 @@ export function describeBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+/** A body over its route's limit, and the setting that raises it. */
+export function bodyTooLargeMessage(limit: number, setting: string): string {
+  return `the body is larger than this sandbox's limit of ${describeBytes(limit)}; raise ${setting} to send more`;
+}
+
 /** Turns whatever a route or Fastify threw into a SandboxError with a message a user can act on. */
 export function toSandboxError(
   err: FastifyError | SandboxError | Error,
@@ -39,8 +83,11 @@ export function toSandboxError(
   if (err instanceof SandboxError) return err;
   const fe = err as FastifyError;
   if (fe.validation) {
-    const details = detailsFromAjv(fe.validation, fe.validationContext ?? 'body');
-    return validationError(details, undefined, fe.validation.length);
+    const context = fe.validationContext ?? 'body';
+    const details = detailsFromAjv(fe.validation, context);
+    if (context !== 'body') return validationError(details, undefined, fe.validation.length);
+    const all = allBodyProblems(request, details, fe.validation.length);
+    return validationError(all.details, undefined, all.total);
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
@@ -53,17 +100,11 @@ export function toSandboxError(
       );
     }
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new SandboxError(400, 'the body is empty: a JSON object is required');
+      return emptyBodyError();
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new SandboxError(
-        400,
-        'the body is not valid JSON (keys named __proto__ or constructor are refused)',
-      );
+      return forbiddenKeyError();
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new SandboxError(
-        400,
-        `the body is larger than this sandbox's limit of ${describeBytes(request.routeOptions.bodyLimit ?? 0)}; raise SANDBOX_BODY_LIMIT to send more`,
-      );
+      return new SandboxError(400, bodyTooLargeMessage(request.routeOptions.bodyLimit ?? 0, 'SANDBOX_BODY_LIMIT'));
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new SandboxError(400, 'the Content-Length header does not match the body');
   }
@@ -107,8 +148,12 @@ const everyRoute = assumptionLookup(sandboxAssumptions)(
   'malformed-http',
   'body-limit',
   'money-cents',
+  'exact-numbers',
+  'json-utf8',
   'money-sign',
   'query-numbers',
+  'query-booleans',
+  'head-like-get',
   'named-only-501',
   'sandbox-fault-status',
   'near-miss',
@@ -125,6 +170,8 @@ const OUTCOME_HEADER_SCHEMA = {
 /** Gives the routes registered on `app` the interface's edge: JSON bodies, its error shape and statuses, outcomes, the 501. */
 export function serveInterface(app: FastifyInstance, contract: InterfaceContract): void {
   app.addHook('onRoute', (route) => {
+    // The HEAD twin of a GET shares the GET's schema object, already marked.
+    if (route.method === 'HEAD') return;
     const schema = (route.schema ?? {}) as Record<string, unknown>;
     const own = schema['x-sandbox-assumption'];
     schema['x-sandbox-assumption'] = typeof own === 'string' ? `${own} ${everyRoute}` : everyRoute;

@@ -2,12 +2,108 @@
 // (__proto__ and constructor keys refused) plus a refusal of duplicate keys, which JSON.parse would
 // silently resolve to the last occurrence ("each field occurs exactly once" in the receivables table;
 // elsewhere a client sending a key twice has a bug that parsers resolve differently).
+import { Buffer, isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sameDecimal, significantDigits } from '../domain/decimal.js';
+import { DecimalText } from '../domain/money.js';
+import { firstInvalidUtf8 } from '../domain/utf8.js';
 import { pointer, SandboxError } from './errors.js';
+import { recordExactNumbers } from './exact-numbers.js';
+import { BYTE_ORDER_MARK, type JsonPosition, JsonReadError, JsonStreamReader } from './json-stream.js';
 import { FALLBACK } from './outcomes.js';
+
+// One set of messages for a body that is not JSON, whether it was read whole (every route) or as a
+// stream (the loan-bond registration): both say what and where from the same reader's findings.
+
+/** A body that is not JSON or not UTF-8: what is wrong, at which byte offset, line and column. */
+export function malformedBodyError(problem: JsonReadError): SandboxError {
+  if (problem.kind === 'utf8' && problem.byte !== undefined) return notUtf8Error(problem.byte, problem.at);
+  if (problem.at.offset === 0 && problem.what.startsWith(`unexpected ${BYTE_ORDER_MARK}`)) return byteOrderMarkError();
+  const where = `at byte offset ${problem.at.offset} (line ${problem.at.line}, column ${problem.at.column})`;
+  const kind = problem.kind === 'utf8' ? 'UTF-8' : 'JSON';
+  return new SandboxError(400, `the body is not valid ${kind}: ${problem.what} ${where}`, { outcome: FALLBACK.malformed });
+}
+
+/** A body that starts with a UTF-8 byte-order mark, whether read whole or as a stream. */
+export function byteOrderMarkError(): SandboxError {
+  return new SandboxError(
+    400,
+    'the body starts with a UTF-8 byte-order mark (the bytes EF BB BF at byte offset 0), which JSON text must not begin with (RFC 8259, section 8.1): send the body without it',
+    { outcome: FALLBACK.malformed },
+  );
+}
+
+/**
+ * A body that is not UTF-8, whether read whole or as a stream: the first byte that starts no UTF-8
+ * character, its offset, line and column (in characters).
+ */
+export function notUtf8Error(byte: number, at: JsonPosition): SandboxError {
+  const hex = byte.toString(16).toUpperCase().padStart(2, '0');
+  const hint = byte >= 0xa0 ? ' (text in Latin-1 or Windows-1252, such as José written with the single byte E9, is not UTF-8)' : '';
+  const message =
+    `the body is not valid UTF-8: the byte 0x${hex} at byte offset ${at.offset} (line ${at.line}, column ${at.column}) ` +
+    `starts no UTF-8 character${hint}; send the body encoded as UTF-8`;
+  return new SandboxError(400, message, { outcome: FALLBACK.malformed });
+}
+
+/** A body with no bytes at all. */
+export function emptyBodyError(): SandboxError {
+  return new SandboxError(400, 'the body is empty: a JSON object is required', { outcome: FALLBACK.malformed });
+}
+
+/** A key named __proto__ or constructor (refused: they reach prototypes in JavaScript clients). */
+export function forbiddenKeyError(): SandboxError {
+  return new SandboxError(400, 'the body is not valid JSON (keys named __proto__ or constructor are refused)', {
+    outcome: FALLBACK.malformed,
+  });
+}
+
+/** The first problem of a text JSON.parse refused, found by the streaming reader. */
+export function locateJsonProblem(text: string): JsonReadError | undefined {
+  const reader = new JsonStreamReader({ sinkFor: () => undefined, keepLimit: Number.POSITIVE_INFINITY });
+  reader.push(Buffer.from(text, 'utf8'));
+  try {
+    reader.end();
+    return undefined;
+  } catch (err) {
+    if (err instanceof JsonReadError) return err;
+    throw err;
+  }
+}
+
+/** A key that appears twice in one object: a 400 naming its pointer. */
+export function duplicateKeyError(path: string): SandboxError {
+  const message = 'appears twice in its object: each field occurs exactly once';
+  return new SandboxError(400, `${path}: ${message}`, { details: [{ path, message }], outcome: FALLBACK.malformed });
+}
+
+/**
+ * Parses a whole JSON text as every body is parsed: Fastify's secure parser (__proto__ and
+ * constructor keys refused), then duplicate keys refused and numbers a double would change recorded
+ * (http/exact-numbers.ts). Calls back with the value or the error.
+ */
+export function parseJsonText(
+  parse: ReturnType<FastifyInstance['getDefaultJsonParser']>,
+  request: FastifyRequest,
+  text: string,
+  done: (err: Error | null, value?: unknown) => void,
+): void {
+  parse(request, text, (err, value) => {
+    if (err) {
+      if ((err as { code?: string }).code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return done(emptyBodyError());
+      const problem = locateJsonProblem(text);
+      return done(problem ? malformedBodyError(problem) : forbiddenKeyError());
+    }
+    const scan = scanJson(text);
+    if (scan.duplicate !== undefined) return done(duplicateKeyError(scan.duplicate));
+    if (scan.inexact.length > 0) recordExactNumbers(value, scan.inexact);
+    done(null, value);
+  });
+}
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const MINUS = 0x2d;
 
 interface Frame {
   object: boolean;
@@ -17,13 +113,33 @@ interface Frame {
   expectKey: boolean;
 }
 
+/** A number whose double would not read back as the decimal its text says. */
+export interface InexactNumber {
+  segments: Array<string | number>;
+  pointer: string;
+  text: string;
+}
+
+export interface JsonScan {
+  /** The JSON pointer of the first key that appears twice in one object. */
+  duplicate?: string;
+  /** Every number a double would change (more than 15 significant digits that do not read back). */
+  inexact: InexactNumber[];
+}
+
+/** Whether a number's text (more than 15 significant digits) changes when read as a double. */
+function changedByDouble(text: string): boolean {
+  return significantDigits(text) > 15 && !sameDecimal(text, String(Number(text)));
+}
+
 /**
- * The JSON pointer of the first key that appears twice in one object of `text`, or undefined.
- * `text` must be valid JSON (call it after parsing). Linear: strings are skipped with indexOf, so
- * megabytes of base64 cost little.
+ * Scans valid JSON `text` (call it after parsing) for keys sent twice and numbers a double would
+ * change. Linear: strings are skipped with indexOf, so megabytes of base64 cost little; a number's
+ * text is looked at closely only when it is longer than 15 characters.
  */
-export function findDuplicateKey(text: string): string | undefined {
+export function scanJson(text: string): JsonScan {
   const stack: Frame[] = [];
+  const inexact: InexactNumber[] = [];
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -31,7 +147,7 @@ export function findDuplicateKey(text: string): string | undefined {
     if (c === QUOTE) {
       let j = text.indexOf('"', i + 1);
       for (;;) {
-        if (j === -1) return undefined;
+        if (j === -1) return { inexact };
         let backslashes = 0;
         while (text.charCodeAt(j - 1 - backslashes) === BACKSLASH) backslashes++;
         if (backslashes % 2 === 0) break;
@@ -41,12 +157,29 @@ export function findDuplicateKey(text: string): string | undefined {
       if (top?.object && top.expectKey) {
         const raw = text.slice(i + 1, j);
         const key = raw.includes('\\') ? (JSON.parse(text.slice(i, j + 1)) as string) : raw;
-        if (top.keys.has(key)) return pointer(...stack.slice(0, -1).map((f) => f.segment), key);
+        if (top.keys.has(key)) return { duplicate: pointer(...stack.slice(0, -1).map((f) => f.segment), key), inexact };
         top.keys.add(key);
         top.segment = key;
         top.expectKey = false;
       }
       i = j + 1;
+      continue;
+    }
+    if (c === MINUS || (c >= 0x30 && c <= 0x39)) {
+      let j = i + 1;
+      for (; j < n; j++) {
+        const d = text.charCodeAt(j);
+        // Digits, '.', 'e', 'E', '+', '-': the rest of a valid number.
+        if (!((d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === MINUS)) break;
+      }
+      if (j - i > 15) {
+        const number = text.slice(i, j);
+        if (changedByDouble(number)) {
+          const segments = stack.map((f) => f.segment);
+          inexact.push({ segments, pointer: pointer(...segments), text: number });
+        }
+      }
+      i = j;
       continue;
     }
     if (c === 0x7b /* { */) stack.push({ object: true, keys: new Set(), segment: '', expectKey: true });
@@ -59,7 +192,12 @@ export function findDuplicateKey(text: string): string | undefined {
     }
     i++;
   }
-  return undefined;
+  return { inexact };
+}
+
+/** The JSON pointer of the first key that appears twice in one object of valid JSON `text`, or undefined. */
+export function findDuplicateKey(text: string): string | undefined {
+  return scanJson(text).duplicate;
 }
 
 declare module 'fastify' {
@@ -101,17 +239,103 @@ export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: 
       if (request.body === undefined && bodyIsOptional(request)) request.body = {};
     });
   }
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (options.optionalBodies && (body as string).trim() === '' && bodyIsOptional(request)) return done(null, {});
-    parse(request, String(body), (err, value) => {
-      if (err) return done(err, undefined);
-      const duplicate = findDuplicateKey(body as string);
-      if (duplicate === undefined) return done(null, value);
-      const message = 'appears twice in its object: each field occurs exactly once';
-      done(
-        new SandboxError(400, `${duplicate}: ${message}`, { details: [{ path: duplicate, message }], outcome: FALLBACK.malformed }),
-        undefined,
-      );
-    });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    const charset = charsetError(request.headers['content-type']);
+    if (charset) return done(charset, undefined);
+    if (options.optionalBodies && isBlank(bytes) && bodyIsOptional(request)) return done(null, {});
+    if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return done(byteOrderMarkError(), undefined);
+    if (!isUtf8(bytes)) return done(utf8Error(bytes), undefined);
+    parseJsonText(parse, request, bytes.toString('utf8'), done);
   });
+}
+
+/** Only JSON whitespace (or nothing). */
+function isBlank(bytes: Buffer): boolean {
+  for (const c of bytes) if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return false;
+  return true;
+}
+
+/** Decisions on the charset labels seen, by label as sent: undefined when it names UTF-8. */
+const charsets = new Map<string, string | undefined>();
+
+/**
+ * A 400 for a Content-Type whose charset parameter names anything but UTF-8 (any of its labels,
+ * in any case): JSON is UTF-8 (RFC 8259, section 8.1), and a client declaring another charset has
+ * most likely encoded its body in it. Undefined when there is no charset, or it is UTF-8.
+ */
+export function charsetError(contentType: string | undefined): SandboxError | undefined {
+  if (contentType === undefined || !contentType.includes(';')) return undefined;
+  const m = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
+  if (!m) return undefined;
+  const label = (m[1] ?? m[2] ?? '').slice(0, 64);
+  let problem = charsets.get(label);
+  if (!charsets.has(label)) {
+    let encoding: string | undefined;
+    try {
+      encoding = new TextDecoder(label).encoding;
+    } catch {
+      encoding = undefined;
+    }
+    problem =
+      encoding === 'utf-8'
+        ? undefined
+        : `Content-Type declares charset=${label}${encoding === undefined ? ' (not a known character encoding)' : encoding === label.toLowerCase() ? '' : ` (${encoding})`}: a JSON body must be UTF-8 (RFC 8259, section 8.1); send the body encoded as UTF-8, with charset=utf-8 or no charset parameter`;
+    if (charsets.size < 256) charsets.set(label, problem);
+  }
+  return problem === undefined ? undefined : new SandboxError(400, problem, { outcome: FALLBACK.malformed });
+}
+
+/** Where bytes known not to be UTF-8 stop being it: offset, line and column (in characters). */
+function utf8Position(bytes: Buffer): JsonPosition {
+  const offset = firstInvalidUtf8(bytes);
+  let line = 1;
+  let lineStart = 0;
+  for (let i = bytes.indexOf(0x0a); i !== -1 && i < offset; i = bytes.indexOf(0x0a, i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  // Columns count characters: continuation bytes before the offset on its line are not characters.
+  let column = 1;
+  for (let i = lineStart; i < offset; i++) if (((bytes[i] as number) & 0xc0) !== 0x80) column++;
+  return { offset, line, column };
+}
+
+/** The error of bytes known not to be UTF-8. */
+function utf8Error(bytes: Buffer): SandboxError {
+  return notUtf8Error(bytes[firstInvalidUtf8(bytes)] as number, utf8Position(bytes));
+}
+
+/**
+ * Parses a JSON document that is not a request body (a fixture file), as bodies are read: UTF-8,
+ * no key twice, numbers a double would change recorded (http/exact-numbers.ts). Throws an Error
+ * saying what is wrong and where.
+ */
+export function parseJsonDocument(bytes: Buffer): unknown {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) throw new Error(byteOrderMarkError().message);
+  if (!isUtf8(bytes)) throw new Error(utf8Error(bytes).message);
+  const text = bytes.toString('utf8');
+  const value: unknown = JSON.parse(text);
+  const scan = scanJson(text);
+  if (scan.duplicate !== undefined) throw new Error(`${scan.duplicate} appears twice in its object: each field occurs exactly once`);
+  recordExactNumbers(value, scan.inexact);
+  return value;
+}
+
+/**
+ * Parses JSON text the sandbox stored itself, for showing: a number a double would change (an
+ * amount written by stringifyExact) comes back as a DecimalText, written out digit for digit.
+ */
+export function parseStoredJson(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  const { inexact } = scanJson(text);
+  if (inexact.length === 0 || typeof value !== 'object' || value === null) return value;
+  for (const { segments, text: digits } of inexact) {
+    let holder: unknown = value;
+    for (let i = 0; i < segments.length - 1; i++) holder = (holder as Record<string, unknown>)[String(segments[i])];
+    const key = segments[segments.length - 1];
+    if (key !== undefined && typeof holder === 'object' && holder !== null)
+      (holder as Record<string, unknown>)[String(key)] = new DecimalText(digits);
+  }
+  return value;
 }

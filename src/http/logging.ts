@@ -55,7 +55,7 @@ export const TURN_BUFFER_LIMIT = 1 << 20;
 
 /**
  * Log lines gathered during one turn of the event loop and handed on together at its end (one write
- * instead of one per line: a GET's CPU time fell by a tenth, docs/benchmarks.md).
+ * instead of one per line, which costs a GET measurably: docs/benchmarks.md).
  * A line leaves within the turn it was logged in; on exit, however the process ends short of a
  * SIGKILL, what is gathered is written first.
  */

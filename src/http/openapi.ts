@@ -40,14 +40,14 @@ function sameContent(a: Schema, b: Schema): boolean {
 }
 
 /**
- * The route schemas name two rules by formats of the sandbox's own Ajv (http/validation.ts); the
- * document says them in keywords every tool knows. `money` becomes `multipleOf: 0.01` (the server
- * checks the cents exactly, where a float division may not: validators need a tolerance, e.g. Ajv's
- * multipleOfPrecision), `utc-timestamp` becomes `date-time`.
+ * The route schemas name two rules by a keyword and a format of the sandbox's own Ajv
+ * (http/validation.ts); the document says them in keywords every tool knows. `money` becomes
+ * `multipleOf: 0.01` (the server checks the cents exactly, where a float division may not:
+ * validators need a tolerance, e.g. Ajv's multipleOfPrecision), `utc-timestamp` becomes `date-time`.
  */
 function standardFormats(schema: Schema): void {
-  if (schema.format === 'money') {
-    delete schema.format;
+  if (schema.money === true) {
+    delete schema.money;
     schema.multipleOf = 0.01;
   } else if (schema.format === 'utc-timestamp') {
     schema.format = 'date-time';

@@ -20,9 +20,12 @@ export interface Outcome {
 }
 
 /** slug -> [status, sentence]. */
-export type OutcomeEntries = Record<string, readonly [status: number, sentence: string]>;
+export type OutcomeEntries = Readonly<Record<string, readonly [status: number, sentence: string]>>;
 
-export interface OutcomeOptions {
+/** An operation's own outcomes, and the kinds of refusal it has in common with others. */
+export interface OperationOutcomes {
+  /** The answers its rules decide, each set where the rule decides it. */
+  own: OutcomeEntries;
   /** The operation reads a JSON body: a malformed one and one that breaks the schema are outcomes. */
   body?: boolean;
   /**
@@ -36,9 +39,12 @@ export interface OutcomeOptions {
   headers?: boolean;
   /** The operation validates path parameters. */
   params?: boolean;
-  /** Documented error statuses an injected fault can answer (`fault-<status>`). */
-  faults: readonly number[];
 }
+
+/** The slugs the rules of an interface set, across its operations: what `outcome()` of its outcomes.ts takes. */
+export type OwnSlug<T extends Readonly<Record<string, OperationOutcomes>>> = {
+  [K in keyof T]: keyof T[K]['own'] & string;
+}[keyof T];
 
 /** Slugs the error handler derives when the rule that refused did not tag its error. */
 export const FALLBACK = {
@@ -53,14 +59,17 @@ export const FALLBACK = {
 export const invalidField = (field: string): string => `invalid-${field}`;
 export const faultSlug = (status: number): string => `fault-${status}`;
 
-/** The outcomes of one operation: its own entries, then those every operation of its kind has. */
+/**
+ * The outcomes of one operation: its own, then those every operation of its kind has, then one per
+ * documented error status a fault rule (or the sandbox failing) can answer.
+ */
 export function operationOutcomes(
   iface: InterfaceId,
   operation: string,
-  entries: OutcomeEntries,
-  options: OutcomeOptions,
+  options: OperationOutcomes,
+  statuses: readonly number[],
 ): Outcome[] {
-  const all: OutcomeEntries = { ...entries };
+  const all: Record<string, readonly [number, string]> = { ...options.own };
   if (options.body) {
     all[FALLBACK.malformed] = [
       400,
@@ -80,7 +89,7 @@ export function operationOutcomes(
   if (options.query) all[FALLBACK.queryInvalid] = [400, 'a query parameter breaks its rule (type, range, value, or unknown)'];
   if (options.headers) all[FALLBACK.headersInvalid] = [400, 'a request header the sandbox reads has a value it does not take'];
   if (options.params) all[FALLBACK.paramsInvalid] = [400, 'a path parameter is empty'];
-  for (const status of options.faults) {
+  for (const status of statuses) {
     all[faultSlug(status)] = [
       status,
       status >= 500

@@ -1,13 +1,14 @@
+import { WORKSPACE_NAME_RULE } from '../runtime/workspaces.js';
 import type { Assumption } from './assumption-catalog.js';
 
 /** Decisions that apply to every interface or to the sandbox as a whole. */
-export const assumptions: Assumption[] = [
+export const assumptions = [
   {
     id: 'error-body',
     interface: 'sandbox',
     topic: 'Error bodies of bookkeeping, registry and loan-bond are not shown',
     decision:
-      'they answer {"statusCode","error","message","details":[{"path","message"}]}, one detail per problem, path a JSON pointer into the request',
+      'they answer {"statusCode","error","message","details":[{"path","message"}]}, one detail per problem, path a JSON pointer into the request; every check of a request is reported in the same answer (schema, domain, cross-field and against the stored state), at most 100 details while the message counts them all; a check is skipped only where an earlier problem makes it meaningless: a field of the wrong type is not also judged by its domain rule, a bill that takes no payment (unknown, paid, cancelled) or an amount above its open value is not compared further, and a receivables file is read only for a caller the body authenticates',
     reason:
       "a client needs to know which field broke which rule; the shape is Fastify's, extended with details",
   },
@@ -38,8 +39,9 @@ export const assumptions: Assumption[] = [
     interface: 'sandbox',
     topic: 'The largest request body is not shown',
     decision:
-      'SANDBOX_BODY_LIMIT, default 100mb (104857600 bytes); a larger body is a 400 that states the limit',
-    reason: 'a loan-bond batch of 50 records carries PDFs of up to 15 MB each as base64',
+      'SANDBOX_BODY_LIMIT, default 100mb (104857600 bytes), for every route but the loan-bond registration (its own limit: lb-body-limit); a larger body is a 400 that states the limit and the setting that raises it',
+    reason:
+      'no other route documents a size: 100 MiB holds the base64 of a 78 643 200-byte CNAB file (about 176 000 lines of 444 characters and CRLF) or a registry batch of thousands of documents, and a body read whole is held in memory',
   },
   {
     id: 'named-only-501',
@@ -50,18 +52,45 @@ export const assumptions: Assumption[] = [
     reason: 'inventing those operations would mislead; a 501 tells the client exactly what is not emulated',
   },
   {
+    id: 'head-like-get',
+    interface: 'sandbox',
+    topic: 'HEAD requests (the specification documents GET only)',
+    decision:
+      'HEAD answers as GET would on every path GET serves (documented operations, health, control-plane GETs, the OpenAPI document and docs), with the same status and headers and no body, as HTTP requires (RFC 9110, section 9.3.2); OpenAPI lists the GET only; on a path no GET serves, HEAD is the 501 of any undocumented method',
+    reason: 'health checks, proxies and link checkers send HEAD; a 501 or 404 there would make a served path look missing',
+  },
+  {
     id: 'money-cents',
     interface: 'sandbox',
     topic: 'Precision of decimal amounts',
-    decision: 'amounts are kept as integer cents; a number with more than two decimal places is a 400',
-    reason: 'Brazilian amounts are in centavos; a third decimal would be rounded silently by a lax service',
+    decision:
+      'amounts are kept as integer cents, read exactly from the number\'s text up to 90071992547409.91 (2^53 - 1 cents) and written back the same way in inspection and the journal; more than two decimal places is a 400 saying so, a larger amount a 400 naming the largest',
+    reason:
+      'Brazilian amounts are in centavos; a third decimal would be rounded silently by a lax service, and above about 2^51 cents a double no longer tells neighbouring cents apart',
+  },
+  {
+    id: 'exact-numbers',
+    interface: 'sandbox',
+    topic: 'JSON numbers with more significant digits than a double keeps',
+    decision:
+      'an amount is read from its text (money-cents); any other number whose text a double would change (more than 15 significant digits that do not read back as the same decimal, such as an additiveNumber of 20 digits) is a 400 naming it and what it would become',
+    reason: 'what the client sent is kept exactly or refused, never silently changed',
+  },
+  {
+    id: 'json-utf8',
+    interface: 'sandbox',
+    topic: 'The character encoding of JSON bodies is not shown',
+    decision:
+      'a body must be UTF-8: bytes that are not (Latin-1 "José" sends E9 for é) are a 400 naming the first bad byte by offset, line and column; a Content-Type charset other than UTF-8 (any of its labels, any case) is a 400 naming it even when the bytes are plain ASCII; a UTF-8 byte-order mark is a 400 naming it; nothing is ever decoded with replacement characters',
+    reason:
+      'JSON exchanged between systems is UTF-8 without a byte-order mark (RFC 8259, section 8.1); decoding by a declared charset would hide from a client that it does not send UTF-8, and replacement characters would change what it sent',
   },
   {
     id: 'journal-scope',
     interface: 'sandbox',
     topic: 'A record of the requests clients sent (the real services show none)',
     decision:
-      'GET /_sandbox/requests keeps every request under an interface prefix (501s and refused bodies included) and every 404 outside them, not control-plane or documentation calls; the last SANDBOX_JOURNAL_SIZE (default 1000), newest first; bodies redacted by key anywhere in the tree (token, accessToken, token_acesso, authorization, documento, conteudo, operationFile...), strings over 512 characters and bodies over about 16 KB cut with "[truncated: ...]"; no headers',
+      'GET /_sandbox/requests keeps every request under an interface prefix (501s and refused bodies included) and every 404 outside them, not control-plane or documentation calls; the last SANDBOX_JOURNAL_SIZE (default 1000), newest first; bodies redacted by key anywhere in the tree (token, accessToken, token_acesso, authorization, documento, conteudo, operationFile...), strings over 512 characters and bodies over about 16 KB cut with "[truncated: ...]"; beside the parsed query, the request line, query string and headers as sent, credentials redacted (Authorization keeps its scheme; cookies, the admin key, headers named like a token, secret or key, secret query parameters)',
     reason:
       'a user sees what the client sent wrongly, memory stays flat under any load, and no secret or document leaves the sandbox',
   },
@@ -139,6 +168,15 @@ export const assumptions: Assumption[] = [
     reason: 'a lax reading turns 0x10 into 16 and 1e400 into Infinity; the client is told the exact rule instead',
   },
   {
+    id: 'query-booleans',
+    interface: 'sandbox',
+    topic: 'How boolean query values are written (the specification says "boolean")',
+    decision:
+      'true or false in any case (True, FALSE), or 1 or 0, given once; anything else (yes, on, an empty value) is a 400 naming the parameter and the words it takes',
+    reason:
+      'Python and .NET write a boolean as True or False and some clients send 1 or 0: each means one thing, while yes or on would be a guess',
+  },
+  {
     id: 'money-sign',
     interface: 'sandbox',
     topic: 'The sign of amounts where the specification shows no range',
@@ -207,8 +245,7 @@ export const assumptions: Assumption[] = [
     id: 'workspace-names',
     interface: 'sandbox',
     topic: 'What a workspace may be called',
-    decision:
-      '1 to 64 characters of a-z, 0-9 and -; anything else after /ws/ is a 400 naming the rule (in the interface\'s error shape when the rest of the path is under an interface prefix)',
+    decision: `${WORKSPACE_NAME_RULE}; anything else after /ws/ is a 400 naming the rule (in the interface's error shape when the rest of the path is under an interface prefix)`,
     reason: 'names become file names and path segments; a worker id (w3, gw0, worker-12) always fits',
   },
   {
@@ -216,8 +253,33 @@ export const assumptions: Assumption[] = [
     interface: 'sandbox',
     topic: 'When a workspace exists',
     decision:
-      'created on first use by any call that reads its state (an interface call or a control call; not /docs, /openapi.json or the inspector\'s static files) with the start-up fixtures, or by POST /_sandbox/workspaces {"name","fixtures"} (201; an existing name is a 409); reset with "default" in a workspace loads the fixtures it was created with; DELETE /_sandbox/workspaces/{name} drops it with its snapshots and file; "default" cannot be deleted (a 400: reset it)',
+      'created on first use by any call that reads its state (an interface call or a control call; not /docs, /openapi.json or the inspector\'s static files) with the start-up fixtures, or by POST /_sandbox/workspaces {"name","fixtures"} (201; an existing name is a 409); under SANDBOX_ADMIN_TOKEN only a request carrying the key creates one (workspace-locked); reset with "default" in a workspace loads the fixtures it was created with; DELETE /_sandbox/workspaces/{name} drops it with its snapshots and file (workspace-removal); "default" cannot be deleted (a 400: reset it)',
     reason: 'a worker only picks its name; a suite that wants its own fixtures creates the workspace with them once and resets back to them',
+  },
+  {
+    id: 'workspace-locked',
+    interface: 'sandbox',
+    topic: 'Who may create a workspace when the control plane is locked (SANDBOX_ADMIN_TOKEN set)',
+    decision:
+      'only a request carrying Sandbox-Admin-Token: POST /_sandbox/workspaces, or any call under /ws/{name} that sends the header; without it, a base URL /ws/{name} of a workspace that does not exist reaches nothing: under an interface path a 404 in that interface\'s error shape (receivables code WorkspaceNotFound) saying how to create it, the sandbox\'s own answer outside every documented operation like the 404 outside every prefix; under /_sandbox the control plane\'s 401; elsewhere a 404. A workspace that exists answers its interfaces to anyone, as "default" does',
+    reason:
+      'a locked sandbox must not let an anonymous client fill it up to SANDBOX_MAX_WORKSPACES and lock its users out with 429s; no interface documents an answer for a base URL that is not one',
+  },
+  {
+    id: 'workspace-removal',
+    interface: 'sandbox',
+    topic: 'Requests to a workspace while DELETE /_sandbox/workspaces/{name} removes it',
+    decision:
+      'the removal waits for the requests in flight in that workspace (at most 5 s, then closes it under them) and answers once its state and files are gone; a request that reaches it meanwhile, or one still in flight after the wait, is refused: under an interface path with that interface\'s 400 in its error shape (receivables code WorkspaceRemoved), on the control plane with a 409, each saying the workspace is being removed; a request after the removal answered starts a new workspace of that name, whose files the removal never touches (they are renamed away before being deleted, and the name is free only after)',
+    reason: 'an acknowledged write must never vanish with a workspace created after it, and a request must be refused, never failed, when its state goes away',
+  },
+  {
+    id: 'control-plane-key',
+    interface: 'sandbox',
+    topic: 'Who may use the control plane, and what an empty setting means',
+    decision:
+      'unset SANDBOX_ADMIN_TOKEN: the control plane is open to whoever reaches the port (the image listens on every interface); set: every /_sandbox call but the inspector\'s static files needs the Sandbox-Admin-Token header (401) and only a request carrying it creates a workspace; SANDBOX_ADMIN_TOKEN or HOST set but empty (or blank) is refused at start with a message (exit 2), as is --host \'\' and buildApp({ adminToken: \'\' })',
+    reason: 'an empty variable (a compose file\'s unset ${TOKEN}) would otherwise silently mean an open control plane, or listening on every interface',
   },
   {
     id: 'workspace-isolation',
@@ -412,4 +474,4 @@ export const assumptions: Assumption[] = [
       'per workspace, in memory: per documented operation the exchanges proxied, how many conformed, and each distinct finding with its count, first and last time (sandbox clock) and one redacted example; kept across reset and snapshot restore (the real service did answer so); DELETE /_sandbox/conformance starts it again',
     reason: 'a CI run resets between tests and reads the report at the end',
   },
-];
+] as const satisfies readonly Assumption[];

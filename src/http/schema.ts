@@ -1,9 +1,21 @@
-// Schema building blocks shared by the four interfaces and the control plane.
+// Schema building blocks shared by the interfaces and the control plane.
 import { type TSchema, Type } from '@fastify/type-provider-typebox';
+import type { DecimalText } from '../domain/money.js';
 
-/** Money on the wire: a JSON number with at most two decimal places (kept as integer cents). */
+/**
+ * Money on the wire: a JSON number with at most two decimal places (kept as integer cents). The
+ * `money` keyword of the sandbox's Ajv (http/validation.ts) checks it from the number's text where a
+ * double would change it; the OpenAPI document says it in standard keywords (http/openapi.ts).
+ */
 export const Money = (options: Record<string, unknown> = {}) =>
-  Type.Number({ format: 'money', description: 'amount, at most two decimal places', ...options });
+  Type.Number({ money: true, description: 'amount, at most two decimal places', ...options });
+
+/**
+ * An amount going out (inspection): a JSON number, written digit for digit where a double would
+ * change it (centsToNumber, and the control plane's serializer in http/serializer.ts).
+ */
+export const AmountOut = (options: Record<string, unknown> = {}) =>
+  Type.Unsafe<number | DecimalText>({ type: 'number', description: 'amount in reais, exact to the cent', ...options });
 
 /** A real calendar date written YYYY-MM-DD. */
 export const CalendarDate = (options: Record<string, unknown> = {}) =>

@@ -1,19 +1,28 @@
 // Ajv set up for a sandbox that must refuse what the real service would refuse: bodies are
 // validated as sent (no stripping of unknown fields, no type coercion, every problem reported);
 // only query strings and path parameters, which are text on the wire, are coerced.
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import { isCalendarDate, isUtcTimestamp } from '../domain/dates.js';
-import { isMoney } from '../domain/money.js';
+import { centsFromText, MONEY_MESSAGES, type MoneyProblem, moneyProblem } from '../domain/money.js';
 import { type ErrorDetail, pointer } from './errors.js';
+import { exactText, unreadExactNumbers } from './exact-numbers.js';
 
 /** At most this many details in one error body: a 10 000-item array of mistakes stays readable. */
 export const MAX_DETAILS = 100;
 
 const FORMAT_MESSAGES: Record<string, string> = {
-  money: 'must be an amount with at most two decimal places',
   date: 'must be a real calendar date written YYYY-MM-DD',
   'utc-timestamp': 'must be an ISO 8601 UTC timestamp such as 2026-11-01T10:00:00Z',
+};
+
+/** Ajv's `money` keyword: from the number's text where its double would change it (http/exact-numbers.ts). */
+const checkMoney: SchemaValidateFunction = (_schema, data: number, _parent, cxt) => {
+  const text = cxt ? exactText(cxt.parentData, cxt.parentDataProperty) : undefined;
+  const problem: MoneyProblem | undefined = text === undefined ? moneyProblem(data) : centsFromText(text).problem;
+  if (problem === undefined) return true;
+  checkMoney.errors = [{ keyword: 'money', message: MONEY_MESSAGES[problem], params: { problem } }];
+  return false;
 };
 
 function createAjv(options: Options): Ajv {
@@ -21,7 +30,13 @@ function createAjv(options: Options): Ajv {
   ajv.addKeyword({ keyword: 'x-sandbox-assumption', schemaType: 'string' });
   // OpenAPI-only annotations that may appear in the TypeBox schemas.
   ajv.addKeyword({ keyword: 'example' });
-  ajv.addFormat('money', { type: 'number', validate: (v: number) => isMoney(v) });
+  ajv.addKeyword({
+    keyword: 'money',
+    type: 'number',
+    schemaType: 'boolean',
+    errors: true,
+    validate: checkMoney,
+  });
   ajv.addFormat('date', { type: 'string', validate: isCalendarDate });
   ajv.addFormat('utc-timestamp', { type: 'string', validate: isUtcTimestamp });
   return ajv;
@@ -58,27 +73,61 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     }
     const ok = compiled(data);
     validate.errors = compiled.errors;
-    return ok;
+    if (httpPart !== 'body') return ok;
+    const inexact = inexactErrors(data, compiled.errors);
+    if (inexact.length === 0) return ok;
+    validate.errors = [...(compiled.errors ?? []), ...inexact];
+    return false;
   };
   validate.errors = null as ValidateFunction['errors'];
   return validate;
 };
 
+/**
+ * Validates a parsed body with a compiled body validator: its schema, then every number a double
+ * would change that no money field read (http/exact-numbers.ts). The errors, or null when valid.
+ */
+export function validateBody(validate: ValidateFunction, data: unknown): ErrorObject[] | null {
+  const ok = validate(data);
+  const inexact = inexactErrors(data, validate.errors);
+  if (ok && inexact.length === 0) return null;
+  return [...(validate.errors ?? []), ...inexact];
+}
+
+/** A refusal for each number a double would change, outside money and where the schema found nothing else. */
+function inexactErrors(data: unknown, errors: ValidateFunction['errors']): ErrorObject[] {
+  const unread = unreadExactNumbers(data);
+  if (unread.length === 0) return [];
+  const refused = new Set((errors ?? []).map((e) => e.instancePath));
+  return unread
+    .filter((n) => !refused.has(n.pointer))
+    .map((n) =>
+      refusal(
+        n.pointer,
+        'exact',
+        `is ${n.text}, which has more significant digits than the sandbox keeps exactly (a JSON number is read as a double: 15 digits are always kept, and integers up to ${Number.MAX_SAFE_INTEGER}); it would be read as ${String(Number(n.text))}`,
+      ),
+    );
+}
+
 interface NumericField {
   name: string;
   integer: boolean;
+  /** A boolean (read from its own words, see readNumbers) rather than a number. */
+  boolean?: true;
   /** What a value out of a double's reach is told. */
   range: string;
 }
 
-/** The top-level integer and number properties of a query or path schema. */
+/** The top-level integer, number and boolean properties of a query or path schema. */
 function numericFields(schema: unknown): NumericField[] {
   type Property = { type?: unknown; minimum?: number; maximum?: number };
   const properties = (schema as { properties?: Record<string, Property> } | undefined)?.properties;
   if (!properties) return [];
   return Object.entries(properties)
-    .filter(([, p]) => p.type === 'integer' || p.type === 'number')
-    .map(([name, p]) => {
+    .filter(([, p]) => p.type === 'integer' || p.type === 'number' || p.type === 'boolean')
+    .map(([name, p]): NumericField => {
+      if (p.type === 'boolean') return { name, integer: false, boolean: true, range: '' };
       const bounds = [
         p.minimum === undefined ? undefined : `>= ${p.minimum}`,
         p.maximum === undefined ? undefined : `<= ${p.maximum}`,
@@ -92,9 +141,18 @@ function numericFields(schema: unknown): NumericField[] {
 }
 
 const INTEGER_TEXT = /^[+-]?\d+$/;
+/** The words of a boolean query value (assumption query-booleans), matched without regard to case. */
+const BOOLEAN_TEXT = new Map([
+  ['true', true],
+  ['1', true],
+  ['false', false],
+  ['0', false],
+]);
 const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /**
+ * Reads a boolean value as true, false, 1 or 0 in any case (what Python's and .NET's clients send
+ * for True is "True"), anything else refused naming the words (assumption query-booleans).
  * Reads the numeric values of a query string or path as decimal text, before Ajv sees them: Ajv's
  * own coercion takes `0x10`, ` 5` and `1e400` (Infinity) for numbers, and a value too large for a
  * double reached SQLite as a non-integer. A value that is not decimal text, or that no double holds
@@ -103,11 +161,19 @@ const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 function readNumbers(fields: readonly NumericField[], data: unknown): ErrorObject[] | null {
   if (typeof data !== 'object' || data === null) return null;
   const values = data as Record<string, unknown>;
-  for (const { name, integer, range } of fields) {
+  for (const field of fields) {
+    const { name, integer, range } = field;
     const text = values[name];
     const instancePath = pointer(name);
     if (Array.isArray(text)) return [refusal(instancePath, 'repeated', 'is given more than once: give it once')];
     if (typeof text !== 'string') continue;
+    if (field.boolean) {
+      const value = BOOLEAN_TEXT.get(text.toLowerCase());
+      if (value === undefined)
+        return [refusal(instancePath, 'boolean', `must be true or false (in any case, or 1 or 0), got "${text.slice(0, 40)}"`)];
+      values[name] = value;
+      continue;
+    }
     if (!(integer ? INTEGER_TEXT : NUMBER_TEXT).test(text))
       return [refusal(instancePath, integer ? 'integer' : 'number', `must be ${integer ? 'an integer' : 'a number'} written in decimal digits`)];
     const value = Number(text);
@@ -149,6 +215,10 @@ export function detailsFromAjv(errors: readonly ErrorObject[], context = 'body')
         break;
       case 'enum':
         message = `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+        break;
+      case 'money':
+      case 'exact':
+        message = e.message ?? 'is invalid';
         break;
       case 'format':
         message = FORMAT_MESSAGES[String(e.params.format)] ?? e.message ?? 'is invalid';

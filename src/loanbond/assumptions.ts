@@ -1,7 +1,7 @@
 import type { Assumption } from '../http/assumption-catalog.js';
 
-/** Decisions of the loanbond interface where the specification is silent (docs/assumptions.md). */
-export const assumptions: Assumption[] = [
+/** Decisions of the loanbond interface where the specification is silent (docs/assumptions.md is written from this list). */
+export const assumptions = [
   {
     id: 'lb-required-fields',
     interface: 'loanbond',
@@ -46,7 +46,7 @@ export const assumptions: Assumption[] = [
     interface: 'loanbond',
     topic: 'The order in which the loan-bond checks run',
     decision:
-      'body (JSON, size) -> 400; more than 50 records -> 400 naming rule 6 alone; every field type -> 400, one detail per problem; then the token, missing or unknown -> 401; then products (rules 1-2) -> 401; then every file (base64, rule 5 size, rule 4 PDF, rule 3 encryption) -> 400 with one detail per bad file',
+      'body (JSON, size: read as a stream, so a malformed body is answered once it is read to its end, and one over the limit at once) -> 400; more than 50 records -> 400 naming rule 6 alone; every field type -> 400, one detail per problem; then the token, missing or unknown -> 401; then products (rules 1-2) -> 401; then every file (base64, rule 5 size, rule 4 PDF, rule 3 encryption) -> 400 with one detail per bad file',
     reason:
       'the token travels inside the body, so the body is read first; files are checked only for a known caller',
   },
@@ -88,16 +88,29 @@ export const assumptions: Assumption[] = [
     id: 'lb-document-store',
     interface: 'loanbond',
     topic: 'How registered files are kept',
-    decision: 'each distinct file is stored once in the database, by SHA-256 and size; records refer to it',
-    reason: 'a batch may repeat the same PDF; inspection shows name, size and hash, never the bytes',
+    decision:
+      'each distinct file is stored once, by SHA-256 and size, as a file beside the database (<db>-documents/; for :memory:, a temporary folder removed when the sandbox or workspace closes); records refer to it; a file goes once no record of the state or of any snapshot refers to it (reset, restore, a snapshot deleted); a workspace removed takes its folder',
+    reason:
+      'a batch may repeat the same PDF; 750 MB of PDFs belong neither in the JavaScript heap nor in SQLite pages; inspection shows name, size and hash, never the bytes',
   },
+  {
+    id: 'lb-body-limit',
+    interface: 'loanbond',
+    topic: 'The largest registration body, and how additional documents count (the specification bounds records, 50, and files, 15 MB, but not documentos_adicionais)',
+    decision:
+      'SANDBOX_LOANBOND_BODY_LIMIT, default 1 069 408 816 bytes: 50 files of the longest text of a 15 MB file (base64: 4 x 5 000 000 = 20 000 000 characters, plus a MIME line break written \\r\\n every 76 characters, 263 158 x 4 bytes: 21 052 632 bytes) plus 16 MiB (16 777 216 bytes) for every other field; additional documents count against the same 50 files; the fields besides documento and conteudo may take at most 16 MiB (a 400 at once beyond); the body is read as a stream, files decoded and checked as they arrive',
+    reason:
+      'the documented maximum batch is 50 records of one 15 MB PDF each; a limit must be finite, and counting every file against that batch keeps the largest documented request accepted while a request of more files than that is refused plainly',
+  },
+
   {
     id: 'lb-pdf-detection',
     interface: 'loanbond',
     topic: 'How "PDF only" (rule 4) and "not encrypted or password-protected" (rule 3) are decided',
     decision:
-      'a PDF is a file with %PDF- and a version digit within its first 1024 bytes (as PDF readers accept); it is encrypted when the name /Encrypt (not /EncryptMetadata) appears, as in a trailer or cross-reference stream dictionary',
-    reason: 'the PDF standard lets bytes precede the header, and every encrypted PDF, owner password included, names its /Encrypt dictionary in uncompressed form',
+      'a PDF is a file with %PDF- and a version digit within its first 1024 bytes (as PDF readers accept); it is encrypted when a trailer dictionary, or a cross-reference stream dictionary (/Type /XRef), of any revision has an /Encrypt entry whose value is not null; names are compared decoded (/Encr#79pt is /Encrypt), and strings, comments and stream data are skipped, so a PDF that only mentions /Encrypt in its text is not encrypted',
+    reason:
+      'ISO 32000-1 marks an encrypted file, owner password included, by that entry (7.5.5, 7.5.8, 7.6.1), and neither dictionary may be compressed; any revision counts, because an incremental update of an encrypted file stays encrypted',
   },
   {
     id: 'lb-pdf-containers',
@@ -108,4 +121,4 @@ export const assumptions: Assumption[] = [
     reason:
       'a signed contract (.p7s) or a zipped PDF is not a PDF to a registry that files PDFs; leading junk a reader skips is still allowed, and real PDFs end with %%EOF',
   },
-];
+] as const satisfies readonly Assumption[];

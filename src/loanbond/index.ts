@@ -9,6 +9,9 @@ import { loanbondInspection, loanbondOverview } from './inspect.js';
 import { loanbondPlugin } from './routes.js';
 import { registrationWork } from './runner.js';
 
+/** The registration's default body limit (lb-body-limit), for the configuration's default. */
+export { DEFAULT_REGISTRATION_BODY_LIMIT } from './schemas.js';
+
 export const loanbond = {
   contract,
   routes: loanbondPlugin,

@@ -4,13 +4,17 @@ import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { centsToNumber } from '../domain/money.js';
 import { SandboxError } from '../http/errors.js';
-import { ErrorDetailSchema, ProcessingRecord, StandardError } from '../http/schema.js';
+import { decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
+import { AmountOut, ErrorDetailSchema, ProcessingRecord, StandardError } from '../http/schema.js';
 import type { AdditionalDocumentRow, RegistrationRow } from '../store/loanbond.js';
 import { registrationWork } from './runner.js';
 import { Signature, type Signature as SignatureT, Signer } from './schemas.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
 
 const TAG = [CONTROL_TAG.name];
+/** Registrations per page: a registration's line is well under 1 kB. */
+const PAGE = 100;
+const PAGE_MAX = 1000;
 
 const States = ['registered', 'signatures-pending', 'signatures-complete'];
 
@@ -49,7 +53,7 @@ const Detail = Type.Object({
     Type.Object({
       numero: Type.Optional(Type.Integer()),
       data_vencimento: Type.Optional(Type.String()),
-      valor: Type.Optional(Type.Number()),
+      valor: Type.Optional(AmountOut()),
     }),
   ),
   documento: Type.Object({ nome: Type.Union([Type.String(), Type.Null()]), ...FileInfo }),
@@ -177,20 +181,30 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'inspectLoanBondRegistrations',
         description:
-          'Every loan-bond registration with its state in the flow; the callerId query narrows them to one caller.',
+          'The loan-bond registrations with their state in the flow, oldest first; the callerId query narrows them to one caller. A page of limit (default 100); nextCursor, passed as cursor, gives the next ones.',
         tags: TAG,
         summary: 'Loan-bond registrations, oldest first; callerId narrows them to one caller',
-        querystring: Type.Object({ callerId: Type.Optional(Type.String({ minLength: 1 })) }),
+        querystring: Type.Object({ callerId: Type.Optional(Type.String({ minLength: 1 })), ...pageQuery(PAGE, PAGE_MAX) }),
         response: {
-          200: Type.Object({ registrations: Type.Array(Summary) }),
+          200: Type.Object({
+            total: Type.Integer({ description: 'registrations in all (of callerId, when given)' }),
+            registrations: Type.Array(Summary, { description: 'a page of them, oldest first' }),
+            nextCursor: NextCursor,
+          }),
           400: StandardError,
           401: StandardError,
         },
       },
     },
-    (request) => ({
-      registrations: runtimeOf(request).store.loanbond.registrations(request.query.callerId).map(summary),
-    }),
+    // Synchronous: templates read it through the inspect helper.
+    (request) => {
+      const store = runtimeOf(request).store.loanbond;
+      const { callerId, limit = PAGE, cursor } = request.query;
+      const after = cursor === undefined ? undefined : decodeCursor(cursor, ['string', 'string', 'number']);
+      const rows = store.registrations(callerId, after && [String(after[0]), String(after[1]), Number(after[2])], limit + 1);
+      const page = pageOf(rows, limit, (r) => [r.registeredAt, r.batch, r.position]);
+      return { total: store.registrationCount(callerId), registrations: page.items.map(summary), nextCursor: page.nextCursor };
+    },
   );
 
   app.get(
@@ -249,7 +263,7 @@ export const loanbondOverview = {
     lb_additional_documents: 'additional documents',
   },
   warnings(runtime: Runtime): string[] {
-    const registered = runtime.store.loanbond.registrations().filter((r) => r.state === 'registered').length;
+    const registered = runtime.store.loanbond.unprocessedCount();
     return registered > 0 ? [`loan-bond: ${registered} registration(s) not yet processed`] : [];
   },
 };

@@ -1,27 +1,27 @@
 // The loan-bond registration rules after the schema: caller and products (rules 1-2), every file
 // (rules 3-5), rule 7 on signatures, then one transaction that stores all records or none.
 import { createHash } from 'node:crypto';
-import { base64DecodedLength, decodeBase64 } from '../domain/base64.js';
-import { toCents } from '../domain/money.js';
-import { checkPdf, MAX_FILE_BYTES, type PdfRule } from '../domain/pdf.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer, SandboxError, validationError } from '../http/errors.js';
+import { moneyCents } from '../http/exact-numbers.js';
 import type { EventSink } from '../runtime/events.js';
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
 import type { Product } from '../store/loanbond.js';
 import { type RegisteredRecord, recordsRegistered } from './events.js';
+import { type LoanbondOutcome, outcome } from './outcomes.js';
 import type { LoanBondRecord, RegistrationRequest, RegistrationResponse, Signature } from './schemas.js';
+import type { FileResult } from './upload.js';
 
 const PRODUCT_RULES: ReadonlyArray<{ product: Product; rule: number; name: string }> = [
   { product: 'electronic-signature', rule: 1, name: 'electronic-signature' },
   { product: 'digital-loan-bond', rule: 2, name: 'digital loan-bond' },
 ];
 
-const RULE_NUMBER: Record<PdfRule, number> = { 'not-encrypted': 3, 'pdf-only': 4, 'max-size': 5 };
-
 export interface RegisterContext {
   store: Store;
+  /** Each file's verdict (rules 3-5) and incoming file, by the JSON pointer of its field. */
+  files: (path: string) => FileResult | undefined;
   ids: Ids;
   now: Date;
   strict: boolean;
@@ -34,7 +34,7 @@ export interface RegisterContext {
 export interface RegisterResult {
   response: RegistrationResponse;
   /** registered-signed or registered-unsigned (rule 7). */
-  outcome: string;
+  outcome: LoanbondOutcome;
   callerId: string;
   batch: string;
   warnings: number;
@@ -53,7 +53,7 @@ function authorize(store: Store, token: string | undefined): string {
   if (token === undefined) {
     throw new SandboxError(401, 'the token is missing: send the caller\'s token in the body field token', {
       details: [{ path: '/token', message: 'is required: the access token of the caller' }],
-      outcome: 'token-missing',
+      outcome: outcome('token-missing'),
     });
   }
   const caller = store.loanbond.callerByToken(token);
@@ -62,7 +62,7 @@ function authorize(store: Store, token: string | undefined): string {
       details: [
         { path: '/token', message: 'is not the token of a known caller (fixtures: loanbond.callers[].token)' },
       ],
-      outcome: 'token-unknown',
+      outcome: outcome('token-unknown'),
     });
   }
   const missing = PRODUCT_RULES.filter((p) => !caller.products.includes(p.product));
@@ -71,7 +71,7 @@ function authorize(store: Store, token: string | undefined): string {
       path: '/token',
       message: `rule ${p.rule}: the caller whose token the body field token holds has not contracted the ${p.name} product (fixtures: loanbond.callers[].products)`,
     }));
-    const first = missing[0]?.rule === 1 ? 'rule-1-electronic-signature' : 'rule-2-digital-loan-bond';
+    const first = outcome(missing[0]?.rule === 1 ? 'rule-1-electronic-signature' : 'rule-2-digital-loan-bond');
     throw new SandboxError(401, `${details.map((d) => d.message).join('; ')}`, { details, outcome: first });
   }
   return caller.callerId;
@@ -104,65 +104,26 @@ function taxIdProblems(records: readonly LoanBondRecord[]): ErrorDetail[] {
 /** Problems found so far, and the outcome the first one names. */
 interface Problems {
   details: ErrorDetail[];
-  outcome: string | undefined;
+  outcome: LoanbondOutcome | undefined;
 }
 
-function addProblem(problems: Problems, outcome: string, detail: ErrorDetail): void {
+function addProblem(problems: Problems, refusal: LoanbondOutcome, detail: ErrorDetail): void {
   problems.details.push(detail);
-  problems.outcome ??= outcome;
+  problems.outcome ??= refusal;
 }
 
-const PDF_OUTCOME: Record<PdfRule, string> = {
-  'not-encrypted': 'rule-3-encrypted',
-  'pdf-only': 'rule-4-not-pdf',
-  'max-size': 'rule-5-file-too-large',
-};
+/** Rules 3-5 on one file, decided while the body streamed in (upload.ts): its problem, if any. */
+function fileProblem(ctx: RegisterContext, path: string, problems: Problems): void {
+  const result = ctx.files(path);
+  if (!result) throw new Error(`no file was read at ${path}`);
+  if (!result.ok) addProblem(problems, result.outcome, { path, message: result.message });
+}
 
-/**
- * Rules 3-5 on one file. Only one decoded copy exists at a time: the size is known from the base64
- * text before decoding, and the bytes are dropped once stored (or once found already stored).
- * Returns the stored file's id, or undefined when the file broke a rule or an earlier one did.
- */
-function checkAndStoreFile(
-  store: Store,
-  text: string,
-  path: string,
-  problems: Problems,
-): number | undefined {
-  const size = base64DecodedLength(text);
-  if (size === undefined) {
-    const decoded = decodeBase64(text);
-    const reason = decoded.ok ? 'unreadable' : decoded.reason;
-    addProblem(problems, 'file-not-base64', {
-      path,
-      message: `is not valid base64 (the file travels as standard base64): ${reason}`,
-    });
-    return undefined;
-  }
-  if (size > MAX_FILE_BYTES) {
-    addProblem(problems, PDF_OUTCOME['max-size'], {
-      path,
-      message: `rule 5: the file is ${size} bytes decoded; the limit is 15 MB (${MAX_FILE_BYTES} bytes)`,
-    });
-    return undefined;
-  }
-  const decoded = decodeBase64(text, size);
-  if (!decoded.ok) {
-    addProblem(problems, 'file-not-base64', { path, message: `is not valid base64: ${decoded.reason}` });
-    return undefined;
-  }
-  const result = checkPdf(decoded.bytes, MAX_FILE_BYTES);
-  if (!result.ok) {
-    addProblem(problems, PDF_OUTCOME[result.rule], {
-      path,
-      message: `rule ${RULE_NUMBER[result.rule]} (${result.rule}): ${result.reason}`,
-    });
-    return undefined;
-  }
-  // Nothing will be stored once any problem is known; keep checking the rest for the report.
-  if (problems.details.length > 0) return undefined;
-  const sha256 = createHash('sha256').update(decoded.bytes).digest('hex');
-  return store.loanbond.putDocument({ sha256, size }, () => decoded.bytes);
+/** A file that passed becomes a stored file (inside the transaction); returns its id. */
+function storeFile(ctx: RegisterContext, path: string): number {
+  const result = ctx.files(path);
+  if (!result?.ok || !result.file) throw new Error(`the file at ${path} was checked but not kept`);
+  return ctx.store.loanbond.putDocument({ sha256: result.sha256, size: result.size }, result.file);
 }
 
 function signaturesCount(list: readonly Signature[] | undefined): number {
@@ -181,6 +142,16 @@ function imported(assinado: boolean, list: readonly Signature[] | undefined): st
   return JSON.stringify(kept);
 }
 
+/** One IMMEDIATE transaction; after a rollback, files no row refers to any more are removed. */
+function inTransaction<T>(store: Store, fn: () => T): T {
+  try {
+    return store.transaction(fn, { immediate: true });
+  } catch (err) {
+    store.documents.sweep();
+    throw err;
+  }
+}
+
 export function register(body: RegistrationRequest, ctx: RegisterContext): RegisterResult {
   const { store, ids } = ctx;
   const callerId = authorize(store, body.token);
@@ -188,33 +159,43 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
   const taxIds = taxIdProblems(body.registros);
   const problems: Problems = {
     details: ctx.strict ? [...taxIds] : [],
-    outcome: ctx.strict && taxIds.length > 0 ? 'tax-id-invalid' : undefined,
+    outcome: ctx.strict && taxIds.length > 0 ? outcome('tax-id-invalid') : undefined,
   };
   const warningsAt = (i: number) =>
     ctx.strict ? [] : taxIds.filter((w) => w.path.startsWith(`${pointer('registros', i)}/`));
 
   const registeredAt = ctx.now.toISOString();
 
-  // All or nothing: a problem found anywhere throws inside the transaction, which rolls back.
+  // Every file's verdict first: one detail per bad file, and nothing stored.
+  const filePaths = body.registros.map((record, i) => ({
+    document: pointer('registros', i, 'documento'),
+    additional: (record.documentos_adicionais ?? []).map((_, j) =>
+      pointer('registros', i, 'documentos_adicionais', j, 'conteudo'),
+    ),
+  }));
+  for (const { document, additional } of filePaths) {
+    fileProblem(ctx, document, problems);
+    for (const path of additional) fileProblem(ctx, path, problems);
+  }
+  if (problems.details.length > 0) throw validationError(problems.details).tag(problems.outcome ?? outcome('file-not-base64'));
+
+  // All or nothing: the files become stored files in the transaction that inserts their rows; after
+  // a rollback, the sweep removes those no row refers to.
   // IMMEDIATE: a document is looked up by digest before it is stored (read, then write).
-  const { batch, items, records } = store.transaction(() => {
-    // Every file first (each stored as soon as it is checked, so one decoded copy at a time)...
-    const checked = body.registros.map((record, i) => ({
-      record,
-      i,
-      documentId: checkAndStoreFile(store, record.documento, pointer('registros', i, 'documento'), problems),
-      additional: (record.documentos_adicionais ?? []).map((d, j) => ({
-        d,
-        j,
-        id: checkAndStoreFile(
-          store,
-          d.conteudo,
-          pointer('registros', i, 'documentos_adicionais', j, 'conteudo'),
-          problems,
-        ),
-      })),
-    }));
-    if (problems.details.length > 0) throw validationError(problems.details).tag(problems.outcome ?? 'file-not-base64');
+  const { batch, items, records } = inTransaction(store, () => {
+    const checked = body.registros.map((record, i) => {
+      const paths = filePaths[i] as { document: string; additional: string[] };
+      return {
+        record,
+        i,
+        documentId: storeFile(ctx, paths.document),
+        additional: (record.documentos_adicionais ?? []).map((d, j) => ({
+          d,
+          j,
+          id: storeFile(ctx, paths.additional[j] as string),
+        })),
+      };
+    });
     ctx.admit?.();
 
     // ...then the keys: a refused request consumes none of them (a seeded sequence stays as it was).
@@ -222,7 +203,6 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
     const out: RegistrationResponse['registros'] = [];
     const records: RegisteredRecord[] = [];
     for (const { record, i, documentId, additional } of checked) {
-      if (documentId === undefined) throw new Error('a checked file has no stored document');
       const assinado = record.assinado === true;
       const codigoIdentificador = ids.newId('LB-');
       const chaveRegistro = ids.newId('LBK-');
@@ -245,7 +225,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
           (record.parcelas ?? []).map((p) => ({
             numero: p.numero,
             data_vencimento: p.data_vencimento,
-            valor_cents: p.valor === undefined ? undefined : toCents(p.valor),
+            valor_cents: p.valor === undefined ? undefined : moneyCents(p, 'valor'),
           })),
         ),
         emails: JSON.stringify(record.emails_final_fluxo ?? []),
@@ -254,7 +234,6 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
         warnings: JSON.stringify(warningsAt(i)),
       });
       for (const { d, j, id } of additional) {
-        if (id === undefined) continue;
         store.loanbond.insertAdditionalDocument({
           codigoIdentificador,
           position: j,
@@ -272,12 +251,12 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
       records.push({ codigoIdentificador, chaveRegistro, callerId, batch, position: i, assinado, registeredAt });
     }
     return { batch, items: out, records };
-  }, { immediate: true });
+  });
   recordsRegistered(ctx.events, records);
 
   const n = items.length;
   return {
-    outcome: body.registros.some((r) => r.assinado === true) ? 'registered-signed' : 'registered-unsigned',
+    outcome: outcome(body.registros.some((r) => r.assinado === true) ? 'registered-signed' : 'registered-unsigned'),
     callerId,
     batch,
     warnings: ctx.strict ? 0 : taxIds.length,

@@ -1,7 +1,7 @@
 // Emulates the loan-bond (CCB) registration interface: records with signers, signatures, PDFs.
 // Differs from the real service where docs/assumptions.md says (interface "loanbond").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyError } from 'fastify';
+import type { FastifyError, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError, validationError } from '../http/errors.js';
 import { serveInterface } from '../http/interface-plugin.js';
@@ -10,42 +10,76 @@ import { errorResponses, StandardError, StrictHeaders } from '../http/schema.js'
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
+import { outcome } from './outcomes.js';
 import { registrationWork } from './runner.js';
 import { register } from './register.js';
 import { MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
 import { runtimeOf } from '../runtime/index.js';
+import { readRegistration, uploadOf } from './upload.js';
 
-const a = assumptionLookup(assumptions);
-const s = assumptionLookup(sandboxAssumptions);
+const assumed = assumptionLookup(assumptions);
+const assumedSandbox = assumptionLookup(sandboxAssumptions);
+const REGISTER = contract.route('register-loan-bond');
 
 export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
   serveInterface(app, contract);
+  await app.register(registrationRoute);
+};
+
+/** The registration, in a context of its own: its body is read as a stream (upload.ts). */
+const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  const limit = app.settings.loanbondBodyLimit;
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', (request, payload, done) => {
+    readRegistration(request, payload, {
+      documents: runtimeOf(request).store.documents,
+      limit,
+      setting: 'SANDBOX_LOANBOND_BODY_LIMIT',
+      parse,
+    }).then(
+      (body) => done(null, body),
+      (err: Error) => done(err, undefined),
+    );
+  });
+  // Incoming files that did not become stored files go once the answer is ready, or the client left.
+  const discard = async (request: FastifyRequest) => {
+    await uploadOf(request)?.discard();
+  };
+  app.addHook('onSend', async (request, _reply, payload) => {
+    await discard(request);
+    return payload;
+  });
+  app.addHook('onRequestAbort', discard);
+  app.addHook('onResponse', discard);
 
   app.post(
-    '/registrar',
+    REGISTER.url,
     {
-      config: { interface: 'loanbond', operation: 'register-loan-bond' },
+      config: REGISTER.config,
+      bodyLimit: limit,
       attachValidation: true,
       schema: {
-        tags: ['loanbond'],
+        tags: [contract.id],
         summary: 'Register loan-bond (CCB) documents: up to 50 records, each with its PDF',
         description:
           'Rules 1-7 of the specification: the caller holds the electronic-signature and digital loan-bond ' +
           'products (else 401); every file is a PDF, not encrypted, at most 15 MB decoded; at most 50 records; ' +
           'signatures are imported only when assinado is true. All records are registered, or none.',
-        headers: StrictHeaders(a('lb-tax-ids')),
+        headers: StrictHeaders(assumed('lb-tax-ids')),
         body: RegistrationRequest,
         response: {
           201: RegistrationResponse,
-          ...errorResponses([400, 401], StandardError, s('error-body')),
+          ...errorResponses(contract.statuses, StandardError, assumedSandbox('error-body')),
         },
-        'x-sandbox-assumption': `${a(
+        'x-sandbox-assumption': `${assumed(
+          'lb-body-limit',
           'lb-check-order',
           'lb-status-products',
           'lb-document-store',
           'lb-pdf-detection',
           'lb-pdf-containers',
-        )} ${s('work-backlog')}`,
+        )} ${assumedSandbox('work-backlog')}`,
       },
       // Rule 6 by name, before the schema would report it as a bare "more than 50 items".
       preValidation: async (request) => {
@@ -58,7 +92,7 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
               path: '/registros',
               message: `rule 6: a request holds at most ${MAX_RECORDS} records; this one holds ${registros.length}`,
             },
-          ]).tag('rule-6-too-many-records');
+          ]).tag(outcome('rule-6-too-many-records'));
         }
       },
     },
@@ -73,15 +107,17 @@ export const loanbondPlugin: FastifyPluginAsyncTypebox = async (app) => {
         if (!onlyToken) throw invalid;
       }
       const runtime = runtimeOf(request);
+      const upload = uploadOf(request);
       const result = register(request.body, {
         store: runtime.store,
+        files: (path) => upload?.file(path),
         ids: runtime.ids,
         now: runtime.clock.now(),
         strict: strictFor(request),
         events: runtime.events,
         admit: () => {
           const refusal = runtime.work.refusal(registrationWork.name, 'loan-bond registrations');
-          if (refusal) throw new SandboxError(400, refusal, { outcome: 'backlog-full' });
+          if (refusal) throw new SandboxError(400, refusal, { outcome: outcome('backlog-full') });
         },
       });
       runtime.schedule(registrationWork.name);

@@ -6,9 +6,25 @@ import { assumptionLookup } from '../http/assumption-catalog.js';
 import { Money, Strict } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 
-const a = assumptionLookup(assumptions);
+const assumed = assumptionLookup(assumptions);
 
 export const MAX_RECORDS = 50;
+
+/**
+ * The longest documento or conteudo text of a valid file: the base64 of 15 000 000 bytes
+ * (4 * ceil(n / 3) = 20 000 000 characters), wrapped as MIME wraps it (a line break every 76
+ * characters, written "\r\n" in JSON: 4 bytes each, 263 158 of them).
+ */
+export const MAX_FILE_TEXT = 4 * Math.ceil(MAX_FILE_BYTES / 3) + Math.ceil((4 * Math.ceil(MAX_FILE_BYTES / 3)) / 76) * 4;
+
+/** Bytes a registration may hold besides its files' text (signers, installments, names, JSON). */
+export const FIELDS_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * The default body limit of the registration: 50 files of the longest text (the documented maximum
+ * batch; additional documents count against the same 50 files) plus the fields: 1 069 408 816 bytes.
+ */
+export const DEFAULT_REGISTRATION_BODY_LIMIT = MAX_RECORDS * MAX_FILE_TEXT + FIELDS_LIMIT;
 
 const Str = () => Type.Optional(Type.String());
 
@@ -23,13 +39,13 @@ export const Address = Strict({
     Type.String({
       pattern: '^[A-Za-z]{2}$',
       description: 'two letters',
-      'x-sandbox-assumption': a('lb-string-formats'),
+      'x-sandbox-assumption': assumed('lb-string-formats'),
     }),
   ),
 }, { title: 'Address' });
 
 const TaxIdField = () =>
-  Type.Optional(Type.String({ description: 'CPF or CNPJ', 'x-sandbox-assumption': a('lb-tax-ids') }));
+  Type.Optional(Type.String({ description: 'CPF or CNPJ', 'x-sandbox-assumption': assumed('lb-tax-ids') }));
 
 export const Signer = Strict({
   cpf_cnpj: TaxIdField(),
@@ -106,7 +122,7 @@ const PdfFile = () =>
     description: fileDescription,
     contentEncoding: 'base64',
     contentMediaType: 'application/pdf',
-    'x-sandbox-assumption': a('lb-file-base64'),
+    'x-sandbox-assumption': assumed('lb-file-base64'),
   });
 
 export const AdditionalDocument = Strict(
@@ -115,7 +131,7 @@ export const AdditionalDocument = Strict(
     conteudo: PdfFile(),
     assinaturas: Type.Optional(Type.Array(Signature)),
   },
-  { title: 'AdditionalDocument', 'x-sandbox-assumption': a('lb-required-fields') },
+  { title: 'AdditionalDocument', 'x-sandbox-assumption': assumed('lb-required-fields') },
 );
 
 export const LoanBondRecord = Strict(
@@ -124,13 +140,13 @@ export const LoanBondRecord = Strict(
     emails_final_fluxo: Type.Optional(
       Type.Array(Type.String(), {
         description: 'e-mail addresses notified at the end of the flow',
-        'x-sandbox-assumption': a('lb-flow-states'),
+        'x-sandbox-assumption': assumed('lb-flow-states'),
       }),
     ),
     assinado: Type.Optional(
       Type.Boolean({
         description: 'signature data in assinaturas is imported only when true (rule 7)',
-        'x-sandbox-assumption': a('lb-rule7-scope'),
+        'x-sandbox-assumption': assumed('lb-rule7-scope'),
       }),
     ),
     assinantes: Type.Optional(Type.Array(Signer)),
@@ -139,7 +155,7 @@ export const LoanBondRecord = Strict(
     documento: PdfFile(),
     documentos_adicionais: Type.Optional(Type.Array(AdditionalDocument)),
   },
-  { title: 'LoanBondRecord', 'x-sandbox-assumption': a('lb-required-fields') },
+  { title: 'LoanBondRecord', 'x-sandbox-assumption': assumed('lb-required-fields') },
 );
 export type LoanBondRecord = Static<typeof LoanBondRecord>;
 
@@ -153,10 +169,10 @@ export const RegistrationRequest = Strict(
       minItems: 1,
       maxItems: MAX_RECORDS,
       description: 'at most 50 per request (rule 6)',
-      'x-sandbox-assumption': a('lb-empty-batch'),
+      'x-sandbox-assumption': assumed('lb-empty-batch'),
     }),
   },
-  { title: 'RegistrationRequest', 'x-sandbox-assumption': a('lb-required-fields') },
+  { title: 'RegistrationRequest', 'x-sandbox-assumption': assumed('lb-required-fields') },
 );
 export type RegistrationRequest = Static<typeof RegistrationRequest>;
 
@@ -172,6 +188,6 @@ export const RegistrationResponse = Type.Object(
     mensagem: Type.String(),
     registros: Type.Array(RegistrationItem),
   },
-  { title: 'RegistrationResponse', 'x-sandbox-assumption': a('lb-response-keys') },
+  { title: 'RegistrationResponse', 'x-sandbox-assumption': assumed('lb-response-keys') },
 );
 export type RegistrationResponse = Static<typeof RegistrationResponse>;

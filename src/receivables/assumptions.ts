@@ -1,7 +1,7 @@
 import type { Assumption } from '../http/assumption-catalog.js';
 
-/** Decisions of the receivables interface where the specification is silent (docs/assumptions.md). */
-export const assumptions: Assumption[] = [
+/** Decisions of the receivables interface where the specification is silent (docs/assumptions.md is written from this list). */
+export const assumptions = [
   {
     id: 'rc-file-base64',
     interface: 'receivables',
@@ -23,7 +23,7 @@ export const assumptions: Assumption[] = [
     interface: 'receivables',
     topic: 'which error wins when several apply',
     decision:
-      'first the body shape (missing, wrong type, too long, unknown field) and a fundCnpj that is not a valid CNPJ: ValidationError; then the credential: InvalidToken when the fund is unknown, has no token, or the token differs; then the file content: ValidationError target operationFile',
+      'first the body shape (missing, wrong type, too long, unknown field) and a fundCnpj that is not a valid CNPJ: ValidationError; then the credential: InvalidToken when the fund is unknown, has no token, or the token differs; then the file content: ValidationError target operationFile; the first that applies is the code and target, and every other ValidationError found is listed in the message after it (a file is read only when the fund and token authenticate)',
     reason:
       'a body that cannot name a fund cannot be authenticated; the file is decoded only for an authenticated caller',
   },
@@ -98,7 +98,7 @@ export const assumptions: Assumption[] = [
     interface: 'receivables',
     topic: 'which faults reject a file',
     decision:
-      'always: header not first, trailer not last, header operation not 1 (remessa), sequence not consecutive from 000001, trailer sequence not the line count, no title, and on every title a blank occurrence code, blank document number, impossible due date, face value not digits or zero, blank kind, blank drawee id type, or a missing drawee CPF/CNPJ. Warnings, errors in strict mode: drawee CPF/CNPJ check digits, drawee type not 01/02, kind not 2 digits, NF-e key (not for kind 41, whose columns hold an IPOC), issue and file dates, a bank without a layout here',
+      'always: header not first, trailer not last, header operation not 1 (remessa), sequence not consecutive from 000001, trailer sequence not the line count, no title, and on every title a blank occurrence code, blank document number, impossible due date, face value not digits or zero, blank kind, blank drawee id type, or a missing drawee CPF/CNPJ. Warnings, errors in strict mode: drawee CPF/CNPJ check digits, drawee type not 01/02, kind not 2 digits, NF-e key (not for kind 41, whose columns hold an IPOC), issue and file dates, a bank without a layout here, and every title finding of such a bank (its columns are the Bradesco base\'s guess; the message says so). A sequence number is wrong when it is neither its line\'s number nor the one after the previous line\'s: one wrong number flags its line alone',
     reason:
       "structure and the title's required fields are needed to import it; real sample files carry wrong check digits, so those warn unless SANDBOX_STRICT",
   },
@@ -110,4 +110,4 @@ export const assumptions: Assumption[] = [
       "the platform's notification is not sent; the sandbox's own events (sandbox.receivables.import.processed or .rejected) go to the event feed and to subscriptions (Standard Webhooks), whose template shapes the payload when the user knows the real one; the outcome is visible under /_sandbox/receivables",
     reason: 'inventing the platform\'s payload would mislead clients built against the sandbox; its own events, in a standard envelope, claim nothing about it',
   },
-];
+] as const satisfies readonly Assumption[];

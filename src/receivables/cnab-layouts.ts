@@ -1,17 +1,63 @@
-// What each record type means, per CNAB layout and bank: pure data read by cnab.ts and shown by the
-// layouts table of docs/receivables.md. A CNAB 400 detail layout is the bank's own, so a record's meaning comes
-// from the header's bank number (077-079); the FIDC 444 layout belongs to the custodian, whatever
-// bank the header names. Positions are 1-based and inclusive, as in the banks' manuals.
+// The column model of CNAB 400/444 files and what each record type means, per layout and bank: pure
+// data, read by cnab-record.ts and cnab-checks.ts and shown by the layouts table of docs/receivables.md. A CNAB 400
+// detail layout is the bank's own, so a record's meaning comes from the header's bank number
+// (077-079); the FIDC 444 layout belongs to the custodian, whatever bank the header names. Positions
+// are 1-based and inclusive, as in the banks' manuals.
+
+/** Columns of a record, 1-based and inclusive. */
+export interface Columns {
+  from: number;
+  to: number;
+}
+
+/** The header (record type 0) columns the sandbox reads. */
+export const HEADER_COLUMNS = {
+  operation: { from: 2, to: 2 },
+  /** The operation and its word: "1REMESSA" in a remessa, "2RETORNO" in a return file. */
+  operationWord: { from: 2, to: 9 },
+  returnWord: { from: 3, to: 9 },
+  bankCode: { from: 77, to: 79 },
+  bankName: { from: 80, to: 94 },
+  fileDate: { from: 95, to: 100 },
+} as const satisfies Readonly<Record<string, Columns>>;
+
+/**
+ * The columns of a title record: the Bradesco CNAB 400 base, which FIDC 444 and "400 + 44" keep and
+ * the other known banks follow (a layout may move the control number: RecordMeaning.titleId). The
+ * NF-e key and the sequence number sit where the file's width puts them (cnab-record.ts).
+ */
+export const TITLE_COLUMNS = {
+  /** The participant's (or FIDC's) control number. */
+  titleId: { from: 38, to: 62 },
+  /** 01 remessa (entry of the title). */
+  occurrence: { from: 109, to: 110 },
+  documentNumber: { from: 111, to: 120 },
+  /** DDMMAA. */
+  dueDate: { from: 121, to: 126 },
+  /** 13 digits, 2 implied decimals. */
+  faceValue: { from: 127, to: 139 },
+  /** 01 duplicata, 41 digital CCB... */
+  kind: { from: 148, to: 149 },
+  /** DDMMAA. */
+  issueDate: { from: 151, to: 156 },
+  /** 01 CPF, 02 CNPJ. */
+  draweeType: { from: 219, to: 220 },
+  /** A CNPJ, or a CPF right-aligned and zero-filled. */
+  draweeTaxId: { from: 221, to: 234 },
+  draweeName: { from: 235, to: 274 },
+} as const satisfies Readonly<Record<string, Columns>>;
+
+/** Columns as diagnostics name them: "109-110", or "2" for one column. */
+export function columnsLabel(columns: Columns): string {
+  return columns.from === columns.to ? String(columns.from) : `${columns.from}-${columns.to}`;
+}
 
 /** title: a receivable; attached: an optional record that belongs to the title before it. */
 export type RecordRole = 'title' | 'attached';
 
-export interface RecordField {
+export interface RecordField extends Columns {
   /** Name shown by inspection. */
   name: string;
-  /** 1-based inclusive columns. */
-  from: number;
-  to: number;
 }
 
 export interface RecordMeaning {
@@ -22,8 +68,8 @@ export interface RecordMeaning {
   fields: readonly RecordField[];
   /** Set on the record that carries the title's guarantor (Bradesco's Pagador Avalista). */
   guarantor?: true;
-  /** Columns of the title's control number when they differ from the base 038-062. */
-  titleId?: { from: number; to: number };
+  /** Columns of the title's control number when they differ from TITLE_COLUMNS.titleId. */
+  titleId?: Columns;
 }
 
 export interface RecordLayout {

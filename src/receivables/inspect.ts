@@ -5,17 +5,20 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import { centsToNumber } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { SandboxError } from '../http/errors.js';
-import { ProcessingRecord, StandardError } from '../http/schema.js';
+import { decodeCursor, NextCursor, pageByKey, pageOf, pageQuery } from '../http/paging.js';
+import { AmountOut, ProcessingRecord, StandardError } from '../http/schema.js';
 import type { ImportRow, ReceivablesStore } from '../store/receivables.js';
-import { CnabFile } from './cnab.js';
+import { CnabFile } from './cnab-record.js';
 import { importWork } from './runner.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
 import type { FastifyRequest } from 'fastify';
 
 const TAGS = [CONTROL_TAG.name];
+/** Imports (or funds) per page: an import's line is well under 1 kB. */
+const PAGE = 100;
+const PAGE_MAX = 1000;
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
-const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
 
 const ImportSummary = Type.Object({
   importId: Type.String({ description: 'the Sandbox-Import-Id header of the 200' }),
@@ -32,7 +35,7 @@ const ImportSummary = Type.Object({
   fileDate: Nullable(Type.String()),
   titleCount: NullableInt,
   otherRecordCount: NullableInt,
-  totalFaceValue: NullableNumber,
+  totalFaceValue: Type.Union([AmountOut(), Type.Null()]),
   totalFaceValueCents: NullableInt,
   errorCount: NullableInt,
   warningCount: NullableInt,
@@ -45,7 +48,7 @@ const Title = Type.Object({
   occurrence: Type.String(),
   documentNumber: Type.String(),
   dueDate: Nullable(Type.String()),
-  faceValue: Type.Number(),
+  faceValue: AmountOut(),
   faceValueCents: Type.Integer(),
   kind: Type.String(),
   issueDate: Nullable(Type.String()),
@@ -177,21 +180,31 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
           'Every receivables fund with whether it has a token (never the token itself) and how many imports it received.',
         tags: TAGS,
         summary: 'Receivables funds (tokens are never shown)',
+        querystring: Type.Object(pageQuery(PAGE, PAGE_MAX), { additionalProperties: false }),
         response: {
           200: Type.Object({
+            total: Type.Integer({ description: 'funds in all' }),
             funds: Type.Array(
               Type.Object({ fundCnpj: Type.String(), hasToken: Type.Boolean(), imports: Type.Integer() }),
+              { description: 'a page of the funds, by CNPJ' },
             ),
+            nextCursor: NextCursor,
           }),
+          400: StandardError,
           401: StandardError,
         },
       },
     },
-    (request) => ({
-      funds: storeOf(request)
-        .funds()
-        .map((f) => ({ fundCnpj: f.fundCnpj, hasToken: f.hasToken === 1, imports: f.imports })),
-    }),
+    // Synchronous: templates read it through the inspect helper.
+    (request) => {
+      const store = storeOf(request);
+      const page = pageByKey(request.query, PAGE, (after, rows) => store.funds(after, rows), (f) => f.fundCnpj);
+      return {
+        total: store.fundCount(),
+        funds: page.items.map((f) => ({ fundCnpj: f.fundCnpj, hasToken: f.hasToken === 1, imports: f.imports })),
+        nextCursor: page.nextCursor,
+      };
+    },
   );
 
   app.get(
@@ -199,15 +212,22 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         description:
-          'Every CNAB import the fund received, oldest first, with its Sandbox-Import-Id, file name, status and counts.',
+          'The CNAB imports the fund received, oldest first, with their Sandbox-Import-Id, file name, status and counts: a page of limit (default 100); nextCursor, passed as cursor, gives the next ones.',
         operationId: 'inspectReceivablesImports',
         tags: TAGS,
         summary: "A fund's CNAB imports, oldest first",
         params: Type.Object({
           fundCnpj: Type.String({ description: 'with or without punctuation (URL-encode "/")' }),
         }),
+        querystring: Type.Object(pageQuery(PAGE, PAGE_MAX), { additionalProperties: false }),
         response: {
-          200: Type.Object({ fundCnpj: Type.String(), imports: Type.Array(ImportSummary) }),
+          200: Type.Object({
+            fundCnpj: Type.String(),
+            total: Type.Integer({ description: 'imports the fund received' }),
+            imports: Type.Array(ImportSummary, { description: 'a page of them, oldest first' }),
+            nextCursor: NextCursor,
+          }),
+          400: StandardError,
           404: StandardError,
         },
       },
@@ -218,7 +238,15 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
       const fund = id.ok ? store.fund(id.value) : undefined;
       if (!id.ok || !fund)
         throw new SandboxError(404, `no receivables fund with CNPJ ${request.params.fundCnpj}`);
-      return { fundCnpj: fund.fundCnpj, imports: store.importsOfFund(fund.fundCnpj).map(summary) };
+      const { limit = PAGE, cursor } = request.query;
+      const after = cursor === undefined ? 0 : Number(decodeCursor(cursor, ['number'])[0]);
+      const page = pageOf(store.importsOfFund(fund.fundCnpj, after, limit + 1), limit, (i) => [i.seq]);
+      return {
+        fundCnpj: fund.fundCnpj,
+        total: store.importCount(fund.fundCnpj),
+        imports: page.items.map(summary),
+        nextCursor: page.nextCursor,
+      };
     },
   );
 
@@ -305,10 +333,8 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
 export const receivablesOverview = {
   tables: { rc_funds: 'funds', rc_imports: 'imports', rc_diagnostics: 'diagnostics' },
   warnings(runtime: Runtime): string[] {
-    const store = runtime.store.receivables;
-    const imports = store.funds().flatMap((f) => store.importsOfFund(f.fundCnpj));
-    const rejected = imports.filter((i) => i.status === 'rejected').length;
-    const pending = imports.filter((i) => i.status === 'pending').length;
+    // Maintained counts: the overview costs the same on a large database as on an empty one.
+    const { rejected, pending } = runtime.store.receivables.importStates();
     const warnings: string[] = [];
     if (rejected > 0) warnings.push(`receivables: ${rejected} CNAB import(s) rejected`);
     if (pending > 0) warnings.push(`receivables: ${pending} CNAB import(s) still pending`);

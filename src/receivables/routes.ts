@@ -1,7 +1,7 @@
 // Emulates the receivables management interface: CNAB 400/444 operation files, processed asynchronously.
 // Differs from the real service where docs/assumptions.md says (interface "receivables").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError } from '../http/errors.js';
 import { serveInterface } from '../http/interface-plugin.js';
@@ -10,38 +10,43 @@ import { EnvelopeError, errorResponses, StrictHeaders } from '../http/schema.js'
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
+import { outcome } from './outcomes.js';
 import { importWork } from './runner.js';
 import { ImportCnabBody, NoBody } from './schemas.js';
-import { submitImport } from './submit.js';
+import { refusedImportProblems, submitImport } from './submit.js';
 import { runtimeOf } from '../runtime/index.js';
 
-const a = assumptionLookup(assumptions);
-const s = assumptionLookup(sandboxAssumptions);
+const assumed = assumptionLookup(assumptions);
+const IMPORT = contract.route('import-cnab');
+const assumedSandbox = assumptionLookup(sandboxAssumptions);
 
 export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
   serveInterface(app, contract);
 
   app.post(
-    '/import-cnab',
+    IMPORT.url,
     {
-      config: { interface: 'receivables', operation: 'import-cnab' },
+      config: {
+        ...IMPORT.config,
+        refusedBodyChecks: (request: FastifyRequest) => ({ details: refusedImportProblems(request.body, runtimeOf(request).store) }),
+      },
       schema: {
-        tags: ['receivables'],
+        tags: [contract.id],
         summary: 'Submit an operation (remessa) file in CNAB 400 or CNAB 444 layout',
         description:
           'The file is checked at once (base64, not empty, every line 400 or 444 bytes) and stored; the 200 ' +
           'comes before processing, which runs asynchronously (see /_sandbox/receivables for the outcome).',
-        headers: StrictHeaders(a('rc-cnab-rules')),
+        headers: StrictHeaders(assumed('rc-cnab-rules')),
         body: ImportCnabBody,
         response: {
           200: NoBody,
           ...errorResponses(
             contract.statuses,
             EnvelopeError,
-            a('rc-validation-error', 'rc-error-precedence'),
+            assumed('rc-validation-error', 'rc-error-precedence'),
           ),
         },
-        'x-sandbox-assumption': `${a(
+        'x-sandbox-assumption': `${assumed(
           'rc-error-precedence',
           'rc-statuses',
           'rc-cnab-rules',
@@ -51,7 +56,7 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
           'rc-return-file',
           'rc-import-id-header',
           'rc-no-webhook',
-        )} ${s('work-backlog')}`,
+        )} ${assumedSandbox('work-backlog')}`,
       },
     },
     async (request, reply) => {
@@ -59,14 +64,14 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
       const { store, ids, clock, events } = runtime;
       const admit = () => {
         const refusal = runtime.work.refusal(importWork.name, 'CNAB imports');
-        if (refusal) throw new SandboxError(400, refusal, { code: 'SandboxBusy', outcome: 'backlog-full' });
+        if (refusal) throw new SandboxError(400, refusal, { code: 'SandboxBusy', outcome: outcome('backlog-full') });
       };
       const submitted = submitImport(request.body, { store, ids, now: clock.now(), strict: strictFor(request), events, admit });
       const { importId } = submitted;
       runtime.workOf(importWork).handOff(importId, submitted.file, submitted.lines);
       runtime.schedule(importWork.name);
       request.log.debug({ importId, lines: submitted.lines.count }, 'CNAB import stored, pending');
-      request.outcome = 'accepted';
+      request.outcome = outcome('accepted');
       // No body at all (not "null"): the typed reply only knows the schema's null, so widen it.
       return (reply as FastifyReply).code(200).header('sandbox-import-id', importId).send();
     },

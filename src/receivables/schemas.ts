@@ -4,7 +4,7 @@ import { assumptionLookup } from '../http/assumption-catalog.js';
 import { Strict } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 
-const a = assumptionLookup(assumptions);
+const assumed = assumptionLookup(assumptions);
 
 export const ImportCnabBody = Strict(
   {
@@ -16,13 +16,13 @@ export const ImportCnabBody = Strict(
     operationFile: Type.String({
       description: 'file in CNAB400 or CNAB444 layout, per the layout of the custodian bank, as base64 text',
       contentEncoding: 'base64',
-      'x-sandbox-assumption': a('rc-file-base64', 'rc-layouts', 'rc-file-encoding'),
+      'x-sandbox-assumption': assumed('rc-file-base64', 'rc-layouts', 'rc-file-encoding'),
     }),
     fileName: Type.String({
       minLength: 1,
       maxLength: 150,
       description: 'name of the operation file',
-      'x-sandbox-assumption': a('rc-validation-error'),
+      'x-sandbox-assumption': assumed('rc-validation-error'),
     }),
     additiveNumber: Type.Number({ description: "identifier of the operation in the client's own system" }),
   },
@@ -35,7 +35,7 @@ export type ImportCnabBody = Static<typeof ImportCnabBody>;
 
 export const NoBody = Type.Null({
   description: 'success, no body; processing is asynchronous',
-  'x-sandbox-assumption': a('rc-import-id-header', 'rc-no-webhook'),
+  'x-sandbox-assumption': assumed('rc-import-id-header', 'rc-no-webhook'),
   // Read by @fastify/swagger into the response's headers.
   headers: {
     'Sandbox-Import-Id': {

@@ -4,12 +4,13 @@
 import { decodeBase64 } from '../domain/base64.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { sameSecret } from '../http/bearer.js';
-import { SandboxError, validationError } from '../http/errors.js';
+import { type ErrorDetail, SandboxError, validationError } from '../http/errors.js';
 import type { EventSink } from '../runtime/events.js';
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
-import { type LineIndex, scanLines } from './cnab.js';
+import { type LineIndex, scanLines } from './cnab-scan.js';
 import { importReceived } from './events.js';
+import { outcome, type ReceivablesOutcome } from './outcomes.js';
 import type { ImportCnabBody } from './schemas.js';
 
 export interface SubmitContext {
@@ -29,22 +30,72 @@ export interface Submitted {
   lines: LineIndex;
 }
 
-function invalidToken(message: string, outcome: string): SandboxError {
-  return new SandboxError(400, message, { code: 'InvalidToken', details: [{ path: '/token', message }], outcome });
+function invalidToken(message: string, refusal: ReceivablesOutcome): SandboxError {
+  return new SandboxError(400, message, { code: 'InvalidToken', details: [{ path: '/token', message }], outcome: refusal });
 }
 
-function badFile(message: string, outcome: string): SandboxError {
-  return validationError([{ path: '/operationFile', message }], `operationFile ${message}`).tag(outcome);
+function badFile(message: string, refusal: ReceivablesOutcome): SandboxError {
+  return validationError([{ path: '/operationFile', message }], `operationFile ${message}`).tag(refusal);
+}
+
+function fundCnpjError(reason: string): SandboxError {
+  return validationError([{ path: '/fundCnpj', message: reason }], `fundCnpj ${reason}`).tag(outcome('fund-cnpj-invalid'));
+}
+
+/**
+ * Whether text sent as operationFile is the CNAB file itself rather than its base64: a first line
+ * 400 or 444 characters long, or the header record's start ("0", a digit, "REMESSA"). Asked only
+ * once the text failed as base64 or as the file it decodes to (CNAB text of letters, digits and
+ * spaces can pass for base64, whose whitespace is ignored).
+ */
+function looksLikeCnabText(text: string): boolean {
+  if (/^0\dREMESSA/i.test(text)) return true;
+  const end = text.slice(0, 446).search(/[\r\n]/);
+  const first = end === -1 ? Math.min(text.length, 446) : end;
+  return first === 400 || first === 444;
+}
+
+const CNAB_TEXT = 'is not base64: this looks like CNAB text, not base64; send the bytes of the file encoded as base64';
+
+/** The file's synchronous checks: its bytes and line index, or the refusal. */
+function readFile(operationFile: string): { file: Buffer; lines: LineIndex } | { error: SandboxError } {
+  const decoded = decodeBase64(operationFile);
+  if (!decoded.ok) {
+    const reason = looksLikeCnabText(operationFile) ? CNAB_TEXT : `is not base64 text: ${decoded.reason}`;
+    return { error: badFile(reason, 'file-not-base64') };
+  }
+  if (decoded.bytes.length === 0) return { error: badFile('is empty', 'file-empty') };
+  const scan = scanLines(decoded.bytes);
+  if (!scan.ok) {
+    if (looksLikeCnabText(operationFile)) return { error: badFile(CNAB_TEXT, 'file-not-base64') };
+    return { error: badFile(`is not a CNAB 400/444 file: ${scan.reason}`, 'file-not-cnab') };
+  }
+  return { file: decoded.bytes, lines: scan.lines };
+}
+
+/**
+ * The checks of a submission its schema refused, in the order of rc-error-precedence: a fundCnpj of
+ * the right type is checked; the file only when the fund and token of the body authenticate (an
+ * unauthenticated caller learns nothing of the file, and a wrong token is reported once the shape is
+ * right).
+ */
+export function refusedImportProblems(body: unknown, store: Store): ErrorDetail[] {
+  const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  if (typeof fields.fundCnpj !== 'string') return [];
+  const cnpj = checkTaxId(fields.fundCnpj, { kinds: ['cnpj'] });
+  if (!cnpj.ok) return [{ path: '/fundCnpj', message: cnpj.reason }];
+  const fund = store.receivables.fund(cnpj.value);
+  const token = fields.token;
+  if (!fund || fund.token === null || typeof token !== 'string' || !sameSecret(token, fund.token)) return [];
+  if (typeof fields.operationFile !== 'string') return [];
+  const read = readFile(fields.operationFile);
+  return 'error' in read ? read.error.details : [];
 }
 
 export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitted {
   const store = ctx.store.receivables;
   const cnpj = checkTaxId(body.fundCnpj, { kinds: ['cnpj'] });
-  if (!cnpj.ok) {
-    throw validationError([{ path: '/fundCnpj', message: cnpj.reason }], `fundCnpj ${cnpj.reason}`).tag(
-      'fund-cnpj-invalid',
-    );
-  }
+  if (!cnpj.ok) throw fundCnpjError(cnpj.reason);
 
   const fund = store.fund(cnpj.value);
   if (!fund) {
@@ -66,11 +117,8 @@ export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitte
     );
   }
 
-  const decoded = decodeBase64(body.operationFile);
-  if (!decoded.ok) throw badFile(`is not base64 text: ${decoded.reason}`, 'file-not-base64');
-  if (decoded.bytes.length === 0) throw badFile('is empty', 'file-empty');
-  const scan = scanLines(decoded.bytes);
-  if (!scan.ok) throw badFile(`is not a CNAB 400/444 file: ${scan.reason}`, 'file-not-cnab');
+  const read = readFile(body.operationFile);
+  if ('error' in read) throw read.error;
 
   ctx.admit?.();
   const importId = ctx.ids.newId('CNAB-');
@@ -80,12 +128,12 @@ export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitte
     fileName: body.fileName,
     additiveNumber: body.additiveNumber,
     receivedAt: ctx.now.toISOString(),
-    file: decoded.bytes,
-    lineCount: scan.lines.count,
+    file: read.file,
+    lineCount: read.lines.count,
     strict: ctx.strict,
   };
   // One insert: a transaction of its own.
   store.insertImport(stored);
   importReceived(ctx.events, stored);
-  return { importId, file: decoded.bytes, lines: scan.lines };
+  return { importId, file: read.file, lines: read.lines };
 }

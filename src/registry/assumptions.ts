@@ -1,7 +1,7 @@
 import type { Assumption } from '../http/assumption-catalog.js';
 
-/** Decisions of the registry interface where the specification is silent (docs/assumptions.md). */
-export const assumptions: Assumption[] = [
+/** Decisions of the registry interface where the specification is silent (docs/assumptions.md is written from this list). */
+export const assumptions = [
   {
     id: 'registry-bearer',
     interface: 'registry',
@@ -104,4 +104,4 @@ export const assumptions: Assumption[] = [
       'a 44-character key whose issuer slot (positions 7-20) may hold letters, the alphanumeric CNPJ in force since July 2026, each valued ASCII - 48 in the check digit; anything else warns',
     reason: 'keys of documents issued by an alphanumeric CNPJ carry it in the issuer slot; refusing them would reject real documents',
   },
-];
+] as const satisfies readonly Assumption[];

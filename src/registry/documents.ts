@@ -3,9 +3,10 @@
 // SHA-256 (assumption registry-documento-digest).
 import { createHash } from 'node:crypto';
 import { decodeBase64 } from '../domain/base64.js';
-import { centsToNumber, toCents } from '../domain/money.js';
+import { centsToNumber, type DecimalText } from '../domain/money.js';
 import { normalizeTaxId } from '../domain/tax-id.js';
 import { pointer } from '../http/errors.js';
+import { moneyCents } from '../http/exact-numbers.js';
 import type { Divergence, ReconciliationDocument, RegistryDocument } from './schemas.js';
 
 export interface Digest {
@@ -44,17 +45,22 @@ export function toHeld(
     held[key] = value;
   }
   const out = held as HeldFields;
-  if (doc.valorDuplicata !== undefined) out.valorDuplicata = toCents(doc.valorDuplicata);
+  if (doc.valorDuplicata !== undefined) out.valorDuplicata = moneyCents(doc, 'valorDuplicata');
   if (doc.operacao?.valorOperacao !== undefined) {
-    out.operacao = { ...doc.operacao, valorOperacao: toCents(doc.operacao.valorOperacao) };
+    out.operacao = { ...doc.operacao, valorOperacao: moneyCents(doc.operacao, 'valorOperacao') };
   }
   if (digest) out.documento = digest;
   return out;
 }
 
-/** The held form as inspection shows it: amounts back to JSON numbers. */
-export function heldToView(held: HeldFields): HeldFields {
-  const view: HeldFields = { ...held };
+type Amounts<T> = Omit<T, 'valorDuplicata' | 'operacao'> & {
+  valorDuplicata?: number | DecimalText;
+  operacao?: Omit<NonNullable<HeldFields['operacao']>, 'valorOperacao'> & { valorOperacao?: number | DecimalText };
+};
+
+/** The held form as inspection shows it: amounts back to JSON numbers (exact, see centsToNumber). */
+export function heldToView(held: HeldFields): Amounts<HeldFields> {
+  const view: Amounts<HeldFields> = { ...held };
   if (held.valorDuplicata !== undefined) view.valorDuplicata = centsToNumber(held.valorDuplicata);
   if (held.operacao?.valorOperacao !== undefined) {
     view.operacao = { ...held.operacao, valorOperacao: centsToNumber(held.operacao.valorOperacao) };

@@ -4,7 +4,9 @@ import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { toIsoUtc } from '../domain/dates.js';
 import { assumptionLookup } from '../http/assumption-catalog.js';
-import { SandboxError } from '../http/errors.js';
+import { SandboxError, validationError } from '../http/errors.js';
+import { decodeCursor, NextCursor, pageByKey, pageOf, pageQuery } from '../http/paging.js';
+import { parseStoredJson } from '../http/json.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { type HeldFields, heldToView } from './documents.js';
@@ -12,10 +14,16 @@ import { reconciliationDue } from './overdue.js';
 import { BatchView, type Divergence, ParticipantView, ReconciliationView, type Warning } from './schemas.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
 import type { FastifyRequest } from 'fastify';
+import type { Keyset } from '../store/registry.js';
 
-const a = assumptionLookup(assumptions);
+const assumed = assumptionLookup(assumptions);
 const TAG = [CONTROL_TAG.name];
-const errors = { 401: StandardError, 404: StandardError };
+const errors = { 400: StandardError, 401: StandardError, 404: StandardError };
+/** Items per page of a registry view: a held document is a few kilobytes at most. */
+const PAGE = 100;
+const PAGE_MAX = 1000;
+/** Overdue participants the overview names one by one; the rest are counted. */
+const OVERDUE_SHOWN = 20;
 
 type Reported = {
   cancelado?: string;
@@ -37,14 +45,18 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAG,
         summary: 'A registered batch: its documents with their chaveRegistro, and its domain warnings',
         params: Type.Object({ chaveRemessa: Type.String() }),
+        querystring: Type.Object(pageQuery(PAGE, PAGE_MAX), { additionalProperties: false }),
         response: { 200: BatchView, ...errors },
-        'x-sandbox-assumption': a('registry-domain-warnings', 'registry-documento-digest'),
+        'x-sandbox-assumption': assumed('registry-domain-warnings', 'registry-documento-digest'),
       },
     },
     (request) => {
       const store = storeOf(request);
       const batch = store.batch(request.params.chaveRemessa);
       if (!batch) throw new SandboxError(404, 'no registry batch has this chaveRemessa');
+      const { limit = PAGE, cursor } = request.query;
+      const after = cursor === undefined ? -1 : Number(decodeCursor(cursor, ['number'])[0]);
+      const page = pageOf(store.batchDocuments(batch.batchKey, after, limit + 1), limit, (d) => [d.itemIndex]);
       return {
         chaveRemessa: batch.batchKey,
         participantId: batch.participantId,
@@ -52,12 +64,13 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         dataRegistro: batch.registrationDate,
         documentCount: batch.documentCount,
         warnings: JSON.parse(batch.warnings) as Warning[],
-        documents: store.batchDocuments(batch.batchKey).map((d) => ({
+        documents: page.items.map((d) => ({
           index: d.itemIndex,
           chaveRegistro: d.registryKey,
           dataRegistro: d.registrationDate,
           document: heldToView(JSON.parse(d.fields) as HeldFields),
         })),
+        nextCursor: page.nextCursor,
       };
     },
   );
@@ -72,26 +85,32 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAG,
         summary: 'A reconciliation: the result of each item (matched, diverging with the fields, unknown)',
         params: Type.Object({ chaveConciliacao: Type.String() }),
+        querystring: Type.Object(pageQuery(PAGE, PAGE_MAX), { additionalProperties: false }),
         response: { 200: ReconciliationView, ...errors },
-        'x-sandbox-assumption': a('registry-reconcile-compare'),
+        'x-sandbox-assumption': assumed('registry-reconcile-compare'),
       },
     },
     (request) => {
       const store = storeOf(request);
       const r = store.reconciliation(request.params.chaveConciliacao);
       if (!r) throw new SandboxError(404, 'no registry reconciliation has this chaveConciliacao');
+      const { limit = PAGE, cursor } = request.query;
+      const after = cursor === undefined ? -1 : Number(decodeCursor(cursor, ['number'])[0]);
+      const page = pageOf(store.reconciliationItems(r.reconciliationKey, after, limit + 1), limit, (i) => [i.itemIndex]);
       return {
         chaveConciliacao: r.reconciliationKey,
         participantId: r.participantId,
         reconciledAt: r.reconciledAt,
         counts: { matched: r.matched, diverging: r.diverging, unknown: r.unknown },
+        itemCount: r.itemCount,
         warnings: JSON.parse(r.warnings) as Warning[],
-        items: store.reconciliationItems(r.reconciliationKey).map((item) => ({
+        nextCursor: page.nextCursor,
+        items: page.items.map((item) => ({
           index: item.itemIndex,
           chaveRegistro: item.registryKey,
           result: item.result,
           message: item.message,
-          divergences: JSON.parse(item.divergences) as Divergence[],
+          divergences: parseStoredJson(item.divergences) as Divergence[],
           reported: JSON.parse(item.reported) as Reported,
         })),
       };
@@ -107,9 +126,12 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
           'Every registry participant (never its token) with its document count and whether its monthly reconciliation is overdue.',
         tags: TAG,
         summary: 'Every registry participant (never its token) with its document count and overdue flag',
+        querystring: Type.Object(pageQuery(PAGE, PAGE_MAX), { additionalProperties: false }),
         response: {
           200: Type.Object({
             now: Type.String(),
+            total: Type.Integer({ description: 'participants in all' }),
+            nextCursor: NextCursor,
             participants: Type.Array(
               Type.Object({
                 participantId: Type.String(),
@@ -121,16 +143,19 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
           }),
           401: StandardError,
         },
-        'x-sandbox-assumption': a('registry-overdue'),
+        'x-sandbox-assumption': assumed('registry-overdue'),
       },
     },
     (request) => {
       const runtime = runtimeOf(request);
       const store = runtime.store.registry;
       const now = runtime.clock.now();
+      const page = pageByKey(request.query, PAGE, (after, rows) => store.participantIdsAfter(after, rows), (id) => id);
       return {
         now: toIsoUtc(now),
-        participants: store.participantIds().map((participantId) => {
+        total: store.participantCount(),
+        nextCursor: page.nextCursor,
+        participants: page.items.map((participantId) => {
           const activity = store.activity(participantId);
           const last = store.lastReconciliation(participantId);
           const due = reconciliationDue(activity.firstRegistrationAt, last?.reconciledAt ?? null, now);
@@ -156,8 +181,18 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         summary:
           'A participant: its batches and reconciliations, and whether its monthly reconciliation is overdue',
         params: Type.Object({ participantId: Type.String() }),
+        querystring: Type.Object(
+          {
+            limit: pageQuery(PAGE, PAGE_MAX).limit,
+            batchesCursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'batchesNextCursor of the previous page' })),
+            reconciliationsCursor: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 2000, description: 'reconciliationsNextCursor of the previous page' }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: ParticipantView, ...errors },
-        'x-sandbox-assumption': a('registry-overdue'),
+        'x-sandbox-assumption': assumed('registry-overdue'),
       },
     },
     (request) => {
@@ -171,6 +206,27 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
       const activity = store.activity(participantId);
       const last = store.lastReconciliation(participantId);
       const due = reconciliationDue(activity.firstRegistrationAt, last?.reconciledAt ?? null, now);
+      const { limit = PAGE, batchesCursor, reconciliationsCursor } = request.query;
+      const keyset = (cursor: string | undefined, name: string): Keyset | undefined => {
+        if (cursor === undefined) return undefined;
+        try {
+          const [at, seq] = decodeCursor(cursor, ['string', 'number']);
+          return [String(at), Number(seq)];
+        } catch {
+          throw validationError([{ path: `/${name}`, message: `query parameter ${name} is not one this view gave: pass it as it came` }]);
+        }
+      };
+      const totals = store.participantTotals(participantId);
+      const batches = pageOf(
+        store.participantBatches(participantId, keyset(batchesCursor, 'batchesCursor'), limit + 1),
+        limit,
+        (b) => [b.registeredAt, b.seq],
+      );
+      const reconciliations = pageOf(
+        store.participantReconciliations(participantId, keyset(reconciliationsCursor, 'reconciliationsCursor'), limit + 1),
+        limit,
+        (r) => [r.reconciledAt, r.seq],
+      );
       return {
         participantId,
         now: toIsoUtc(now),
@@ -181,16 +237,20 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
           : null,
         reconciliationDueBy: due.dueBy ? toIsoUtc(due.dueBy) : null,
         overdue: due.overdue,
-        batches: store.participantBatches(participantId).map((b) => ({
+        batchCount: totals.batches,
+        batches: batches.items.map((b) => ({
           chaveRemessa: b.batchKey,
           registeredAt: b.registeredAt,
           documentCount: b.documentCount,
         })),
-        reconciliations: store.participantReconciliations(participantId).map((r) => ({
+        batchesNextCursor: batches.nextCursor,
+        reconciliationCount: totals.reconciliations,
+        reconciliations: reconciliations.items.map((r) => ({
           chaveConciliacao: r.reconciliationKey,
           reconciledAt: r.reconciledAt,
           itemCount: r.itemCount,
         })),
+        reconciliationsNextCursor: reconciliations.nextCursor,
       };
     },
   );
@@ -206,18 +266,20 @@ export const registryOverview = {
     rg_reconciliation_items: 'reconciled items',
   },
   warnings(runtime: Runtime): string[] {
-    const warnings: string[] = [];
+    // Two index lookups per participant (participants come from fixtures), at most OVERDUE_SHOWN named.
+    const overdue: string[] = [];
     const now = runtime.clock.now();
     const registry = runtime.store.registry;
     for (const participantId of registry.participantIds()) {
-      const activity = registry.activity(participantId);
+      const first = registry.activity(participantId).firstRegistrationAt;
       const last = registry.lastReconciliation(participantId);
-      const due = reconciliationDue(activity.firstRegistrationAt, last?.reconciledAt ?? null, now);
+      const due = reconciliationDue(first, last?.reconciledAt ?? null, now);
       if (due.overdue && due.dueBy)
-        warnings.push(
-          `registry: participant ${participantId} is overdue for its monthly reconciliation (due by ${toIsoUtc(due.dueBy)})`,
-        );
+        overdue.push(`registry: participant ${participantId} is overdue for its monthly reconciliation (due by ${toIsoUtc(due.dueBy)})`);
     }
+    const warnings = overdue.slice(0, OVERDUE_SHOWN);
+    if (overdue.length > OVERDUE_SHOWN)
+      warnings.push(`registry: ${overdue.length - OVERDUE_SHOWN} more participant(s) overdue (GET /_sandbox/registry/participants)`);
     return warnings;
   },
 };

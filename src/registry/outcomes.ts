@@ -1,8 +1,7 @@
 // The distinct answers of the two documented registry operations (see http/outcomes.ts), each set
-// where its rule decides in routes.ts.
-import { operationOutcomes } from '../http/outcomes.js';
-
-const FAULTS = [400, 401, 500] as const;
+// where its rule decides (routes.ts, register.ts, reconcile.ts, checks.ts) through outcome() below,
+// so that a misspelt slug fails to compile.
+import type { OperationOutcomes, OwnSlug } from '../http/outcomes.js';
 
 /** Credentials and the checks both operations make on every batch. */
 const COMMON = {
@@ -16,13 +15,9 @@ const COMMON = {
   ],
 } as const;
 
-const OPTIONS = { body: true, headers: true, faults: FAULTS } as const;
-
-export const outcomes = [
-  ...operationOutcomes(
-    'registry',
-    'register-documents',
-    {
+export const outcomes = {
+  'register-documents': {
+    own: {
       registered: [200, 'the batch is registered, every domain check passing'],
       'registered-with-warnings': [
         200,
@@ -30,17 +25,22 @@ export const outcomes = [
       ],
       ...COMMON,
     },
-    OPTIONS,
-  ),
-  ...operationOutcomes(
-    'registry',
-    'reconcile-documents',
-    {
+    body: true,
+    headers: true,
+  },
+  'reconcile-documents': {
+    own: {
       'reconciled-matched': [200, 'every item matches its registration'],
       'reconciled-with-divergences': [200, 'some items differ from their registration (fields named), none unknown'],
       'reconciled-with-unknown': [200, 'some items name no registration of the participant (or no chaveRegistro)'],
       ...COMMON,
     },
-    OPTIONS,
-  ),
-];
+    body: true,
+    headers: true,
+  },
+} as const satisfies Readonly<Record<string, OperationOutcomes>>;
+
+export type RegistryOutcome = OwnSlug<typeof outcomes>;
+
+/** An outcome slug of this interface, checked against the catalog above when compiled. */
+export const outcome = (slug: RegistryOutcome): RegistryOutcome => slug;

@@ -3,9 +3,11 @@
 import type { Static } from '@fastify/type-provider-typebox';
 import { toIsoUtc } from '../domain/dates.js';
 import type { ReconciliationItemRow } from '../store/registry.js';
+import { stringifyExact } from '../http/exact-numbers.js';
 import { examine, plural } from './checks.js';
 import { compareWithRegistration, type HeldFields } from './documents.js';
 import { documentsReconciled } from './events.js';
+import { outcome } from './outcomes.js';
 import type { RegistryContext, RegistryResult } from './register.js';
 import type { ReconcileBody, ReconcileResponse } from './schemas.js';
 
@@ -55,8 +57,9 @@ export function reconcileDocuments(
           result: matched ? 'matched' : 'diverging',
           message: matched
             ? 'every field sent equals the registration'
-            : `${plural(divergences.length, 'field')} differ from the registration: ${divergences.map((d) => d.field).join(', ')}`,
-          divergences: JSON.stringify(divergences),
+            : `${plural(divergences.length, 'field')} ${divergences.length === 1 ? 'differs' : 'differ'} from the registration: ${divergences.map((d) => d.field).join(', ')}`,
+          // Amounts a double would change are written digit for digit (read back by parseStoredJson).
+          divergences: stringifyExact(divergences),
         };
       });
 
@@ -74,12 +77,13 @@ export function reconcileDocuments(
       const result = {
         counts,
         warnings: warnings.length,
-        outcome:
+        outcome: outcome(
           counts.unknown > 0
             ? 'reconciled-with-unknown'
             : counts.diverging > 0
               ? 'reconciled-with-divergences'
               : 'reconciled-matched',
+        ),
         response: {
           mensagem: `${plural(items.length, 'document')} reconciled: ${counts.matched} matched, ${counts.diverging} diverging, ${counts.unknown} unknown`,
           chaveConciliacao: reconciliationKey,

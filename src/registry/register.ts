@@ -9,6 +9,7 @@ import type { DocumentRow } from '../store/registry.js';
 import { examine, plural } from './checks.js';
 import { toHeld } from './documents.js';
 import { documentsRegistered } from './events.js';
+import { outcome, type RegistryOutcome } from './outcomes.js';
 import type { RegisterBody, RegisterResponse } from './schemas.js';
 
 export interface RegistryContext {
@@ -27,7 +28,7 @@ export interface RegistryResult<R> {
   /** Domain warnings found (the Sandbox-Warnings count). */
   warnings: number;
   /** The outcome slug of this answer (registry/outcomes.ts). */
-  outcome: string;
+  outcome: RegistryOutcome;
 }
 
 export function registerDocuments(body: RegisterBody, ctx: RegistryContext): RegistryResult<Static<typeof RegisterResponse>> {
@@ -63,7 +64,7 @@ export function registerDocuments(body: RegisterBody, ctx: RegistryContext): Reg
   documentsRegistered(ctx.events, documents);
   return {
     warnings: warnings.length,
-    outcome: warnings.length > 0 ? 'registered-with-warnings' : 'registered',
+    outcome: outcome(warnings.length > 0 ? 'registered-with-warnings' : 'registered'),
     response: { mensagem: `${plural(documents.length, 'document')} registered`, chaveRemessa: batchKey },
   };
 }

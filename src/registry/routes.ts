@@ -11,12 +11,19 @@ import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.j
 import { runtimeOf } from '../runtime/index.js';
 import { strictFor } from '../runtime/strict.js';
 import { assumptions } from './assumptions.js';
+import { refusedBodyProblems } from './checks.js';
 import { contract } from './contract.js';
+import { outcome } from './outcomes.js';
 import { reconcileDocuments } from './reconcile.js';
-import { registerDocuments } from './register.js';
+import { registerDocuments, type RegistryContext, type RegistryResult } from './register.js';
 import { ReconcileBody, ReconcileResponse, RegisterBody, RegisterResponse } from './schemas.js';
 
-const a = assumptionLookup([...sandboxAssumptions, ...assumptions]);
+const assumed = assumptionLookup([...sandboxAssumptions, ...assumptions]);
+const REGISTER = contract.route('register-documents');
+const RECONCILE = contract.route('reconcile-documents');
+
+/** What registration and reconciliation check beyond the schema, on a body the schema refused. */
+const refusedBodyChecks = (request: FastifyRequest) => ({ details: refusedBodyProblems(request.body, strictFor(request)) });
 const WARNINGS_HEADER = 'sandbox-warnings';
 
 export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
@@ -35,29 +42,37 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
       throw new SandboxError(
         401,
         'the bearer token sent in the Authorization header is not the accessToken of any registry participant (fixtures: registry.participants[].accessToken)',
-      ).tag('token-unknown');
+      ).tag(outcome('token-unknown'));
     }
     participants.set(request, participantId);
   };
 
-  const participantOf = (request: FastifyRequest): string => {
-    const id = participants.get(request);
-    if (id === undefined) throw new SandboxError(500, 'the request reached a registry route unauthenticated');
-    return id;
+  // What both rules are given: the authenticated participant and the request's state.
+  const contextOf = (request: FastifyRequest): RegistryContext => {
+    const participantId = participants.get(request);
+    if (participantId === undefined) throw new SandboxError(500, 'the request reached a registry route unauthenticated');
+    const { store, ids, clock, events } = runtimeOf(request);
+    return { store, ids, now: clock.now(), strict: strictFor(request), participantId, events };
   };
 
+  // Both answers count their domain warnings in a header and name their outcome.
+  const answer = <R>(request: FastifyRequest, reply: FastifyReply, result: RegistryResult<R>): R => {
+    reply.header(WARNINGS_HEADER, String(result.warnings));
+    request.outcome = result.outcome;
+    return result.response;
+  };
 
   const common = {
-    tags: ['registry'],
-    headers: StrictHeaders(a('registry-domain-warnings')),
-    'x-sandbox-assumption': a('registry-bearer', 'registry-batch-atomic', 'registry-domain-warnings'),
+    tags: [contract.id],
+    headers: StrictHeaders(assumed('registry-domain-warnings')),
+    'x-sandbox-assumption': assumed('registry-bearer', 'registry-batch-atomic', 'registry-domain-warnings'),
   };
-  const errors = errorResponses([400, 401, 500], StandardError, a('error-body'), BEARER_CHALLENGE);
+  const errors = errorResponses(contract.statuses, StandardError, assumed('error-body'), BEARER_CHALLENGE);
 
   app.post(
-    '/registrar_documentos',
+    REGISTER.url,
     {
-      config: { interface: 'registry', operation: 'register-documents' },
+      config: { ...REGISTER.config, refusedBodyChecks },
       onRequest: authenticate,
       schema: {
         ...common,
@@ -71,24 +86,20 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const participantId = participantOf(request);
-      const { store, ids, clock, events } = runtimeOf(request);
-      const ctx = { store, ids, now: clock.now(), strict: strictFor(request), participantId, events };
+      const ctx = contextOf(request);
       const result = registerDocuments(request.body, ctx);
       request.log.debug(
-        { participantId, batch: result.response.chaveRemessa, documents: request.body.registros.length, warnings: result.warnings },
+        { participantId: ctx.participantId, batch: result.response.chaveRemessa, documents: request.body.registros.length, warnings: result.warnings },
         'documents registered',
       );
-      reply.header(WARNINGS_HEADER, String(result.warnings));
-      request.outcome = result.outcome;
-      return result.response;
+      return answer(request, reply, result);
     },
   );
 
   app.post(
-    '/conciliar_documentos',
+    RECONCILE.url,
     {
-      config: { interface: 'registry', operation: 'reconcile-documents' },
+      config: { ...RECONCILE.config, refusedBodyChecks },
       onRequest: authenticate,
       schema: {
         ...common,
@@ -102,17 +113,13 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const participantId = participantOf(request);
-      const { store, ids, clock, events } = runtimeOf(request);
-      const ctx = { store, ids, now: clock.now(), strict: strictFor(request), participantId, events };
+      const ctx = contextOf(request);
       const result = reconcileDocuments(request.body, ctx);
       request.log.debug(
-        { participantId, reconciliation: result.response.chaveConciliacao, ...result.counts, warnings: result.warnings },
+        { participantId: ctx.participantId, reconciliation: result.response.chaveConciliacao, ...result.counts, warnings: result.warnings },
         'documents reconciled',
       );
-      reply.header(WARNINGS_HEADER, String(result.warnings));
-      request.outcome = result.outcome;
-      return result.response;
+      return answer(request, reply, result);
     },
   );
 };

@@ -2,10 +2,11 @@
 // specification shows types only (no required-ness, no lengths), so every document field is optional.
 import { type Static, Type } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumption-catalog.js';
-import { CalendarDate, Money, Strict, StringEnum } from '../http/schema.js';
+import { NextCursor } from '../http/paging.js';
+import { AmountOut, CalendarDate, Money, Strict, StringEnum } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 
-const a = assumptionLookup(assumptions);
+const assumed = assumptionLookup(assumptions);
 const opt = Type.Optional;
 
 export const Avalista = Strict(
@@ -16,22 +17,21 @@ export const Avalista = Strict(
   { title: 'Avalista', description: 'guarantor' },
 );
 
-export const Operacao = Strict(
-  {
-    tipoOperacao: opt(
-      Type.String({
-        pattern: '^[A-Za-z]$',
-        description: 'one-letter code (C is seen in use)',
-        'x-sandbox-assumption': a('registry-tipo-operacao'),
-      }),
-    ),
-    idOperacao: opt(Type.String()),
-    dataOperacao: opt(CalendarDate()),
-    valorOperacao: opt(Money()),
-    dataVencimentoOperacao: opt(CalendarDate()),
-  },
-  { title: 'Operacao', description: 'operation' },
-);
+const operacaoFields = {
+  tipoOperacao: opt(
+    Type.String({
+      pattern: '^[A-Za-z]$',
+      description: 'one-letter code (C is seen in use)',
+      'x-sandbox-assumption': assumed('registry-tipo-operacao'),
+    }),
+  ),
+  idOperacao: opt(Type.String()),
+  dataOperacao: opt(CalendarDate()),
+  valorOperacao: opt(Money()),
+  dataVencimentoOperacao: opt(CalendarDate()),
+};
+
+export const Operacao = Strict(operacaoFields, { title: 'Operacao', description: 'operation' });
 
 export const Garantia = Strict(
   {
@@ -51,7 +51,7 @@ const documentFields = {
   chaveNFe: opt(
     Type.String({
       description: 'key of the fiscal document, digits',
-      'x-sandbox-assumption': a('registry-nfe-alphanumeric'),
+      'x-sandbox-assumption': assumed('registry-nfe-alphanumeric'),
     }),
   ),
   numeroDuplicata: opt(Type.String({ description: 'trade-bill number' })),
@@ -75,7 +75,7 @@ const documentFields = {
     Type.String({
       description: 'content of the attached document, standard base64 text',
       contentEncoding: 'base64',
-      'x-sandbox-assumption': a('registry-documento-digest'),
+      'x-sandbox-assumption': assumed('registry-documento-digest'),
     }),
   ),
 };
@@ -93,7 +93,7 @@ const reconciliationFields = {
 export const RegistryDocument = Strict(documentFields, {
   title: 'RegistryDocument',
   description: 'registry document: registration fields only',
-  'x-sandbox-assumption': a('registry-optional-fields'),
+  'x-sandbox-assumption': assumed('registry-optional-fields'),
 });
 export type RegistryDocument = Static<typeof RegistryDocument>;
 
@@ -102,7 +102,7 @@ export const ReconciliationDocument = Strict(
   {
     title: 'ReconciliationDocument',
     description: 'registry document with the reconciliation additions',
-    'x-sandbox-assumption': a('registry-optional-fields', 'registry-reconcile-compare'),
+    'x-sandbox-assumption': assumed('registry-optional-fields', 'registry-reconcile-compare'),
   },
 );
 export type ReconciliationDocument = Static<typeof ReconciliationDocument>;
@@ -110,7 +110,7 @@ export type ReconciliationDocument = Static<typeof ReconciliationDocument>;
 const registros = <T extends typeof RegistryDocument | typeof ReconciliationDocument>(item: T) =>
   Type.Array(item, {
     minItems: 1,
-    'x-sandbox-assumption': a('registry-non-empty', 'registry-batch-atomic'),
+    'x-sandbox-assumption': assumed('registry-non-empty', 'registry-batch-atomic'),
   });
 
 export const RegisterBody = Strict({ registros: registros(RegistryDocument) });
@@ -125,17 +125,17 @@ const warningsHeader = {
     'Sandbox-Warnings': {
       type: 'integer',
       description: 'how many domain checks failed as warnings (listed by /_sandbox/registry inspection)',
-      'x-sandbox-assumption': a('registry-domain-warnings'),
+      'x-sandbox-assumption': assumed('registry-domain-warnings'),
     },
   },
 };
 
 export const RegisterResponse = Type.Object(
   {
-    mensagem: Type.String({ 'x-sandbox-assumption': a('registry-mensagem') }),
+    mensagem: Type.String({ 'x-sandbox-assumption': assumed('registry-mensagem') }),
     chaveRemessa: Type.String({
       description: 'batch key used to query the batch',
-      'x-sandbox-assumption': a('registry-keys'),
+      'x-sandbox-assumption': assumed('registry-keys'),
     }),
   },
   { title: 'RegisterResponse', ...warningsHeader },
@@ -143,8 +143,8 @@ export const RegisterResponse = Type.Object(
 
 export const ReconcileResponse = Type.Object(
   {
-    mensagem: Type.String({ 'x-sandbox-assumption': a('registry-mensagem') }),
-    chaveConciliacao: Type.String({ 'x-sandbox-assumption': a('registry-keys') }),
+    mensagem: Type.String({ 'x-sandbox-assumption': assumed('registry-mensagem') }),
+    chaveConciliacao: Type.String({ 'x-sandbox-assumption': assumed('registry-keys') }),
   },
   { title: 'ReconcileResponse', ...warningsHeader },
 );
@@ -170,6 +170,8 @@ const DocumentDigest = Type.Object({
 /** A registered document as the sandbox holds it: the fields as sent, `documento` as its digest. */
 export const HeldDocument = Type.Object({
   ...documentFields,
+  valorDuplicata: opt(AmountOut()),
+  operacao: opt(Type.Object({ ...operacaoFields, valorOperacao: opt(AmountOut()) }, { description: 'operation' })),
   documento: opt(DocumentDigest),
 });
 
@@ -187,7 +189,9 @@ export const BatchView = Type.Object({
       dataRegistro: CalendarDate(),
       document: HeldDocument,
     }),
+    { description: 'a page of the documents, in registros order (limit, cursor)' },
   ),
+  nextCursor: NextCursor,
 });
 
 export const ItemResult = StringEnum(['matched', 'diverging', 'unknown']);
@@ -204,7 +208,9 @@ export const ReconciliationView = Type.Object({
   participantId: Type.String(),
   reconciledAt: Timestamp(),
   counts: Type.Object({ matched: Type.Integer(), diverging: Type.Integer(), unknown: Type.Integer() }),
+  itemCount: Type.Integer(),
   warnings: Type.Array(Warning),
+  nextCursor: NextCursor,
   items: Type.Array(
     Type.Object({
       index: Type.Integer({ description: 'position in registros' }),
@@ -222,6 +228,7 @@ export const ReconciliationView = Type.Object({
         { description: 'state the participant reported, recorded but not compared' },
       ),
     }),
+    { description: 'a page of the items, in registros order (limit, cursor)' },
   ),
 });
 
@@ -237,11 +244,19 @@ export const ParticipantView = Type.Object({
   reconciliationDueBy: Type.Union([Timestamp(), Type.Null()], {
     description: 'null while the participant has no registrations',
   }),
-  overdue: Type.Boolean({ 'x-sandbox-assumption': a('registry-overdue') }),
+  overdue: Type.Boolean({ 'x-sandbox-assumption': assumed('registry-overdue') }),
+  batchCount: Type.Integer(),
   batches: Type.Array(
     Type.Object({ chaveRemessa: Type.String(), registeredAt: Timestamp(), documentCount: Type.Integer() }),
+    { description: 'a page of the batches, oldest first (limit, batchesCursor)' },
   ),
+  batchesNextCursor: Type.Union([Type.String(), Type.Null()], { description: 'pass it as batchesCursor for the next batches' }),
+  reconciliationCount: Type.Integer(),
   reconciliations: Type.Array(
     Type.Object({ chaveConciliacao: Type.String(), reconciledAt: Timestamp(), itemCount: Type.Integer() }),
+    { description: 'a page of the reconciliations, oldest first (limit, reconciliationsCursor)' },
   ),
+  reconciliationsNextCursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'pass it as reconciliationsCursor for the next reconciliations',
+  }),
 });

@@ -1,10 +1,12 @@
 // A condition on a JSON document (a journaled request body, an inspection view), written in JSONPath
-// and evaluated as every JSONPath of the sandbox is (jsonPathQuery of runtime/templates.ts: the
-// jsonpath-plus library with its safe evaluator, Jayway's dialect as WireMock writes it, a filter at
-// the root applied to the document itself). It holds when the expression selects at least one value,
-// or, with `equals`, when one of the selected values equals that JSON value.
+// and read as the stub mappings read it (runtime/templates.ts: jsonpath-plus with its safe evaluator,
+// Jayway's dialect). It holds when the expression selects at least one value, or, with
+// `equals`, when one of the selected values equals that JSON value.
+//
+// A filter at the root (`$[?(@.total > 5)]`) applies to the document itself, as Jayway JsonPath and
+// WireMock's matchesJsonPath read it.
 import { isDeepStrictEqual } from 'node:util';
-import { jsonPathQuery, TemplateError } from './templates.js';
+import { jsonPathQuery } from './templates.js';
 
 export interface Condition {
   jsonpath: string;
@@ -27,13 +29,12 @@ export function jsonpathProblem(jsonpath: string): string | undefined {
   return undefined;
 }
 
-/** The values `jsonpath` selects in `doc`; throws ConditionError when it cannot be evaluated. */
+/** The values `jsonpath` selects in `doc` (read as the stub mappings read it); throws ConditionError when it cannot be evaluated. */
 export function select(jsonpath: string, doc: unknown): unknown[] {
   try {
     return jsonPathQuery(doc, jsonpath);
   } catch (err) {
-    if (err instanceof TemplateError) throw new ConditionError(err.message);
-    throw err;
+    throw new ConditionError((err as Error).message);
   }
 }
 

@@ -5,8 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { type Static, type TObject, type TSchema, Type } from '@fastify/type-provider-typebox';
 import { type ErrorDetail, type InterfaceId, SandboxError, validationError } from '../http/errors.js';
+import { parseJsonDocument } from '../http/json.js';
 import { Strict } from '../http/schema.js';
-import { bodyAjv, detailsFromAjv } from '../http/validation.js';
+import { bodyAjv, detailsFromAjv, validateBody } from '../http/validation.js';
 import type { Store } from '../store/index.js';
 import type { Clock } from './clock.js';
 
@@ -36,9 +37,10 @@ export class UniqueKeys {
     private readonly secret = false,
   ) {}
 
-  add(key: string, path: string): void {
+  /** `shown` is how a message names a key that is not itself readable (one made of several fields). */
+  add(key: string, path: string, shown = `"${key}"`): void {
     const first = this.seen.get(key);
-    const named = this.secret ? `this ${this.what}` : `${this.what} "${key}"`;
+    const named = this.secret ? `this ${this.what}` : `${this.what} ${shown}`;
     if (first !== undefined) {
       this.details.push({ path, message: `${named} appears twice in the document (first at ${first})` });
     } else if (this.exists(key)) {
@@ -66,10 +68,8 @@ export class FixtureDocuments {
   check(doc: unknown, ctx: FixtureContext): Record<string, unknown> {
     // Compiled on first use: at start-up it would cost every sandbox, fixtures or not.
     const validate = (this.validator ??= bodyAjv.compile(this.schema));
-    if (!validate(doc)) {
-      const errors = validate.errors ?? [];
-      throw validationError(detailsFromAjv(errors), undefined, errors.length);
-    }
+    const errors = validateBody(validate, doc);
+    if (errors) throw validationError(detailsFromAjv(errors), undefined, errors.length);
     const valid = doc as Record<string, unknown>;
     const details = this.sections.flatMap((s) => {
       const section = valid[s.key];
@@ -105,14 +105,14 @@ export class FixtureDocuments {
 
 /** Reads a fixture file; a missing or malformed file is a clear error naming the file. */
 export function readFixtureFile(path: string): unknown {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (err) {
     throw new SandboxError(400, `cannot read the fixture file ${path}: ${(err as Error).message}`);
   }
   try {
-    return JSON.parse(text);
+    return parseJsonDocument(bytes);
   } catch (err) {
     throw new SandboxError(400, `the fixture file ${path} is not valid JSON: ${(err as Error).message}`);
   }

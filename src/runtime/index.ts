@@ -11,6 +11,7 @@ import type { StorePart } from '../store/part.js';
 import { validationError } from '../http/errors.js';
 import { SandboxClock } from './clock.js';
 import { type CoveredOperation, Coverage } from './coverage.js';
+import type { SandboxError } from '../http/errors.js';
 import type { Outcome } from '../http/outcomes.js';
 import { Events } from './events.js';
 import { resetDone } from './sandbox-events.js';
@@ -127,6 +128,12 @@ export interface Runtime extends RunnerContext {
   reset(options: ResetOptions): LoadCounts;
   /** Stops the work (waiting for runs in flight) and closes the database. */
   close(): Promise<void>;
+  /**
+   * Set when this state is going away under requests still in flight (a workspace removed): what
+   * runtimeOf throws to them from then on, instead of letting them fail on a closed database.
+   */
+  readonly retired: SandboxError | undefined;
+  retire(reason: SandboxError): void;
 }
 
 export interface RuntimeOptions {
@@ -186,6 +193,7 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     onError: (name, err) => log.error({ err, runner: name }, 'asynchronous processing failed; retried after a backoff'),
   });
   const instances = new Map<string, WorkInstance>();
+  let retired: SandboxError | undefined;
   const runtime: Runtime = {
     store,
     clock,
@@ -252,6 +260,12 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
       await work.close();
       await store.close();
     },
+    get retired() {
+      return retired;
+    },
+    retire(reason) {
+      retired = reason;
+    },
   };
   for (const kind of interfaces.work) {
     const instance = kind.create(runtime);
@@ -285,12 +299,27 @@ export function installRuntime(
   app.decorate('runtimeResolver', resolve);
 }
 
-/** The one way a route, hook or control call reaches the state it works on. */
+/**
+ * The one way a route, hook or control call reaches the state it works on. Throws the reason when that
+ * state was retired under the request (its workspace removed): the request is refused, not failed.
+ */
 export function runtimeOf(request: FastifyRequest): Runtime {
+  const runtime = resolvedRuntimeOf(request);
+  if (runtime.retired) throw runtime.retired;
+  return runtime;
+}
+
+/**
+ * runtimeOf for what runs after the answer is decided (the journal, coverage): the state even when it
+ * was retired meanwhile, since only memory is touched then.
+ */
+export function resolvedRuntimeOf(request: FastifyRequest): Runtime {
   let runtime = resolved.get(request);
   if (!runtime) {
     runtime = request.server.runtimeResolver(request);
     resolved.set(request, runtime);
+    // Whatever the request writes, however it writes it, its database file gets checkpointed.
+    runtime.store.touch();
   }
   return runtime;
 }

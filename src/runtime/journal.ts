@@ -1,8 +1,9 @@
 // The request journal: what clients sent to the emulated interfaces and what they got back, so a user
 // can see why their client failed. A ring buffer of fixed capacity (memory stays flat however many
-// requests pass) whose entries hold redacted, size-bounded copies of the bodies, never headers.
+// requests pass) whose entries hold redacted, size-bounded copies of the bodies, and the request line
+// and headers as sent, secrets redacted.
 import type { InterfaceId } from '../http/errors.js';
-import { redact, truncatedMarker } from './redact.js';
+import { REDACTED, redact, SECRET_KEYS, truncatedMarker } from './redact.js';
 import { Ring } from './ring.js';
 
 /** Bodies up to this many characters are kept as they came and redacted when read. */
@@ -34,6 +35,70 @@ function redactText(text: string): unknown {
   }
 }
 
+/**
+ * The request as it came on the wire: method, target and version of its request line, and its
+ * headers as Node read them (name and value pairs, in order, as written). Kept by reference (Node
+ * has already bounded them: 16 KiB of headers) and redacted only when the journal is read.
+ */
+export interface SentRequest {
+  method: string;
+  /** The request target as sent, query string included (before any workspace prefix is removed). */
+  url: string;
+  httpVersion: string;
+  rawHeaders: readonly string[];
+}
+
+/** Headers whose values are credentials whatever their name says. */
+const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'sandbox-admin-token']);
+const SECRET_HEADER_WORDS = /token|secret|password|api-?key|signature|session/i;
+/** Characters of one header value or request line kept before it is cut. */
+const MAX_SENT_TEXT = 2048;
+
+function cut(text: string): string {
+  return text.length > MAX_SENT_TEXT ? `${text.slice(0, MAX_SENT_TEXT)}${truncatedMarker(`${text.length} characters`)}` : text;
+}
+
+/** A header's value as the journal shows it: a credential redacted, its scheme kept ("Bearer [redacted]"). */
+function headerValue(name: string, value: string): string {
+  const lower = name.toLowerCase();
+  if (SECRET_HEADERS.has(lower) || SECRET_KEYS.has(lower) || SECRET_HEADER_WORDS.test(lower)) {
+    const scheme = lower.endsWith('authorization') ? /^([A-Za-z][\w.+-]*)\s+\S/.exec(value)?.[1] : undefined;
+    return scheme === undefined ? REDACTED : `${scheme} ${REDACTED}`;
+  }
+  return cut(value);
+}
+
+/** A query string as sent, the value of each parameter named like a secret redacted. */
+function redactQuery(query: string): string {
+  return query
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq === -1) return pair;
+      let name = pair.slice(0, eq);
+      try {
+        name = decodeURIComponent(name.replaceAll('+', ' '));
+      } catch {
+        // Kept as sent: a name that is not percent-encoding cannot be a secret's key anyway.
+      }
+      return SECRET_KEYS.has(name.toLowerCase()) ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
+    })
+    .join('&');
+}
+
+/** The request line, query string and headers of an entry, as sent and redacted. */
+function revealSent(sent: SentRequest): Pick<JournalEntry, 'requestLine' | 'rawQuery' | 'headers'> {
+  const mark = sent.url.indexOf('?');
+  const rawQuery = mark === -1 ? '' : redactQuery(sent.url.slice(mark + 1));
+  const target = mark === -1 ? sent.url : `${sent.url.slice(0, mark)}?${rawQuery}`;
+  const headers: Array<{ name: string; value: string }> = [];
+  for (let i = 0; i + 1 < sent.rawHeaders.length; i += 2) {
+    const name = sent.rawHeaders[i] as string;
+    headers.push({ name, value: headerValue(name, sent.rawHeaders[i + 1] as string) });
+  }
+  return { requestLine: cut(`${sent.method} ${target} HTTP/${sent.httpVersion}`), rawQuery: cut(rawQuery), headers };
+}
+
 function reveal(c: Captured): unknown {
   if (c.redacted) return c.value;
   return c.text ? redactText(c.value as string) : redact(c.value);
@@ -53,7 +118,14 @@ export interface JournalEntry {
   method: string;
   /** Without the query string. */
   path: string;
+  /** The query string as the sandbox understood it (parsed, defaults added), redacted. */
   query: unknown;
+  /** The request line as sent ("GET /path?desc=True HTTP/1.1"), secret query values redacted. */
+  requestLine: string;
+  /** The query string as sent, without "?" ("" when none), secret values redacted. */
+  rawQuery: string;
+  /** The request headers as sent, in order and as written; credentials redacted. */
+  headers: Array<{ name: string; value: string }>;
   status: number;
   durationMs: number;
   /** The number of warnings in the Sandbox-Warnings response header; null without one. */
@@ -77,6 +149,8 @@ export interface JournalFilter {
   status?: string;
   /** Entries at or after this instant of the sandbox clock. */
   since?: Date;
+  /** Only entries older than this id (the page after an entry of that id). */
+  before?: number;
   limit?: number;
 }
 
@@ -88,8 +162,9 @@ export interface JournalFilter {
 export type Captured = { redacted: true; value: unknown } | { redacted: false; value: unknown; text: boolean };
 
 /** What the journal keeps: an entry whose bodies and query are captured, not yet redacted. */
-export type StoredEntry = Omit<JournalEntry, 'requestBody' | 'responseBody' | 'query'> & {
+export type StoredEntry = Omit<JournalEntry, 'requestBody' | 'responseBody' | 'query' | 'requestLine' | 'rawQuery' | 'headers'> & {
   query: Captured;
+  sent: SentRequest;
   requestBody: Captured;
   responseBody: Captured;
 };
@@ -117,8 +192,9 @@ export class Journal {
 
   /** Matching entries, newest first, with their bodies redacted. */
   list(filter: JournalFilter = {}): JournalEntry[] {
-    return this.select(filter).map((e) => ({
+    return this.select(filter).map(({ sent, ...e }) => ({
       ...e,
+      ...revealSent(sent),
       query: reveal(e.query),
       requestBody: reveal(e.requestBody),
       responseBody: reveal(e.responseBody),
@@ -131,9 +207,20 @@ export class Journal {
     const klass = status && /^[1-5]xx$/i.test(status) ? Number(status[0]) : undefined;
     const since = filter.since?.getTime();
     const out: StoredEntry[] = [];
-    for (let i = 0; i < this.ring.count && out.length < limit; i++) {
+    // Ids grow with each entry: the page after `before` starts at the newest entry older than it,
+    // found by halving (a deep page costs no walk over the entries before it).
+    let first = 0;
+    if (filter.before !== undefined) {
+      let hi = this.ring.count;
+      while (first < hi) {
+        const mid = (first + hi) >> 1;
+        if ((this.ring.newest(mid)?.id ?? 0) < filter.before) hi = mid;
+        else first = mid + 1;
+      }
+    }
+    for (let i = first; i < this.ring.count && out.length < limit; i++) {
       const e = this.ring.newest(i);
-      if (!e) continue;
+      if (!e || (filter.before !== undefined && e.id >= filter.before)) continue;
       if (filter.interface !== undefined && e.interface !== filter.interface) continue;
       if (filter.operation !== undefined && e.operation !== filter.operation) continue;
       if (

@@ -1,6 +1,8 @@
 // Copies of request and response bodies for the journal: secrets and document bytes replaced by key
 // anywhere in the tree, long strings cut, and a budget per body so that a 100 MB request costs the
 // journal a few kilobytes. The copy is built while walking, so the walk stops where the budget ends.
+import { DecimalText } from '../domain/money.js';
+import { exactText } from '../http/exact-numbers.js';
 
 /** Keys whose values never reach the journal (compared case-insensitively). */
 export const SECRET_KEYS: ReadonlySet<string> = new Set(
@@ -43,6 +45,13 @@ export function truncatedMarker(what: string): string {
   return `[truncated: ${what}]`;
 }
 
+/** A number as the client wrote it, where its double would change it (http/exact-numbers.ts). */
+function exactOrSame(holder: object, key: string | number, v: number, state: { left: number }): unknown {
+  state.left -= 8;
+  const text = exactText(holder, key);
+  return text === undefined ? v : new DecimalText(text);
+}
+
 export function redact(value: unknown, limits: RedactLimits = DEFAULT_LIMITS): unknown {
   const state = { left: limits.budget };
   return walk(value, limits, state, 0);
@@ -69,7 +78,8 @@ function walk(value: unknown, limits: RedactLimits, state: { left: number }, dep
         out.push(truncatedMarker(`${value.length - i} more items`));
         break;
       }
-      out.push(walk(value[i], limits, state, depth + 1));
+      const v: unknown = value[i];
+      out.push(typeof v === 'number' ? exactOrSame(value, i, v, state) : walk(v, limits, state, depth + 1));
     }
     return out;
   }
@@ -86,7 +96,9 @@ function walk(value: unknown, limits: RedactLimits, state: { left: number }, dep
     out[key] =
       SECRET_KEYS.has(key.toLowerCase()) && v !== null && v !== undefined
         ? REDACTED
-        : walk(v, limits, state, depth + 1);
+        : typeof v === 'number'
+          ? exactOrSame(value, key, v, state)
+          : walk(v, limits, state, depth + 1);
   }
   return out;
 }

@@ -168,7 +168,8 @@ export function jsonPathQuery(json: unknown, path: string): unknown[] {
     .replace(/(@[\w.$[\]'"-]*)\s*=~\s*(\/(?:\\.|[^/\\])+\/[gimsuy]*)/g, '$1.match($2)');
   const rootFilter = /^\$\[\?/.test(expression) && json !== null && typeof json === 'object' && !Array.isArray(json);
   try {
-    return JSONPath({ path: expression, json: (rootFilter ? [json] : json) as object, wrap: true, ignoreEvalErrors: true }) as unknown[];
+    // The safe evaluator: a filter script reaches nothing but the document.
+    return JSONPath({ path: expression, json: (rootFilter ? [json] : json) as object, wrap: true, eval: 'safe', ignoreEvalErrors: true }) as unknown[];
   } catch (err) {
     throw new TemplateError(`the JSONPath ${path} cannot be read: ${(err as Error).message}`);
   }

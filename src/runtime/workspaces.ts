@@ -16,30 +16,50 @@ export const WORKSPACE_NAME_RULE = 'a workspace name is 1 to 64 characters of a-
 const PREFIX = '/ws/';
 const NAME = Symbol('sandbox.workspace');
 const INVALID = Symbol('sandbox.workspace.invalid');
+const REFUSED = Symbol('sandbox.workspace.refused');
+
+/**
+ * Why a base URL /ws/{name} reaches nothing: `unknown`, no such workspace and this request may not
+ * create it (the control plane is locked and the request carries no key); `removing`, the workspace
+ * is being removed.
+ */
+export type WorkspaceRefusal = { name: string; reason: 'unknown' | 'removing' };
 
 interface MarkedRequest extends IncomingMessage {
   [NAME]?: string;
   [INVALID]?: string;
+  [REFUSED]?: WorkspaceRefusal;
 }
+
+/** What the rewrite asks of the workspaces: may this request reach workspace `name` now? */
+export type WorkspaceGate = (name: string, req: IncomingMessage) => 'open' | WorkspaceRefusal['reason'];
 
 /**
  * Fastify's rewriteUrl: `/ws/{name}/rest` -> `/rest`, remembering {name} on the raw request. A path
- * with an invalid name is left as it is (the /ws/* route then refuses it, naming the rule); every
- * other path passes untouched at the cost of one prefix test.
+ * with an invalid name, or one whose workspace `gate` refuses, is left as it is (the /ws/* route then
+ * answers, naming the rule or the reason); every other path passes untouched at the cost of one
+ * prefix test.
  */
-export function workspaceRewrite(req: IncomingMessage): string {
-  const url = req.url ?? '/';
-  if (!url.startsWith(PREFIX)) return url;
-  let end = PREFIX.length;
-  while (end < url.length && url[end] !== '/' && url[end] !== '?') end++;
-  const name = url.slice(PREFIX.length, end);
-  if (!WORKSPACE_NAME.test(name)) {
-    (req as MarkedRequest)[INVALID] = name;
-    return url;
-  }
-  (req as MarkedRequest)[NAME] = name;
-  const rest = url.slice(end);
-  return rest.startsWith('/') ? rest : `/${rest}`;
+export function workspaceRewriter(gate: WorkspaceGate): (req: IncomingMessage) => string {
+  return (req) => {
+    const url = req.url ?? '/';
+    if (!url.startsWith(PREFIX)) return url;
+    let end = PREFIX.length;
+    while (end < url.length && url[end] !== '/' && url[end] !== '?') end++;
+    const name = url.slice(PREFIX.length, end);
+    if (!WORKSPACE_NAME.test(name)) {
+      (req as MarkedRequest)[INVALID] = name;
+      return url;
+    }
+    const open = gate(name, req);
+    if (open !== 'open') {
+      (req as MarkedRequest)[REFUSED] = { name, reason: open };
+      return url;
+    }
+    (req as MarkedRequest)[NAME] = name;
+    const rest = url.slice(end);
+    return rest.startsWith('/') ? rest : `/${rest}`;
+  };
 }
 
 /** The workspace a request named in its path (undefined: none, the default workspace). */
@@ -52,6 +72,11 @@ export function invalidWorkspaceNameOf(req: IncomingMessage): string | undefined
   return (req as MarkedRequest)[INVALID];
 }
 
+/** Why the workspace a request named was not reached, if it was not. */
+export function refusedWorkspaceOf(req: IncomingMessage): WorkspaceRefusal | undefined {
+  return (req as MarkedRequest)[REFUSED];
+}
+
 export type WorkspaceStorage = 'memory' | 'file';
 
 /** What opening a workspace's state needs; the app supplies it (fixtures are not this layer's). */
@@ -62,7 +87,11 @@ export interface WorkspaceOpener {
    * Returns when it was created: now for a new one, or as recorded in its file.
    */
   open(name: string, fixtures: object | undefined): { runtime: Runtime; createdAt: string };
-  /** Removes what `name` keeps outside memory (its database file); called after close. */
+  /**
+   * Removes what `name` keeps outside memory (its database files); called after close, while the name
+   * is still taken, so nothing can have opened the files again. It moves them out of the way first:
+   * once it returns, no file of that name is left for the removal to touch.
+   */
   destroy(name: string): void;
   /** Names kept from an earlier run (database files), opened at start. */
   persisted(): string[];
@@ -78,11 +107,16 @@ export interface WorkspaceInfo {
 
 interface Entry {
   name: string;
-  runtime: Runtime;
+  /** Undefined: kept in a file from an earlier run and not opened yet (opened in the background or on first use). */
+  runtime: Runtime | undefined;
   createdAt: string;
   lastUsed: number;
-  /** Requests being answered now: a workspace in use is never evicted. */
+  /** Requests being answered now: a workspace in use is never evicted, and its removal waits for them. */
   active: number;
+  /** Set while the workspace is being removed: settles once its files are gone. */
+  removing: Promise<void> | undefined;
+  /** Called when `active` falls to 0 (a removal waiting for the requests in flight). */
+  idle: (() => void) | undefined;
 }
 
 export interface WorkspacesOptions {
@@ -93,9 +127,19 @@ export interface WorkspacesOptions {
   /** In-memory workspaces unused this long are removed; 0: never. */
   idleMs: number;
   log: RuntimeLog;
+  /**
+   * Whether a request may create a workspace by using its name (default: every request may). A locked control plane
+   * lets only requests carrying its key do so.
+   */
+  mayCreate?: (req: IncomingMessage) => boolean;
+  /** How long a removal waits for the requests in flight before closing the workspace under them. */
+  removalWaitMs?: number;
   /** Real time in milliseconds (tests move it). */
   now?: () => number;
 }
+
+/** How long a removal waits, at most, for the workspace's requests in flight. */
+export const WORKSPACE_REMOVAL_WAIT_MS = 5000;
 
 export class WorkspaceLimitError extends SandboxError {
   constructor(max: number) {
@@ -103,6 +147,30 @@ export class WorkspaceLimitError extends SandboxError {
       429,
       `this sandbox already holds ${max} workspaces besides default (SANDBOX_MAX_WORKSPACES=${max}): ` +
         'DELETE /_sandbox/workspaces/{name} one that is no longer used, or start the sandbox with a higher limit',
+    );
+  }
+}
+
+/** A request reached workspace `name` while it is being removed (409 on the control plane). */
+export class WorkspaceRemovingError extends SandboxError {
+  constructor(name: string) {
+    super(
+      409,
+      `workspace "${name}" is being removed (DELETE /_sandbox/workspaces/${name}): this request did not reach it; ` +
+        'once the removal answered, a new request starts it afresh',
+      { code: 'WorkspaceRemoved' },
+    );
+  }
+}
+
+/** No workspace `name`, and this request may not create one (a locked control plane, no key). */
+export class WorkspaceUnknownError extends SandboxError {
+  constructor(name: string) {
+    super(
+      404,
+      `no workspace "${name}": with SANDBOX_ADMIN_TOKEN set, a workspace is created only with the key: ` +
+        `POST /_sandbox/workspaces {"name":"${name}"} with the header Sandbox-Admin-Token (or send that header on a call under /ws/${name})`,
+      { code: 'WorkspaceNotFound' },
     );
   }
 }
@@ -122,6 +190,8 @@ export class Workspaces {
       createdAt: new Date(this.now()).toISOString(),
       lastUsed: this.now(),
       active: 0,
+      removing: undefined,
+      idle: undefined,
     };
   }
 
@@ -133,43 +203,88 @@ export class Workspaces {
     return this.options.opener.storage;
   }
 
-  /** How many workspaces besides `default` are open. */
+  /** How many workspaces besides `default` exist (opened or not yet). */
   get size(): number {
     return this.entries.size;
   }
 
-  /** Opens the workspaces an earlier run left in files (up to the limit). */
-  openPersisted(): void {
+  /**
+   * Takes the names an earlier run left in files (up to the limit) and opens them in the background,
+   * one per turn of the event loop: the sandbox answers at once, and a request to one not opened yet
+   * opens it first. Their pending work resumes as each opens.
+   */
+  openPersisted(): Promise<void> {
     for (const name of this.options.opener.persisted()) {
       if (name === DEFAULT_WORKSPACE || this.entries.has(name)) continue;
       if (this.entries.size >= this.options.max) {
         this.options.log.error({ workspace: name, max: this.options.max }, 'workspace file not opened: over SANDBOX_MAX_WORKSPACES');
         continue;
       }
-      this.add(name, undefined);
+      this.entries.set(name, { ...this.blank(name), createdAt: '' });
+    }
+    return this.openInBackground();
+  }
+
+  private async openInBackground(): Promise<void> {
+    for (const entry of [...this.entries.values()]) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.closed) return;
+      if (entry.runtime || entry.removing || this.entries.get(entry.name) !== entry) continue;
+      try {
+        this.open(entry);
+      } catch (err) {
+        this.options.log.error({ err, workspace: entry.name }, 'workspace file could not be opened (a request to it will try again)');
+      }
     }
   }
 
+  /** Whether `name` exists (opened or not yet), `default` included; a workspace being removed does not. */
   has(name: string): boolean {
-    return name === DEFAULT_WORKSPACE || this.entries.has(name);
+    if (name === DEFAULT_WORKSPACE) return true;
+    const entry = this.entries.get(name);
+    return entry !== undefined && !entry.removing;
+  }
+
+  /** How far `req` may reach workspace `name` now (the URL rewrite asks before routing). */
+  gate(name: string, req: IncomingMessage): 'open' | WorkspaceRefusal['reason'] {
+    if (name === DEFAULT_WORKSPACE) return 'open';
+    const entry = this.entries.get(name);
+    if (entry) return entry.removing ? 'removing' : 'open';
+    return this.mayCreate(req) ? 'open' : 'unknown';
+  }
+
+  private mayCreate(req: IncomingMessage | undefined): boolean {
+    return req === undefined || !this.options.mayCreate || this.options.mayCreate(req);
   }
 
   /** The runtime of `name`, created with the start-up fixtures on first use. */
   runtime(name: string): Runtime {
-    return this.entry(name).runtime;
+    return this.runtimeOf(this.entry(name, undefined));
   }
 
-  /** runtime(name) for a request: in use (never evicted) until release(name). */
-  use(name: string): Runtime {
-    const entry = this.entry(name);
+  /**
+   * runtime(name) for a request: in use (never evicted, waited for by a removal) until release(name).
+   * Throws when the workspace is being removed, or does not exist and `req` may not create it.
+   */
+  use(name: string, req: IncomingMessage): Runtime {
+    const entry = this.entry(name, req);
+    const runtime = this.runtimeOf(entry);
     entry.lastUsed = this.now();
     entry.active++;
-    return entry.runtime;
+    return runtime;
   }
 
-  private entry(name: string): Entry {
+  private entry(name: string, req: IncomingMessage | undefined): Entry {
     if (name === DEFAULT_WORKSPACE) return this.defaultEntry;
-    return this.entries.get(name) ?? this.add(name, undefined);
+    const entry = this.entries.get(name);
+    if (entry?.removing) throw new WorkspaceRemovingError(name);
+    if (entry) return entry;
+    if (!this.mayCreate(req)) throw new WorkspaceUnknownError(name);
+    return this.add(name, undefined);
+  }
+
+  private runtimeOf(entry: Entry): Runtime {
+    return entry.runtime ?? this.open(entry);
   }
 
   /** A request that used `name` is answered. */
@@ -178,6 +293,7 @@ export class Workspaces {
     if (!entry) return;
     entry.lastUsed = this.now();
     if (entry.active > 0) entry.active--;
+    if (entry.active === 0) entry.idle?.();
   }
 
   /** The runtime of an open workspace, without counting a use; undefined when there is none. */
@@ -185,36 +301,91 @@ export class Workspaces {
     return name === DEFAULT_WORKSPACE ? this.options.defaultRuntime : this.entries.get(name)?.runtime;
   }
 
-  /** Creates `name` with `fixtures` (undefined: the start-up ones); undefined when it exists already. */
+  /**
+   * Creates `name` with `fixtures` (undefined: the start-up ones); undefined when it exists already.
+   * Throws while a workspace of that name is being removed.
+   */
   create(name: string, fixtures: object | undefined): WorkspaceInfo | undefined {
+    if (this.entries.get(name)?.removing) throw new WorkspaceRemovingError(name);
     if (this.has(name)) return undefined;
     return this.infoOf(this.add(name, fixtures));
   }
 
-  list(): WorkspaceInfo[] {
-    const named = [...this.entries.values()].sort((a, b) => a.name.localeCompare(b.name));
-    return [this.defaultEntry, ...named].map((e) => this.infoOf(e));
+  /**
+   * The workspaces, `default` first, then by name: `limit` of them after the one named `after` (absent:
+   * from the start), and how many there are in all.
+   */
+  list(page: { after?: string; limit?: number } = {}): { workspaces: WorkspaceInfo[]; total: number } {
+    const named = [...this.entries.values()].filter((e) => !e.removing);
+    const { after, limit = named.length + 1 } = page;
+    const all =
+      after === undefined
+        ? [this.defaultEntry, ...named]
+        : named.filter((e) => after === DEFAULT_WORKSPACE || e.name > after);
+    const first = all
+      .sort((a, b) => (a === this.defaultEntry ? -1 : b === this.defaultEntry ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .slice(0, limit);
+    return { workspaces: first.map((e) => this.infoOf(e)), total: named.length + 1 };
   }
 
   private infoOf(entry: Entry): WorkspaceInfo {
+    const runtime = this.runtimeOf(entry);
     return {
       name: entry.name,
       createdAt: entry.createdAt,
       lastUsedAt: new Date(entry === this.defaultEntry ? this.now() : entry.lastUsed).toISOString(),
       storage: this.options.opener.storage,
       // The sandbox's own bookkeeping table (sb_meta) is not a user's row.
-      rows: Object.fromEntries(Object.entries(entry.runtime.store.tableCounts()).filter(([t]) => !t.startsWith('sb_'))),
+      rows: Object.fromEntries(Object.entries(runtime.store.tableCounts()).filter(([t]) => !t.startsWith('sb_'))),
     };
   }
 
-  /** Closes and forgets `name`, and removes its file; false when there is none. */
+  /**
+   * Removes `name`: from now on a request to it is refused (WorkspaceRemovingError); the requests in
+   * flight are waited for (at most removalWaitMs, then closed under them: they are refused too); then
+   * its state is closed and its files removed, and only then is the name free again, so nothing
+   * created under it afterwards can lose a file to this removal. False when there is no such
+   * workspace (or another removal of it is under way: that one answers).
+   */
   async remove(name: string): Promise<boolean> {
     const entry = this.entries.get(name);
     if (!entry) return false;
-    this.entries.delete(name);
-    await entry.runtime.close();
-    this.options.opener.destroy(name);
+    if (entry.removing) {
+      await entry.removing;
+      return false;
+    }
+    entry.removing = this.drop(entry);
+    await entry.removing;
     return true;
+  }
+
+  private async drop(entry: Entry): Promise<void> {
+    try {
+      if (entry.active > 0) {
+        const waitMs = this.options.removalWaitMs ?? WORKSPACE_REMOVAL_WAIT_MS;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, waitMs);
+          entry.idle = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        entry.idle = undefined;
+        if (entry.active > 0)
+          this.options.log.error(
+            { workspace: entry.name, requests: entry.active, waitMs },
+            'workspace removed with requests still in flight: they are answered that it was removed',
+          );
+      }
+      if (entry.runtime) {
+        // A request still in flight that reaches for this state from now on is refused, not failed.
+        entry.runtime.retire(new WorkspaceRemovingError(entry.name));
+        await entry.runtime.close();
+      }
+      this.options.opener.destroy(entry.name);
+    } finally {
+      this.entries.delete(entry.name);
+    }
   }
 
   /** Removes the in-memory workspaces idle longer than the configured time; returns their names. */
@@ -222,7 +393,7 @@ export class Workspaces {
     const { idleMs } = this.options;
     if (idleMs <= 0 || this.options.opener.storage !== 'memory') return [];
     const cutoff = this.now() - idleMs;
-    const idle = [...this.entries.values()].filter((e) => e.active === 0 && e.lastUsed <= cutoff);
+    const idle = [...this.entries.values()].filter((e) => e.active === 0 && !e.removing && e.lastUsed <= cutoff);
     for (const entry of idle) {
       await this.remove(entry.name);
       this.options.log.info(
@@ -244,23 +415,36 @@ export class Workspaces {
     this.timer.unref();
   }
 
-  /** Closes every workspace but `default` (whose owner closes it). */
+  /** Closes every workspace but `default` (whose owner closes it), removals under way first. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     const all = [...this.entries.values()];
+    await Promise.all(all.map((e) => e.removing?.catch(() => undefined)));
     this.entries.clear();
-    await Promise.all(all.map((e) => e.runtime.close()));
+    await Promise.all(all.map((e) => e.runtime?.close()));
+  }
+
+  private blank(name: string): Entry {
+    return { name, runtime: undefined, createdAt: '', lastUsed: this.now(), active: 0, removing: undefined, idle: undefined };
   }
 
   private add(name: string, fixtures: object | undefined): Entry {
     if (this.closed) throw new SandboxError(503, 'the sandbox is closing');
     if (this.entries.size >= this.options.max) throw new WorkspaceLimitError(this.options.max);
-    const { runtime, createdAt } = this.options.opener.open(name, fixtures);
-    const entry: Entry = { name, runtime, createdAt, lastUsed: this.now(), active: 0 };
+    const entry = this.blank(name);
+    this.open(entry, fixtures);
     this.entries.set(name, entry);
-    runtime.work.kickAll();
-    this.options.log.info({ workspace: name }, 'workspace opened');
     return entry;
+  }
+
+  private open(entry: Entry, fixtures?: object): Runtime {
+    if (this.closed) throw new SandboxError(503, 'the sandbox is closing');
+    const { runtime, createdAt } = this.options.opener.open(entry.name, fixtures);
+    entry.runtime = runtime;
+    entry.createdAt = createdAt;
+    runtime.work.kickAll();
+    this.options.log.info({ workspace: entry.name }, 'workspace opened');
+    return runtime;
   }
 }

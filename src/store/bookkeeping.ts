@@ -2,8 +2,18 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import type { ReadCache } from './read-cache.js';
+import { groupKey, type RowCounts } from './row-counts.js';
 
-export type TradeBillStatus = 'open' | 'partially-paid' | 'paid' | 'cancelled' | 'blocked';
+/** Every status a trade bill can have (assumption bk-trade-bill-statuses). */
+export const TRADE_BILL_STATUSES = ['open', 'partially-paid', 'paid', 'cancelled', 'blocked'] as const;
+export type TradeBillStatus = (typeof TRADE_BILL_STATUSES)[number];
+
+/** The statuses in which a bill accepts a payment; the others refuse one. */
+export const PAYABLE = ['open', 'partially-paid'] as const satisfies readonly TradeBillStatus[];
+export type NotPayable = Exclude<TradeBillStatus, (typeof PAYABLE)[number]>;
+export const NOT_PAYABLE = TRADE_BILL_STATUSES.filter(
+  (s): s is NotPayable => !(PAYABLE as readonly TradeBillStatus[]).includes(s),
+);
 
 export interface TradeBillRow {
   id: number;
@@ -116,15 +126,16 @@ function toExtractItem(r: ExtractRow): ExtractItem {
 }
 
 export class BookkeepingStore {
-  private readonly s;
+  private readonly statements;
   /** One statement per sort field and direction, each an index range of (tenant_id, field, request_id). */
   private readonly pages: Record<ExtractSortField, Record<Direction, Statement>>;
 
   constructor(
     db: Db,
-    private readonly reads: ReadCache,
+    private readonly readCache: ReadCache,
+    private readonly counts: RowCounts,
   ) {
-    this.s = {
+    this.statements = {
       insertUser: db.prepare('INSERT INTO bk_users (user_id, access_token) VALUES (?, ?)'),
       insertUserTenant: db.prepare(
         'INSERT OR IGNORE INTO bk_user_tenants (user_id, tenant_id) VALUES (?, ?)',
@@ -140,10 +151,11 @@ export class BookkeepingStore {
         `SELECT id, tenant_id AS tenantId, uid, amount_cents AS amountCents, open_cents AS openCents, status
          FROM bk_trade_bills WHERE tenant_id = ? AND uid = ?`,
       ),
+      // A page by uid after a cursor (an index range), or at an offset (the inspector's pages).
       tradeBills: db.prepare(
         `SELECT b.tenant_id AS tenantId, b.uid, b.amount_cents AS amountCents, b.open_cents AS openCents,
            b.status, (SELECT count(*) FROM bk_payments p WHERE p.bill_id = b.id) AS payments
-         FROM bk_trade_bills b WHERE b.tenant_id = ? ORDER BY b.uid`,
+         FROM bk_trade_bills b WHERE b.tenant_id = ? AND b.uid > ? ORDER BY b.uid LIMIT ? OFFSET ?`,
       ),
       insertExtractRequest: db.prepare(
         `INSERT INTO bk_extract_requests (request_id, tenant_id, registered_at, registered_by_user_id,
@@ -151,10 +163,13 @@ export class BookkeepingStore {
          VALUES (@extractTradeReceivableRequestId, @tenantId, @registeredAt, @registeredByUserId,
            @protocolNumber, @currentStepType, @generatedAt)`,
       ),
-      countExtractRequest: db.prepare(
-        `INSERT INTO bk_tenant_counters (tenant_id, extract_requests) VALUES (?, 1)
-         ON CONFLICT (tenant_id) DO UPDATE SET extract_requests = extract_requests + 1`,
-      ),
+      countExtractRequest: db
+        .prepare(
+          `INSERT INTO bk_tenant_counters (tenant_id, extract_requests) VALUES (?, 1)
+           ON CONFLICT (tenant_id) DO UPDATE SET extract_requests = extract_requests + 1
+           RETURNING extract_requests`,
+        )
+        .pluck(),
       extractRequestExists: db.prepare('SELECT 1 FROM bk_extract_requests WHERE request_id = ?').pluck(),
       extractCount: db.prepare('SELECT extract_requests FROM bk_tenant_counters WHERE tenant_id = ?').pluck(),
       // The last write must still see the bill as it was read: a guard should another process share the file.
@@ -169,22 +184,28 @@ export class BookkeepingStore {
          VALUES (@billId, @userId, @type, @informantId, @isPartial, @paymentCents, @remainingCents,
            @beneficiaryDocument, @paymentDate, @openBeforeCents, @openAfterCents, @statusAfter, @recordedAt)`,
       ),
-      payments: db.prepare(`SELECT ${PAYMENT_COLUMNS} FROM bk_payments WHERE bill_id = ? ORDER BY id`),
+      payments: db.prepare(`SELECT ${PAYMENT_COLUMNS} FROM bk_payments WHERE bill_id = ? AND id > ? ORDER BY id LIMIT ?`),
+      paymentCount: db.prepare('SELECT count(*) FROM bk_payments WHERE bill_id = ?').pluck(),
       tenants: db.prepare(
         `SELECT t.tenant_id AS tenantId,
            (SELECT group_concat(user_id) FROM bk_user_tenants u WHERE u.tenant_id = t.tenant_id) AS userIds,
            coalesce((SELECT extract_requests FROM bk_tenant_counters c WHERE c.tenant_id = t.tenant_id), 0)
-             AS extractRequests,
-           (SELECT count(*) FROM bk_trade_bills b WHERE b.tenant_id = t.tenant_id) AS tradeBills
+             AS extractRequests
          FROM (SELECT tenant_id FROM bk_user_tenants UNION SELECT tenant_id FROM bk_tenant_counters
                UNION SELECT tenant_id FROM bk_trade_bills) t
-         ORDER BY t.tenant_id`,
+         WHERE t.tenant_id > ? ORDER BY t.tenant_id LIMIT ?`,
       ),
+      tenantCount: db
+        .prepare(
+          `SELECT count(*) FROM (SELECT tenant_id FROM bk_user_tenants UNION SELECT tenant_id FROM bk_tenant_counters
+             UNION SELECT tenant_id FROM bk_trade_bills)`,
+        )
+        .pluck(),
     };
 
     const page = (column: string, dir: Direction) =>
       // The inner query walks only the covering index; the table is read for the page's rows alone.
-      // Raw rows (arrays) and objects built by hand: a third cheaper than named-column rows.
+      // Raw rows (arrays) and objects built by hand: they cost less than named-column rows per row read.
       db
         .prepare(
         `SELECT ${EXTRACT_COLUMNS} FROM bk_extract_requests
@@ -202,21 +223,22 @@ export class BookkeepingStore {
   }
 
   insertUser(userId: number, accessToken: string, tenants: readonly string[]): void {
-    this.s.insertUser.run(userId, accessToken);
-    for (const t of tenants) this.s.insertUserTenant.run(userId, t);
+    this.statements.insertUser.run(userId, accessToken);
+    this.counts.add('bk_users');
+    for (const t of tenants) this.counts.add('bk_user_tenants', this.statements.insertUserTenant.run(userId, t).changes);
   }
 
   userExists(userId: number): boolean {
-    return this.s.userExists.get(userId) !== undefined;
+    return this.statements.userExists.get(userId) !== undefined;
   }
 
   /** The user a bearer token belongs to, or undefined. */
   userIdByToken(accessToken: string): number | undefined {
-    return this.s.userIdByToken.get(accessToken) as number | undefined;
+    return this.statements.userIdByToken.get(accessToken) as number | undefined;
   }
 
   userHasTenant(userId: number, tenantId: string): boolean {
-    return this.s.userHasTenant.get(userId, tenantId) !== undefined;
+    return this.statements.userHasTenant.get(userId, tenantId) !== undefined;
   }
 
   /**
@@ -225,28 +247,42 @@ export class BookkeepingStore {
    */
   access(accessToken: string, tenantId: string): Access {
     // The tenant's length makes the key unambiguous whatever characters either holds.
-    return this.reads.get(`bk-access|${tenantId.length}|${tenantId}|${accessToken}`, () => {
+    return this.readCache.get(`bk-access|${tenantId.length}|${tenantId}|${accessToken}`, () => {
       const userId = this.userIdByToken(accessToken);
       return { userId, hasTenant: userId !== undefined && this.userHasTenant(userId, tenantId) };
     });
   }
 
   insertTradeBill(bill: Omit<TradeBillRow, 'id'>): void {
-    this.s.insertTradeBill.run(bill);
+    this.statements.insertTradeBill.run(bill);
+    this.counts.add('bk_trade_bills');
+    this.counts.add(groupKey('bk_trade_bills', 'tenant_id', bill.tenantId));
   }
 
   tradeBill(tenantId: string, uid: string): TradeBillRow | undefined {
-    return this.s.tradeBill.get(tenantId, uid) as TradeBillRow | undefined;
+    return this.statements.tradeBill.get(tenantId, uid) as TradeBillRow | undefined;
   }
 
-  tradeBills(tenantId: string): TradeBillSummary[] {
-    return this.s.tradeBills.all(tenantId) as TradeBillSummary[];
+  /** `limit` bills of the tenant by uid: after the uid `after`, or from `offset`. */
+  tradeBills(tenantId: string, page: { after?: string; offset?: number; limit?: number } = {}): TradeBillSummary[] {
+    return this.statements.tradeBills.all(tenantId, page.after ?? '', page.limit ?? -1, page.offset ?? 0) as TradeBillSummary[];
   }
 
-  payments(billId: number): PaymentRow[] {
-    return (this.s.payments.all(billId) as Array<Omit<PaymentRow, 'isPartial'> & { isPartial: number }>).map(
+  /** The tenant's bills (a maintained count). */
+  tradeBillCount(tenantId: string): number {
+    return this.counts.get(groupKey('bk_trade_bills', 'tenant_id', tenantId));
+  }
+
+  /** `limit` payments of the bill after the payment `after` (0: from the first), oldest first. */
+  payments(billId: number, after = 0, limit = -1): PaymentRow[] {
+    return (this.statements.payments.all(billId, after, limit) as Array<Omit<PaymentRow, 'isPartial'> & { isPartial: number }>).map(
       (p) => ({ ...p, isPartial: p.isPartial === 1 }),
     );
+  }
+
+  /** The bill's payments, counted on its index (a bill's own payments, not the table's). */
+  paymentCount(billId: number): number {
+    return this.statements.paymentCount.get(billId) as number;
   }
 
   /**
@@ -254,35 +290,38 @@ export class BookkeepingStore {
    * if it is still as read, and records the payment.
    */
   applyPayment(bill: TradeBillRow, effect: PaymentEffect, payment: NewPayment): void {
-    const changed = this.s.updateBill.run({
+    const changed = this.statements.updateBill.run({
       id: bill.id,
       openBeforeCents: bill.openCents,
       statusBefore: bill.status,
       ...effect,
     }).changes;
     if (changed !== 1) throw new Error(`trade bill ${bill.id} changed under a payment transaction`);
-    this.s.insertPayment.run({
+    this.statements.insertPayment.run({
       ...payment,
       isPartial: payment.isPartial ? 1 : 0,
       billId: bill.id,
       openBeforeCents: bill.openCents,
       ...effect,
     });
+    this.counts.add('bk_payments');
   }
 
   /** Inserts one extract request and counts it for its tenant; call inside the caller's transaction. */
   insertExtractRequest(row: ExtractRequestRow): void {
-    this.s.insertExtractRequest.run(row);
-    this.s.countExtractRequest.run(row.tenantId);
+    this.statements.insertExtractRequest.run(row);
+    this.counts.add('bk_extract_requests');
+    // The tenant's counter row is new when it counts its first request.
+    if (this.statements.countExtractRequest.get(row.tenantId) === 1) this.counts.add('bk_tenant_counters');
   }
 
   extractRequestExists(id: number): boolean {
-    return this.s.extractRequestExists.get(id) !== undefined;
+    return this.statements.extractRequestExists.get(id) !== undefined;
   }
 
   /** The tenant's number of extract requests, from the counter kept by insertExtractRequest. */
   extractRequestCount(tenantId: string): number {
-    return (this.s.extractCount.get(tenantId) as number | undefined) ?? 0;
+    return (this.statements.extractCount.get(tenantId) as number | undefined) ?? 0;
   }
 
   /**
@@ -313,10 +352,24 @@ export class BookkeepingStore {
     ).map(toExtractItem);
   }
 
-  tenants(): TenantSummary[] {
-    return (this.s.tenants.all() as Array<Omit<TenantSummary, 'userIds'> & { userIds: string | null }>).map(
+  /**
+   * How many tenants there are (the users', the extract requests' and the bills'): counted again only
+   * when one of those tables gained or lost rows since the last count.
+   */
+  tenantCount(): number {
+    const key = ['bk_user_tenants', 'bk_tenant_counters', 'bk_trade_bills'].map((t) => this.counts.get(t)).join('|');
+    if (this.tenants$?.key !== `${this.counts.recounts}|${key}`)
+      this.tenants$ = { key: `${this.counts.recounts}|${key}`, count: this.statements.tenantCount.get() as number };
+    return this.tenants$.count;
+  }
+  private tenants$: { key: string; count: number } | undefined;
+
+  /** `limit` tenants after `after` ('' from the first), in order. */
+  tenants(after = '', limit = -1): TenantSummary[] {
+    return (this.statements.tenants.all(after, limit) as Array<Omit<TenantSummary, 'userIds' | 'tradeBills'> & { userIds: string | null }>).map(
       (t) => ({
         ...t,
+        tradeBills: this.tradeBillCount(t.tenantId),
         userIds:
           t.userIds === null
             ? []

@@ -53,6 +53,7 @@ export function migrate(db: Db, path = ':memory:'): boolean {
       for (let v = found; v < known; v++) {
         const m = migrations[v];
         if (!m) break;
+        m.before?.(db, path);
         db.exec(m.sql);
       }
       db.pragma(`user_version = ${known}`);

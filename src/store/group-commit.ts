@@ -1,8 +1,8 @@
 // Group commit: the writes queued during one turn of the event loop share one transaction, each in its
 // own savepoint, and every caller hears of its write only after that transaction committed. Under
 // concurrent requests one BEGIN and one COMMIT serve the whole turn's writes, and the writes run
-// back to back while SQLite's pages are still in the CPU's caches: a payment's write cost a third as
-// much (docs/benchmarks.md, "The hot path").
+// back to back while SQLite's pages are still in the CPU's caches, which makes a payment's write cost
+// less (docs/benchmarks.md, "The hot path").
 //
 // Nothing changes for a single caller: its write runs alone, commits, then answers. Writes queued in
 // the same turn run in the order they were queued, each seeing the ones before it, exactly as they
@@ -11,6 +11,7 @@
 // write never overtakes one queued before it.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
+import type { RowCounts } from './row-counts.js';
 
 interface Queued {
   fn: () => unknown;
@@ -21,12 +22,16 @@ interface Queued {
 export class GroupCommit {
   private queue: Queued[] = [];
   private scheduled: NodeJS.Immediate | undefined;
-  private readonly s: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Statement>;
+  private readonly statements: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Statement>;
   /** Transactions committed, and writes run in them (for the tests). */
   readonly stats = { transactions: 0, writes: 0 };
 
-  constructor(private readonly db: Db) {
-    this.s = {
+  /** `counts`: what each write adds is counted once its savepoint and the transaction committed. */
+  constructor(
+    private readonly db: Db,
+    private readonly counts?: RowCounts,
+  ) {
+    this.statements = {
       begin: db.prepare('BEGIN IMMEDIATE'),
       commit: db.prepare('COMMIT'),
       rollback: db.prepare('ROLLBACK'),
@@ -69,31 +74,38 @@ export class GroupCommit {
 
   private commit(batch: Queued[]): void {
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    const counts = this.counts;
+    counts?.begin();
     try {
-      this.s.begin.run();
+      this.statements.begin.run();
       for (const item of batch) {
-        this.s.savepoint.run();
+        this.statements.savepoint.run();
+        counts?.begin();
         let value: unknown;
         try {
           value = item.fn();
         } catch (err) {
+          counts?.rollback();
           // An I/O or disk-full error makes SQLite roll the whole transaction back: nothing of the
           // batch holds, so every write of it fails with that error.
           if (!this.db.inTransaction) throw err;
-          this.s.rollbackTo.run();
-          this.s.release.run();
+          this.statements.rollbackTo.run();
+          this.statements.release.run();
           outcomes.push({ ok: false, value: err });
           continue;
         }
-        this.s.release.run();
+        counts?.commit();
+        this.statements.release.run();
         outcomes.push({ ok: true, value });
       }
-      this.s.commit.run();
+      this.statements.commit.run();
     } catch (err) {
-      if (this.db.inTransaction) this.s.rollback.run();
+      counts?.rollback();
+      if (this.db.inTransaction) this.statements.rollback.run();
       for (const item of batch) item.reject(err);
       return;
     }
+    counts?.commit();
     this.stats.transactions += 1;
     this.stats.writes += batch.length;
     batch.forEach((item, i) => {

@@ -1,11 +1,13 @@
 // The store: one database connection and one module per interface. Routes never see SQL.
 import { BookkeepingStore } from './bookkeeping.js';
-import { Checkpointer } from './checkpointer.js';
+import { type CheckpointHandle, checkpoints } from './checkpointer.js';
 import type { Db } from './db.js';
+import { DocumentFiles, documentsDir } from './documents.js';
 import { GroupCommit } from './group-commit.js';
 import { LoanbondStore } from './loanbond.js';
 import { migrateParts, PART_MIGRATIONS_TABLE, type StorePart } from './part.js';
 import { ReadCache } from './read-cache.js';
+import { RowCounts } from './row-counts.js';
 import { ReceivablesStore } from './receivables.js';
 import { RegistryStore } from './registry.js';
 import { SnapshotStore } from './snapshot-store.js';
@@ -21,13 +23,16 @@ export class Store {
   /** Named copies of the whole state (the control plane's snapshots). */
   readonly snapshots: SnapshotStore;
   /** Read answers kept until any row changes (read-cache.ts): the hot path's lookups and pages. */
-  readonly reads: ReadCache;
+  readonly readCache: ReadCache;
   /** Writes queued during one turn of the event loop, committed together (group-commit.ts). */
-  readonly writes: GroupCommit;
-  /** WAL checkpoints in a worker thread, for a database file (checkpointer.ts). */
-  readonly checkpointer: Checkpointer | undefined;
+  readonly groupCommit: GroupCommit;
+  /** Loan-bond files beside the database (documents.ts). */
+  readonly documents: DocumentFiles;
+  /** WAL checkpoints by the process's checkpoint worker, for a database file (checkpointer.ts). */
+  readonly checkpointer: CheckpointHandle | undefined;
+  /** Rows per table and per watched state, kept as the modules write (row-counts.ts). */
+  readonly counts: RowCounts;
   private readonly wipeAll: () => void;
-  private readonly counts: Array<[string, { get(): unknown }]>;
   private readonly getMeta;
   private readonly setMeta;
   private readonly parts = new Map<StorePart<unknown>, unknown>();
@@ -38,12 +43,17 @@ export class Store {
     parts: readonly StorePart<unknown>[] = [],
   ) {
     migrateParts(db, parts);
-    this.reads = new ReadCache(db);
-    this.writes = new GroupCommit(db);
-    this.bookkeeping = new BookkeepingStore(db, this.reads);
-    this.registry = new RegistryStore(db);
-    this.receivables = new ReceivablesStore(db);
-    this.loanbond = new LoanbondStore(db);
+    this.readCache = new ReadCache(db);
+    // A part's tables are counted when read: only the sandbox's own modules count as they write.
+    this.counts = new RowCounts(db, parts.map((p) => `${p.name}_`));
+    this.groupCommit = new GroupCommit(db, this.counts);
+    this.bookkeeping = new BookkeepingStore(db, this.readCache, this.counts);
+    this.registry = new RegistryStore(db, this.counts);
+    this.receivables = new ReceivablesStore(db, this.counts);
+    this.documents = new DocumentFiles(db, db.memory ? undefined : documentsDir(db.name), () =>
+      this.snapshots.copiesOf('lb_documents'),
+    );
+    this.loanbond = new LoanbondStore(db, this.counts, this.documents);
     this.stubs = new StubStore(db);
     const tables = db
       .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
@@ -51,7 +61,6 @@ export class Store {
       .all()
       .filter((t) => t !== PART_MIGRATIONS_TABLE) as string[];
     const deletes = tables.map((t) => db.prepare(`DELETE FROM "${t}"`));
-    this.counts = tables.map((t) => [t, db.prepare(`SELECT count(*) FROM "${t}"`).pluck()]);
     this.wipeAll = db.transaction(() => {
       // Foreign keys are checked at commit, so the order of the deletes does not matter.
       db.pragma('defer_foreign_keys = ON');
@@ -62,9 +71,19 @@ export class Store {
       'INSERT INTO sb_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     );
     // Last: it attaches its own schema, which the table list above must not see.
-    this.snapshots = new SnapshotStore(db, () => this.writes.flush());
-    this.checkpointer = db.memory ? undefined : new Checkpointer(db);
-    for (const part of parts) this.parts.set(part, part.open(db, this.reads));
+    this.snapshots = new SnapshotStore(
+      db,
+      () => {
+        this.groupCommit.flush();
+        this.touch();
+      },
+      () => this.counts.invalidate(),
+      () => this.documents.sweep(),
+    );
+    this.checkpointer = db.memory ? undefined : checkpoints.register(db);
+    // Files of a database file that no row refers to (a crash between a file and its row).
+    this.documents.sweep();
+    for (const part of parts) this.parts.set(part, part.open(db, this.readCache));
   }
 
   /** The statements of a part given to the constructor. */
@@ -80,7 +99,8 @@ export class Store {
    * as with `immediate` below.
    */
   groupWrite<T>(fn: () => T): Promise<T> {
-    return this.writes.run(fn);
+    this.touch();
+    return this.groupCommit.run(fn);
   }
 
   /**
@@ -90,9 +110,27 @@ export class Store {
    */
   transaction<T>(fn: () => T, options: { immediate?: boolean } = {}): T {
     // A write queued for the group commit came first: it runs first.
-    this.writes.flush();
+    this.groupCommit.flush();
+    this.touch();
     const tx = this.db.transaction(fn);
-    return options.immediate ? tx.immediate() : tx();
+    // What the modules count inside counts once this transaction (or savepoint) committed.
+    this.counts.begin();
+    try {
+      const result = options.immediate ? tx.immediate() : tx();
+      this.counts.commit();
+      return result;
+    } catch (err) {
+      this.counts.rollback();
+      throw err;
+    }
+  }
+
+  /**
+   * This store may write (or just wrote): its file's WAL is watched until it is quiet and checkpointed.
+   * The write paths above call it, and so does every request that reaches this store's runtime.
+   */
+  touch(): void {
+    this.checkpointer?.touch();
   }
 
   /** Throws unless the database answers a query (the health check). */
@@ -102,13 +140,18 @@ export class Store {
 
   /** Deletes every row of every table: the sandbox's state is gone, the schema stays. */
   wipe(): void {
-    this.writes.flush();
+    this.groupCommit.flush();
+    this.touch();
+    // Every row goes: a restore copies every table back whole, so the change log need not list them.
+    this.snapshots.wholeFromNow();
     this.wipeAll();
+    this.counts.invalidate();
+    this.documents.sweep();
   }
 
-  /** Rows per table, by table name (the inspector's overview). */
+  /** Rows per user table (the sandbox's own sb_ tables aside), by table name: maintained, not counted. */
   tableCounts(): Record<string, number> {
-    return Object.fromEntries(this.counts.map(([t, count]) => [t, Number(count.get())]));
+    return this.counts.tables();
   }
 
   meta(key: string): string | undefined {
@@ -116,15 +159,17 @@ export class Store {
   }
 
   setMetaValue(key: string, value: string): void {
-    this.writes.flush();
+    this.groupCommit.flush();
+    this.touch();
     this.setMeta.run(key, value);
   }
 
   /** Closes the connection, and the checkpoint worker's before it (their files are settled after). */
   async close(): Promise<void> {
     // Writes already queued are kept: they commit before the connection closes.
-    this.writes.flush();
+    this.groupCommit.flush();
     await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
+    this.documents.close();
   }
 }

@@ -2,8 +2,13 @@
 // Table names carry the interface's prefix: bk_ bookkeeping, rg_ registry, rc_ receivables,
 // lb_ loan-bond, sb_ the sandbox itself.
 
+import type { Db } from './db.js';
+import { moveDocumentBlobs } from './documents.js';
+
 export interface Migration {
   name: string;
+  /** Work SQL cannot do, run first in the same transaction (`path`: the database file, or :memory:). */
+  before?: (db: Db, path: string) => void;
   sql: string;
 }
 
@@ -232,6 +237,17 @@ export const migrations: Migration[] = [
         PRIMARY KEY (codigo_identificador, position)
       ) WITHOUT ROWID;
     `,
+  },
+  {
+    name: 'loan-bond registrations in time order: the control plane pages through them by that key',
+    sql: `
+      CREATE INDEX lb_registrations_by_time ON lb_registrations (registered_at, batch, position);
+    `,
+  },
+  {
+    name: 'loan-bond files kept as files beside the database (documents.ts), not as BLOBs',
+    before: moveDocumentBlobs,
+    sql: 'ALTER TABLE lb_documents DROP COLUMN bytes;',
   },
   {
     name: 'user-defined operations: stub mappings added at run time and scenario states',

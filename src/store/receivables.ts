@@ -1,7 +1,8 @@
 // Receivables storage: funds and their management-system tokens; CNAB imports (the file bytes, the
 // status, the outcome) and their line-level diagnostics. Titles are not copied into rows: they are a
-// pure function of the stored bytes, read again when inspected (receivables/cnab.ts, CnabFile).
+// pure function of the stored bytes, read again when inspected (CnabFile in receivables/cnab-record.ts).
 import type { Db } from './db.js';
+import { groupKey, type RowCounts } from './row-counts.js';
 
 export interface FundRow {
   fundCnpj: string;
@@ -22,7 +23,7 @@ export interface NewImport {
   strict: boolean;
 }
 
-/** A diagnostic of an import as stored (receivables/cnab.ts finds them). */
+/** A diagnostic of an import as stored (receivables/cnab-checks.ts finds them). */
 export interface DiagnosticRow {
   /** 1-based line number; null for a fault of the whole file. */
   line: number | null;
@@ -53,7 +54,7 @@ export interface ImportRow {
   warningCount: number | null;
 }
 
-/** What processing found, as stored on the import (receivables/cnab.ts summarises a file so). */
+/** What processing found, as stored on the import (receivables/cnab-checks.ts summarises a file so). */
 export type ImportOutcome = {
   [K in 'layout' | 'lineCount' | 'titleCount' | 'otherRecordCount' | 'totalFaceValueCents' | 'errorCount' | 'warningCount']: NonNullable<
     ImportRow[K]
@@ -67,16 +68,18 @@ const IMPORT_COLUMNS = `import_id AS importId, fund_cnpj AS fundCnpj, file_name 
   total_face_value_cents AS totalFaceValueCents, error_count AS errorCount, warning_count AS warningCount`;
 
 export class ReceivablesStore {
-  private readonly s;
+  private readonly statements;
 
-  constructor(db: Db) {
-    this.s = {
+  constructor(
+    db: Db,
+    private readonly counts: RowCounts,
+  ) {
+    this.statements = {
       insertFund: db.prepare('INSERT INTO rc_funds (fund_cnpj, token) VALUES (?, ?)'),
       fund: db.prepare('SELECT fund_cnpj AS fundCnpj, token FROM rc_funds WHERE fund_cnpj = ?'),
       funds: db.prepare(
-        `SELECT f.fund_cnpj AS fundCnpj, f.token IS NOT NULL AS hasToken,
-           (SELECT count(*) FROM rc_imports i WHERE i.fund_cnpj = f.fund_cnpj) AS imports
-         FROM rc_funds f ORDER BY f.fund_cnpj`,
+        `SELECT fund_cnpj AS fundCnpj, token IS NOT NULL AS hasToken
+         FROM rc_funds WHERE fund_cnpj > ? ORDER BY fund_cnpj LIMIT ?`,
       ),
       insertImport: db.prepare(
         `INSERT INTO rc_imports (import_id, fund_cnpj, file_name, additive_number, received_at, status, file,
@@ -105,7 +108,7 @@ export class ReceivablesStore {
       ),
       importById: db.prepare(`SELECT ${IMPORT_COLUMNS} FROM rc_imports WHERE import_id = ?`),
       importsOfFund: db.prepare(
-        `SELECT ${IMPORT_COLUMNS} FROM rc_imports WHERE fund_cnpj = ? ORDER BY rowid`,
+        `SELECT rowid AS seq, ${IMPORT_COLUMNS} FROM rc_imports WHERE fund_cnpj = ? AND rowid > ? ORDER BY rowid LIMIT ?`,
       ),
       diagnostics: db.prepare(
         `SELECT line, columns, rule, severity, message FROM rc_diagnostics WHERE import_id = ? ORDER BY ordinal`,
@@ -114,64 +117,92 @@ export class ReceivablesStore {
   }
 
   insertFund(fundCnpj: string, token: string | null): void {
-    this.s.insertFund.run(fundCnpj, token);
+    this.statements.insertFund.run(fundCnpj, token);
+    this.counts.add('rc_funds');
   }
 
   fund(fundCnpj: string): FundRow | undefined {
-    return this.s.fund.get(fundCnpj) as FundRow | undefined;
+    return this.statements.fund.get(fundCnpj) as FundRow | undefined;
   }
 
-  funds(): Array<{ fundCnpj: string; hasToken: number; imports: number }> {
-    return this.s.funds.all() as Array<{ fundCnpj: string; hasToken: number; imports: number }>;
+  /** `limit` funds after `after` ('' from the first), in order, with how many imports each received. */
+  funds(after = '', limit = -1): Array<{ fundCnpj: string; hasToken: number; imports: number }> {
+    return (this.statements.funds.all(after, limit) as Array<{ fundCnpj: string; hasToken: number }>).map((f) => ({
+      ...f,
+      imports: this.importCount(f.fundCnpj),
+    }));
+  }
+
+  fundCount(): number {
+    return this.counts.get('rc_funds');
+  }
+
+  /** Imports the fund received (a maintained count). */
+  importCount(fundCnpj: string): number {
+    return this.counts.get(groupKey('rc_imports', 'fund_cnpj', fundCnpj));
+  }
+
+  /** Imports waiting for processing, and rejected (maintained counts). */
+  importStates(): { pending: number; rejected: number } {
+    return {
+      pending: this.counts.get(groupKey('rc_imports', 'status', 'pending')),
+      rejected: this.counts.get(groupKey('rc_imports', 'status', 'rejected')),
+    };
   }
 
   insertImport(i: NewImport): void {
-    this.s.insertImport.run({ ...i, byteLength: i.file.length, strict: i.strict ? 1 : 0 });
+    this.statements.insertImport.run({ ...i, byteLength: i.file.length, strict: i.strict ? 1 : 0 });
+    this.counts.add('rc_imports');
+    this.counts.add(groupKey('rc_imports', 'status', 'pending'));
+    this.counts.add(groupKey('rc_imports', 'fund_cnpj', i.fundCnpj));
   }
 
   /** The id of the oldest import still waiting for processing. */
   nextPending(): string | undefined {
-    return this.s.nextPending.get() as string | undefined;
+    return this.statements.nextPending.get() as string | undefined;
   }
 
   /** Imports waiting for processing, counted up to `upTo` (the partial index keeps it cheap). */
   pendingCount(upTo: number): number {
-    return Number(this.s.pendingCount.get(upTo));
+    return Number(this.statements.pendingCount.get(upTo));
   }
 
   status(importId: string): ImportStatus | undefined {
-    return this.s.status.get(importId) as ImportStatus | undefined;
+    return this.statements.status.get(importId) as ImportStatus | undefined;
   }
 
   file(importId: string): Buffer | undefined {
-    return this.s.file.get(importId) as Buffer | undefined;
+    return this.statements.file.get(importId) as Buffer | undefined;
   }
 
   /** Forgets the diagnostics an interrupted run of this import wrote, so processing can start over. */
   clearDiagnostics(importId: string): void {
-    this.s.clearDiagnostics.run(importId);
+    this.counts.add('rc_diagnostics', -this.statements.clearDiagnostics.run(importId).changes);
   }
 
   /** Diagnostics numbered from `ordinal`; callers wrap a slice in one transaction. */
   addDiagnostics(importId: string, diagnostics: readonly DiagnosticRow[], ordinal: number): void {
     let o = ordinal;
-    for (const d of diagnostics) this.s.insertDiagnostic.run({ importId, ordinal: o++, ...d });
+    for (const d of diagnostics) this.statements.insertDiagnostic.run({ importId, ordinal: o++, ...d });
+    this.counts.add('rc_diagnostics', diagnostics.length);
   }
 
   finish(importId: string, outcome: ImportOutcome): void {
     const { lineCount: _lineCount, ...rest } = outcome;
-    this.s.finish.run({ importId, ...rest, strict: outcome.strict ? 1 : 0 });
+    if (this.statements.finish.run({ importId, ...rest, strict: outcome.strict ? 1 : 0 }).changes === 1)
+      this.counts.move('rc_imports', 'status', 'pending', outcome.status);
   }
 
   import(importId: string): ImportRow | undefined {
-    return this.s.importById.get(importId) as ImportRow | undefined;
+    return this.statements.importById.get(importId) as ImportRow | undefined;
   }
 
-  importsOfFund(fundCnpj: string): ImportRow[] {
-    return this.s.importsOfFund.all(fundCnpj) as ImportRow[];
+  /** `limit` imports of the fund received after the one numbered `after` (0: from the first), oldest first. */
+  importsOfFund(fundCnpj: string, after = 0, limit = -1): Array<ImportRow & { seq: number }> {
+    return this.statements.importsOfFund.all(fundCnpj, after, limit) as Array<ImportRow & { seq: number }>;
   }
 
   diagnostics(importId: string): DiagnosticRow[] {
-    return this.s.diagnostics.all(importId) as DiagnosticRow[];
+    return this.statements.diagnostics.all(importId) as DiagnosticRow[];
   }
 }

@@ -2,6 +2,12 @@
 // per-item results. Structured parts (document fields, warnings, divergences) are JSON text: the
 // sandbox reads them back whole and never queries inside them.
 import type { Db } from './db.js';
+import { groupKey, type RowCounts } from './row-counts.js';
+
+/** Where a page of a participant's batches or reconciliations starts: after this time and row. */
+export type Keyset = readonly [string, number];
+/** Before every row: times are never empty. */
+const FIRST: Keyset = ['', 0];
 
 export interface BatchRow {
   batchKey: string;
@@ -49,15 +55,21 @@ export interface ParticipantActivity {
 }
 
 export class RegistryStore {
-  private readonly s;
+  private readonly statements;
 
-  constructor(db: Db) {
-    this.s = {
+  constructor(
+    db: Db,
+    private readonly counts: RowCounts,
+  ) {
+    this.statements = {
       insertParticipant: db.prepare(
         'INSERT INTO rg_participants (participant_id, access_token) VALUES (?, ?)',
       ),
       participantExists: db.prepare('SELECT 1 FROM rg_participants WHERE participant_id = ?').pluck(),
       participantIds: db.prepare('SELECT participant_id FROM rg_participants ORDER BY participant_id').pluck(),
+      participantIdsAfter: db
+        .prepare('SELECT participant_id FROM rg_participants WHERE participant_id > ? ORDER BY participant_id LIMIT ?')
+        .pluck(),
       participantByToken: db
         .prepare('SELECT participant_id FROM rg_participants WHERE access_token = ?')
         .pluck(),
@@ -79,7 +91,7 @@ export class RegistryStore {
         `SELECT registry_key AS registryKey, batch_key AS batchKey, item_index AS itemIndex,
                 participant_id AS participantId, registered_at AS registeredAt,
                 registration_date AS registrationDate, fields
-         FROM rg_documents WHERE batch_key = ? ORDER BY item_index`,
+         FROM rg_documents WHERE batch_key = ? AND item_index > ? ORDER BY item_index LIMIT ?`,
       ),
       participantDocument: db.prepare(
         `SELECT registry_key AS registryKey, batch_key AS batchKey, item_index AS itemIndex,
@@ -88,14 +100,14 @@ export class RegistryStore {
          FROM rg_documents WHERE registry_key = ? AND participant_id = ?`,
       ),
       participantBatches: db.prepare(
-        `SELECT batch_key AS batchKey, participant_id AS participantId, registered_at AS registeredAt,
+        `SELECT rowid AS seq, batch_key AS batchKey, participant_id AS participantId, registered_at AS registeredAt,
                 registration_date AS registrationDate, document_count AS documentCount, warnings
-         FROM rg_batches WHERE participant_id = ? ORDER BY registered_at, rowid`,
+         FROM rg_batches WHERE participant_id = ? AND (registered_at, rowid) > (?, ?)
+         ORDER BY registered_at, rowid LIMIT ?`,
       ),
-      activity: db.prepare(
-        `SELECT count(*) AS documentCount, min(registered_at) AS firstRegistrationAt
-         FROM rg_documents WHERE participant_id = ?`,
-      ),
+      firstRegistrationAt: db
+        .prepare('SELECT min(registered_at) FROM rg_documents WHERE participant_id = ?')
+        .pluck(),
 
       insertReconciliation: db.prepare(
         `INSERT INTO rg_reconciliations
@@ -115,12 +127,13 @@ export class RegistryStore {
       reconciliationItems: db.prepare(
         `SELECT reconciliation_key AS reconciliationKey, item_index AS itemIndex, registry_key AS registryKey,
                 result, message, divergences, reported
-         FROM rg_reconciliation_items WHERE reconciliation_key = ? ORDER BY item_index`,
+         FROM rg_reconciliation_items WHERE reconciliation_key = ? AND item_index > ? ORDER BY item_index LIMIT ?`,
       ),
       participantReconciliations: db.prepare(
-        `SELECT reconciliation_key AS reconciliationKey, participant_id AS participantId,
+        `SELECT rowid AS seq, reconciliation_key AS reconciliationKey, participant_id AS participantId,
                 reconciled_at AS reconciledAt, item_count AS itemCount, matched, diverging, unknown, warnings
-         FROM rg_reconciliations WHERE participant_id = ? ORDER BY reconciled_at, rowid`,
+         FROM rg_reconciliations WHERE participant_id = ? AND (reconciled_at, rowid) > (?, ?)
+         ORDER BY reconciled_at, rowid LIMIT ?`,
       ),
       lastReconciliation: db.prepare(
         `SELECT reconciliation_key AS reconciliationKey, participant_id AS participantId,
@@ -131,67 +144,106 @@ export class RegistryStore {
   }
 
   insertParticipant(participantId: string, accessToken: string): void {
-    this.s.insertParticipant.run(participantId, accessToken);
+    this.statements.insertParticipant.run(participantId, accessToken);
+    this.counts.add('rg_participants');
   }
 
   /** Every participant's id, in order (never its token). */
   participantIds(): string[] {
-    return this.s.participantIds.all() as string[];
+    return this.statements.participantIds.all() as string[];
+  }
+
+  /** `limit` participant ids after `after`, in order. */
+  participantIdsAfter(after: string, limit: number): string[] {
+    return this.statements.participantIdsAfter.all(after, limit) as string[];
+  }
+
+  participantCount(): number {
+    return this.counts.get('rg_participants');
   }
 
   participantExists(participantId: string): boolean {
-    return this.s.participantExists.get(participantId) !== undefined;
+    return this.statements.participantExists.get(participantId) !== undefined;
   }
 
   participantByToken(accessToken: string): string | undefined {
-    return this.s.participantByToken.get(accessToken) as string | undefined;
+    return this.statements.participantByToken.get(accessToken) as string | undefined;
   }
 
   /** A batch and its documents; the caller wraps it in a transaction with anything else it writes. */
   insertBatch(batch: BatchRow, documents: readonly DocumentRow[]): void {
-    this.s.insertBatch.run(batch);
-    for (const d of documents) this.s.insertDocument.run(d);
+    this.statements.insertBatch.run(batch);
+    for (const d of documents) this.statements.insertDocument.run(d);
+    this.counts.add('rg_batches');
+    this.counts.add(groupKey('rg_batches', 'participant_id', batch.participantId));
+    this.counts.add('rg_documents', documents.length);
+    this.counts.add(groupKey('rg_documents', 'participant_id', batch.participantId), documents.length);
   }
 
   batch(batchKey: string): BatchRow | undefined {
-    return this.s.batch.get(batchKey) as BatchRow | undefined;
+    return this.statements.batch.get(batchKey) as BatchRow | undefined;
   }
 
-  batchDocuments(batchKey: string): DocumentRow[] {
-    return this.s.batchDocuments.all(batchKey) as DocumentRow[];
+  /** `limit` documents of the batch after the item index `after` (-1: from the first), in order. */
+  batchDocuments(batchKey: string, after: number, limit: number): DocumentRow[] {
+    return this.statements.batchDocuments.all(batchKey, after, limit) as DocumentRow[];
   }
 
   /** A registration of this participant; another participant's key is as unknown as a wrong one. */
   participantDocument(registryKey: string, participantId: string): DocumentRow | undefined {
-    return this.s.participantDocument.get(registryKey, participantId) as DocumentRow | undefined;
+    return this.statements.participantDocument.get(registryKey, participantId) as DocumentRow | undefined;
   }
 
-  participantBatches(participantId: string): BatchRow[] {
-    return this.s.participantBatches.all(participantId) as BatchRow[];
+  /** `limit` batches of the participant after `after` ([registeredAt, seq]; absent: from the first), oldest first. */
+  participantBatches(participantId: string, after: Keyset | undefined, limit: number): Array<BatchRow & { seq: number }> {
+    return this.statements.participantBatches.all(participantId, ...(after ?? FIRST), limit) as Array<BatchRow & { seq: number }>;
   }
 
+  /** Batches and reconciliations of the participant (maintained counts). */
+  participantTotals(participantId: string): { batches: number; reconciliations: number } {
+    return {
+      batches: this.counts.get(groupKey('rg_batches', 'participant_id', participantId)),
+      reconciliations: this.counts.get(groupKey('rg_reconciliations', 'participant_id', participantId)),
+    };
+  }
+
+  /** Documents registered (a maintained count) and the first registration's time (an index lookup). */
   activity(participantId: string): ParticipantActivity {
-    return this.s.activity.get(participantId) as ParticipantActivity;
+    return {
+      documentCount: this.counts.get(groupKey('rg_documents', 'participant_id', participantId)),
+      firstRegistrationAt: (this.statements.firstRegistrationAt.get(participantId) as string | null) ?? null,
+    };
   }
 
   insertReconciliation(reconciliation: ReconciliationRow, items: readonly ReconciliationItemRow[]): void {
-    this.s.insertReconciliation.run(reconciliation);
-    for (const item of items) this.s.insertReconciliationItem.run(item);
+    this.statements.insertReconciliation.run(reconciliation);
+    for (const item of items) this.statements.insertReconciliationItem.run(item);
+    this.counts.add('rg_reconciliations');
+    this.counts.add(groupKey('rg_reconciliations', 'participant_id', reconciliation.participantId));
+    this.counts.add('rg_reconciliation_items', items.length);
   }
 
   reconciliation(reconciliationKey: string): ReconciliationRow | undefined {
-    return this.s.reconciliation.get(reconciliationKey) as ReconciliationRow | undefined;
+    return this.statements.reconciliation.get(reconciliationKey) as ReconciliationRow | undefined;
   }
 
-  reconciliationItems(reconciliationKey: string): ReconciliationItemRow[] {
-    return this.s.reconciliationItems.all(reconciliationKey) as ReconciliationItemRow[];
+  /** `limit` items after the item index `after` (-1: from the first), in order. */
+  reconciliationItems(reconciliationKey: string, after: number, limit: number): ReconciliationItemRow[] {
+    return this.statements.reconciliationItems.all(reconciliationKey, after, limit) as ReconciliationItemRow[];
   }
 
-  participantReconciliations(participantId: string): ReconciliationRow[] {
-    return this.s.participantReconciliations.all(participantId) as ReconciliationRow[];
+  /** `limit` reconciliations after `after` ([reconciledAt, seq]; absent: from the first), oldest first. */
+  participantReconciliations(
+    participantId: string,
+    after: Keyset | undefined,
+    limit: number,
+  ): Array<ReconciliationRow & { seq: number }> {
+    return this.statements.participantReconciliations.all(participantId, ...(after ?? FIRST), limit) as Array<
+      ReconciliationRow & { seq: number }
+    >;
   }
 
   lastReconciliation(participantId: string): ReconciliationRow | undefined {
-    return this.s.lastReconciliation.get(participantId) as ReconciliationRow | undefined;
+    return this.statements.lastReconciliation.get(participantId) as ReconciliationRow | undefined;
   }
 }

@@ -1,40 +1,94 @@
 // Named copies of the whole database state, kept in an in-memory schema attached to the same
-// connection: every store module keeps its prepared statements, and a restore is one transaction of
-// DELETE and INSERT ... SELECT per table (milliseconds for tens of thousands of rows).
+// connection: every store module keeps its prepared statements. A restore puts back only what
+// changed since the snapshot the state is synced with (the last one saved or restored): TEMP
+// triggers log the key of every row inserted, updated or deleted since, and the restore deletes
+// those rows and copies them back from the snapshot, so that it costs what a test changed, not the
+// size of the state. A table changed in more than half of its rows, emptied by a wipe, or any table
+// when another snapshot is restored, is copied back whole (DELETE, then INSERT ... SELECT by whole
+// pages where SQLite can).
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 
 const SCHEMA = 'sb_snapshots';
 
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** How the rows of one table are told apart, in the change log and in the copies. */
+interface Table {
+  name: string;
+  /**
+   * The key of a row, as expressions of the table: rowid for a rowid table, the primary key of a
+   * WITHOUT ROWID table. Empty for sqlite_sequence, which takes no triggers: it is copied back whole
+   * whenever anything changed (it holds a row per AUTOINCREMENT table).
+   */
+  key: string[];
+  /**
+   * The declared type of each key column, given to the change log's columns: a comparison applies
+   * the affinity of a typed operand to an untyped one, and an index on a column whose affinity the
+   * comparison changes is not used (each logged row would scan the whole log).
+   */
+  keyTypes: string[];
+  /**
+   * What a copy reads and writes: "*" when that keeps every row's key (a WITHOUT ROWID table, or a
+   * rowid that is an INTEGER PRIMARY KEY column), else rowid and every column, so that a copy and a
+   * whole restore from it keep the rowids the change log names.
+   */
+  columns: string;
+  /** Rows can be put back one by one (false when its copy cannot keep their keys). */
+  byRow: boolean;
+}
+
 interface Slot {
   /** Rows per table that hold any, when saved. */
   rows: Record<string, number>;
-  copies: string[];
-  restore: Array<{ table: string; del: Database.Statement; insert: Database.Statement }>;
+  /** The copy of each table, by table name. */
+  copies: Map<string, string>;
+  /** Statements reading this snapshot, prepared on first use. */
+  statements: Map<string, Database.Statement>;
+}
+
+interface Log {
+  /** Rows logged for the table since the last save or restore. */
+  count: Database.Statement;
+  clear: Database.Statement;
+  /** The table was wiped whole since: it is copied back whole, and its rows are not logged. */
+  whole: Database.Statement;
 }
 
 export class SnapshotStore {
   private readonly slots = new Map<string, Slot>();
   private seq = 0;
-  /** The snapshot the tables not marked changed are equal to (the last one saved or restored). */
+  /** The snapshot the state equals but for the logged rows (the last one saved or restored). */
   private synced: string | null = null;
-  private tracking: { changed: Database.Statement; clear: Database.Statement } | undefined;
+  /** The change log, made at the first save: the sandbox pays nothing for it until snapshots are used. */
+  private logs: Map<string, Log> | undefined;
+  private markWhole: Database.Statement | undefined;
+  private clearWhole: Database.Statement | undefined;
 
-  /** `settle`: runs the writes queued for a group commit, so that a snapshot never overtakes them. */
+  /**
+   * `settle`: runs the writes queued for a group commit, so that a snapshot never overtakes them;
+   * `restored`: told after a restore put rows back in bulk;
+   * `afterChange`: runs after a restore or once a copy is dropped (files no row refers to any more go).
+   */
   constructor(
     private readonly db: Db,
     private readonly settle: () => void = () => undefined,
+    private readonly restored: () => void = () => undefined,
+    private readonly afterChange: () => void = () => undefined,
   ) {
     const attached = (db.pragma('database_list') as Array<{ name: string }>).some((d) => d.name === SCHEMA);
     if (!attached) db.exec(`ATTACH DATABASE ':memory:' AS ${SCHEMA}`);
   }
 
+  private described: Table[] | undefined;
+
   /**
    * Every table of the state, AUTOINCREMENT counters included when a table uses them, parents before
-   * the tables that reference them: a parent copied by whole pages would not clear the pending key
-   * checks of children inserted before it.
+   * the tables that reference them (the schema is fixed once migrated): a parent copied by whole
+   * pages would not clear the pending key checks of children inserted before it.
    */
-  private tables(): string[] {
+  private tables(): Table[] {
+    if (this.described) return this.described;
     const parents = this.parentsOf();
     const ordered: string[] = [];
     const visiting = new Set<string>();
@@ -45,12 +99,52 @@ export class SnapshotStore {
       ordered.push(t);
     };
     for (const t of parents.keys()) visit(t);
-    return ordered;
+    // The counters last: copying rows into an AUTOINCREMENT table writes its counter, even for none.
+    if (ordered.includes('sqlite_sequence')) ordered.push(...ordered.splice(ordered.indexOf('sqlite_sequence'), 1));
+    const withoutRowid = new Set(
+      (this.db.pragma('main.table_list') as Array<{ name: string; wr: number }>)
+        .filter((t) => t.wr === 1)
+        .map((t) => t.name),
+    );
+    this.described = ordered.map((name): Table => {
+      if (name === 'sqlite_sequence') return { name, key: [], keyTypes: [], columns: '*', byRow: false };
+      const info = this.db.pragma(`main.table_info(${quote(name)})`) as Array<{ name: string; type: string; pk: number }>;
+      const copyable = this.copyDdl(name, 0) !== undefined;
+      if (withoutRowid.has(name)) {
+        const pk = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
+        return { name, key: pk.map((c) => quote(c.name)), keyTypes: pk.map((c) => c.type), columns: '*', byRow: true };
+      }
+      const alias = this.rowidAlias(name, info);
+      // The column, not rowid: a copy made by CREATE TABLE AS has it as a plain column.
+      if (alias !== undefined) return { name, key: [quote(alias)], keyTypes: ['INTEGER'], columns: '*', byRow: true };
+      // Rowids named: SQLite keeps them in INSERT ... SELECT * only on its page-transfer path, which
+      // it leaves for a table with foreign keys (while they are enforced) or without any index.
+      // Without its own DDL the copy is a CREATE TABLE AS, which has no rowids to keep: it is copied
+      // back whole.
+      const columns = copyable ? ['rowid', ...info.map((c) => quote(c.name))].join(', ') : '*';
+      return { name, key: ['rowid'], keyTypes: ['INTEGER'], columns, byRow: copyable };
+    });
+    return this.described;
+  }
+
+  /**
+   * The column that is the table's rowid (an INTEGER PRIMARY KEY), so that SELECT * carries it; or
+   * undefined. Asked of SQLite's plan, which reads such a column as the rowid, rather than guessed
+   * from the declared type (INTEGER PRIMARY KEY DESC, for one, is no alias).
+   */
+  private rowidAlias(table: string, info: Array<{ name: string; pk: number }>): string | undefined {
+    const pk = info.filter((c) => c.pk > 0);
+    const column = pk[0];
+    if (pk.length !== 1 || !column) return undefined;
+    const plan = this.db.prepare(`EXPLAIN SELECT ${quote(column.name)} FROM main.${quote(table)}`).all() as Array<{
+      opcode: string;
+    }>;
+    return plan.some((op) => op.opcode === 'Rowid') && !plan.some((op) => op.opcode === 'Column') ? column.name : undefined;
   }
 
   private parents: Map<string, string[]> | undefined;
 
-  /** Every table of the state with the tables its foreign keys reference (the schema is fixed once migrated). */
+  /** Every table of the state with the tables its foreign keys reference. */
   private parentsOf(): Map<string, string[]> {
     if (this.parents) return this.parents;
     const names = this.db
@@ -62,12 +156,20 @@ export class SnapshotStore {
     this.parents = new Map(
       names.map((t) => [
         t,
-        (this.db.pragma(`main.foreign_key_list("${t}")`) as Array<{ table: string }>)
+        (this.db.pragma(`main.foreign_key_list(${quote(t)})`) as Array<{ table: string }>)
           .map((fk) => fk.table)
           .filter((p) => p !== t && names.includes(p)),
       ]),
     );
     return this.parents;
+  }
+
+  /** The snapshot copies of `table`, as names a query can read. */
+  copiesOf(table: string): string[] {
+    return [...this.slots.values()].flatMap((slot) => {
+      const copy = slot.copies.get(table);
+      return copy === undefined ? [] : [copy];
+    });
   }
 
   has(name: string): boolean {
@@ -118,7 +220,7 @@ export class SnapshotStore {
     const n = ++this.seq;
     const tables = this.tables();
     const rows: Record<string, number> = {};
-    const copies: string[] = [];
+    const copies = new Map<string, string>();
     // The copies keep their REFERENCES clauses, which would point at tables the snapshot schema does
     // not have: key checks are off while copying (they were checked when the rows were written).
     const foreignKeys = this.db.pragma('foreign_keys', { simple: true });
@@ -126,86 +228,139 @@ export class SnapshotStore {
     try {
       this.db.transaction(() => {
         for (const t of tables) {
-          const copy = `"${SCHEMA}"."s${n}_${t}"`;
-          const ddl = this.copyDdl(t, n);
+          const copy = `"${SCHEMA}"."s${n}_${t.name}"`;
+          const ddl = this.copyDdl(t.name, n);
           if (ddl) {
             for (const statement of ddl) this.db.exec(statement);
-            this.db.exec(`INSERT INTO ${copy} SELECT * FROM main."${t}"`);
+            this.db.exec(`INSERT INTO ${copy} ${into(t)} SELECT ${t.columns} FROM main.${quote(t.name)}`);
           } else {
-            this.db.exec(`CREATE TABLE ${copy} AS SELECT * FROM main."${t}"`);
+            this.db.exec(`CREATE TABLE ${copy} AS SELECT * FROM main.${quote(t.name)}`);
           }
-          copies.push(copy);
+          copies.set(t.name, copy);
           const count = this.db.prepare(`SELECT count(*) FROM ${copy}`).pluck().get() as number;
-          if (count > 0) rows[t] = count;
+          if (count > 0) rows[t.name] = count;
         }
+        this.clearLog();
       })();
     } finally {
       this.db.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
     }
-    const restore = tables.map((t, i) => ({
-      table: t,
-      del: this.db.prepare(`DELETE FROM main."${t}"`),
-      insert: this.db.prepare(`INSERT INTO main."${t}" SELECT * FROM ${copies[i]}`),
-    }));
     const old = this.slots.get(name);
-    this.slots.set(name, { rows, copies, restore });
-    if (old) this.drop(old);
-    this.tracking?.clear.run();
+    this.slots.set(name, { rows, copies, statements: new Map() });
+    if (old) {
+      this.drop(old);
+      this.afterChange();
+    }
     this.synced = name;
     return rows;
   }
 
   /**
-   * Marks every table that changes from now on, so that a restore copies back only those (and the
-   * tables referencing them): restoring a baseline before each test costs what the test changed.
-   * TEMP triggers, created at the first snapshot: they live outside the database's schema, and the
-   * sandbox pays nothing for them until snapshots are used.
+   * Starts the change log: a TEMP table of keys per table and three TEMP triggers filling it. TEMP:
+   * they live outside the database's schema (a database file never holds them). Recursive triggers
+   * on, so that the rows an INSERT OR REPLACE deletes are logged too.
    */
   private track(): void {
-    if (this.tracking) return;
-    this.db.exec('CREATE TEMP TABLE IF NOT EXISTS sb_changed (name TEXT PRIMARY KEY) WITHOUT ROWID');
-    for (const t of this.tables()) if (t !== 'sqlite_sequence') this.db.exec(this.triggers(t, 'create'));
-    this.tracking = {
-      changed: this.db.prepare('SELECT name FROM temp.sb_changed').pluck(),
-      clear: this.db.prepare('DELETE FROM temp.sb_changed'),
-    };
+    if (this.logs) return;
+    this.db.pragma('recursive_triggers = ON');
+    this.db.exec('CREATE TEMP TABLE IF NOT EXISTS sb_whole (name TEXT PRIMARY KEY) WITHOUT ROWID');
+    const logs = new Map<string, Log>();
+    for (const t of this.tables()) {
+      if (t.key.length === 0) continue;
+      const columns = t.key.map((_, i) => `k${i}`).join(', ');
+      const typed = t.keyTypes.map((type, i) => `k${i} ${type}`).join(', ');
+      this.db.exec(`CREATE TEMP TABLE IF NOT EXISTS ${logTable(t)} (${typed}, PRIMARY KEY (${columns})) WITHOUT ROWID`);
+      this.db.exec(this.triggers(t, 'create'));
+      logs.set(t.name, {
+        count: this.db.prepare(`SELECT count(*) FROM temp.${logTable(t)}`).pluck(),
+        clear: this.db.prepare(`DELETE FROM temp.${logTable(t)}`),
+        whole: this.db.prepare('SELECT 1 FROM temp.sb_whole WHERE name = ?').pluck(),
+      });
+    }
+    this.markWhole = this.db.prepare(
+      'INSERT INTO temp.sb_whole (name) SELECT @name WHERE NOT EXISTS (SELECT 1 FROM temp.sb_whole WHERE name = @name)',
+    );
+    this.clearWhole = this.db.prepare('DELETE FROM temp.sb_whole');
+    this.logs = logs;
   }
 
   /**
-   * The DDL of a table's three change triggers. The body avoids a conflict clause of its own: an
+   * The DDL of a table's three logging triggers. The body avoids a conflict clause of its own: an
    * outer statement's clause (an upsert's ON CONFLICT, an INSERT OR ...) overrides the one written
    * in a trigger, so `INSERT OR IGNORE` here failed as a UNIQUE violation under an upsert.
    */
-  private triggers(table: string, action: 'create' | 'drop'): string {
-    return ['insert', 'update', 'delete']
-      .map((event) =>
-        action === 'drop'
-          ? `DROP TRIGGER IF EXISTS temp."sb_changed_${table}_${event}";`
-          : `CREATE TEMP TRIGGER IF NOT EXISTS "sb_changed_${table}_${event}" AFTER ${event.toUpperCase()} ON main."${table}"
-             BEGIN INSERT INTO temp.sb_changed (name) SELECT '${table}'
-               WHERE NOT EXISTS (SELECT 1 FROM temp.sb_changed WHERE name = '${table}'); END;`,
-      )
+  private triggers(t: Table, action: 'create' | 'drop'): string {
+    const log = `temp.${logTable(t)}`;
+    const keep = (row: 'NEW' | 'OLD') =>
+      `INSERT INTO ${log} (${t.key.map((_, i) => `k${i}`).join(', ')}) SELECT ${t.key.map((k) => `${row}.${k}`).join(', ')}
+         WHERE NOT EXISTS (SELECT 1 FROM ${log} WHERE ${t.key.map((k, i) => `k${i} = ${row}.${k}`).join(' AND ')});`;
+    const rows: Record<string, string> = { insert: keep('NEW'), update: `${keep('OLD')} ${keep('NEW')}`, delete: keep('OLD') };
+    return Object.entries(rows)
+      .map(([event, body]) => {
+        const trigger = quote(`sb_log_${t.name}_${event}`);
+        return action === 'drop'
+          ? `DROP TRIGGER IF EXISTS temp.${trigger};`
+          : `CREATE TEMP TRIGGER IF NOT EXISTS ${trigger} AFTER ${event.toUpperCase()} ON main.${quote(t.name)}
+             WHEN NOT EXISTS (SELECT 1 FROM temp.sb_whole WHERE name = '${t.name.replace(/'/g, "''")}') BEGIN ${body} END;`;
+      })
       .join('\n');
   }
 
-  /** The tables a restore of `name` must copy: all, or the changed ones and those referencing them. */
-  private toRestore(name: string, slot: Slot): Set<string> {
-    const all = new Set(slot.restore.map((s) => s.table));
-    if (this.synced !== name || !this.tracking) return all;
-    const out = new Set(this.tracking.changed.all() as string[]);
-    // A parent's DELETE cascades into its children: they come back too.
+  /** Every table is about to lose all its rows (a wipe): none of them is logged row by row. */
+  wholeFromNow(): void {
+    if (!this.logs || !this.markWhole) return;
+    for (const name of this.logs.keys()) this.markWhole.run({ name });
+  }
+
+  private clearLog(): void {
+    if (!this.logs) return;
+    for (const log of this.logs.values()) log.clear.run();
+    this.clearWhole?.run();
+  }
+
+  /** A statement of `slot`, prepared once. */
+  private statement(slot: Slot, key: string, sql: () => string): Database.Statement {
+    let s = slot.statements.get(key);
+    if (!s) {
+      s = this.db.prepare(sql());
+      slot.statements.set(key, s);
+    }
+    return s;
+  }
+
+  /**
+   * What a restore of `slot` copies back: undefined when nothing changed since; else the tables to
+   * copy back whole (all of them unless the state is synced with this snapshot; else those changed
+   * in more than half their rows or wiped, the tables referencing them, whose rows a DELETE of their
+   * parent takes, and the AUTOINCREMENT counters) and the others, put back row by row.
+   */
+  private plan(name: string, slot: Slot): { whole: Set<string> } | undefined {
+    const tables = this.tables();
+    const all = new Set(tables.map((t) => t.name));
+    if (this.synced !== name || !this.logs) return { whole: all };
+    const whole = new Set<string>();
+    let changed = false;
+    for (const t of tables) {
+      const log = this.logs.get(t.name);
+      if (!log) continue;
+      const wiped = log.whole.get(t.name) !== undefined;
+      const count = log.count.get() as number;
+      if (count === 0 && !wiped) continue;
+      changed = true;
+      if (wiped || !t.byRow || count > (slot.rows[t.name] ?? 0) / 2) whole.add(t.name);
+    }
+    if (!changed) return undefined;
     for (let grew = true; grew; ) {
       grew = false;
       for (const [child, parents] of this.parentsOf()) {
-        if (!out.has(child) && parents.some((p) => out.has(p))) {
-          out.add(child);
+        if (!whole.has(child) && parents.some((p) => whole.has(p))) {
+          whole.add(child);
           grew = true;
         }
       }
     }
-    // AUTOINCREMENT counters move with their tables.
-    if (out.size > 0 && all.has('sqlite_sequence')) out.add('sqlite_sequence');
-    return out;
+    if (all.has('sqlite_sequence')) whole.add('sqlite_sequence');
+    return { whole };
   }
 
   /** Puts every table back as it was saved; false when no snapshot has that name. */
@@ -213,22 +368,55 @@ export class SnapshotStore {
     const slot = this.slots.get(name);
     if (!slot) return false;
     this.settle();
-    const tables = this.toRestore(name, slot);
-    const steps = slot.restore.filter((s) => tables.has(s.table));
-    // A table with triggers is deleted and copied row by row (SQLite's truncate and page-transfer
-    // optimisations need none), so the tables copied back lose their change triggers meanwhile.
-    const tracked = this.tracking ? steps.map((s) => s.table).filter((t) => t !== 'sqlite_sequence') : [];
-    this.db.transaction(() => {
-      for (const t of tracked) this.db.exec(this.triggers(t, 'drop'));
-      // Rows come back in table order, parents and children alike: check the keys at commit.
-      this.db.pragma('defer_foreign_keys = ON');
-      for (const s of [...steps].reverse()) s.del.run();
-      for (const s of steps) s.insert.run();
-      for (const t of tracked) this.db.exec(this.triggers(t, 'create'));
-      this.tracking?.clear.run();
-    })();
+    const plan = this.plan(name, slot);
+    if (plan) {
+      this.copyBack(slot, plan.whole);
+      this.restored();
+    }
     this.synced = name;
+    this.afterChange();
     return true;
+  }
+
+  private copyBack(slot: Slot, whole: Set<string>): void {
+    const tables = this.tables();
+    // A table with triggers is deleted and copied row by row (SQLite's truncate and page-transfer
+    // optimisations need none), so the tables copied back whole lose their triggers meanwhile.
+    const untracked = tables.filter((t) => whole.has(t.name) && t.key.length > 0);
+    const logged = (t: Table) => (this.logs?.get(t.name)?.count.get() as number | undefined) ?? 0;
+    this.db.transaction(() => {
+      for (const t of untracked) this.db.exec(this.triggers(t, 'drop'));
+      // Rows come back in table order, parents and children alike: keys are checked at commit.
+      this.db.pragma('defer_foreign_keys = ON');
+      // Children first, as a parent's key may be RESTRICTed. A logged row of a parent deleted here
+      // takes its children's rows by cascade: the triggers log them, and they come back below.
+      for (const t of [...tables].reverse()) {
+        if (whole.has(t.name)) this.statement(slot, `${t.name}:delete`, () => `DELETE FROM main.${quote(t.name)}`).run();
+        else if (logged(t) > 0) this.deleteLogged(slot, t).run();
+      }
+      for (const t of tables) {
+        const copy = slot.copies.get(t.name) as string;
+        if (whole.has(t.name)) {
+          // The counters, last: what the inserts above wrote to them goes first.
+          if (t.key.length === 0) this.statement(slot, `${t.name}:delete`, () => `DELETE FROM main.${quote(t.name)}`).run();
+          this.statement(slot, `${t.name}:insert`, () => `INSERT INTO main.${quote(t.name)} ${into(t)} SELECT ${t.columns} FROM ${copy}`).run();
+        } else if (logged(t) > 0) {
+          // Again: rows an action of a parent's key changed after this table's turn above.
+          this.deleteLogged(slot, t).run();
+          this.statement(
+            slot,
+            `${t.name}:insert-logged`,
+            () => `INSERT INTO main.${quote(t.name)} ${into(t)} SELECT ${t.columns} FROM ${copy} WHERE ${keyIn(t)}`,
+          ).run();
+        }
+      }
+      for (const t of untracked) this.db.exec(this.triggers(t, 'create'));
+      this.clearLog();
+    })();
+  }
+
+  private deleteLogged(slot: Slot, t: Table): Database.Statement {
+    return this.statement(slot, `${t.name}:delete-logged`, () => `DELETE FROM main.${quote(t.name)} WHERE ${keyIn(t)}`);
   }
 
   delete(name: string): boolean {
@@ -237,6 +425,7 @@ export class SnapshotStore {
     if (this.synced === name) this.synced = null;
     this.slots.delete(name);
     this.drop(slot);
+    this.afterChange();
     return true;
   }
 
@@ -246,7 +435,24 @@ export class SnapshotStore {
 
   private drop(slot: Slot): void {
     this.db.transaction(() => {
-      for (const c of slot.copies) this.db.exec(`DROP TABLE ${c}`);
+      for (const c of slot.copies.values()) this.db.exec(`DROP TABLE ${c}`);
     })();
   }
+}
+
+/** The TEMP table logging the keys of `t`'s changed rows. */
+function logTable(t: Table): string {
+  return quote(`sb_log_${t.name}`);
+}
+
+/** The column list of an INSERT into a table or its copy ("" when SELECT * is what is copied). */
+function into(t: Table): string {
+  return t.columns === '*' ? '' : `(${t.columns})`;
+}
+
+/** A condition true for the rows of `t` whose key is in its change log. */
+function keyIn(t: Table): string {
+  const columns = t.key.map((_, i) => `k${i}`).join(', ');
+  const key = t.key.length === 1 ? (t.key[0] as string) : `(${t.key.join(', ')})`;
+  return `${key} IN (SELECT ${columns} FROM temp.${logTable(t)})`;
 }

@@ -63,7 +63,7 @@ export class StubSet {
   }
 
   private rows(runtime: Runtime): readonly StubRow[] {
-    return runtime.store.reads.get('sb-stub-rows', () => runtime.store.stubs.list());
+    return runtime.store.readCache.get('sb-stub-rows', () => runtime.store.stubs.list());
   }
 
   /** Every mapping of a workspace, in the order they are tried. */

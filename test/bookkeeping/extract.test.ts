@@ -47,6 +47,21 @@ describe('extract list pagination', () => {
     expect(body.pagination).toEqual({ page: 1, size: 10, totalItems: 23, totalPages: 3 });
   });
 
+  it('reads desc as true or false in any case, or 1 or 0, as Python and .NET clients write it', async () => {
+    const app = await bookkeepingApp({ extractRequests: extractRequests(TENANT, 23) });
+    for (const desc of ['True', 'TRUE', 'true', '1']) {
+      expect(ids((await list(app, `desc=${desc}&page=3`)).body), desc).toEqual([3, 2, 1]);
+    }
+    for (const desc of ['False', 'FALSE', 'false', '0']) {
+      expect(ids((await list(app, `desc=${desc}&page=3`)).body), desc).toEqual([21, 22, 23]);
+    }
+    for (const desc of ['yes', 'on', '', 'truee', '2', 'True&desc=False']) {
+      const res = await list(app, `desc=${desc}`);
+      expect(res.status, desc).toBe(400);
+      expect((res.body as unknown as { details: Array<{ path: string }> }).details[0]?.path).toBe('/desc');
+    }
+  });
+
   it('orders descending with desc=true, across pages', async () => {
     const app = await bookkeepingApp({ extractRequests: extractRequests(TENANT, 23) });
     expect(ids((await list(app, 'desc=true&sortBy=registeredAt')).body)).toEqual(range(14, 23).reverse());

@@ -11,10 +11,12 @@ describe('bookkeeping inspection', () => {
     const res = await app.inject({ url: '/_sandbox/bookkeeping/tenants' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
+      total: 2,
       tenants: [
         { tenantId: TENANT, userIds: [1], extractRequests: 4, tradeBills: 1 },
         { tenantId: OTHER_TENANT, userIds: [2], extractRequests: 0, tradeBills: 0 },
       ],
+      nextCursor: null,
     });
     expect(res.body).not.toContain('bk-token');
   });
@@ -34,6 +36,8 @@ describe('bookkeeping inspection', () => {
         { uid: 'IUD-1', amount: 10, openValue: 9.71, status: 'partially-paid', payments: 1 },
         { uid: 'IUD-2', amount: 10, openValue: 4.5, status: 'partially-paid', payments: 0 },
       ],
+      total: 2,
+      nextCursor: null,
     });
   });
 

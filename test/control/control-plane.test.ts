@@ -207,6 +207,28 @@ describe('POST /_sandbox/fixtures', () => {
     expect(res.body).not.toContain('lb-token-1');
   });
 
+  it('names a trade bill sent twice or already loaded by its tenant and uid, never by an internal key', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const tenantId = '11222333000181';
+    const bill = { tenantId, uid: 'IUD-X', amount: 10 };
+    await app.inject({ method: 'POST', url: '/_sandbox/fixtures', ...json({ bookkeeping: { tradeBills: [bill] } }) });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/_sandbox/fixtures',
+      ...json({ bookkeeping: { tradeBills: [{ ...bill, uid: 'IUD-Y' }, { ...bill, uid: 'IUD-Y' }, bill] } }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).not.toContain('\\u0000');
+    expect(res.body).not.toContain('\u0000');
+    expect(res.json().details).toEqual([
+      {
+        path: '/bookkeeping/tradeBills/1/uid',
+        message: `trade bill "IUD-Y" of tenant ${tenantId} appears twice in the document (first at /bookkeeping/tradeBills/0/uid)`,
+      },
+      { path: '/bookkeeping/tradeBills/2/uid', message: `trade bill "IUD-X" of tenant ${tenantId} already exists in the sandbox` },
+    ]);
+  });
+
   it('refuses a fixture token with whitespace: no Bearer header could carry it', async () => {
     const app = await testApp();
     const res = await app.inject({

@@ -1,4 +1,4 @@
-// An unexpected error inside the sandbox (issue 13, item 3) must reach an in-process user who runs
+// An unexpected error inside the sandbox must reach an in-process user who runs
 // with the logger off: the answer names the request id, a control call's thrown error carries the
 // cause, and neither carries a secret. The failure is simulated by making a store call throw.
 import { afterEach, describe, expect, it, vi } from 'vitest';

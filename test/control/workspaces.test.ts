@@ -1,4 +1,4 @@
-// Workspaces (issue 18): /ws/{name} reaches an isolated sandbox for every interface path and the
+// Workspaces: /ws/{name} reaches an isolated sandbox for every interface path and the
 // whole control plane; the name rule; the default workspace unchanged; created on first use or by
 // POST /_sandbox/workspaces, listed, deleted; one database file each beside the main one; the limit
 // and idle eviction.
@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { startSandbox } from '../../src/index.js';
-import { workspaceDbPath } from '../../src/control/workspaces.js';
+import { workspaceDbPath } from '../../src/control/workspace-routes.js';
 import { errorShapeProblem } from '../reliability/engine/run.js';
 import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
 
@@ -121,6 +121,7 @@ describe('the lifecycle of a workspace', () => {
     expect(Date.parse(w1.lastUsedAt)).toBeGreaterThanOrEqual(Date.parse(w1.createdAt));
     // Documentation and the inspector's static files create nothing.
     await app.inject({ url: '/ws/w2/openapi.json' });
+    await app.inject({ url: '/ws/w2/openapi-3.0.json' });
     await app.inject({ url: '/ws/w2/_sandbox/ui' });
     expect((await json(app, 'GET', '/_sandbox/workspaces')).body.workspaces).toHaveLength(2);
   });
@@ -226,6 +227,106 @@ describe('workspaces in database files', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('removing a workspace kept in a file while requests create it again', () => {
+  it('never removes the files of the workspace created after it: every write answered since is there after a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-ws-'));
+    dirs.push(dir);
+    const db = join(dir, 'sandbox.db');
+    const register = (app: FastifyInstance, n: number) =>
+      app.inject({
+        method: 'POST',
+        url: `/ws/w${RG_REGISTER}`,
+        headers: rg,
+        payload: { registros: [{ numeroDuplicata: `D-${n}`, valorDuplicata: 10 }] },
+      });
+    const batches = async (app: FastifyInstance) =>
+      ((await json(app, 'GET', '/ws/w/_sandbox/registry/participants/PART-1')).body.batches as Array<{ chaveRemessa: string }>)
+        .map((b) => b.chaveRemessa)
+        .sort();
+    let app = await buildApp({ db, fixtures: BASE_FIXTURES, logger: false });
+    const answered: Array<{ at: number; status: number; key: string | undefined }> = [];
+    let removedAt = Number.POSITIVE_INFINITY;
+    let events = 0;
+    try {
+      for (let i = 0; i < 5; i++) expect((await register(app, i)).statusCode).toBe(200);
+      // The removal, and a stream of writes to the same name from before it starts until after it ended.
+      const removal = app.inject({ method: 'DELETE', url: '/_sandbox/workspaces/w' }).then((res) => {
+        removedAt = ++events;
+        return res;
+      });
+      const writes: Array<Promise<unknown>> = [];
+      for (let n = 0; n < 60; n++) {
+        writes.push(
+          register(app, 100 + n).then((res) => {
+            const key = res.statusCode === 200 ? (res.json() as { chaveRemessa: string }).chaveRemessa : undefined;
+            answered.push({ at: ++events, status: res.statusCode, key });
+          }),
+        );
+        await new Promise((resolve) => setImmediate(resolve));
+        if (n % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      expect((await removal).statusCode).toBe(200);
+      await Promise.all(writes);
+      // However the race fell, some writes come after the removal answered: they re-create the name.
+      for (let n = 0; n < 3; n++) {
+        const res = await register(app, 200 + n);
+        answered.push({ at: ++events, status: res.statusCode, key: (res.json() as { chaveRemessa?: string }).chaveRemessa });
+      }
+      // None failed: each was stored, or refused because the workspace was being removed.
+      expect(answered.filter((a) => a.status !== 200 && a.status !== 400)).toEqual([]);
+      const live = await batches(app);
+      // Every write answered after the removal answered is readable now...
+      const after = answered.filter((a) => a.at > removedAt && a.key !== undefined).map((a) => a.key ?? '');
+      expect(after.length).toBeGreaterThan(0);
+      expect(live).toEqual(expect.arrayContaining(after));
+      await app.close();
+      // ...and still there after a restart: the workspace read before it is the one read after it.
+      app = await buildApp({ db, fixtures: BASE_FIXTURES, logger: false });
+      expect(await batches(app)).toEqual(live);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('workspaces under a locked control plane (SANDBOX_ADMIN_TOKEN)', () => {
+  const key = { 'sandbox-admin-token': 'adm' };
+
+  it('creates none for a request without the key: an unknown workspace is a 404 in the shape of the interface, saying how to create it', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES, adminToken: 'adm', maxWorkspaces: 4 });
+    const bookkeeping = await app.inject({ url: `/ws/w1${BK_EXTRACT}`, headers: bk });
+    expect(bookkeeping.statusCode).toBe(404);
+    expect(errorShapeProblem('bookkeeping', 404, bookkeeping.body)).toBeNull();
+    expect(bookkeeping.json().message).toContain('no workspace "w1"');
+    expect(bookkeeping.json().message).toContain('POST /_sandbox/workspaces {"name":"w1"} with the header Sandbox-Admin-Token');
+    const cnab = await app.inject({ method: 'POST', url: '/ws/w1/v1/import-cnab', payload: { token: 'rc-token-1' } });
+    expect(cnab.statusCode).toBe(404);
+    expect(errorShapeProblem('receivables', 404, cnab.body)).toBeNull();
+    expect(cnab.json().error.code).toBe('WorkspaceNotFound');
+    // The control plane under the prefix answers its 401 without telling whether the workspace exists.
+    expect((await json(app, 'GET', '/ws/w1/_sandbox/clock')).status).toBe(401);
+    expect((await app.inject({ url: '/ws/w1/openapi.json' })).statusCode).toBe(404);
+    // Any number of names: the limit is never reached, and nothing was created.
+    for (let i = 0; i < 20; i++) {
+      expect((await app.inject({ method: 'POST', url: `/ws/flood-${i}${RG_REGISTER}`, headers: rg, payload: one })).statusCode).toBe(404);
+    }
+    expect(app.workspaces.size).toBe(0);
+    const created = await app.inject({ method: 'POST', url: '/_sandbox/workspaces', headers: key, payload: { name: 'w1' } });
+    expect(created.statusCode).toBe(201);
+    // Once created with the key, its interfaces answer anyone, as the default workspace's do.
+    expect((await app.inject({ url: `/ws/w1${BK_EXTRACT}`, headers: bk })).statusCode).toBe(200);
+  });
+
+  it('lets a request carrying the key create a workspace by using it, as an open sandbox does', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES, adminToken: 'adm' });
+    expect((await app.inject({ url: `/ws/w2${BK_EXTRACT}`, headers: { ...bk, ...key } })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/ws/w3/_sandbox/clock', headers: key })).statusCode).toBe(200);
+    expect((await app.inject({ url: `/ws/w4${BK_EXTRACT}`, headers: { ...bk, 'sandbox-admin-token': 'wrong' } })).statusCode).toBe(404);
+    const list = await app.inject({ url: '/_sandbox/workspaces', headers: key });
+    expect(list.json().workspaces.map((w: { name: string }) => w.name)).toEqual(['default', 'w2', 'w3']);
   });
 });
 
@@ -338,5 +439,54 @@ describe('startSandbox().workspace(name).coverage()', () => {
     } finally {
       await sandbox.close();
     }
+  });
+});
+
+describe('removing a workspace while it is in use', () => {
+  it('waits for its requests in flight, and refuses those that come meanwhile in the shape of the interface they reached', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    await json(app, 'POST', '/ws/busy/_sandbox/faults', { path: RG_REGISTER, delayMs: 300 });
+    const order: string[] = [];
+    const inFlight = app.inject({ method: 'POST', url: `/ws/busy${RG_REGISTER}`, headers: rg, payload: one }).then((res) => {
+      order.push('in flight answered');
+      return res;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const removal = app.inject({ method: 'DELETE', url: '/_sandbox/workspaces/busy' }).then((res) => {
+      order.push('removed');
+      return res;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Meanwhile: refused, each in its interface's shape with one of its documented statuses, or a 409 on the control plane.
+    const registry = await app.inject({ method: 'POST', url: `/ws/busy${RG_REGISTER}`, headers: rg, payload: one });
+    expect(registry.statusCode).toBe(400);
+    expect(errorShapeProblem('registry', 400, registry.body)).toBeNull();
+    expect(registry.json().message).toContain('workspace "busy" is being removed');
+    const cnab = await app.inject({ method: 'POST', url: '/ws/busy/v1/import-cnab', payload: { token: 'rc-token-1' } });
+    expect(cnab.statusCode).toBe(400);
+    expect(errorShapeProblem('receivables', 400, cnab.body)).toBeNull();
+    expect(cnab.json().error.code).toBe('WorkspaceRemoved');
+    const control = await json(app, 'GET', '/ws/busy/_sandbox/clock');
+    expect(control.status).toBe(409);
+    expect(control.body.message).toContain('is being removed');
+    expect((await json(app, 'POST', '/_sandbox/workspaces', { name: 'busy' })).status).toBe(409);
+    // The request in flight is answered as if nothing happened, before the removal answers.
+    expect((await inFlight).statusCode).toBe(200);
+    expect((await removal).json()).toEqual({ removed: 1 });
+    expect(order).toEqual(['in flight answered', 'removed']);
+    // Afterwards the name starts afresh.
+    expect((await json(app, 'GET', '/ws/busy/_sandbox/faults')).body.faults).toEqual([]);
+  });
+
+  it('closes it after its wait even under a request still in flight, which is then refused, never failed', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES, workspaceRemovalWaitMs: 50 });
+    await json(app, 'POST', '/ws/slow/_sandbox/faults', { path: RG_REGISTER, delayMs: 400 });
+    const inFlight = app.inject({ method: 'POST', url: `/ws/slow${RG_REGISTER}`, headers: rg, payload: one });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await json(app, 'DELETE', '/_sandbox/workspaces/slow')).status).toBe(200);
+    const late = await inFlight;
+    expect(late.statusCode).toBe(400);
+    expect(errorShapeProblem('registry', 400, late.body)).toBeNull();
+    expect(late.json().message).toContain('workspace "slow" is being removed');
   });
 });

@@ -1,4 +1,4 @@
-// Near misses (issue 19, item 3): a 501 under an interface prefix, or a 404 close to a documented
+// Near misses: a 501 under an interface prefix, or a 404 close to a documented
 // path, names the nearest documented operation and what differs; a 401/403 (and receivables'
 // InvalidToken) says which credential was looked for and where, never echoing the value sent.
 import type { FastifyInstance } from 'fastify';

@@ -1,4 +1,4 @@
-// Client coverage (issue 19): every outcome of the catalog is reachable over HTTP and counted once;
+// Client coverage: every outcome of the catalog is reachable over HTTP and counted once;
 // an untouched sandbox reports every outcome with hits 0; each answer's Sandbox-Outcome names the
 // outcome its status documents.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

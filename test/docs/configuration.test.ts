@@ -47,6 +47,7 @@ describe('docs/configuration.md', () => {
     '--fixtures': 'none',
     '--log-level': 'warn',
     '--body-limit': '20mb',
+    '--loanbond-body-limit': '2gb',
     '--seed': 's1',
     '--journal-size': '50',
     '--max-workspaces': '3',

@@ -23,10 +23,14 @@ const NOT_RUN: Record<string, string> = {
     'starts a server until stopped: test/server.test.ts starts `npm start` with these flags on a free port',
   'docs/inspector.md: npm start':
     'starts a server until stopped; test/inspector/browser.test.ts runs the same demo (runDemo) against one',
-  'docs/openapi.md: SANDBOX=http://127.0.0.1:3000':
+  'docs/openapi.md: npx --yes -p typescript@5.9 -p @hey-api/openapi-ts@0.95.0 openapi-ts -i openapi.json -o src/sandbox-client -c @hey-api/client-fetch':
     'downloads the generator and the linters from the registry: test/openapi/ runs the same generator version and the same rulesets offline',
+  'docs/openapi.md: npx --yes @openapitools/openapi-generator-cli generate -i openapi-3.0.json -g java -o sandbox-client-java --additional-properties=library=native,invokerPackage=tradebill.sandbox,apiPackage=tradebill.sandbox.api,modelPackage=tradebill.sandbox.model':
+    'openapi-generator needs a JVM and openapi-python-client needs Python, neither assumed by npm test: test/openapi/openapi-30.test.ts validates and lints the document they read and generates a client from it with openapi-typescript',
   'docs/reliability.md: npm run sustained':
     'a stream of CNAB submissions for 30 s or more against a child server: test/runtime/work.test.ts and test/reliability/async-work.test.ts check the scheduler and the backlog bound it relies on',
+  'docs/reliability.md: npm run soak:service':
+    'minutes of mixed traffic against a child server: test/control/workspaces.test.ts and test/reliability/ check the removal, locked creation and durability it exercises',
   'docs/reliability.md: npm run soak':
     'the long reliability run takes hours: test/reliability/ runs the same suites, shorter, in every run',
   'docs/in-process.md: npm pkg set allowScripts.better-sqlite3=true --json':

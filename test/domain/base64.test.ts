@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
-import { base64DecodedLength, decodeBase64 } from '../../src/domain/base64.js';
+import fc from 'fast-check';
+import { Base64Stream, base64DecodedLength, decodeBase64 } from '../../src/domain/base64.js';
 
 function decodedText(text: string): string | undefined {
   const result = decodeBase64(text);
@@ -110,5 +111,68 @@ describe('decoding text already validated', () => {
     expect(base64DecodedLength(plain)).toBe(300);
     expect(base64DecodedLength(wrapped)).toBe(300);
     expect(base64DecodedLength(`${plain.slice(0, 40)}-${plain.slice(41)}`)).toBeUndefined();
+  });
+});
+
+describe('Base64Stream: the same text in pieces', () => {
+  /** The text cut at `cuts` (character offsets), each piece sent as bytes or, for escapes, as text. */
+  function streamed(text: string, cuts: number[], asText: (piece: string) => boolean = () => false) {
+    const out: Buffer[] = [];
+    const stream = new Base64Stream((b) => out.push(b));
+    let at = 0;
+    for (const cut of [...cuts, text.length]) {
+      const piece = text.slice(at, cut);
+      if (asText(piece)) stream.pushText(piece);
+      else stream.pushBytes(Buffer.from(piece, 'utf8'));
+      at = cut;
+    }
+    const end = stream.end();
+    return end.ok ? { ok: true, bytes: Buffer.concat(out), size: end.decodedLength } : end;
+  }
+
+  function whole(text: string) {
+    const r = decodeBase64(text);
+    return r.ok ? { ok: true, bytes: r.bytes, size: r.bytes.length } : r;
+  }
+
+  it('decodes and refuses exactly as decodeBase64, wherever the text is cut (fast-check)', () => {
+    const alphabet = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', '=', ' ', '\n', '\t', '-', 'é', '😀', '\u0000'];
+    const text = fc.oneof(
+      fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('base64')),
+      fc.array(fc.constantFrom(...alphabet), { maxLength: 24 }).map((a) => a.join('')),
+      fc
+        .tuple(fc.uint8Array({ maxLength: 30 }), fc.nat(60), fc.constantFrom(...alphabet))
+        .map(([b, at, ch]) => {
+          const t = Buffer.from(b).toString('base64');
+          const i = at % (t.length + 1);
+          return t.slice(0, i) + ch + t.slice(i);
+        }),
+    );
+    fc.assert(
+      fc.property(text, fc.array(fc.nat(80), { maxLength: 4 }), fc.boolean(), (t, cuts, escapes) => {
+        // Cut only between whole characters, as the JSON reader does.
+        const points = [...new Set(cuts.map((c) => c % (t.length + 1)))]
+          .filter((c) => c === t.length || !(t.charCodeAt(c) >= 0xdc00 && t.charCodeAt(c) <= 0xdfff))
+          .sort((a, b) => a - b);
+        expect(streamed(t, points, () => escapes)).toEqual(whole(t));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('stops decoding after countOnly but still names the size or the first bad character', () => {
+    const bytes = Buffer.alloc(300, 7);
+    const out: Buffer[] = [];
+    const s = new Base64Stream((b) => out.push(b));
+    const text = bytes.toString('base64');
+    s.pushBytes(Buffer.from(text.slice(0, 100)));
+    s.countOnly();
+    s.pushBytes(Buffer.from(text.slice(100)));
+    expect(s.end()).toEqual({ ok: true, decodedLength: 300 });
+    expect(Buffer.concat(out).length).toBe(75);
+    const bad = new Base64Stream(() => undefined);
+    bad.countOnly();
+    bad.pushBytes(Buffer.from(`${text.slice(0, 10)}-`));
+    expect(bad.end()).toEqual({ ok: false, reason: 'invalid base64 character "-" at offset 10 (URL-safe base64 is not accepted)' });
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { centsToNumber, formatCents, isMoney, toCents } from '../../src/domain/money.js';
+import fc from 'fast-check';
+import { sameDecimal } from '../../src/domain/decimal.js';
+import { centsFromText, centsToNumber, DecimalText, formatCents, isMoney, MAX_CENTS, moneyProblem, toCents } from '../../src/domain/money.js';
 
 describe('isMoney', () => {
   it.each([0.29, 0.1, 30.5, 1500, 0, -3.1, 2470.56])('accepts %s, which has at most two decimals', (v) => {
@@ -54,9 +56,15 @@ describe('centsToNumber', () => {
 
   it('round-trips every cent value of a range through toCents', () => {
     for (let cents = -1000; cents <= 100000; cents++) {
-      if (toCents(centsToNumber(cents)) !== cents) expect.fail(`round trip lost ${cents}`);
+      if (toCents(centsToNumber(cents) as number) !== cents) expect.fail(`round trip lost ${cents}`);
     }
-    expect(toCents(centsToNumber(Number.MAX_SAFE_INTEGER))).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  it('gives the decimal text of an amount a double would change', () => {
+    expect(centsToNumber(Number.MAX_SAFE_INTEGER)).toEqual(new DecimalText('90071992547409.91'));
+    expect(centsToNumber(-8000000000000001)).toEqual(new DecimalText('-80000000000000.01'));
+    expect(centsToNumber(8000000000000000)).toEqual(new DecimalText('80000000000000'));
+    expect(centsToNumber(999999999999999)).toBe(9999999999999.99);
   });
 
   it('refuses fractional cents', () => {
@@ -80,5 +88,62 @@ describe('formatCents', () => {
 
   it('refuses a non-integer cents value', () => {
     expect(() => formatCents(0.5)).toThrow(RangeError);
+  });
+});
+
+describe('centsFromText', () => {
+  it.each([
+    ['0', 0],
+    ['-0', 0],
+    ['0.29', 29],
+    ['1.5', 150],
+    ['15e-1', 150],
+    ['0.015e2', 150],
+    ['1.5000000000000000000', 150],
+    ['1E2', 10000],
+    ['80000000000000.01', 8000000000000001],
+    ['-80000000000000.01', -8000000000000001],
+    ['90071992547409.91', MAX_CENTS],
+  ])('reads %s as %s cents', (text, cents) => {
+    expect(centsFromText(text)).toEqual({ cents });
+  });
+
+  it.each(['0.295', '1.0000000000000001', '80000000000000.001', '1e-3', 'abc', ''])('finds more than two decimals in %s', (text) => {
+    expect(centsFromText(text)).toEqual({ problem: 'decimals' });
+  });
+
+  it.each(['90071992547409.92', '1e21', '1e999999999', '-1e14'])('finds %s beyond the largest amount', (text) => {
+    expect(centsFromText(text)).toEqual({ problem: 'magnitude' });
+  });
+
+  it('agrees with BigInt arithmetic on every two-decimal text up to MAX_CENTS', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -BigInt(MAX_CENTS), max: BigInt(MAX_CENTS) }), (cents) => {
+        const abs = cents < 0n ? -cents : cents;
+        const text = `${cents < 0n ? '-' : ''}${abs / 100n}.${String(abs % 100n).padStart(2, '0')}`;
+        expect(centsFromText(text)).toEqual({ cents: Number(cents) + 0 });
+      }),
+    );
+  });
+});
+
+describe('moneyProblem of a double', () => {
+  it('tells magnitude from decimals', () => {
+    expect(moneyProblem(1e21)).toBe('magnitude');
+    expect(moneyProblem(Number.POSITIVE_INFINITY)).toBe('magnitude');
+    expect(moneyProblem(0.295)).toBe('decimals');
+    expect(moneyProblem(1500.5)).toBeUndefined();
+  });
+
+  it('reads exact cents from the shortest text of any double of a two-decimal amount', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -MAX_CENTS, max: MAX_CENTS }), (cents) => {
+        const text = formatCents(cents);
+        const value = Number(text);
+        // The double reads back as the amount's text: toCents of it is that amount exactly.
+        if (sameDecimal(String(value), text)) expect(toCents(value)).toBe(cents + 0);
+        else expect(isMoney(value)).toBe(true);
+      }),
+    );
   });
 });

@@ -1,7 +1,9 @@
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
-import { checkPdf, isEncryptedPdf, isPdf, MAX_FILE_BYTES } from '../../src/domain/pdf.js';
+import { checkPdf, isEncryptedPdf, isPdf, MAX_FILE_BYTES, PdfStructure } from '../../src/domain/pdf.js';
 import { cmsSignedData, storedZip } from './helpers.js';
+import { buildPdf, onePage, STANDARD_SECURITY_HANDLER } from './pdf-builder.js';
+import { pdfjsSaysEncrypted, pdfkitFile } from './pdf-judges.js';
 
 /** A minimal one-page PDF; `trailerExtra` is spliced into the trailer dictionary. */
 function minimalPdf(trailerExtra = '', catalogExtra = ''): Buffer {
@@ -62,52 +64,108 @@ describe('isPdf', () => {
   });
 });
 
-describe('isEncryptedPdf', () => {
-  it('finds /Encrypt in the trailer', () => {
+describe('isEncryptedPdf: rule 3 by the structure of the file', () => {
+  const plain = (trailer?: string, xref: 'table' | 'stream' = 'table') => buildPdf([{ objects: onePage(), xref, ...(trailer ? { trailer } : {}) }]);
+  const encrypted = (xref: 'table' | 'stream' = 'table', name = '/Encrypt') =>
+    buildPdf([{ objects: [...onePage(), { num: 9, body: STANDARD_SECURITY_HANDLER }], trailer: `${name} 9 0 R`, xref }]);
+
+  it('finds /Encrypt in the trailer, and in a cross-reference stream dictionary', () => {
+    expect(isEncryptedPdf(encrypted('table'))).toBe(true);
+    expect(isEncryptedPdf(encrypted('stream'))).toBe(true);
     expect(isEncryptedPdf(minimalPdf(' /Encrypt 5 0 R'))).toBe(true);
   });
 
-  it('does not take /EncryptMetadata for /Encrypt', () => {
-    expect(isEncryptedPdf(minimalPdf('', ' /EncryptMetadata false'))).toBe(false);
+  it('decodes #xx escapes in names (ISO 32000-1 7.3.5): /Encr#79pt is /Encrypt', () => {
+    expect(isEncryptedPdf(encrypted('table', '/Encr#79pt'))).toBe(true);
+    expect(isEncryptedPdf(encrypted('stream', '/#45ncrypt'))).toBe(true);
+    expect(isEncryptedPdf(plain('/Encrypt#20x 9 0 R'))).toBe(false);
   });
 
-  it('finds /Encrypt followed by any delimiter or whitespace', () => {
-    for (const after of [
-      '\0',
-      '\t',
-      '\n',
-      '\f',
-      '\r',
-      ' ',
-      '(',
-      ')',
-      '<',
-      '>',
-      '[',
-      ']',
-      '{',
-      '}',
-      '/',
-      '%',
-    ]) {
-      if (!isEncryptedPdf(Buffer.from(`<< /Encrypt${after}`, 'latin1'))) {
-        expect.fail(`missed /Encrypt followed by ${JSON.stringify(after)}`);
+  it('accepts an unencrypted PDF that mentions /Encrypt in a string, a comment, a content stream or another dictionary', () => {
+    const files = [
+      buildPdf([{ objects: onePage('BT (trailer << /Encrypt 9 0 R >>) Tj ET'), xref: 'table' }]),
+      buildPdf([{ objects: onePage(undefined, ' /Lang (/Encrypt 9 0 R) /Names <2F456E6372797074>'), xref: 'stream' }]),
+      buildPdf([{ objects: onePage(undefined, ' /Encrypt 9 0 R % a catalog entry, not the trailer\n'), xref: 'table' }]),
+      Buffer.concat([plain(), Buffer.from('% trailer << /Encrypt 9 0 R >>\n', 'latin1')]),
+    ];
+    for (const file of files) expect(isEncryptedPdf(file)).toBe(false);
+  });
+
+  it('does not take /EncryptMetadata for /Encrypt, nor an /Encrypt whose value is null (7.3.7)', () => {
+    expect(isEncryptedPdf(minimalPdf('', ' /EncryptMetadata false'))).toBe(false);
+    expect(isEncryptedPdf(plain('/EncryptMetadata false'))).toBe(false);
+    expect(isEncryptedPdf(plain('/Encrypt null'))).toBe(false);
+    expect(isEncryptedPdf(plain('/EncryptMetadata false /Encrypt 9 0 R'))).toBe(true);
+  });
+
+  it('reads the /Encrypt entry whatever delimiter follows the name, a direct dictionary included', () => {
+    for (const value of [' 9 0 R', '\t9 0 R', '\n9 0 R', '\r\n9 0 R', '\f9 0 R', '\x009 0 R', '%c\n9 0 R', '<</Filter/Standard>>', '[1]', '(x)', '<00>']) {
+      const file = Buffer.from(`%PDF-1.4\ntrailer\n<</Root 1 0 R/Encrypt${value}>>\n%%EOF\n`, 'latin1');
+      if (!isEncryptedPdf(file)) expect.fail(`missed /Encrypt followed by ${JSON.stringify(value)}`);
+    }
+  });
+
+  it('sees every revision of an incrementally updated file', () => {
+    const update = { objects: [{ num: 1, body: '<< /Type /Catalog /Pages 2 0 R /Lang (pt-BR /Encrypt) >>' }] };
+    const base = { objects: onePage(), xref: 'table' as const };
+    expect(isEncryptedPdf(buildPdf([base, { ...update, xref: 'table' }]))).toBe(false);
+    expect(isEncryptedPdf(buildPdf([base, { ...update, xref: 'stream' }]))).toBe(false);
+    const securedBase = { objects: [...onePage(), { num: 9, body: STANDARD_SECURITY_HANDLER }], trailer: '/Encrypt 9 0 R', xref: 'stream' as const };
+    expect(isEncryptedPdf(buildPdf([securedBase, { ...update, trailer: '/Encrypt 9 0 R', xref: 'stream' }]))).toBe(true);
+    expect(isEncryptedPdf(buildPdf([base, { ...update, trailer: '/Encrypt 9 0 R', xref: 'table' }]))).toBe(true);
+  });
+
+  it('skips stream data by its /Length, direct or indirect, and recovers from a wrong one', () => {
+    const inside = 'trailer\n<< /Encrypt 9 0 R >>\n';
+    const withStream = (dict: string, data: string, extra: string[] = []) =>
+      Buffer.from(
+        ['%PDF-1.7', `4 0 obj\n${dict}\nstream\n${data}\nendstream\nendobj`, ...extra, 'trailer\n<< /Root 1 0 R >>', '%%EOF', ''].join('\n'),
+        'latin1',
+      );
+    expect(isEncryptedPdf(withStream(`<< /Length ${inside.length} >>`, inside))).toBe(false);
+    expect(isEncryptedPdf(withStream('<< /Length 5 0 R >>', inside, ['5 0 obj 29 endobj']))).toBe(false);
+    expect(isEncryptedPdf(withStream('<< /Length 3 >>', inside))).toBe(false);
+    // A stream of a cross-reference stream dictionary: the dictionary counts, its data does not.
+    expect(isEncryptedPdf(withStream('<< /Type /XRef /Encrypt 9 0 R /Length 3 >>', 'abc'))).toBe(true);
+    expect(isEncryptedPdf(withStream('<< /Type /ObjStm /Encrypt 9 0 R /Length 3 >>', 'abc'))).toBe(false);
+  });
+
+  it('gives the same verdict whatever pieces the bytes arrive in', () => {
+    const files = [
+      encrypted('table', '/Encr#79pt'),
+      encrypted('stream'),
+      buildPdf([{ objects: onePage('BT (a (nested \\) string) /Encrypt) Tj <2F456E> ET'), xref: 'stream' }]),
+      buildPdf([{ objects: onePage(), xref: 'table' }, { objects: [{ num: 5, body: '<< /Length 6 0 R >>', stream: 'endstreax /Encrypt' }], trailer: '/Encrypt null', xref: 'stream' }]),
+    ];
+    for (const file of files) {
+      const whole = isEncryptedPdf(file);
+      for (const size of [1, 2, 3, 5, 7, 8, 9, 10, 13, 64]) {
+        const reader = new PdfStructure();
+        for (let at = 0; at < file.length; at += size) reader.push(file.subarray(at, at + size));
+        reader.end();
+        if (reader.encrypted !== whole) expect.fail(`pieces of ${size} bytes changed the verdict (${whole} whole)`);
       }
     }
-    expect(isEncryptedPdf(Buffer.from('<</Encrypt<</Filter/Standard>>>>'))).toBe(true);
   });
 
-  it('finds /Encrypt at the very end of the buffer', () => {
-    expect(isEncryptedPdf(Buffer.from('trailer << /Encrypt'))).toBe(true);
-  });
-
-  it('finds /Encrypt after a non-matching /EncryptMetadata', () => {
-    expect(isEncryptedPdf(Buffer.from('/EncryptMetadata false /Encrypt 9 0 R'))).toBe(true);
-  });
-
-  it('ignores a plain PDF and names that only begin with Encrypt', () => {
-    expect(isEncryptedPdf(minimalPdf())).toBe(false);
-    expect(isEncryptedPdf(Buffer.from('/Encrypted /Encrypt#20x /Encryp'))).toBe(false);
+  it('agrees with pdf.js on PDFKit files encrypted by every Standard handler revision, and on plain ones', async () => {
+    const corpus: Array<[string, Buffer]> = [
+      ['plain', await pdfkitFile({})],
+      ['plain, uncompressed (the title names /Encrypt in a string)', await pdfkitFile({ compress: false })],
+      ['RC4 40-bit, owner password only', await pdfkitFile({ pdfVersion: '1.3', ownerPassword: 'owner' })],
+      ['RC4 128-bit, user password', await pdfkitFile({ pdfVersion: '1.4', userPassword: 'user', ownerPassword: 'owner' })],
+      ['AES-128, owner password only', await pdfkitFile({ pdfVersion: '1.6', ownerPassword: 'owner', permissions: { printing: 'highResolution' } })],
+      ['AES-256, user password', await pdfkitFile({ pdfVersion: '1.7ext3', userPassword: 'user', ownerPassword: 'owner' })],
+      ['built: classic trailer with /Encrypt', encrypted('table')],
+      ['built: cross-reference stream with /Encr#79pt', encrypted('stream', '/Encr#79pt')],
+      ['built: plain, cross-reference stream', plain(undefined, 'stream')],
+      ['built: /Encrypt null', plain('/Encrypt null')],
+    ];
+    for (const [name, file] of corpus) {
+      const judged = await pdfjsSaysEncrypted(file);
+      expect({ name, encrypted: isEncryptedPdf(file) }).toEqual({ name, encrypted: judged });
+    }
+    expect(corpus.filter(([name]) => !name.includes('plain') && !name.includes('null')).length).toBe(6);
   });
 });
 
@@ -166,7 +224,7 @@ describe('checkPdf: a PDF inside another file is not a PDF (rule 4)', () => {
 
   it('refuses a PDF stored in a ZIP archive, naming the container and where the PDF starts', () => {
     const zip = storedZip('contrato.pdf', minimalPdf());
-    expect(isPdf(zip)).toBe(true); // the old check alone let it through
+    expect(isPdf(zip)).toBe(true); // a header search alone would let it through
     expect(refusal(zip)).toBe(
       'pdf-only: the file is a ZIP archive with a PDF inside (its "%PDF-" header is at byte 42); send the PDF itself',
     );

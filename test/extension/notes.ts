@@ -5,19 +5,16 @@
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { assumptionLookup, type Assumption } from '../../src/http/assumption-catalog.js';
-import { catalog } from '../../src/http/catalog.js';
+import { defineContract } from '../../src/http/catalog.js';
 import { pointer, SandboxError } from '../../src/http/errors.js';
-import type { InterfaceContract, InterfaceModule } from '../../src/http/interface-module.js';
+import type { InterfaceModule } from '../../src/http/interface-module.js';
 import { serveInterface } from '../../src/http/interface-plugin.js';
 import { CONTROL_TAG } from '../../src/http/openapi.js';
-import { operationOutcomes } from '../../src/http/outcomes.js';
 import { errorResponses, StandardError, Strict } from '../../src/http/schema.js';
 import type { EventType } from '../../src/runtime/events.js';
 import { type FixtureSection, UniqueKeys } from '../../src/runtime/fixture-document.js';
 import { type Runtime, runtimeOf, type WorkKind } from '../../src/runtime/index.js';
 import type { StorePart } from '../../src/store/part.js';
-
-const PREFIX = '/api/notes';
 
 const assumptions: Assumption[] = [
   {
@@ -30,25 +27,26 @@ const assumptions: Assumption[] = [
 ];
 const assumed = assumptionLookup(assumptions);
 
-const contract: InterfaceContract<'notes'> = {
+const contract = defineContract({
   id: 'notes',
-  prefix: PREFIX,
+  prefix: '/api/notes',
   shape: 'standard',
   statuses: [400, 401],
-  operations: catalog('notes', [
-    ['add-note', 'add note', 'POST', `${PREFIX}/v1/notes`],
+  operations: [
+    ['add-note', 'add note', 'POST', '/v1/notes'],
     ['list-notes-by-tag', 'list notes by tag', 'GET'],
-  ]),
-  outcomes: operationOutcomes(
-    'notes',
-    'add-note',
-    {
-      added: [201, 'the note is stored, pending'],
-      'token-unknown': [401, 'the token is not an author token'],
+  ],
+  outcomes: {
+    'add-note': {
+      own: {
+        added: [201, 'the note is stored, pending'],
+        'token-unknown': [401, 'the token is not an author token'],
+      },
+      body: true,
     },
-    { body: true, faults: [400, 401] },
-  ),
-};
+  },
+});
+const ADD_NOTE = contract.route('add-note');
 
 /** The tables of the interface, with their statements (its SQL stays in the part, as store/ keeps the four's). */
 interface NotesStore {
@@ -126,9 +124,9 @@ const filing: WorkKind = {
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   serveInterface(app, contract);
   app.post(
-    '/v1/notes',
+    ADD_NOTE.url,
     {
-      config: { interface: 'notes', operation: 'add-note' },
+      config: ADD_NOTE.config,
       schema: {
         tags: ['notes'],
         summary: 'Add a note',

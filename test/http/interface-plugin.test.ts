@@ -56,6 +56,17 @@ describe('the HTTP edge of an interface', () => {
     expect(res.json().message).toMatch(/not valid JSON/);
   });
 
+  it('says where malformed JSON stops being JSON: byte offset, line and column', async () => {
+    const app = await build();
+    const res = await post(app, '/bk/thing', '{\n  "name": "José",\n  "n": 1,\n}');
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toBe(
+      'the body is not valid JSON: unexpected "}"; expected a key in double quotes at byte offset 31 (line 4, column 1)',
+    );
+    const proto = await post(app, '/bk/thing', '{"__proto__": {"x": 1}}');
+    expect(proto.json().message).toBe('the body is not valid JSON (keys named __proto__ or constructor are refused)');
+  });
+
   it('refuses an empty body with a 400 that says so', async () => {
     const app = await build();
     const res = await post(app, '/bk/thing', '');

@@ -1,4 +1,4 @@
-// Requests malformed at the HTTP level (issue 13, item 4), sent as raw bytes over a socket: a 400 in
+// Requests malformed at the HTTP level, sent as raw bytes over a socket: a 400 in
 // the interface's error shape naming what is wrong, wherever the sandbox gets to answer.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

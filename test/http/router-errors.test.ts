@@ -25,9 +25,30 @@ describe('refusals of the router itself', () => {
     expect(res.json()).toEqual({ error: { code: 'ValidationError', message: expect.any(String), target: null } });
   });
 
-  it('answers HEAD on a documented GET with the 501 of an undocumented method', async () => {
+  it('answers HEAD like GET without a body wherever GET is served: documented operations, health, control GETs, OpenAPI', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
-    const res = await app.inject({ method: 'HEAD', url: EXTRACT, headers: { authorization: 'Bearer bk-token-1' } });
+    const auth = { authorization: 'Bearer bk-token-1' };
+    const urls: Array<[string, Record<string, string>]> = [
+      [EXTRACT, auth],
+      [`${EXTRACT}?desc=yes`, auth],
+      [EXTRACT, {}],
+      ['/_sandbox/health', {}],
+      ['/_sandbox/requests', {}],
+      ['/openapi.json', {}],
+    ];
+    for (const [url, headers] of urls) {
+      const get = await app.inject({ method: 'GET', url, headers });
+      const head = await app.inject({ method: 'HEAD', url, headers });
+      expect(head.statusCode, url).toBe(get.statusCode);
+      expect(head.headers['content-type'], url).toBe(get.headers['content-type']);
+      expect(head.body, url).toBe('');
+    }
+  });
+
+  it('still answers HEAD on a path only other methods serve with the 501 of an undocumented method', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const res = await app.inject({ method: 'HEAD', url: '/v1/import-cnab' });
+    // (Node's HTTP server sends no body to a HEAD; an injected request shows the one written.)
     expect(res.statusCode).toBe(501);
   });
 });

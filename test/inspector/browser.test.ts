@@ -152,9 +152,12 @@ describe('the inspector page in chromium', () => {
     const entry = page.locator('#journal-body li', { hasText: '/v1/import-cnab' }).first();
     await entry.locator('summary').click();
     await entry.locator('pre').first().waitFor(WAIT);
-    const request = await entry.locator('pre').first().textContent();
+    // What was sent (request line and headers) first, then the body as parsed, both redacted.
+    const sent = await entry.locator('pre').first().textContent();
+    expect(sent).toMatch(/^POST \/v1\/import-cnab/);
+    const request = await entry.locator('h5', { hasText: 'Request body (redacted)' }).locator('xpath=following-sibling::pre[1]').textContent();
     expect(request).toContain('"operationFile": "[redacted]"');
-    expect(request).not.toContain('rc-demo-token-1');
+    for (const text of [sent, request]) expect(text).not.toContain('rc-demo-token-1');
   });
 
   it('shows client coverage per interface, the outcomes not met yet first', async () => {

@@ -172,7 +172,7 @@ describe('loan-bond files (rules 3-5)', () => {
 });
 
 describe('loan-bond large bodies', () => {
-  it('accepts 50 records each with a 1 MiB PDF (about 70 MB of JSON) under the default limit', async () => {
+  it('accepts 50 records each with a 1 MiB PDF (about 70 MB of JSON) under the default limit', { timeout: 120_000 }, async () => {
     const app = await lbApp();
     const file = pdf(1024 * 1024, { tag: 'mib' });
     const records = Array.from({ length: 50 }, () => plain({ documento: file }));
@@ -190,12 +190,12 @@ describe('loan-bond large bodies', () => {
   });
 
   it('refuses a body over the configured limit with a 400 stating the limit', async () => {
-    const app = await lbApp({ bodyLimit: 64 * 1024 });
+    const app = await lbApp({ loanbondBodyLimit: 64 * 1024 });
     const res = await post(app, body([plain({ documento: pdf(100 * 1024) })]));
     expect(res.statusCode).toBe(400);
     const err = res.json() as ErrorBody;
     expect(err.message).toContain('65536 bytes');
-    expect(err.message).toContain('SANDBOX_BODY_LIMIT');
+    expect(err.message).toContain('SANDBOX_LOANBOND_BODY_LIMIT');
     expect(await registrationCount(app)).toBe(0);
   });
 });

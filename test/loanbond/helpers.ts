@@ -135,7 +135,7 @@ export interface ErrorBody {
 
 export async function registrationCount(app: FastifyInstance): Promise<number> {
   const res = await app.inject({ url: '/_sandbox/loanbond/registrations' });
-  return (res.json() as { registrations: unknown[] }).registrations.length;
+  return (res.json() as { total: number }).total;
 }
 
 export async function documentCount(app: FastifyInstance): Promise<number> {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { testApp } from '../helpers.js';
 import { INTERFACES } from '../../src/interfaces.js';
@@ -9,8 +10,9 @@ describe('the OpenAPI document against the routes of the app', () => {
   it('describes every route the app serves (hidden pages aside), and no route the app does not serve', async () => {
     const app = await testApp();
     const document = JSON.parse((await app.inject({ url: '/openapi.json' })).body) as OpenApiDocument;
+    // Every GET also serves HEAD (assumption head-like-get); the document lists the GET.
     const served = routesOf(app)
-      .filter((r) => !r.hidden)
+      .filter((r) => !r.hidden && r.method !== 'HEAD')
       .map((r) => `${r.method} ${r.path}`)
       .sort();
     const documented = Object.entries(document.paths)
@@ -18,8 +20,18 @@ describe('the OpenAPI document against the routes of the app', () => {
       .sort();
     expect(served.length).toBeGreaterThan(30);
     expect(documented).toEqual(served);
+    const heads = routesOf(app).filter((r) => r.method === 'HEAD').map((r) => `GET ${r.path}`);
+    expect(heads.length).toBeGreaterThan(10);
+    expect(served.filter((r) => r.startsWith('GET ')).every((r) => heads.includes(r))).toBe(true);
     // The setup file has seen this test's own call to /openapi.json (a hidden route, not checked).
     expect(responsesChecked()).toBeGreaterThan(0);
+  });
+
+  it("states the package's version, read from package.json", async () => {
+    const app = await testApp();
+    const document = JSON.parse((await app.inject({ url: '/openapi.json' })).body) as { info: { version: string } };
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    expect(document.info.version).toBe(pkg.version);
   });
 });
 

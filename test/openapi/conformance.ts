@@ -105,7 +105,8 @@ export function problemsOf(
     return allowed.includes(status) ? [] : [`${call}: no route takes it and ${status} is not one of ${allowed.join(', ')}`];
   }
   const template = templateOf(request.route);
-  const method = request.method.toLowerCase();
+  // HEAD answers as the GET of the same path (assumption head-like-get), which the document describes.
+  const method = request.method === 'HEAD' ? 'get' : request.method.toLowerCase();
   const operation = checker.document.paths[template]?.[method];
   if (!operation) return [`${call}: ${method.toUpperCase()} ${template} is a route the document does not describe`];
   const response = operation.responses?.[String(status)] ?? operation.responses?.[`${String(status)[0]}XX`];

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CnabFile, CnabReader, scanLines } from '../../src/receivables/cnab.js';
+import { CnabReader } from '../../src/receivables/cnab-checks.js';
+import { CnabFile } from '../../src/receivables/cnab-record.js';
+import { scanLines } from '../../src/receivables/cnab-scan.js';
 import {
   BANCO_DO_BRASIL,
   cnabBytes,
@@ -169,6 +171,13 @@ describe('structural faults always reject, naming the line and columns', () => {
   it('reports a broken sequence once, at the line where it breaks', () => {
     const bytes = cnabBytes('cnab444-fidc', [{}, {}, {}], { sequence: { 3: 4, 4: 5, 5: 6 } });
     expect(rules(bytes)).toEqual(['3:439-444:sequence:error', '5:439-444:trailer-count:error']);
+  });
+
+  it('flags only the line whose sequence number is wrong, not the correct line after it', () => {
+    const bytes = cnabBytes('cnab400', [{}, {}, {}], { sequence: { 3: 7 } });
+    expect(rules(bytes)).toEqual(['3:395-400:sequence:error']);
+    const fidc = cnabBytes('cnab444-fidc', [{}, {}, {}, {}], { sequence: { 2: 9, 4: 1 } });
+    expect(rules(fidc)).toEqual(['2:439-444:sequence:error', '4:439-444:sequence:error']);
   });
 
   it('reports a sequence field that is not digits', () => {

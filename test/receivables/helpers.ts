@@ -1,7 +1,8 @@
 // Builds CNAB 400 / 444 files for the tests, column by column (1-based, inclusive, as the manuals):
 // remessas of the Bradesco base, Banco do Brasil's record-7 titles, a cooperative bank's own columns,
 // the optional records that follow a title, and return files (retorno).
-import { type CnabLayout, readCnab } from '../../src/receivables/cnab.js';
+import { readCnab } from '../../src/receivables/cnab-checks.js';
+import type { CnabLayout } from '../../src/receivables/cnab-record.js';
 
 export const VALID_NFE_KEY = '35260722333444000181550010001234561123456787';
 

@@ -226,6 +226,22 @@ describe('POST /v1/import-cnab: ValidationError names the field', () => {
     expect(app.runtime.store.receivables.importsOfFund('11222333000181')).toEqual([]);
   });
 
+  it('tells raw CNAB text sent where base64 is expected from base64 that is wrong', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const text400 = cnabText('cnab400', [{}]);
+    const text444 = cnabText('cnab444-fidc', [{}]);
+    // Whole files (CRLF or LF), one header line alone, a header cut short: all plain CNAB text.
+    for (const operationFile of [text400, text444, text400.replaceAll('\r\n', '\n'), text400.slice(0, 400), text444.slice(0, 30)]) {
+      const error = envelope(await post(app, body({ operationFile })));
+      expect(error).toMatchObject({ code: 'ValidationError', target: 'operationFile' });
+      expect(error.message).toContain('this looks like CNAB text, not base64');
+      expect(error.message).not.toContain('URL-safe');
+    }
+    const error = envelope(await post(app, body({ operationFile: 'bm90IGNuYWI-' })));
+    expect(error.message).not.toContain('CNAB text');
+    expect(error.message).toContain('URL-safe');
+  });
+
   it('answers malformed JSON, an empty body and a wrong content type in the envelope, target null', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
     const requests = [

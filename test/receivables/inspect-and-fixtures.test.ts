@@ -47,10 +47,12 @@ describe('inspection under /_sandbox/receivables', () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
     const res = await app.inject({ url: '/_sandbox/receivables/funds' });
     expect(res.json()).toEqual({
+      total: 2,
       funds: [
         { fundCnpj: '11222333000181', hasToken: true, imports: 0 },
         { fundCnpj: '11444777000161', hasToken: false, imports: 0 },
       ],
+      nextCursor: null,
     });
     expect(res.body).not.toContain('rc-token-1');
   });

@@ -1,8 +1,9 @@
-// Files as real generators and bank layouts write them (issue 14): record types whose meaning comes
+// Files as real generators and bank layouts write them: record types whose meaning comes
 // from the header's bank and layout, other banks' CNAB 400, return files, and what a refusal says.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CnabFile, type CnabLayout, scanLines } from '../../src/receivables/cnab.js';
+import { CnabFile, type CnabLayout } from '../../src/receivables/cnab-record.js';
+import { scanLines } from '../../src/receivables/cnab-scan.js';
 import {
   BRADESCO,
   bbRemessa,
@@ -70,21 +71,23 @@ describe('record types take their meaning from the header (bank 077-079) and the
     ]);
   });
 
-  it('refused a Bradesco record 7 as a blank title before; the same line under a bank without a layout is still read as a title, with a warning', () => {
+  it('refused a Bradesco record 7 as a blank title before; the same line under a bank without a layout is still read as a title, with warnings only', () => {
     // The regression: a guarantor record read as a title has a blank document number and no due date.
     const titles = [{ after: [bradescoGuarantor('cnab400', GUARANTOR)] }];
     expect(rules(cnabBytes('cnab400', titles, { bank: BRADESCO }))).toEqual([]);
     const unknown = { code: '999', name: 'BANCO SEM LAYOUT' };
+    // Read with guessed columns, what they show is a warning: the file is processed.
     expect(rules(cnabBytes('cnab400', titles, { bank: unknown }))).toEqual([
       '1:77-79:bank-layout:warning',
-      '3:109-110:occurrence:error',
-      '3:111-120:document-number:error',
-      '3:121-126:due-date:error',
-      '3:127-139:face-value:error',
-      '3:148-149:kind:error',
+      '3:109-110:occurrence:warning',
+      '3:111-120:document-number:warning',
+      '3:121-126:due-date:warning',
+      '3:127-139:face-value:warning',
+      '3:148-149:kind:warning',
       '3:151-156:issue-date:warning',
-      '3:219-220:drawee-type:error',
+      '3:219-220:drawee-type:warning',
     ]);
+    expect(rules(cnabBytes('cnab400', titles, { bank: unknown }), true)).toContain('3:111-120:document-number:error');
   });
 
   it('processes a FIDC 444 with records 1, 2, 3 and 7 whatever bank its header names', () => {
@@ -123,30 +126,36 @@ describe('record types take their meaning from the header (bank 077-079) and the
     expect(open(bytes).records.id).toBe('bb-400');
   });
 
-  it("does not end a cooperative bank's CNAB 400 with blank required fields processed: every blank field is an error, the unknown layout a warning", () => {
+  it("processes a cooperative bank's CNAB 400 whose fields the guessed columns find blank, with warnings that say the columns were guessed", () => {
     const titles = [
       { document: '0000001', due: '151226', valueCents: 150000, draweeId: '11222333000181', name: 'ACME COMERCIO LTDA' },
       { document: '0000002', due: '151226', valueCents: 99000, draweeId: '52998224725', name: 'JOSE DA SILVA' },
     ];
     const blanks = rules(cooperativeRemessa(titles, { instruction: true, kind: true, draweeId: true }));
-    // Its header date is AAAAMMDD and its drawee type '20' / '10' (one digit, then 0), Sicredi's own columns.
+    // Its header date is AAAAMMDD and its drawee type '20' / '10' (one digit, then 0), Sicredi's own
+    // columns: read with the Bradesco base's columns, what they find is a warning, never an error.
     expect(blanks).toEqual([
       '1:95-100:file-date:warning',
       '1:77-79:bank-layout:warning',
-      '2:109-110:occurrence:error',
-      '2:148-149:kind:error',
+      '2:109-110:occurrence:warning',
+      '2:148-149:kind:warning',
       '2:219-220:drawee-type:warning',
-      '2:221-234:drawee-tax-id:error',
-      '3:109-110:occurrence:error',
-      '3:148-149:kind:error',
+      '2:221-234:drawee-tax-id:warning',
+      '3:109-110:occurrence:warning',
+      '3:148-149:kind:warning',
       '3:219-220:drawee-type:warning',
-      '3:221-234:drawee-tax-id:error',
+      '3:221-234:drawee-tax-id:warning',
     ]);
     const r = read(cooperativeRemessa(titles, { instruction: true, kind: true, draweeId: true }));
-    expect(r.summary).toMatchObject({ errorCount: 6, warningCount: 4 });
+    expect(r.summary).toMatchObject({ errorCount: 0, warningCount: 10, titleCount: 2 });
     const bank = r.diagnostics.find((d) => d.rule === 'bank-layout');
     expect(bank?.message).toContain('bank "748" ("SICREDI"), whose CNAB 400 layout this sandbox does not know');
     expect(bank?.message).toContain('237 Bradesco');
+    const occurrence = r.diagnostics.find((d) => d.rule === 'occurrence');
+    expect(occurrence?.message).toMatch(/\(read from the guessed .* columns, which bank 748 may not use\)$/);
+    // Structure is judged as in every layout: a broken sequence is still an error.
+    const broken = cooperativeRemessa(titles).toString('latin1').replace(/000002(\r?\n)/, '000005$1');
+    expect(rules(Buffer.from(broken, 'latin1'))).toContain('2:395-400:sequence:error');
 
     // Filled in, the file still says it was read with another bank's columns; strict mode refuses it.
     const filled = cooperativeRemessa(titles);
@@ -159,6 +168,15 @@ describe('record types take their meaning from the header (bank 077-079) and the
       '3:219-220:drawee-type:warning',
     ]);
     expect(rules(filled, true)).toContain('1:77-79:bank-layout:error');
+  });
+
+  it('processes a credit cooperative whose layout it does not know but which writes the Bradesco base (Unicred, 136), with the layout warning only', () => {
+    // Unicred's cobrança (CobExpress) takes remessa files in Bradesco's CNAB 400 layout.
+    const unicred = { code: '136', name: 'UNICRED' };
+    const bytes = cnabBytes('cnab400', [{}, { draweeId: '52998224725' }], { bank: unicred });
+    expect(rules(bytes)).toEqual(['1:77-79:bank-layout:warning']);
+    expect(read(bytes).summary).toMatchObject({ errorCount: 0, warningCount: 1, titleCount: 2 });
+    expect(open(bytes).records).toMatchObject({ known: false });
   });
 
   it('reads a bank whose CNAB 400 follows the Bradesco base (Sicoob) without a layout warning', () => {

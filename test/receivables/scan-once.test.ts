@@ -1,22 +1,23 @@
 // The route checks a file's lines and hands the line index to the runner with the bytes: a file of
 // tens of megabytes is scanned once per submission, not once more when processed.
 import { describe, expect, it, vi } from 'vitest';
-import * as cnab from '../../src/receivables/cnab.js';
+import { CnabFile } from '../../src/receivables/cnab-record.js';
+import * as scanner from '../../src/receivables/cnab-scan.js';
 import { BASE_FIXTURES, testApp } from '../helpers.js';
 import { cnabBytes } from './helpers.js';
 
-vi.mock('../../src/receivables/cnab.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof cnab>();
+vi.mock('../../src/receivables/cnab-scan.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof scanner>();
   return { ...actual, scanLines: vi.fn(actual.scanLines) };
 });
 
 describe('CNAB submission and processing', () => {
   it('scans the file once: the runner reads the line index the route found', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
-    const scans = vi.mocked(cnab.scanLines);
+    const scans = vi.mocked(scanner.scanLines);
     scans.mockClear();
-    // CnabFile.open scans inside cnab.ts, out of the mock's sight: counted on its own.
-    const opens = vi.spyOn(cnab.CnabFile, 'open');
+    // Opening a stored file scans it again: counted on its own.
+    const opens = vi.spyOn(CnabFile, 'open');
     const res = await app.inject({
       method: 'POST',
       url: '/v1/import-cnab',

@@ -103,8 +103,17 @@ export interface BatchBody {
   }>;
 }
 
+/** The batch's view with every document: its pages (limit 1000) joined, following nextCursor. */
 export async function batch(app: FastifyInstance, key: string): Promise<BatchBody> {
-  const res = await app.inject({ url: `/_sandbox/registry/batches/${key}` });
-  if (res.statusCode !== 200) throw new Error(`batch inspection failed: ${res.statusCode} ${res.body}`);
-  return res.json() as BatchBody;
+  let body: (BatchBody & { nextCursor: string | null }) | undefined;
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor === null ? '?limit=1000' : `?limit=1000&cursor=${cursor}`;
+    const res = await app.inject({ url: `/_sandbox/registry/batches/${key}${query}` });
+    if (res.statusCode !== 200) throw new Error(`batch inspection failed: ${res.statusCode} ${res.body}`);
+    const page = res.json() as BatchBody & { nextCursor: string | null };
+    body = body ? { ...page, documents: [...body.documents, ...page.documents] } : page;
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return body;
 }

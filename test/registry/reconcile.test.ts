@@ -92,7 +92,7 @@ describe('registry: reconcile documents', () => {
     ]);
     expect(view.items[0]?.reported).toEqual({ cancelado: 'NAO', statusPagamento: 0 });
     expect(view.items[1]?.divergences).toEqual([{ field: '/valorDuplicata', held: 1500.5, sent: 1400 }]);
-    expect(view.items[1]?.message).toContain('/valorDuplicata');
+    expect(view.items[1]?.message).toBe('1 field differs from the registration: /valorDuplicata');
   });
 
   it('names nested diverging fields, a different documento and a different dataRegistro', async () => {
@@ -118,6 +118,7 @@ describe('registry: reconcile documents', () => {
     ]);
     expect(item?.divergences[0]).toEqual({ field: '/operacao/valorOperacao', held: 1500.5, sent: 1500.51 });
     expect(item?.divergences[3]).toEqual({ field: '/dataRegistro', held: '2026-11-20', sent: '2026-11-19' });
+    expect(item?.message).toMatch(/^4 fields differ from the registration: /);
   });
 
   it('treats a field the registration does not hold as diverging, and a different guarantor count as one divergence', async () => {
@@ -256,8 +257,19 @@ describe('registry: large reconciliations', () => {
       numeroDuplicata: `D-${d.index}`,
       valorDuplicata: d.index === 9_999 ? 1 : d.index / 100,
     }));
-    const { view } = await reconcile(a, registros);
+    const { key: reconciliation, view } = await reconcile(a, registros);
     expect(view.counts).toEqual({ matched: 9_999, diverging: 1, unknown: 0 });
-    expect(view.items[9_999]?.divergences).toEqual([{ field: '/valorDuplicata', held: 99.99, sent: 1 }]);
+    // The items come in pages: the last of ten pages of 1000 holds the diverging one.
+    let cursor: string | null = null;
+    const items: ReconciliationBody['items'] = [];
+    do {
+      const page: ReconciliationBody & { nextCursor: string | null } = (
+        await a.inject({ url: `/_sandbox/registry/reconciliations/${reconciliation}?limit=1000${cursor ? `&cursor=${cursor}` : ''}` })
+      ).json();
+      items.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    expect(items.map((i) => i.index)).toEqual(Array.from({ length: 10_000 }, (_, i) => i));
+    expect(items[9_999]?.divergences).toEqual([{ field: '/valorDuplicata', held: 99.99, sent: 1 }]);
   });
 });

@@ -78,7 +78,7 @@ describe('concurrent clients', () => {
     );
     expect(statuses.every((s) => s === 204)).toBe(true);
     for (const uid of uids) {
-      const res = await fetch(`${base}/_sandbox/bookkeeping/tenants/${BK_TENANT}/trade-bills/${uid}`);
+      const res = await fetch(`${base}/_sandbox/bookkeeping/tenants/${BK_TENANT}/trade-bills/${uid}?limit=1000`);
       const bill = (await res.json()) as {
         amount: number;
         openValue: number;
@@ -121,7 +121,7 @@ describe('concurrent clients', () => {
     );
     const accepted = statuses.filter((s) => s === 204).length;
     expect(statuses.every((s) => s === 204 || s === 400)).toBe(true);
-    const res = await fetch(`${base}/_sandbox/bookkeeping/tenants/${BK_TENANT}/trade-bills/IUD-0004`);
+    const res = await fetch(`${base}/_sandbox/bookkeeping/tenants/${BK_TENANT}/trade-bills/IUD-0004?limit=1000`);
     const bill = (await res.json()) as { amount: number; openValue: number; payments: unknown[] };
     expect(bill.payments).toHaveLength(accepted);
     expect(bill.openValue).toBeGreaterThanOrEqual(0);

@@ -167,10 +167,10 @@ describe('crash durability', () => {
     }
     for (const [uid, count] of acked.payments) {
       const res = await fetch(`${base}/_sandbox/bookkeeping/tenants/${BK_TENANT}/trade-bills/${uid}`);
-      const bill = (await res.json()) as { amount: number; openValue: number; payments: unknown[] };
+      const bill = (await res.json()) as { amount: number; openValue: number; paymentCount: number };
       // A payment committed just before the kill may lack its acknowledgement: at least, never fewer.
-      expect(bill.payments.length).toBeGreaterThanOrEqual(count);
-      expect(Math.round((bill.amount - bill.openValue) * 100)).toBe(bill.payments.length);
+      expect(bill.paymentCount).toBeGreaterThanOrEqual(count);
+      expect(Math.round((bill.amount - bill.openValue) * 100)).toBe(bill.paymentCount);
     }
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
@@ -189,5 +189,7 @@ describe('crash durability', () => {
     } finally {
       check.close();
     }
-  });
+    // Three server starts and two rounds of load to build up take longer than the default 20 s on a
+    // loaded machine (30-60 s). A bound against a hang, not a timed assertion.
+  }, 180_000);
 });

@@ -1,4 +1,4 @@
-// Schema-driven fuzzing of the six documented operations (issue 9, item 1): every answer is a
+// Schema-driven fuzzing of the six documented operations: every answer is a
 // documented status in the interface's error shape, never a 5xx; the sandbox stays healthy; a
 // refused request changes no state (row counts, bill values, the seeded key sequence). FUZZ_RUNS
 // raises the count; `npm run soak` runs 100k each. The same loop runs again under a workspace's base

@@ -22,7 +22,7 @@ import { errorShapeProblem, fingerprint } from './engine/run.js';
 const BK = `/api/bookkeeping/integration/v1/${BK_TENANT}/trade-receivable-certificates`;
 const N = 10_000;
 
-async function app(options: { bodyLimit?: number; journalSize?: number } = {}): Promise<FastifyInstance> {
+async function app(options: { bodyLimit?: number; loanbondBodyLimit?: number; journalSize?: number } = {}): Promise<FastifyInstance> {
   const a = await testApp({ fixtures: RELIABILITY_FIXTURES, ...options });
   a.runtime.clock.set(PINNED_NOW, true);
   return a;
@@ -45,7 +45,8 @@ function bodies(filler: string) {
 
 describe('resource bounds', () => {
   it('refuses a body over the limit in every operation with the interface 400, changing nothing', async () => {
-    const a = await app({ bodyLimit: 4096 });
+    // The loan-bond registration has a limit of its own (lb-body-limit), set to the same here.
+    const a = await app({ bodyLimit: 4096, loanbondBodyLimit: 4096 });
     const calls = bodies('x'.repeat(8192));
     expect(calls.map((c) => c.op).sort()).toEqual(OPERATIONS.filter((o) => o.id !== 'list-extract-requests').map((o) => o.id).sort());
     for (const c of calls) {

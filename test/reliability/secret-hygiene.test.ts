@@ -84,10 +84,16 @@ class Session {
     return res;
   }
 
+  /** Every entry the journal holds: its pages, following nextCursor. */
   collectJournal = async (app: FastifyInstance): Promise<void> => {
-    const res = await app.inject({ url: '/_sandbox/requests', headers: { 'sandbox-admin-token': ADMIN } });
-    expect(res.statusCode).toBe(200);
-    this.journal.push(res.body);
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor === null ? '' : `&cursor=${cursor}`;
+      const res = await app.inject({ url: `/_sandbox/requests?limit=1000${query}`, headers: { 'sandbox-admin-token': ADMIN } });
+      expect(res.statusCode).toBe(200);
+      this.journal.push(res.body);
+      cursor = (res.json() as { nextCursor: string | null }).nextCursor;
+    } while (cursor !== null);
   };
 }
 
@@ -145,6 +151,7 @@ describe('secret hygiene', () => {
       '/_sandbox/faults',
       '/_sandbox/operations',
       '/openapi.json',
+      '/openapi-3.0.json',
     ]) {
       await s.call({ url, headers: admin });
       await s.call({ url, headers: { 'sandbox-admin-token': `${ADMIN}x` } });

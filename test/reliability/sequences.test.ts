@@ -1,4 +1,4 @@
-// Model-based tests (issue 13): random sequences of control calls and documented operations, each
+// Model-based tests: random sequences of control calls and documented operations, each
 // command checked against the reference model (test/reliability/sequences/). Bounded here; `npm run
 // soak` runs thousands of sequences. SEQ_RUNS and SEQ_SEED replay or lengthen a run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { startSandbox, type Sandbox } from '../../src/index.js';
 import { newStats, runSequences, SEQUENCE_FIXTURES } from './sequences/commands.js';
 import { httpTransport, injectTransport } from './sequences/transport.js';
+import { countsProblem } from './engine/run.js';
 
 const RUNS = Number(process.env.SEQ_RUNS ?? 25);
 const SEED = process.env.SEQ_SEED === undefined ? undefined : Number(process.env.SEQ_SEED);
@@ -21,7 +22,10 @@ describe('random sequences of control calls and operations against the model', (
   afterAll(() => app.close());
 
   it(`keeps ${RUNS} sequences over app.inject in step with the model`, { timeout: 120_000 }, async () => {
-    const stats = await runSequences({ workspaces: [{ transport: injectTransport(app), path: identity }], runs: RUNS, ...seed });
+    // Besides the model: the row counts the store maintains equal a fresh count after every sequence.
+    const check = () => countsProblem(app.runtime);
+    app.runtime.store.tableCounts();
+    const stats = await runSequences({ workspaces: [{ transport: injectTransport(app), path: identity, check }], runs: RUNS, ...seed });
     expect(stats.sequences).toBeGreaterThanOrEqual(RUNS);
     expect(Object.keys(stats.byCommand).length).toBe(17);
   });

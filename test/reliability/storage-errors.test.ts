@@ -123,8 +123,9 @@ describe('storage failures named by their cause', () => {
   it('loan-bond: a registration on a full disk is a 400 in its body naming SQLITE_FULL', async () => {
     const app = await testApp({ fixtures: FIXTURES });
     fillDisk(app);
-    // A document larger than a page: storing it needs pages the database may not add.
-    const res = await post(app, body([record({ documento: pdf(20_000) })]));
+    // A record larger than a page (its name): storing it needs pages the database may not add. The
+    // PDF itself goes to a file beside the database, not into it.
+    const res = await post(app, body([record({ documento: pdf(20_000), nome_documento: 'n'.repeat(20_000) })]));
     expect(res.statusCode).toBe(400);
     expect(res.json<{ message: string }>().message).toMatch(/disk full \(SQLITE_FULL\)/);
     noStack(res.body);

@@ -1,4 +1,4 @@
-// Workspaces under parallel workers (issue 18, acceptance): 16 workers over real HTTP, each in its own
+// Workspaces under parallel workers: 16 workers over real HTTP, each in its own
 // workspace /ws/w{i}, each running the demo flow (payments, registry, CNAB import, loan-bond,
 // snapshot/restore, clock, faults) twice with resets in between, all at once. Every worker's
 // transcript must equal, answer for answer, the transcript of the same flow run alone against a
@@ -22,13 +22,24 @@ interface Step {
   body: unknown;
 }
 
+/**
+ * The journal keeps each request as sent: its request line names the workspace's /ws/{name} prefix and
+ * its Host header the server's port, the two things that differ from a lone sandbox by design.
+ */
+function asIfLone(key: string, value: unknown): unknown {
+  if (key === 'requestLine' && typeof value === 'string') return value.replace(/^(\S+) \/ws\/[^/ ]+/, '$1 ');
+  return value;
+}
+
 function normalize(value: unknown, dropCreatedAt: boolean): unknown {
   if (Array.isArray(value)) return value.map((v) => normalize(v, dropCreatedAt));
   if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value);
+  if (entries.some(([k, v]) => k === 'name' && typeof v === 'string' && v.toLowerCase() === 'host')) return { name: 'host', value: 'the server' };
   return Object.fromEntries(
-    Object.entries(value)
+    entries
       .filter(([k]) => !REAL_TIME_KEYS.has(k) && !(dropCreatedAt && k === 'createdAt'))
-      .map(([k, v]) => [k, normalize(v, dropCreatedAt)]),
+      .map(([k, v]) => [k, normalize(asIfLone(k, v), dropCreatedAt)]),
   );
 }
 

@@ -50,6 +50,38 @@ describe('the request journal', () => {
     expect(typeof e?.durationMs).toBe('number');
   });
 
+  it('keeps the request line, query string and headers as sent beside the query as understood', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    await app.inject({
+      url: `${EXTRACT_LIST}?desc=True&pageSize=05&token=SECRET-Q&x=%41`,
+      headers: { Authorization: 'Bearer SECRET-BEARER', 'X-Trace': 'abc', 'Sandbox-Admin-Token': 'SECRET-ADMIN', Cookie: 'k=SECRET-COOKIE' },
+    });
+    const text = (await app.inject({ url: '/_sandbox/requests' })).body;
+    expect(text).not.toMatch(/SECRET/);
+    const e = (JSON.parse(text) as JournalPage).entries[0] as Entry & Record<string, unknown>;
+    expect(e.requestLine).toBe(`GET ${EXTRACT_LIST}?desc=True&pageSize=05&token=[redacted]&x=%41 HTTP/1.1`);
+    expect(e.rawQuery).toBe('desc=True&pageSize=05&token=[redacted]&x=%41');
+    // Names as Node read them off the request (an injected request writes them in lower case).
+    expect(e.headers).toEqual(
+      expect.arrayContaining([
+        { name: 'authorization', value: 'Bearer [redacted]' },
+        { name: 'x-trace', value: 'abc' },
+        { name: 'sandbox-admin-token', value: '[redacted]' },
+        { name: 'cookie', value: '[redacted]' },
+      ]),
+    );
+    expect(e.path).toBe(EXTRACT_LIST);
+  });
+
+  it('keeps the request line of a request under a workspace as the client wrote it', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    await app.inject({ url: `/ws/team-a${BATCH_QUERY}?a=1` });
+    const res = await app.inject({ url: '/ws/team-a/_sandbox/requests' });
+    const e = (res.json() as JournalPage).entries[0] as Entry & Record<string, unknown>;
+    expect(e.requestLine).toBe(`GET /ws/team-a${BATCH_QUERY}?a=1 HTTP/1.1`);
+    expect(e.path).toBe(BATCH_QUERY);
+  });
+
   it('records 404s outside every interface, but not control-plane or documentation calls', async () => {
     const app = await testApp();
     await app.inject({ url: '/api/unknown/thing' });
@@ -137,6 +169,7 @@ describe('the request journal', () => {
       realTime: '2026-01-01T00:00:00.000Z',
       method: 'POST',
       query: captureValue({}, 0),
+      sent: { method: 'POST', url: '/r', httpVersion: '1.1', rawHeaders: [] },
       durationMs: 1,
       warnings: null,
       fault: null,

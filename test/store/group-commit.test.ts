@@ -38,7 +38,7 @@ describe('group commit: the writes of one turn share one transaction', () => {
     const seen = await Promise.all(['k1', 'k2', 'k3', 'k4'].map((k) => store.groupWrite(put(store, k))));
     expect(seen).toEqual([1, 2, 3, 4]);
     expect(keys(store)).toEqual(['k1', 'k2', 'k3', 'k4']);
-    expect(store.writes.stats).toEqual({ transactions: 1, writes: 4 });
+    expect(store.groupCommit.stats).toEqual({ transactions: 1, writes: 4 });
     expect(store.db.inTransaction).toBe(false);
   });
 
@@ -46,7 +46,7 @@ describe('group commit: the writes of one turn share one transaction', () => {
     const store = open();
     const write = store.groupWrite(put(store, 'k1'));
     expect(keys(store)).toEqual([]);
-    expect(store.writes.pending).toBe(1);
+    expect(store.groupCommit.pending).toBe(1);
     await write;
     expect(keys(store)).toEqual(['k1']);
   });

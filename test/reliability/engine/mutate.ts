@@ -81,7 +81,7 @@ export const MUTATIONS = [
   'non-object',
   'empty-body',
   'number-overflow-text',
-  // Issue 13's broader classes.
+  // Values at the edges of what JSON and the schemas allow.
   'extreme-number',
   'control-chars',
   'lone-surrogate',

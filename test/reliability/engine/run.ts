@@ -45,6 +45,21 @@ export function fingerprint(app: FastifyInstance, workspace = ''): string {
   return fn();
 }
 
+/**
+ * Null when the row counts the store maintains (the control plane's overview and totals read them)
+ * equal a fresh count of every table and watched state; else the keys that differ.
+ */
+export function countsProblem(runtime: Runtime): string | null {
+  const maintained = runtime.store.counts.maintained();
+  if (!maintained) return null;
+  const counted = runtime.store.counts.counted();
+  const keys = new Set([...maintained.keys(), ...counted.keys()]);
+  const off = [...keys].filter((k) => (maintained.get(k) ?? 0) !== (counted.get(k) ?? 0));
+  return off.length === 0
+    ? null
+    : `maintained row counts differ from the database: ${off.map((k) => `${k} ${maintained.get(k) ?? 0} != ${counted.get(k) ?? 0}`).join(', ')}`;
+}
+
 /** `/ws/{name}` for a workspace name, '' for the default workspace. */
 export const basePath = (workspace: string): string => (workspace === '' ? '' : `/ws/${workspace}`);
 
@@ -364,6 +379,10 @@ export async function fuzzOperation(
           stats.accepted++;
           await runtimeIn(app, workspace).work.drain();
         }
+        // Read once so that the counts are maintained from here on, then compared after every case.
+        runtimeIn(app, workspace).store.tableCounts();
+        const drift = countsProblem(runtimeIn(app, workspace));
+        if (drift) throw new Error(`${op.id}: ${drift}`);
         if (({} as Record<string, unknown>).polluted !== undefined) throw new Error('Object.prototype polluted');
         if (stats.cases % healthEvery === 0) await healthy();
       }),

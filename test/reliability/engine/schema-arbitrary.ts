@@ -1,5 +1,5 @@
 // Valid values from the TypeBox schemas: a converter for the JSON-schema subset the interfaces use
-// (object, array, string with pattern/format/lengths, number with the money format, integer, boolean,
+// (object, array, string with pattern/format/lengths, number with the money keyword, integer, boolean,
 // null, string enums). Hints replace the generator of a named property with one that also passes
 // the domain checks (a real CPF, a PDF, a CNAB file), mixed with the schema's own values.
 import fc from 'fast-check';
@@ -11,6 +11,7 @@ interface JsonSchema {
   enum?: readonly unknown[];
   const?: unknown;
   format?: string;
+  money?: boolean;
   pattern?: string;
   minLength?: number;
   maxLength?: number;
@@ -76,7 +77,7 @@ function plain(s: JsonSchema, hints: Hints): fc.Arbitrary<unknown> {
       return text(min, Math.max(min, Math.min(s.maxLength ?? 24, 24)));
     }
     case 'number':
-      if (s.format === 'money') return money(s);
+      if (s.money === true) return money(s);
       return fc.double({ noNaN: true, noDefaultInfinity: true, min: s.minimum ?? -1e12, max: s.maximum ?? 1e12 });
     case 'integer':
       return fc.integer({ min: s.minimum ?? -1_000_000, max: s.maximum ?? 10_000_000 });

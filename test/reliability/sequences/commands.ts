@@ -1,4 +1,4 @@
-// Model-based testing of the sandbox (issue 13): fast-check generates sequences of control calls and
+// Model-based testing of the sandbox: fast-check generates sequences of control calls and
 // documented operations, valid and not, runs each against the sandbox and the model in model.ts, and
 // after every command checks that no 5xx came unless a fault rule asked for it, that the answer is the
 // one the model predicts, and that every inspection call shows the model's state. A failing sequence
@@ -67,6 +67,8 @@ export interface Workspace {
   transport: Transport;
   /** Maps a path below the workspace to the path the server sees (for fault-rule matching). */
   path: (p: string) => string;
+  /** In process: a problem with the server's own state after a sequence (null: none). */
+  check?: () => string | null;
 }
 
 interface Real {
@@ -776,6 +778,27 @@ async function get(ws: Workspace, path: string): Promise<Answer> {
   return res;
 }
 
+/**
+ * A paged list of the control plane whole: its pages (of 7, so that most lists take several) joined by
+ * following nextCursor, and the total each page states, which must agree from page to page.
+ */
+async function all<T>(ws: Workspace, path: string, field: string): Promise<{ items: T[]; total: number | undefined }> {
+  const items: T[] = [];
+  let total: number | undefined;
+  let cursor: string | null = null;
+  for (let pages = 0; pages < 10_000; pages++) {
+    const sep = path.includes('?') ? '&' : '?';
+    const page = (await get(ws, `${path}${sep}limit=7${cursor === null ? '' : `&cursor=${cursor}`}`)).json as Record<string, unknown>;
+    items.push(...(page[field] as T[]));
+    const stated = page.total as number | undefined;
+    if (pages > 0 && stated !== total) throw new Mismatch(`${path}: total ${String(stated)} on one page, ${String(total)} on the one before`);
+    total = stated;
+    cursor = page.nextCursor as string | null;
+    if (cursor === null) return { items, total };
+  }
+  throw new Mismatch(`${path}: the pages never end`);
+}
+
 function same(what: string, got: unknown, expected: unknown): void {
   const g = JSON.stringify(got);
   const e = JSON.stringify(expected);
@@ -787,26 +810,28 @@ export async function inspect(models: Models, real: Real, w: number): Promise<vo
   const model = models.ws[w] as Model;
   const data = model.data;
 
-  same('bookkeeping tenants', (await get(ws, '/_sandbox/bookkeeping/tenants')).json, { tenants: tenantSummaries(data) });
+  const tenantList = await all(ws, '/_sandbox/bookkeeping/tenants', 'tenants');
+  same('bookkeeping tenants', { total: tenantList.total, tenants: tenantList.items }, { total: tenantSummaries(data).length, tenants: tenantSummaries(data) });
   const tenants = [...new Set(Object.keys(data.bills).map((k) => k.split('|')[0] as string))];
   for (const t of tenants) {
-    const got = (await get(ws, `/_sandbox/bookkeeping/tenants/${t}/trade-bills`)).json as { tradeBills: unknown[] };
+    const got = await all(ws, `/_sandbox/bookkeeping/tenants/${t}/trade-bills`, 'tradeBills');
     const expected = Object.entries(data.bills)
       .filter(([k]) => k.startsWith(`${t}|`))
       .map(([k, b]) => ({ uid: k.slice(t.length + 1), amount: b.amount / 100, openValue: b.open / 100, status: b.status, payments: b.payments }))
       .sort((a, b) => (a.uid < b.uid ? -1 : 1));
-    same(`trade bills of ${t}`, got.tradeBills, expected);
+    same(`trade bills of ${t}`, { total: got.total, tradeBills: got.items }, { total: expected.length, tradeBills: expected });
   }
 
-  const participants = (await get(ws, '/_sandbox/registry/participants')).json as {
-    participants: Array<{ participantId: string; documentCount: number }>;
-  };
+  const participants = await all<{ participantId: string; documentCount: number }>(ws, '/_sandbox/registry/participants', 'participants');
   same(
     'registry participants',
-    participants.participants.map((x) => ({ participantId: x.participantId, documentCount: x.documentCount })),
-    [...data.participants]
-      .sort((a, b) => (a.id < b.id ? -1 : 1))
-      .map((x) => ({ participantId: x.id, documentCount: x.batches.reduce((n, b) => n + b.chaves.length, 0) })),
+    { total: participants.total, participants: participants.items.map((x) => ({ participantId: x.participantId, documentCount: x.documentCount })) },
+    {
+      total: data.participants.length,
+      participants: [...data.participants]
+        .sort((a, b) => (a.id < b.id ? -1 : 1))
+        .map((x) => ({ participantId: x.id, documentCount: x.batches.reduce((n, b) => n + b.chaves.length, 0) })),
+    },
   );
   for (const x of data.participants) {
     if (x.batches.length === 0 && x.reconciliations.length === 0) continue;
@@ -818,26 +843,34 @@ export async function inspect(models: Models, real: Real, w: number): Promise<vo
     same(`reconciliations of ${x.id}`, view.reconciliations.map((r) => r.chaveConciliacao), byTime(x.reconciliations).map((r) => r.key));
   }
 
-  const funds = (await get(ws, '/_sandbox/receivables/funds')).json as { funds: unknown[] };
+  const funds = await all(ws, '/_sandbox/receivables/funds', 'funds');
   same(
     'receivables funds',
-    funds.funds,
-    [...data.funds].sort((a, b) => (a.cnpj < b.cnpj ? -1 : 1)).map((f) => ({ fundCnpj: f.cnpj, hasToken: f.token !== null, imports: f.imports.length })),
+    { total: funds.total, funds: funds.items },
+    {
+      total: data.funds.length,
+      funds: [...data.funds].sort((a, b) => (a.cnpj < b.cnpj ? -1 : 1)).map((f) => ({ fundCnpj: f.cnpj, hasToken: f.token !== null, imports: f.imports.length })),
+    },
   );
   for (const f of data.funds) {
     if (f.imports.length === 0) continue;
-    const got = (await get(ws, `/_sandbox/receivables/funds/${f.cnpj}/imports`)).json as { imports: Array<{ importId: string; status: string }> };
-    same(`imports of ${f.cnpj}`, got.imports.map((i) => i.importId), f.imports.map((i) => i.id));
-    got.imports.forEach((g, i) => {
+    const got = await all<{ importId: string; status: string }>(ws, `/_sandbox/receivables/funds/${f.cnpj}/imports`, 'imports');
+    same(`imports of ${f.cnpj}`, { total: got.total, ids: got.items.map((i) => i.importId) }, { total: f.imports.length, ids: f.imports.map((i) => i.id) });
+    got.items.forEach((g, i) => {
       const m = f.imports[i];
       const allowed = m?.done ? [m.outcome] : ['pending', m?.outcome];
       if (!allowed.includes(g.status)) throw new Mismatch(`import ${g.importId} is ${g.status}; the model allows ${allowed.join(' or ')}`);
     });
   }
 
-  const regs = (await get(ws, '/_sandbox/loanbond/registrations')).json as {
-    registrations: Array<{ codigo_identificador: string; callerId: string; state: string; registeredAt: string }>;
-  };
+  const regList = await all<{ codigo_identificador: string; callerId: string; state: string; registeredAt: string }>(
+    ws,
+    '/_sandbox/loanbond/registrations',
+    'registrations',
+  );
+  if (regList.total !== data.registrations.length)
+    throw new Mismatch(`loan-bond registrations: total ${String(regList.total)}, the model has ${data.registrations.length}`);
+  const regs = { registrations: regList.items };
   // Oldest first by sandbox-clock time (the clock may have gone back): the set is the model's, the
   // order is the times'.
   const byCode = <T>(list: T[], code: (x: T) => string) => [...list].sort((a, b) => (code(a) < code(b) ? -1 : 1));
@@ -932,7 +965,11 @@ export async function runSequences(options: SequenceOptions): Promise<SequenceSt
   await fc.assert(
     fc.asyncProperty(fc.commands(commandArbitraries(n), { maxCommands: options.maxCommands ?? 40, size: 'max' }), async (cmds) => {
       await fc.asyncModelRun(setup, cmds);
-      // Every answer the sequence got carried the outcome of the status sent (issue 19's tag), read
+      for (const ws of options.workspaces) {
+        const problem = ws.check?.();
+        if (problem) throw new Error(problem);
+      }
+      // Every answer the sequence got carried the outcome of the status sent (its Sandbox-Outcome tag), read
       // back from each workspace's journal.
       for (const ws of options.workspaces) {
         const list = await ws.transport.send({ method: 'GET', path: '/_sandbox/requests?limit=1000' });

@@ -124,15 +124,21 @@ export type DocName = keyof typeof DOCS;
 
 // ---- files ----
 
-const pdf = (tag: string, extra = '') =>
-  Buffer.from(`%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Tag (${tag})${extra} >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n`, 'latin1');
+/** A small PDF; `encrypted`: its trailer names an encryption dictionary, as rule 3 reads it. */
+const pdf = (tag: string, encrypted = false) =>
+  Buffer.from(
+    `%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Tag (${tag}) >>\nendobj\n` +
+      (encrypted ? '2 0 obj\n<< /Filter /Standard /V 1 /R 2 /P -4 >>\nendobj\n' : '') +
+      `trailer\n<< /Root 1 0 R${encrypted ? ' /Encrypt 2 0 R' : ''} >>\n%%EOF\n`,
+    'latin1',
+  );
 
 /** Loan-bond files by name; `ok` says whether rules 3-5 accept it. */
 export const LB_FILES = {
   pdfA: { base64: pdf('A').toString('base64'), ok: true },
   pdfB: { base64: pdf('B').toString('base64'), ok: true },
   pdfC: { base64: pdf('C').toString('base64'), ok: true },
-  encrypted: { base64: pdf('E', ' /Encrypt 2 0 R').toString('base64'), ok: false },
+  encrypted: { base64: pdf('E', true).toString('base64'), ok: false },
   notPdf: { base64: Buffer.from('PK\u0003\u0004 a zip, not a PDF').toString('base64'), ok: false },
   badBase64: { base64: 'not base64!', ok: false },
 } as const;

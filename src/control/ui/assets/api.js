@@ -3,8 +3,11 @@
 // sessionStorage (never in a URL sent to the server) and sends it as the Sandbox-Admin-Token header.
 const KEY = 'tradebill-sandbox-admin-token';
 
-/** The workspace this page shows: /ws/{name}/_sandbox/ui shows {name}, /_sandbox/ui the default one. */
-const PREFIX = /^\/ws\/([a-z0-9-]{1,64})\/_sandbox\//.exec(location.pathname);
+/**
+ * The workspace this page shows: /ws/{name}/_sandbox/ui shows {name}, /_sandbox/ui the default one.
+ * The server served the page, so the name already keeps the rule (runtime/workspaces.ts).
+ */
+const PREFIX = /^\/ws\/([^/]+)\/_sandbox\//.exec(location.pathname);
 export const WORKSPACE = PREFIX?.[1] ?? 'default';
 const BASE = PREFIX ? `/ws/${WORKSPACE}` : '';
 

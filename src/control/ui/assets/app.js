@@ -8,7 +8,7 @@ import { adoptTokenFromFragment, api, setToken } from './api.js';
 import { coverage } from './coverage.js';
 import { fill, h, json, when } from './dom.js';
 import { events } from './events.js';
-import { $, badge, handle, lazyDetails, messageOf, PAGE, refreshSection, say, state } from './page.js';
+import { $, badge, handle, lazyDetails, LIST_MAX, messageOf, PAGE, refreshSection, say, state } from './page.js';
 import { workspacePicker } from './workspaces.js';
 
 /** @typedef {import('../types.js').Overview} Overview */
@@ -115,7 +115,7 @@ async function countsOnly(id, data) {
 // --- journal ----------------------------------------------------------------------------------------
 
 async function journal() {
-  const data = /** @type {JournalList} */ (await api(`/requests?limit=${state.journalLimit}`));
+  const data = /** @type {JournalList} */ (await api(`/requests?limit=${Math.min(state.journalLimit, LIST_MAX)}`));
   fill(
     $('journal-body'),
     h('p', {}, `Showing ${data.entries.length} of ${data.count} kept (capacity ${data.capacity}).`),
@@ -140,7 +140,9 @@ async function journal() {
             async () => [
               h('p', {}, `#${e.id} · ${e.durationMs} ms${e.fault ? ` · fault rule ${e.fault}` : ''} · real time ${when(e.realTime)}`),
               e.outcome ? h('p', {}, 'Outcome: ', h('code', {}, e.outcome)) : null,
-              e.query && Object.keys(e.query).length ? [h('h5', {}, 'Query'), h('pre', {}, json(e.query))] : null,
+              h('h5', {}, 'Sent'),
+              h('pre', {}, [e.requestLine, ...(e.headers ?? []).map((x) => `${x.name}: ${x.value}`)].join('\n')),
+              e.query && Object.keys(e.query).length ? [h('h5', {}, 'Query as understood'), h('pre', {}, json(e.query))] : null,
               h('h5', {}, 'Request body (redacted)'),
               h('pre', {}, json(e.requestBody)),
               h('h5', {}, 'Response body (redacted)'),

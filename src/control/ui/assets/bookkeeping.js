@@ -2,12 +2,12 @@
 // The inspector's bookkeeping section: its default export draws it into #bookkeeping-body (app.js calls it).
 import { api } from './api.js';
 import { fill, h, money, table, when } from './dom.js';
-import { $, badge, lazyDetails, PAGE, pager, refreshSection, state } from './page.js';
+import { $, badge, lazyDetails, LIST_MAX, PAGE, pager, refreshSection, state } from './page.js';
 
 /** @typedef {import('../types.js').Tenant} Tenant */
 
 export default async function bookkeeping() {
-  const { tenants } = /** @type {{ tenants: Tenant[] }} */ (await api('/bookkeeping/tenants'));
+  const { tenants } = /** @type {{ tenants: Tenant[] }} */ (await api(`/bookkeeping/tenants?limit=${LIST_MAX}`));
   const parts = await Promise.all(tenants.map(tenantBlock));
   fill($('bookkeeping-body'), tenants.length === 0 ? h('p', {}, 'No tenants.') : parts);
 }

@@ -2,12 +2,13 @@
 // The inspector's loan-bond section: its default export draws it into #loanbond-body (app.js calls it).
 import { api } from './api.js';
 import { fill, h, money, table, when } from './dom.js';
-import { $, badge, lazyDetails, paged, warningsList } from './page.js';
+import { $, badge, lazyDetails, LIST_MAX, paged, warningsList } from './page.js';
 
 export default async function loanbond() {
-  const [{ registrations }, { count }] = /** @type {[{ registrations: import('../types.js').RegistrationSummary[] }, { count: number }]} */ (
-    await Promise.all([api('/loanbond/registrations'), api('/loanbond/documents')])
-  );
+  const [{ registrations, total }, { count }] =
+    /** @type {[{ registrations: import('../types.js').RegistrationSummary[], total: number }, { count: number }]} */ (
+      await Promise.all([api(`/loanbond/registrations?limit=${LIST_MAX}`), api('/loanbond/documents')])
+    );
   const { items: shown, pager: registrationsPager } = paged(
     'registrations',
     'Registrations',
@@ -16,7 +17,7 @@ export default async function loanbond() {
   );
   fill(
     $('loanbond-body'),
-    h('p', {}, `${registrations.length} registration(s), ${count} distinct stored file(s).`),
+    h('p', {}, `${total} registration(s)${total > registrations.length ? ` (the first ${registrations.length} shown)` : ''}, ${count} distinct stored file(s).`),
     shown.length === 0
       ? null
       : h(

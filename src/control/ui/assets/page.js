@@ -7,6 +7,8 @@ import { fill, h } from './dom.js';
 /** @typedef {import('./dom.js').Child} Child */
 
 export const PAGE = 50;
+/** The most items the control plane gives in one page of a list (the page lists at most that many). */
+export const LIST_MAX = 1000;
 
 export const state = {
   /** offset of the trade-bill page shown, per tenant @type {Map<string, number>} */

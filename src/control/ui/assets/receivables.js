@@ -3,7 +3,7 @@
 // into #receivables-body (app.js calls it).
 import { api } from './api.js';
 import { fill, h, table, when } from './dom.js';
-import { $, badge, handle, paged, state } from './page.js';
+import { $, badge, handle, LIST_MAX, paged, state } from './page.js';
 
 /** @typedef {import('../types.js').Diagnostic} Diagnostic */
 
@@ -19,10 +19,12 @@ function viewer() {
 }
 
 export default async function receivables() {
-  const { funds } = /** @type {{ funds: import('../types.js').Fund[] }} */ (await api('/receivables/funds'));
+  const { funds } = /** @type {{ funds: import('../types.js').Fund[] }} */ (await api(`/receivables/funds?limit=${LIST_MAX}`));
   const lists = /** @type {Array<{ imports: import('../types.js').ImportSummary[] }>} */ (
     await Promise.all(
-      funds.filter((f) => f.imports > 0).map((f) => api(`/receivables/funds/${encodeURIComponent(f.fundCnpj)}/imports`)),
+      funds
+        .filter((f) => f.imports > 0)
+        .map((f) => api(`/receivables/funds/${encodeURIComponent(f.fundCnpj)}/imports?limit=${LIST_MAX}`)),
     )
   );
   const all = lists.flatMap((l) => l.imports).sort((a, b) => b.receivedAt.localeCompare(a.receivedAt));

@@ -2,11 +2,11 @@
 // The inspector's registry section: its default export draws it into #registry-body (app.js calls it).
 import { api } from './api.js';
 import { fill, h, money, table, when } from './dom.js';
-import { $, badge, lazyDetails, paged, warningsList } from './page.js';
+import { $, badge, lazyDetails, LIST_MAX, paged, warningsList } from './page.js';
 
 export default async function registry() {
   const { participants } = /** @type {{ participants: import('../types.js').ParticipantSummary[] }} */ (
-    await api('/registry/participants')
+    await api(`/registry/participants?limit=${LIST_MAX}`)
   );
   const views = /** @type {import('../types.js').ParticipantView[]} */ (
     await Promise.all(participants.map((p) => api(`/registry/participants/${encodeURIComponent(p.participantId)}`)))

@@ -2,6 +2,7 @@
 // The workspace picker: lists the sandbox's workspaces and opens the inspector of the one chosen
 // (/ws/{name}/_sandbox/ui; the default one at /_sandbox/ui). The admin token, kept per tab, goes along.
 import { api, WORKSPACE } from './api.js';
+import { LIST_MAX } from './page.js';
 
 /** Fills the picker with the sandbox's workspaces (once wired, a choice opens that workspace's page). */
 export async function workspacePicker() {
@@ -16,7 +17,9 @@ export async function workspacePicker() {
   }
   let names = [WORKSPACE];
   try {
-    const { workspaces } = /** @type {{ workspaces: Array<{ name: string }> }} */ (await api('/workspaces', { server: true }));
+    const { workspaces } = /** @type {{ workspaces: Array<{ name: string }> }} */ (
+      await api(`/workspaces?limit=${LIST_MAX}`, { server: true })
+    );
     names = workspaces.map((w) => w.name);
     if (!names.includes(WORKSPACE)) names.push(WORKSPACE);
   } catch {

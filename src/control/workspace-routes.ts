@@ -1,19 +1,26 @@
 // Workspaces on the HTTP side: how a request under /ws/{name} reaches that workspace's runtime, the
 // /ws/* refusal of a bad name, where a workspace's database lives, and the server-wide control calls
 // GET/POST /_sandbox/workspaces and DELETE /_sandbox/workspaces/{name}.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
 import { CONTROL_TAG } from '../http/openapi.js';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { basename, dirname, extname } from 'node:path';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
+import { ADMIN_KEY_NEEDED, carriesAdminKey } from '../http/bearer.js';
 import { renderError, SandboxError, standardBody, validationError } from '../http/errors.js';
+import { afterKey, NextCursor, pageOf, pageQuery } from '../http/paging.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { createRuntime, type InterfaceParts, type Runtime, type RuntimeLog, type RuntimeSettings } from '../runtime/index.js';
 import {
   DEFAULT_WORKSPACE,
   invalidWorkspaceNameOf,
+  refusedWorkspaceOf,
+  WorkspaceRemovingError,
+  WorkspaceUnknownError,
   WORKSPACE_NAME,
   WORKSPACE_NAME_RULE,
   type WorkspaceOpener,
@@ -21,6 +28,7 @@ import {
   type Workspaces,
 } from '../runtime/workspaces.js';
 import { readFixtureFile, under } from '../runtime/fixture-document.js';
+import { documentsDir } from '../store/documents.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,6 +36,10 @@ declare module 'fastify' {
     workspaces: Workspaces;
   }
 }
+
+/** Workspaces per page of the list: a workspace's line is well under 1 kB. */
+const WORKSPACES_PAGE = 100;
+const WORKSPACES_PAGE_MAX = 1000;
 
 const CREATED = 'workspaceCreatedAt';
 const FIXTURES = 'workspaceFixtures';
@@ -38,16 +50,46 @@ export function workspaceDbPath(mainDb: string, name: string): string {
   return `${ext ? mainDb.slice(0, -ext.length) : mainDb}.ws-${name}.db`;
 }
 
+/** What a removed workspace's files are renamed to before they are deleted: never a workspace's name. */
+const REMOVED = '.removed-';
+
 function persistedNames(mainDb: string): string[] {
   const dir = dirname(mainDb);
   if (!existsSync(dir)) return [];
   const ext = extname(mainDb);
   const stem = `${basename(mainDb, ext)}.ws-`;
-  return readdirSync(dir)
-    .filter((f) => f.startsWith(stem) && f.endsWith('.db'))
+  const files = readdirSync(dir).filter((f) => f.startsWith(stem));
+  // Files of a removal the process did not live to finish: they belong to no workspace.
+  for (const f of files.filter((f) => f.includes(REMOVED))) rmSync(join(dir, f), { recursive: true, force: true });
+  return files
+    .filter((f) => f.endsWith('.db'))
     .map((f) => f.slice(stem.length, -'.db'.length))
     .filter((name) => WORKSPACE_NAME.test(name))
     .sort();
+}
+
+/**
+ * Removes a closed workspace's database files and its loan-bond documents folder (store/documents.ts):
+ * each is first renamed to a name no workspace can have (the WAL and shared-memory files before the
+ * database, so a half-done removal never leaves a log beside a database that is not its own; the
+ * documents after it, as a folder left without its database is swept by the next database of that
+ * name, which refers to none of its files), then deleted.
+ */
+function removeFiles(path: string): void {
+  const tag = `${REMOVED}${randomBytes(6).toString('hex')}`;
+  const moved: string[] = [];
+  const documents = documentsDir(path).slice(path.length);
+  for (const suffix of ['-wal', '-shm', '', documents]) {
+    const from = `${path}${suffix}`;
+    const to = `${path}${tag}${suffix}`;
+    try {
+      renameSync(from, to);
+      moved.push(to);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+  for (const f of moved) rmSync(f, { recursive: true, force: true });
 }
 
 export interface OpenerOptions {
@@ -71,8 +113,7 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
   };
   const path = (name: string) => (inMemory ? ':memory:' : workspaceDbPath(options.db, name));
   const destroy = (name: string) => {
-    if (inMemory) return;
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path(name)}${suffix}`, { force: true });
+    if (!inMemory) removeFiles(path(name));
   };
   return {
     storage: inMemory ? 'memory' : 'file',
@@ -107,6 +148,7 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
         });
         return { runtime, createdAt };
       } catch (err) {
+        // Never touched by a request: its database has no checkpoint connection to wait for.
         void runtime.close();
         destroy(name);
         throw err;
@@ -116,9 +158,20 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
 }
 
 /**
+ * Whether a request may create a workspace by naming it: always, unless the control plane is locked
+ * (SANDBOX_ADMIN_TOKEN); then only a request carrying the key. So nobody without the key can fill the
+ * sandbox up to its limit.
+ */
+export function creationPolicy(adminToken: string | undefined): (req: IncomingMessage) => boolean {
+  if (!adminToken) return () => true;
+  return (req) => carriesAdminKey(req.headers, adminToken);
+}
+
+/**
  * Puts `workspaces` on the app: the runtime resolver for requests under /ws/{name}, the hook that
- * marks a workspace unused again when its request is answered, and the /ws/* route that refuses a
- * bad name. Returns the resolver for installRuntime.
+ * marks a workspace unused again when its request is answered, and the /ws/* route that answers a
+ * base URL reaching no workspace (a bad name, nested prefixes, a workspace being removed, or one that
+ * does not exist and may not be created by this request). Returns the resolver for installRuntime.
  */
 export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces): (request: FastifyRequest) => Runtime {
   const fallback = workspaces.peek(DEFAULT_WORKSPACE);
@@ -131,13 +184,29 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
   });
   app.addHook('onClose', () => workspaces.close());
 
-  // Left untouched by the rewrite: a bad name after /ws/, or a second /ws/ after a good one.
+  // Left untouched by the rewrite: a bad name after /ws/, a second /ws/ after a good one, or a
+  // workspace the request may not reach now.
   app.all('/ws/*', { schema: { hide: true } }, async (request, reply) => {
+    const path = request.originalUrl.split('?')[0] ?? '';
+    const refused = refusedWorkspaceOf(request.raw);
+    if (refused) {
+      const rest = path.slice(`/ws/${refused.name}`.length);
+      const owner = app.interfaces.ofPath(rest);
+      if (refused.reason === 'unknown' && !owner && rest.startsWith('/_sandbox')) {
+        // The control plane's own answer without its key: whether a workspace exists is not told.
+        return reply.code(401).send(standardBody(401, ADMIN_KEY_NEEDED));
+      }
+      const err = refused.reason === 'unknown' ? new WorkspaceUnknownError(refused.name) : new WorkspaceRemovingError(refused.name);
+      // Under an interface, its shape; a removal there is its documented 400 (the unknown workspace's
+      // 404 is the sandbox's own, like the 404 outside every prefix: workspace-locked).
+      const status = owner && refused.reason === 'removing' ? 400 : err.status;
+      const shown = new SandboxError(status, err.message, { code: err.code });
+      const body = owner ? renderError(owner.contract.shape, shown) : standardBody(status, err.message);
+      return reply.code(status).type('application/json').send(body);
+    }
     const bad = invalidWorkspaceNameOf(request.raw);
     if (bad === undefined) {
-      return reply
-        .code(404)
-        .send(standardBody(404, `${request.method} ${request.originalUrl.split('?')[0]}: workspace prefixes do not nest (one /ws/{name} per path)`));
+      return reply.code(404).send(standardBody(404, `${request.method} ${path}: workspace prefixes do not nest (one /ws/{name} per path)`));
     }
     const shown = bad.length > 80 ? `${bad.slice(0, 80)}...` : bad;
     const message = `"${shown}" in /ws/${shown}/ is not a workspace name: ${WORKSPACE_NAME_RULE} (pattern ${WORKSPACE_NAME.source})`;
@@ -150,7 +219,7 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
   return (request) => {
     const name = workspaceNameOf(request.raw);
     if (name === undefined) return fallback;
-    const runtime = workspaces.use(name);
+    const runtime = workspaces.use(name, request.raw);
     using.add(request);
     return runtime;
   };
@@ -194,12 +263,16 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'listWorkspaces',
         description:
           'A base URL ending in /ws/{name} reaches workspace {name} (every interface path and the whole control plane); ' +
-          'without the prefix, paths reach "default".',
+          'without the prefix, paths reach "default". A page of limit workspaces (default 100); nextCursor, passed as ' +
+          'cursor, gives the next ones.',
+        querystring: Type.Object(pageQuery(WORKSPACES_PAGE, WORKSPACES_PAGE_MAX), { additionalProperties: false }),
         response: {
           200: Type.Object({
             max: Type.Integer({ description: 'SANDBOX_MAX_WORKSPACES: workspaces allowed besides default' }),
             storage: Type.String({ enum: ['memory', 'file'] }),
-            workspaces: Type.Array(WorkspaceInfo, { description: 'default first, then by name' }),
+            total: Type.Integer({ description: 'workspaces in all, default included' }),
+            workspaces: Type.Array(WorkspaceInfo, { description: 'a page of them: default first, then by name' }),
+            nextCursor: NextCursor,
           }),
           401: StandardError,
           404: StandardError,
@@ -210,7 +283,11 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
     (request) => {
       refusedUnderPrefix(request);
       const { workspaces } = app;
-      return { max: workspaces.max, storage: workspaces.storage, workspaces: workspaces.list() };
+      const { limit = WORKSPACES_PAGE, cursor } = request.query;
+      const after = afterKey(cursor);
+      const { workspaces: rows, total } = workspaces.list({ ...(after === undefined ? {} : { after }), limit: limit + 1 });
+      const page = pageOf(rows, limit, (w) => [w.name]);
+      return { max: workspaces.max, storage: workspaces.storage, total, workspaces: page.items, nextCursor: page.nextCursor };
     },
   );
 
@@ -243,7 +320,7 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
           409: StandardError,
           429: StandardError,
         },
-        'x-sandbox-assumption': assumed('workspace-names', 'workspace-lifecycle', 'workspace-limit'),
+        'x-sandbox-assumption': assumed('workspace-names', 'workspace-lifecycle', 'workspace-locked', 'workspace-limit', 'control-plane-key'),
       },
     },
     async (request, reply) => {
@@ -267,7 +344,10 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAG,
         summary: 'Remove a workspace with its state, journal, snapshots and database file',
         operationId: 'deleteWorkspace',
-        description: 'Removes workspace {name}: its state, journal, clock, fault rules, snapshots and database file. The default workspace cannot be removed.',
+        description:
+          'Removes workspace {name}: its state, journal, clock, fault rules, snapshots and database file. It waits for ' +
+          'the requests in flight in that workspace (at most 5 s) and answers once everything is gone; meanwhile a ' +
+          'request to it is refused. The default workspace cannot be removed.',
         params: Type.Object({ name: WorkspaceName }),
         response: {
           200: Type.Object({ removed: Type.Integer() }),
@@ -275,7 +355,7 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
           401: StandardError,
           404: StandardError,
         },
-        'x-sandbox-assumption': assumed('workspace-lifecycle'),
+        'x-sandbox-assumption': assumed('workspace-lifecycle', 'workspace-removal'),
       },
     },
     async (request) => {

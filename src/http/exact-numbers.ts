@@ -1,0 +1,97 @@
+// JSON numbers a double would change, kept as the client wrote them. JSON.parse reads every number as
+// the nearest double, which is exact for texts of up to 15 significant digits (every body on the hot
+// path); the scan that refuses duplicate keys (json.ts) also notes any longer number whose double
+// would not read back as the same decimal. Those few are recorded here beside the parsed value, by
+// the object and key that hold them: money is read from its text (moneyCents), and any other field
+// holding one is refused (unreadExactNumbers), so nothing is silently changed.
+import { randomUUID } from 'node:crypto';
+import { centsFromText, DecimalText, toCents } from '../domain/money.js';
+
+/** A number of a parsed body that its double does not carry exactly. */
+export interface ExactNumber {
+  /** JSON pointer of the number in the body. */
+  pointer: string;
+  /** The number as the client wrote it. */
+  text: string;
+  /** Whether a money field read it (see exactText). */
+  read: boolean;
+}
+
+/** The numbers' texts, by the object or array holding them and their key (an index as a string). */
+const texts = new WeakMap<object, Map<string, ExactNumber>>();
+/** Every such number of a parsed document, by its root. */
+const byRoot = new WeakMap<object, ExactNumber[]>();
+
+/**
+ * Records the numbers `found` (pointer segments from the root, and the text) of the parsed `root`.
+ * A number at the root itself has no holder and is left to the schema (no body is a bare number).
+ */
+export function recordExactNumbers(root: unknown, found: ReadonlyArray<{ segments: ReadonlyArray<string | number>; pointer: string; text: string }>): void {
+  if (typeof root !== 'object' || root === null) return;
+  const list: ExactNumber[] = [];
+  for (const { segments, pointer, text } of found) {
+    let holder: unknown = root;
+    for (let i = 0; i < segments.length - 1; i++) holder = (holder as Record<string, unknown>)[String(segments[i])];
+    const key = segments[segments.length - 1];
+    if (key === undefined || typeof holder !== 'object' || holder === null) continue;
+    const entry: ExactNumber = { pointer, text, read: false };
+    let map = texts.get(holder);
+    if (!map) texts.set(holder, (map = new Map()));
+    map.set(String(key), entry);
+    list.push(entry);
+  }
+  if (list.length > 0) byRoot.set(root, list);
+}
+
+/** The text of the number at `holder[key]` when its double would change it; undefined for every other value. */
+export function exactText(holder: unknown, key: string | number): string | undefined {
+  if (typeof holder !== 'object' || holder === null) return undefined;
+  const entry = texts.get(holder)?.get(String(key));
+  if (!entry) return undefined;
+  entry.read = true;
+  return entry.text;
+}
+
+/** The numbers of `root` a double would change that no money field read (to be refused). */
+export function unreadExactNumbers(root: unknown): ExactNumber[] {
+  if (typeof root !== 'object' || root === null) return [];
+  return (byRoot.get(root) ?? []).filter((n) => !n.read);
+}
+
+/** The exact cents of the amount at `holder[key]` (validated money): from its text where a double would change it. */
+export function moneyCents(holder: object, key: string): number {
+  const text = exactText(holder, key);
+  if (text === undefined) return toCents((holder as Record<string, unknown>)[key] as number);
+  const { cents } = centsFromText(text);
+  if (cents === undefined) throw new RangeError(`not a money amount: ${text}`);
+  return cents;
+}
+
+/** The amount at `holder[key]` as it goes back out: its own text where a double would change it. */
+export function exactValue(holder: object, key: string): unknown {
+  const text = exactText(holder, key);
+  return text === undefined ? (holder as Record<string, unknown>)[key] : new DecimalText(text);
+}
+
+/** Whether a value to be serialized holds a DecimalText anywhere. */
+export function holdsDecimalText(value: unknown, depth = 0): boolean {
+  if (value instanceof DecimalText) return true;
+  if (typeof value !== 'object' || value === null || depth > 64) return false;
+  if (Array.isArray(value)) return value.some((v) => holdsDecimalText(v, depth + 1));
+  for (const key in value) if (holdsDecimalText((value as Record<string, unknown>)[key], depth + 1)) return true;
+  return false;
+}
+
+// A DecimalText is written as a placeholder string, then the placeholder is replaced by its digits.
+// The marker carries a random value of this process, so no string a client sent can look like one.
+const MARK = `\u0001${randomUUID()}:`;
+const PLACEHOLDER = new RegExp(`"${JSON.stringify(MARK).slice(1, -1).replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}(-?[0-9.eE+-]+)"`, 'g');
+
+/** JSON text of `value` with every DecimalText written digit for digit, as a JSON number. */
+export function stringifyExact(value: unknown): string {
+  const text = JSON.stringify(value, function replacer(this: Record<string, unknown>, key: string, v: unknown) {
+    const own = this[key];
+    return own instanceof DecimalText ? `${MARK}${own.text}` : v;
+  });
+  return text.replace(PLACEHOLDER, '$1');
+}

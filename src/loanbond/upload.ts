@@ -1,0 +1,264 @@
+// The registration body read as a stream (about 1 GB at its largest: 50 PDFs of 15 MB as base64):
+// every documento and conteudo is decoded as it arrives, checked (rules 5, 4 and 3 as soon as each
+// can be decided) and written to an incoming file while its SHA-256 is computed; the rest of the body
+// is kept and parsed like any other body, so the schema, the rules and their pointers are today's.
+// What is in memory at any time: the fields besides the files, a chunk of the request, and up to a
+// few MiB of decoded bytes per file waiting to be written (the request pauses until they are).
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Base64Stream } from '../domain/base64.js';
+import { MAX_FILE_BYTES, PdfFileCheck, type PdfRule } from '../domain/pdf.js';
+import { pointer, SandboxError } from '../http/errors.js';
+import { bodyTooLargeMessage } from '../http/interface-plugin.js';
+import { emptyBodyError, malformedBodyError, parseJsonText } from '../http/json.js';
+import { JsonReadError, JsonStreamReader, type PathSegment, type StringSink } from '../http/json-stream.js';
+import { FALLBACK } from '../http/outcomes.js';
+import type { DocumentFiles, IncomingFile } from '../store/documents.js';
+import { type LoanbondOutcome, outcome } from './outcomes.js';
+import { FIELDS_LIMIT, MAX_RECORDS } from './schemas.js';
+
+/**
+ * A file that passed rules 3-5, with its incoming file (none when nothing of the request is stored:
+ * it will be refused for another reason), or the problem the answer reports.
+ */
+export type FileResult =
+  | { ok: true; sha256: string; size: number; file: IncomingFile | undefined }
+  | { ok: false; outcome: LoanbondOutcome; message: string };
+
+const RULE_NUMBER: Record<PdfRule, number> = { 'not-encrypted': 3, 'pdf-only': 4, 'max-size': 5 };
+const PDF_OUTCOME: Record<PdfRule, LoanbondOutcome> = {
+  'not-encrypted': 'rule-3-encrypted',
+  'pdf-only': 'rule-4-not-pdf',
+  'max-size': 'rule-5-file-too-large',
+};
+/** Decoded bytes a file may have waiting for the disk before the request is paused. */
+const MAX_BACKLOG = 4 * 1024 * 1024;
+
+/** One documento or conteudo: base64 -> rules 3-5, SHA-256 and an incoming file, as it arrives. */
+class FileReceiver implements StringSink {
+  private readonly base64 = new Base64Stream((bytes) => this.decoded(bytes));
+  private readonly check = new PdfFileCheck(MAX_FILE_BYTES);
+  private readonly hash = createHash('sha256');
+  private file: IncomingFile | undefined;
+  private storing = true;
+  result: FileResult | undefined;
+  finished: Promise<void> = Promise.resolve();
+
+  constructor(private readonly upload: Upload) {}
+
+  get backlog(): number {
+    return this.file?.backlog ?? 0;
+  }
+
+  async drained(): Promise<void> {
+    await this.file?.drained();
+  }
+
+  fast(bytes: Buffer): boolean {
+    return this.base64.fast(bytes);
+  }
+
+  slow(bytes: Buffer): void {
+    this.base64.slow(bytes);
+  }
+
+  text(text: string): void {
+    this.base64.pushText(text);
+  }
+
+  private decoded(bytes: Buffer): void {
+    this.check.push(bytes);
+    if (this.check.failed) {
+      // Rule 5 or 4 broken: the answer only needs the exact size or the first bad character now.
+      this.base64.countOnly();
+      this.stopStoring();
+      return;
+    }
+    if (!this.storing) return;
+    if (this.upload.refusing) return this.stopStoring();
+    this.hash.update(bytes);
+    this.file ??= this.upload.documents.incoming();
+    this.file.write(bytes);
+  }
+
+  /** No more of this file is kept: the request will be refused, or the file itself broke a rule. */
+  stopStoring(): void {
+    if (!this.storing) return;
+    this.storing = false;
+    const file = this.file;
+    this.file = undefined;
+    if (this.result?.ok) this.result = { ...this.result, file: undefined };
+    if (file) this.upload.later(this.finished.then(() => file.abandon()));
+  }
+
+  end(): void {
+    const decoded = this.base64.end();
+    if (!decoded.ok) {
+      this.refuse(outcome('file-not-base64'), `is not valid base64 (the file travels as standard base64): ${decoded.reason}`);
+      return;
+    }
+    const size = decoded.decodedLength;
+    if (size > MAX_FILE_BYTES) {
+      this.refuse(
+        PDF_OUTCOME['max-size'],
+        `rule 5: the file is ${size} bytes decoded; the limit is 15 MB (${MAX_FILE_BYTES} bytes)`,
+      );
+      return;
+    }
+    const verdict = this.check.result();
+    if (!verdict.ok) {
+      this.refuse(PDF_OUTCOME[verdict.rule], `rule ${RULE_NUMBER[verdict.rule]} (${verdict.rule}): ${verdict.reason}`);
+      return;
+    }
+    if (!this.storing || this.upload.refusing) {
+      // Checked for the report; nothing of it will be stored.
+      this.stopStoring();
+      this.result = { ok: true, sha256: '', size, file: undefined };
+      return;
+    }
+    const file = this.file ?? this.upload.documents.incoming();
+    this.file = file;
+    this.finished = file.finish();
+    this.result = { ok: true, sha256: this.hash.digest('hex'), size, file };
+  }
+
+  private refuse(refusal: LoanbondOutcome, message: string): void {
+    this.result = { ok: false, outcome: refusal, message };
+    this.stopStoring();
+    this.upload.refuse();
+  }
+
+  /** The incoming file, unless it became a stored file. */
+  async discard(): Promise<void> {
+    this.storing = false;
+    await this.finished.catch(() => undefined);
+    if (this.result?.ok) this.result = { ...this.result, file: undefined };
+    const file = this.file;
+    this.file = undefined;
+    if (file) await file.abandon();
+  }
+}
+
+/** The files of one registration request, by JSON pointer. */
+export class Upload {
+  private readonly receivers = new Map<string, FileReceiver>();
+  private readonly all: FileReceiver[] = [];
+  private readonly pending: Array<Promise<unknown>> = [];
+  /** A file broke a rule (or rule 6 will refuse the body): nothing more is written. */
+  refusing = false;
+
+  constructor(readonly documents: DocumentFiles) {}
+
+  sinkFor(path: readonly PathSegment[]): StringSink | undefined {
+    const [registros, i, field, j, conteudo] = path;
+    if (registros !== 'registros' || typeof i !== 'number') return undefined;
+    const isDocument = path.length === 3 && field === 'documento';
+    const isAdditional = path.length === 5 && field === 'documentos_adicionais' && typeof j === 'number' && conteudo === 'conteudo';
+    if (!isDocument && !isAdditional) return undefined;
+    // A 51st record makes rule 6 refuse the body: its files are checked, never stored.
+    if (i >= MAX_RECORDS) this.refuse();
+    const receiver = new FileReceiver(this);
+    this.receivers.set(pointer(...(path as PathSegment[])), receiver);
+    this.all.push(receiver);
+    return receiver;
+  }
+
+  refuse(): void {
+    if (this.refusing) return;
+    this.refusing = true;
+    for (const r of this.all) r.stopStoring();
+  }
+
+  later(work: Promise<unknown>): void {
+    this.pending.push(work.catch(() => undefined));
+  }
+
+  /** The result of the file at `path` (a JSON pointer), once the body was read. */
+  file(path: string): FileResult | undefined {
+    return this.receivers.get(path)?.result;
+  }
+
+  /** Waits while the files have more bytes queued for the disk than MAX_BACKLOG. */
+  async drained(): Promise<void> {
+    for (const r of this.all) {
+      if (r.backlog > MAX_BACKLOG) await r.drained();
+    }
+  }
+
+  /** Every file written and closed (or abandoned). */
+  async settle(): Promise<void> {
+    await Promise.all([...this.all.map((r) => r.finished), ...this.pending]);
+  }
+
+  /** Removes every incoming file that did not become a stored file. */
+  async discard(): Promise<void> {
+    this.refusing = true;
+    await Promise.all([...this.all.map((r) => r.discard()), ...this.pending]);
+  }
+}
+
+const uploads = new WeakMap<FastifyRequest, Upload>();
+
+/** The files of a request whose body readRegistration read. */
+export function uploadOf(request: FastifyRequest): Upload | undefined {
+  return uploads.get(request);
+}
+
+export interface ReadOptions {
+  documents: DocumentFiles;
+  /** The route's body limit and the setting that raises it. */
+  limit: number;
+  setting: string;
+  parse: ReturnType<FastifyInstance['getDefaultJsonParser']>;
+}
+
+function tooLarge(options: ReadOptions): SandboxError {
+  return new SandboxError(400, bodyTooLargeMessage(options.limit, options.setting), { outcome: FALLBACK.malformed });
+}
+
+/**
+ * Reads a registration body from its stream: the files into incoming files (Upload, kept for the
+ * request), the rest parsed as every body is. Refuses at once a body over the limit or fields over
+ * FIELDS_LIMIT; any other problem of the text is answered once the body is read to its end, as a
+ * body read whole would be. A refused or broken request leaves no file behind.
+ */
+export async function readRegistration(request: FastifyRequest, payload: Readable, options: ReadOptions): Promise<unknown> {
+  const declared = Number(request.headers['content-length'] ?? Number.NaN);
+  if (declared > options.limit) throw tooLarge(options);
+  const upload = new Upload(options.documents);
+  uploads.set(request, upload);
+  const reader = new JsonStreamReader({ sinkFor: (path) => upload.sinkFor(path), keepLimit: FIELDS_LIMIT });
+  try {
+    for await (const chunk of payload as AsyncIterable<Buffer>) {
+      if (reader.bytesRead + chunk.length > options.limit) throw tooLarge(options);
+      reader.push(chunk);
+      const problem = reader.error;
+      if (problem?.kind === 'kept-limit') throw keptLimit(problem);
+      if (problem) upload.refuse();
+      else await upload.drained();
+    }
+    let kept: Buffer;
+    try {
+      kept = reader.end();
+    } catch (err) {
+      if (!(err instanceof JsonReadError)) throw err;
+      throw reader.bytesRead === 0 ? emptyBodyError() : malformedBodyError(err);
+    }
+    await upload.settle();
+    return await new Promise((resolve, reject) =>
+      parseJsonText(options.parse, request, kept.toString('utf8'), (err, value) => (err ? reject(err) : resolve(value))),
+    );
+  } catch (err) {
+    await upload.discard();
+    throw err;
+  }
+}
+
+function keptLimit(problem: JsonReadError): SandboxError {
+  return new SandboxError(
+    400,
+    `the body's fields besides documento and conteudo take more than ${FIELDS_LIMIT} bytes (at byte offset ${problem.at.offset}): the sandbox keeps at most that much of a registration besides its files`,
+    { outcome: FALLBACK.malformed },
+  );
+}

@@ -1,0 +1,137 @@
+import { Buffer } from 'node:buffer';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { JsonReadError, JsonStreamReader, type PathSegment, type StringSink } from '../../src/http/json-stream.js';
+
+/** Reads `bytes` cut at `cuts`; returns the kept text, or the problem. */
+function read(bytes: Buffer, cuts: number[] = [], sinkFor: (path: readonly PathSegment[]) => StringSink | undefined = () => undefined, keepLimit = 1e9) {
+  const reader = new JsonStreamReader({ sinkFor, keepLimit });
+  let at = 0;
+  for (const cut of [...cuts.filter((c) => c > 0 && c < bytes.length).sort((a, b) => a - b), bytes.length]) {
+    reader.push(bytes.subarray(at, cut));
+    at = cut;
+  }
+  try {
+    return { kept: reader.end().toString('utf8') };
+  } catch (err) {
+    if (err instanceof JsonReadError) return { problem: err };
+    throw err;
+  }
+}
+
+/** A sink that collects what it was given. */
+function collector() {
+  const parts: string[] = [];
+  const sink: StringSink & { text: (t: string) => void } = {
+    fast: (b) => {
+      if (!/^[A-Za-z0-9+/]*$/.test(b.toString('latin1'))) return false;
+      parts.push(b.toString('latin1'));
+      return true;
+    },
+    slow: (b) => parts.push(b.toString('utf8')),
+    text: (t) => parts.push(t),
+    end: () => parts.push('<end>'),
+  };
+  return { sink, parts };
+}
+
+describe('JsonStreamReader against JSON.parse', () => {
+  it('accepts what JSON.parse accepts and keeps a text that parses to the same value, wherever the bytes are cut (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.constantFrom(0, 2), fc.array(fc.nat(400), { maxLength: 5 }), (value, indent, cuts) => {
+        const bytes = Buffer.from(JSON.stringify(value, null, indent), 'utf8');
+        const out = read(bytes, cuts);
+        expect(out.problem).toBeUndefined();
+        expect(JSON.parse(out.kept ?? '')).toEqual(JSON.parse(bytes.toString('utf8')));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('refuses what JSON.parse refuses, and accepts what it accepts, after a byte is changed, removed or added (fast-check)', () => {
+    const specials = [...'{}[]:,"\\ntfe-+.0159 ', '\u0000', '\u001f', '\u00e9', '\u2028', '\ud83d\ude00'];
+    fc.assert(
+      fc.property(
+        fc.jsonValue({ maxDepth: 3 }),
+        fc.nat(),
+        fc.constantFrom('replace', 'delete', 'insert'),
+        fc.constantFrom(...specials),
+        fc.array(fc.nat(200), { maxLength: 3 }),
+        (value, where, how, ch, cuts) => {
+          const text = JSON.stringify(value);
+          const at = where % (text.length + 1);
+          const mutated = how === 'delete' ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + ch + text.slice(how === 'replace' ? at + 1 : at);
+          let valid = true;
+          try {
+            JSON.parse(mutated);
+          } catch {
+            valid = false;
+          }
+          const out = read(Buffer.from(mutated, 'utf8'), cuts);
+          expect({ mutated, valid: out.problem === undefined }).toEqual({ mutated, valid });
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('refuses invalid UTF-8 inside a string, naming its byte offset, line and column in characters', () => {
+    const bytes = Buffer.concat([Buffer.from('{\n  "nome": "Jos', 'utf8'), Buffer.from([0xe9]), Buffer.from('", "b": "ção"}', 'utf8')]);
+    for (const cuts of [[], [16], [17], [5, 17]]) {
+      const out = read(bytes, cuts);
+      expect(out.problem?.kind).toBe('utf8');
+      expect(out.problem?.at).toEqual({ offset: 16, line: 2, column: 15 });
+    }
+    const accented = Buffer.from('{"n": "ção", "m": "ã\u0001"}', 'utf8');
+    const out = read(accented);
+    // "ção" and "ã" are 5 characters in 8 bytes: the column counts characters.
+    expect(out.problem?.kind).toBe('syntax');
+    expect(out.problem?.at).toEqual({ offset: 23, line: 1, column: 21 });
+  });
+
+  it('says where a body stops being JSON, by byte offset, line and column', () => {
+    const cases: Array<[string, string, number, number, number]> = [
+      ['{"a": 1,}', 'unexpected "}"; expected a key in double quotes', 8, 1, 9],
+      ['{"a": [1, 2\n  3]}', 'unexpected "3"; expected "," or "]"', 14, 2, 3],
+      ['{"a": tru}', 'unexpected "}"; expected "e" of true', 9, 1, 10],
+      ['{"a": 01}', 'unexpected "1"; expected "," or "}"', 7, 1, 8],
+      ['{"a": "x\\q"}', 'invalid escape sequence \\q in a string', 8, 1, 9],
+      ['', 'the body is empty', 0, 1, 1],
+      ['  \n ', 'the body ends before its JSON value does', 4, 2, 2],
+      ['{"a": 1} x', 'unexpected "x"; expected nothing after the JSON value', 9, 1, 10],
+      ['\ufeff{}', 'unexpected a byte-order mark (U+FEFF); expected a JSON value', 0, 1, 1],
+      ['{"a": -}', 'unexpected "}"; expected a digit', 7, 1, 8],
+    ];
+    for (const [text, what, offset, line, column] of cases) {
+      const out = read(Buffer.from(text, 'utf8'));
+      expect({ text, what: out.problem?.what, at: out.problem?.at }).toEqual({ text, what, at: { offset, line, column } });
+    }
+  });
+
+  it('hands the strings a sink takes over to it, keeps "" in their place, and gives the sink escapes as characters', () => {
+    const sinks = new Map<string, ReturnType<typeof collector>>();
+    const sinkFor = (path: readonly PathSegment[]) => {
+      if (path.length !== 3 || path[0] !== 'registros' || path[2] !== 'documento') return undefined;
+      const c = collector();
+      sinks.set(path.join('/'), c);
+      return c.sink;
+    };
+    const body = '{"registros": [{"documento": "QUJD\\nRA==", "nome": "a"}, {"\\u0064ocumento": "QUJDRA=="}], "documento": "kept"}';
+    const bytes = Buffer.from(body, 'utf8');
+    for (const cuts of [[], [31], [33, 34, 35], [60, 61, 62, 70]]) {
+      sinks.clear();
+      const out = read(bytes, cuts, sinkFor);
+      expect(JSON.parse(out.kept ?? '')).toEqual({ registros: [{ documento: '', nome: 'a' }, { documento: '' }], documento: 'kept' });
+      expect(sinks.get('registros/0/documento')?.parts.join('')).toBe('QUJD\nRA==<end>');
+      expect(sinks.get('registros/1/documento')?.parts.join('')).toBe('QUJDRA==<end>');
+    }
+  });
+
+  it('refuses a body whose kept part passes the limit, and not one whose files do', () => {
+    const file = 'A'.repeat(10_000);
+    const sinkFor = (path: readonly PathSegment[]) => (path[0] === 'file' ? collector().sink : undefined);
+    expect(read(Buffer.from(JSON.stringify({ file, x: 1 })), [], sinkFor, 100).problem).toBeUndefined();
+    const out = read(Buffer.from(JSON.stringify({ other: file })), [], sinkFor, 100);
+    expect(out.problem?.kind).toBe('kept-limit');
+  });
+});
