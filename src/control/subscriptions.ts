@@ -80,8 +80,10 @@ const SubscriptionInput = Strict({
       maxLength: 100_000,
       description:
         'a Handlebars template of the payload, rendered over {event} (the CloudEvent) with the helpers of docs/stubs.md, inspect included, ' +
-        'when the event is emitted; sent as application/json. Absent: the CloudEvent itself',
-      example: '{"kind":"{{event.type}}","uid":"{{event.data.uid}}","at":"{{event.time}}"}',
+        'when the event is emitted (so inspect reads the state the event left). {{ }} escapes HTML, {{toJson value}} writes a value as JSON. ' +
+        'What it renders must be JSON: it is sent as application/json, signed like any message. One that does not parse is a 400 here; ' +
+        'one that fails on an event, or renders no JSON, fails that delivery without an attempt, its error saying why. Absent: the CloudEvent itself',
+      example: '{"kind":{{toJson event.type}},"bill":{{toJson event.data.uid}},"at":{{toJson event.time}} }',
     }),
   ),
 });
@@ -98,7 +100,7 @@ const SubscriptionSchema = Type.Object(
     id: Type.String(),
     url: Type.String(),
     types: Type.Array(Type.String()),
-    template: Type.Union([Type.String(), Type.Null()]),
+    template: Type.Union([Type.String(), Type.Null()], { description: 'the payload template as given; null: the CloudEvent itself is sent' }),
     timeoutMs: Type.Integer(),
     retrySchedule: Type.Array(Type.Integer(), { description: 'milliseconds of sandbox time before each retry' }),
     faults: Faults,
@@ -144,7 +146,7 @@ const DeliverySchema = Type.Object(
     attempts: Type.Array(AttemptSchema),
     nextAttemptAt: Type.Union([Type.String(), Type.Null()], { description: 'sandbox clock' }),
     error: Type.Union([Type.String(), Type.Null()], {
-      description: 'why no message could be made for the event (its template failed): failed without an attempt; null otherwise',
+      description: 'why no message could be made for the event (its template failed on it or rendered no JSON): failed without an attempt; null otherwise',
     }),
   },
   { title: 'Delivery' },
@@ -217,6 +219,7 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox<{ inspect?: Inspect 
         summary: 'Subscribe a URL to events of this workspace: signed POSTs (Standard Webhooks), retried on the sandbox clock',
         description:
           'Each event whose type matches is POSTed to url as a CloudEvent (structured mode, application/cloudevents+json), ' +
+          'or, with a template, as the JSON the template renders over it (application/json), ' +
           'with the webhook-id, webhook-timestamp and webhook-signature headers of the Standard Webhooks specification. ' +
           'A failed attempt (no 2xx within the timeout) is retried on the sandbox clock. The secret is never shown back; ' +
           'one the sandbox generated is answered here, once.',
@@ -388,7 +391,9 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox<{ inspect?: Inspect 
         operationId: 'redeliver',
         tags: TAG,
         summary: 'Send a message again now (same webhook-id, new timestamp and signature); not retried if it fails',
-        description: 'Answers 202 with the delivery; the new attempt shows in its log once made.',
+        description:
+          'Answers 202 with the delivery; the new attempt shows in its log once made. ' +
+          'A 409 when the delivery has no message: its template failed on the event or rendered no JSON (its error says which).',
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }), deliveryId: Type.String({ minLength: 1, maxLength: 20 }) }),
         response: { 202: DeliverySchema, 401: StandardError, 404: StandardError, 409: StandardError },
       },
@@ -400,7 +405,7 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox<{ inspect?: Inspect 
       if (result === 'no-delivery')
         throw new SandboxError(404, `subscription ${id} has no delivery "${deliveryId}" (its log keeps the last ${DELIVERY_LOG_SIZE})`);
       if (result === 'no-message')
-        throw new SandboxError(409, `delivery ${deliveryId} has no message to send: the template failed on its event (its error says how)`);
+        throw new SandboxError(409, `delivery ${deliveryId} has no message to send: its template made none for its event (its error says why)`);
       return reply.code(202).send(result);
     },
   );

@@ -46,7 +46,8 @@ export interface SubscriptionSpec {
   secret: string;
   /**
    * Renders the payload of an event (null: the CloudEvent itself, in its JSON format); what it
-   * throws is recorded on the event's delivery, which is then failed without an attempt.
+   * throws, or a text that is not JSON, is recorded on the event's delivery, which is then failed
+   * without an attempt.
    */
   render: ((event: SandboxEvent) => string) | null;
   /** The template's text, as given (shown back: it is no secret). */
@@ -90,7 +91,7 @@ export interface Delivery {
   attempts: Attempt[];
   /** When the next attempt is due on the sandbox clock; null when none is planned. */
   nextAttemptAt: string | null;
-  /** Why no message could be made for the event (its template failed); null when one was. */
+  /** Why no message could be made for the event (its template failed or rendered no JSON); null when one was. */
   error: string | null;
 }
 
@@ -473,14 +474,9 @@ export class Subscriptions {
       if (!sub.wants(event)) continue;
       try {
         if (sub.spec.render) {
-          let body: string;
-          try {
-            body = sub.spec.render(event);
-          } catch (err) {
-            sub.fail(event, `the template failed on this event: ${(err as Error).message}`);
-            continue;
-          }
-          sub.accept(event, body, 'application/json');
+          const body = rendered(sub.spec.render, event);
+          if (body.error !== undefined) sub.fail(event, body.error);
+          else sub.accept(event, body.text, 'application/json');
         } else {
           structured ??= structuredMessage(event);
           sub.accept(event, structured.body, structured.contentType);
@@ -495,6 +491,25 @@ export class Subscriptions {
     for (const sub of this.subs.values()) sub.close();
     this.subs.clear();
   }
+}
+
+/**
+ * A template's payload for `event`, or why there is none: the template failed, or what it rendered is
+ * not JSON, which a message sent as application/json must be (parsed only to check it; sent as rendered).
+ */
+function rendered(render: (event: SandboxEvent) => string, event: SandboxEvent): { text: string; error?: undefined } | { error: string } {
+  let text: string;
+  try {
+    text = render(event);
+  } catch (err) {
+    return { error: `the template failed on this event: ${(err as Error).message}` };
+  }
+  try {
+    JSON.parse(text);
+  } catch (err) {
+    return { error: `the template rendered a payload that is not JSON (it is sent as application/json): ${(err as Error).message}` };
+  }
+  return { text };
 }
 
 /** The event in the CloudEvents HTTP binding's structured mode: its JSON format as the body. */

@@ -95,4 +95,38 @@ describe('a subscription with a template', () => {
     // The request that caused the event was answered as ever.
     expect((await app.inject({ url: '/_sandbox/requests?limit=1' })).json()).toMatchObject({ entries: [{ status: 204 }] });
   });
+
+  it('writes a value as JSON with toJson: the payload carries the event data as the feed shows it', async () => {
+    const app = await testApp({ fixtures: COVERAGE_FIXTURES });
+    const r = await receiver();
+    const created = await app.inject({
+      method: 'POST',
+      url: '/_sandbox/subscriptions',
+      payload: { url: r.url, types: ['sandbox.bookkeeping.payment.declared'], secret: SECRET, template: '{"id":{{toJson event.id}},"data":{{toJson event.data}} }' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    await pay(app);
+    await r.until(1);
+    const feed = (await app.inject({ url: '/_sandbox/events?type=sandbox.bookkeeping.payment.declared' })).json<{
+      events: Array<{ id: string; data: unknown }>;
+    }>();
+    const [event] = feed.events;
+    expect(r.verified(SECRET)).toEqual([{ id: event?.id, data: event?.data }]);
+  });
+
+  it('rendering text that is not JSON fails that delivery without an attempt, saying it is not JSON', async () => {
+    const app = await testApp({ fixtures: COVERAGE_FIXTURES });
+    const r = await receiver();
+    const sub = (
+      await app.inject({
+        method: 'POST',
+        url: '/_sandbox/subscriptions',
+        payload: { url: r.url, types: ['sandbox.bookkeeping.payment.declared'], template: 'paid {{event.data.uid}}' },
+      })
+    ).json<{ id: string }>();
+    await pay(app);
+    const [delivery] = await deliveries(app, sub.id);
+    expect(delivery).toMatchObject({ status: 'failed', attempts: [], error: expect.stringMatching(/not JSON/) });
+    expect(r.received).toHaveLength(0);
+  });
 });
