@@ -36,6 +36,12 @@ async function deliveries(app: FastifyInstance, id: string): Promise<Delivery[]>
   return res.json<{ deliveries: Delivery[] }>().deliveries;
 }
 
+async function subscribe(app: FastifyInstance, payload: Record<string, unknown>): Promise<{ id: string; template: string }> {
+  const res = await app.inject({ method: 'POST', url: '/_sandbox/subscriptions', payload });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json();
+}
+
 describe('a subscription with a template', () => {
   it('sends the payload the template renders over the event, inspect reading the state the event left, signed', async () => {
     const app = await testApp({ fixtures: COVERAGE_FIXTURES });
@@ -43,13 +49,7 @@ describe('a subscription with a template', () => {
     const template =
       '{"kind":"{{event.type}}","bill":"{{event.data.uid}}","open":{{event.data.openValueAfter}},' +
       '"payments":{{#with (inspect (concat \'/\' event.subject))}}{{payments.length}}{{/with}} }';
-    const res = await app.inject({
-      method: 'POST',
-      url: '/_sandbox/subscriptions',
-      payload: { url: r.url, types: ['sandbox.bookkeeping.*'], secret: SECRET, template },
-    });
-    expect(res.statusCode, res.body).toBe(201);
-    expect(res.json()).toMatchObject({ template });
+    expect(await subscribe(app, { url: r.url, types: ['sandbox.bookkeeping.*'], secret: SECRET, template })).toMatchObject({ template });
     await pay(app);
     await pay(app);
     await r.until(2);
@@ -75,20 +75,17 @@ describe('a subscription with a template', () => {
     expect((await app.inject({ url: '/_sandbox/subscriptions' })).json()).toEqual({ subscriptions: [] });
   });
 
-  it('failing on an event fails that delivery without an attempt, saying why; it cannot be redelivered', async () => {
+  it.each([
+    // A brace right after }} would read as Handlebars' }}}: a space keeps them apart.
+    { when: 'a helper fails on the event', template: "{\"x\": {{inspect '/no/such/view'}} }", error: /template failed.*not an inspection call/ },
+    { when: 'what it renders is not JSON', template: 'paid {{event.data.uid}}', error: /not JSON/ },
+  ])('when $when, that delivery fails without an attempt, saying why; it cannot be redelivered', async ({ template, error }) => {
     const app = await testApp({ fixtures: COVERAGE_FIXTURES });
     const r = await receiver();
-    // A brace right after }} would read as Handlebars' }}}: a space keeps them apart.
-    const sub = (
-      await app.inject({
-        method: 'POST',
-        url: '/_sandbox/subscriptions',
-        payload: { url: r.url, types: ['*'], template: '{"x": {{inspect \'/no/such/view\'}} }' },
-      })
-    ).json<{ id: string }>();
+    const sub = await subscribe(app, { url: r.url, types: ['*'], template });
     await pay(app);
     const [delivery] = await deliveries(app, sub.id);
-    expect(delivery).toMatchObject({ status: 'failed', attempts: [], error: expect.stringMatching(/template failed.*not an inspection call/) });
+    expect(delivery).toMatchObject({ status: 'failed', attempts: [], error: expect.stringMatching(error) });
     const again = await app.inject({ method: 'POST', url: `/_sandbox/subscriptions/${sub.id}/deliveries/${delivery?.id}/redeliver` });
     expect(again.statusCode).toBe(409);
     expect(r.received).toHaveLength(0);
@@ -99,12 +96,7 @@ describe('a subscription with a template', () => {
   it('writes a value as JSON with toJson: the payload carries the event data as the feed shows it', async () => {
     const app = await testApp({ fixtures: COVERAGE_FIXTURES });
     const r = await receiver();
-    const created = await app.inject({
-      method: 'POST',
-      url: '/_sandbox/subscriptions',
-      payload: { url: r.url, types: ['sandbox.bookkeeping.payment.declared'], secret: SECRET, template: '{"id":{{toJson event.id}},"data":{{toJson event.data}} }' },
-    });
-    expect(created.statusCode, created.body).toBe(201);
+    await subscribe(app, { url: r.url, types: ['sandbox.bookkeeping.payment.declared'], secret: SECRET, template: '{"id":{{toJson event.id}},"data":{{toJson event.data}} }' });
     await pay(app);
     await r.until(1);
     const feed = (await app.inject({ url: '/_sandbox/events?type=sandbox.bookkeeping.payment.declared' })).json<{
@@ -112,21 +104,5 @@ describe('a subscription with a template', () => {
     }>();
     const [event] = feed.events;
     expect(r.verified(SECRET)).toEqual([{ id: event?.id, data: event?.data }]);
-  });
-
-  it('rendering text that is not JSON fails that delivery without an attempt, saying it is not JSON', async () => {
-    const app = await testApp({ fixtures: COVERAGE_FIXTURES });
-    const r = await receiver();
-    const sub = (
-      await app.inject({
-        method: 'POST',
-        url: '/_sandbox/subscriptions',
-        payload: { url: r.url, types: ['sandbox.bookkeeping.payment.declared'], template: 'paid {{event.data.uid}}' },
-      })
-    ).json<{ id: string }>();
-    await pay(app);
-    const [delivery] = await deliveries(app, sub.id);
-    expect(delivery).toMatchObject({ status: 'failed', attempts: [], error: expect.stringMatching(/not JSON/) });
-    expect(r.received).toHaveLength(0);
   });
 });
