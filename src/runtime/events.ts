@@ -6,7 +6,8 @@
 //
 // The envelope is built here as a plain object (a payment pays for no more than that); the cloudevents
 // library validates and serializes it where it leaves the sandbox (toCloudEvent, the deliveries).
-import { CloudEvent } from 'cloudevents';
+import { createRequire } from 'node:module';
+import type * as CloudEvents from 'cloudevents';
 import type { SandboxClock } from './clock.js';
 import { Ring } from './ring.js';
 
@@ -70,9 +71,18 @@ export function eventMatches(filter: EventFilter, event: SandboxEvent): boolean 
   return true;
 }
 
+let library: typeof CloudEvents | undefined;
+/**
+ * The cloudevents library, loaded when an event first leaves the sandbox: a sandbox nobody subscribes
+ * to never needs it, and loading it (with its validator) is start-up time.
+ */
+export function cloudEvents(): typeof CloudEvents {
+  return (library ??= createRequire(import.meta.url)('cloudevents') as typeof CloudEvents);
+}
+
 /** The event validated by the cloudevents library, as it leaves the sandbox. */
-export function toCloudEvent(event: SandboxEvent): CloudEvent<Record<string, unknown>> {
-  return new CloudEvent<Record<string, unknown>>({ ...event }, true);
+export function toCloudEvent(event: SandboxEvent): CloudEvents.CloudEvent<Record<string, unknown>> {
+  return new (cloudEvents().CloudEvent)<Record<string, unknown>>({ ...event }, true);
 }
 
 interface Waiter {

@@ -8,10 +8,10 @@
 // receiver sees events in order; an attempt is cut off after the subscription's timeout, so a receiver
 // that hangs holds back only its own deliveries. Nothing here runs on the request path: an event is
 // queued when emitted and sent on a later turn of the event loop.
-import { HTTP } from 'cloudevents';
-import { Webhook } from 'standardwebhooks';
+import { createRequire } from 'node:module';
+import type { Webhook } from 'standardwebhooks';
 import type { SandboxClock } from './clock.js';
-import { type EventFilter, eventMatches, type SandboxEvent, toCloudEvent } from './events.js';
+import { cloudEvents, type EventFilter, eventMatches, type SandboxEvent, toCloudEvent } from './events.js';
 import type { ClockTimers } from './timers.js';
 
 /** The Standard Webhooks retry schedule (after the first attempt), on the sandbox clock. */
@@ -178,7 +178,8 @@ class Subscription {
     readonly createdAt: string,
     private readonly env: { clock: SandboxClock; timers: ClockTimers; transport: Transport; onError: (err: unknown) => void },
   ) {
-    this.signer = new Webhook(spec.secret);
+    // Loaded with the first subscription (start-up time otherwise).
+    this.signer = new (createRequire(import.meta.url)('standardwebhooks') as { Webhook: typeof Webhook }).Webhook(spec.secret);
     this.filter = { types: spec.types };
   }
 
@@ -514,7 +515,7 @@ function rendered(render: (event: SandboxEvent) => string, event: SandboxEvent):
 
 /** The event in the CloudEvents HTTP binding's structured mode: its JSON format as the body. */
 function structuredMessage(event: SandboxEvent): { body: string; contentType: string } {
-  const message = HTTP.structured(toCloudEvent(event));
+  const message = cloudEvents().HTTP.structured(toCloudEvent(event));
   const contentType = message.headers['content-type'];
   return {
     body: typeof message.body === 'string' ? message.body : JSON.stringify(message.body),

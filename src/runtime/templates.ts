@@ -10,8 +10,9 @@
 //
 // The helper names and arguments follow WireMock's documentation (docs/stubs.md lists them), so a
 // mapping written for WireMock renders the same here.
-import Handlebars from 'handlebars';
-import { JSONPath } from 'jsonpath-plus';
+import { createRequire } from 'node:module';
+import type Handlebars from 'handlebars';
+import type { JSONPath as JSONPathQuery } from 'jsonpath-plus';
 import { addDuration, type Duration } from './duration.js';
 
 /** A Handlebars helper: positional arguments, then Handlebars' options (hash, fn, inverse, data). */
@@ -41,9 +42,15 @@ export interface HelperContext {
   inspect?: (path: string) => unknown;
 }
 
+// Both libraries load on first use (a sandbox with no template nor JSONPath never needs them, and
+// loading them is start-up time): synchronously, by require, since a template compiles synchronously.
+const load = createRequire(import.meta.url);
+let environment: typeof Handlebars | undefined;
 // An isolated Handlebars environment: no helper or partial registered here leaks into another
 // user of the library, and its prototype-access protection stays on (templates read own properties only).
-const handlebars = Handlebars.create();
+const handlebars = (): typeof Handlebars => (environment ??= (load('handlebars') as typeof Handlebars).create());
+let jsonPathLibrary: typeof JSONPathQuery | undefined;
+const jsonPathOf = (): typeof JSONPathQuery => (jsonPathLibrary ??= (load('jsonpath-plus') as { JSONPath: typeof JSONPathQuery }).JSONPath);
 
 /**
  * WireMock's engine (handlebars.java) reads a numeric path segment as an index, `request.path.3`;
@@ -64,11 +71,11 @@ export function compileTemplate(template: string): Template {
   const source = bracketIndexes(template);
   try {
     // Parsing first reports a syntax error here rather than at the first render.
-    handlebars.parse(source);
+    handlebars().parse(source);
   } catch (err) {
     throw new TemplateError(`the template does not parse: ${(err as Error).message}`);
   }
-  const compiled = handlebars.compile(source);
+  const compiled = handlebars().compile(source);
   return (model, helpers) => {
     try {
       return compiled(model, { helpers: helpers as Record<string, Handlebars.HelperDelegate> });
@@ -169,7 +176,7 @@ export function jsonPathQuery(json: unknown, path: string): unknown[] {
   const rootFilter = /^\$\[\?/.test(expression) && json !== null && typeof json === 'object' && !Array.isArray(json);
   try {
     // The safe evaluator: a filter script reaches nothing but the document.
-    return JSONPath({ path: expression, json: (rootFilter ? [json] : json) as object, wrap: true, eval: 'safe', ignoreEvalErrors: true }) as unknown[];
+    return jsonPathOf()({ path: expression, json: (rootFilter ? [json] : json) as object, wrap: true, eval: 'safe', ignoreEvalErrors: true }) as unknown[];
   } catch (err) {
     throw new TemplateError(`the JSONPath ${path} cannot be read: ${(err as Error).message}`);
   }
@@ -479,13 +486,13 @@ export function templateHelpers(context: HelperContext): HelperSet {
     },
     toJson(...args) {
       const { values } = split(args);
-      return new handlebars.SafeString(JSON.stringify(values[0] ?? null));
+      return new (handlebars().SafeString)(JSON.stringify(values[0] ?? null));
     },
     formatJson(...args) {
       const { values, options } = split(args);
       const source = options.fn ? options.fn(this) : values[0];
       const json = jsonOf(source, 'formatJson');
-      return new handlebars.SafeString(options.hash.format === 'compact' ? JSON.stringify(json) : JSON.stringify(json, null, 2));
+      return new (handlebars().SafeString)(options.hash.format === 'compact' ? JSON.stringify(json) : JSON.stringify(json, null, 2));
     },
 
     // --- text ----------------------------------------------------------------------------------
