@@ -8,6 +8,7 @@
 // and their dependencies) was a sixth of the start-up: both load on first use instead. The document
 // is still built by @fastify/swagger from the routes it would have seen (see lazyDocument), and /docs
 // is still served by @fastify/swagger-ui, in a Fastify instance of its own opened on the first call.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { SwaggerOptions, StaticDocumentSpec, fastifySwagger as FastifySwagger } from '@fastify/swagger';
@@ -45,8 +46,13 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
   serveContractFile(app, '/postman/environment.json', 'postman/environment.json');
 }
 
-/** The contract/ folder of the package: two levels above this module, from src/ and from dist/ alike. */
-const CONTRACT = new URL('../../contract/', import.meta.url);
+/**
+ * The contract/ folder of the package: two levels above this module, from src/ and from dist/ alike,
+ * or one above dist/server.js, the server built as one module (scripts/build.mjs).
+ */
+const CONTRACT =
+  ['../../contract/', '../contract/'].map((d) => new URL(d, import.meta.url)).find((u) => existsSync(new URL('openapi-3.0.json', u))) ??
+  new URL('../../contract/', import.meta.url);
 
 /** Serves a file of contract/ as JSON, read once on first request. */
 export function serveContractFile(app: FastifyInstance, url: string, file: string): void {

@@ -71,9 +71,10 @@ const Overview = Type.Object({
   ),
 });
 
-// Next to this module after `npm run build` (which copies them); from the sources when this module was
-// compiled elsewhere without them (the test suite's dist/, the benchmark's dist-bench/).
-const ASSET_DIRS = ['./assets/', '../../../src/control/ui/assets/', '../../../../src/control/ui/assets/'];
+// Next to this module after `npm run build` (which copies them), or below dist/ for dist/server.js, the
+// server built as one module; from the sources when this module was compiled elsewhere without them
+// (the test suite's dist/, the benchmark's dist-bench/).
+const ASSET_DIRS = ['./assets/', './control/ui/assets/', '../../../src/control/ui/assets/', '../../../../src/control/ui/assets/'];
 
 /** The first place holding every file of the page (a copy left by an older build may lack new ones). */
 function assetDir(names: readonly string[]): URL | undefined {
