@@ -26,7 +26,11 @@ const checkMoney: SchemaValidateFunction = (_schema, data: number, _parent, cxt)
 };
 
 function createAjv(options: Options): Ajv {
-  const ajv = new Ajv({ strict: true, strictTypes: false, strictTuples: false, ...options });
+  // validateSchema: the route schemas are the sandbox's own and checked against the JSON Schema
+  // meta-schema once, in the served document (test/openapi/schemas.test.ts); checking them at each first
+  // compile was most of that compile, a pause every request waits out (strict mode still refuses an
+  // unknown keyword or type when compiling).
+  const ajv = new Ajv({ strict: true, strictTypes: false, strictTuples: false, validateSchema: false, ...options });
   ajv.addKeyword({ keyword: 'x-sandbox-assumption', schemaType: 'string' });
   // OpenAPI-only annotations that may appear in the TypeBox schemas.
   ajv.addKeyword({ keyword: 'example' });
