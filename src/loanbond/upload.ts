@@ -38,9 +38,9 @@ const MAX_BACKLOG = 4 * 1024 * 1024;
  * Body bytes read (scanned, decoded, checked, hashed) before other requests get their turn. While the
  * client sends faster than the server reads, the next chunk is always there and the reading loop
  * would go on without ever leaving the event loop to anyone else; a slice of this size is a few
- * milliseconds of work.
+ * millisecond of work.
  */
-const SLICE_BYTES = 512 * 1024;
+const SLICE_BYTES = 128 * 1024;
 
 /** One documento or conteudo: base64 -> rules 3-5, SHA-256 and an incoming file, as it arrives. */
 class FileReceiver implements StringSink {
