@@ -20,6 +20,8 @@ export class ReadCache {
   private readonly dataVersion: Statement | undefined;
   private lastChanges = -1;
   private lastDataVersion = UNKNOWN;
+  /** The request whose lookup last asked other connections (held until the next one asks). */
+  private checkedFor: object | undefined;
   private readonly entries = new Map<string, unknown>();
 
   constructor(private readonly db: Db) {
@@ -34,11 +36,12 @@ export class ReadCache {
    * must only read. Inside a transaction nothing is read from or kept in the cache: rows written
    * there are not committed yet, and a rollback takes them back without counting as a change.
    *
-   * `checkedForRequest`: the caller's request already made a full check (a get without it) after it
-   * arrived, so other connections are not asked again: a commit of theirs since that check is
-   * concurrent with the request, and the state as of the check is what a read then would answer.
+   * `request`: the request the lookup serves (any object that stands for it). Its first lookup makes
+   * the full check; its later ones only ask this connection's change count, since a commit by another
+   * connection after the request's first check is concurrent with the request, and the state as of
+   * that check is what a read then would answer. Without it, every lookup makes the full check.
    */
-  get<T>(key: string, read: () => T, checkedForRequest = false): T {
+  get<T>(key: string, read: () => T, request?: object): T {
     if (this.db.inTransaction) return read();
     const changes = this.changes.get() as number;
     if (changes !== this.lastChanges) {
@@ -48,8 +51,9 @@ export class ReadCache {
       this.entries.clear();
       this.lastChanges = changes;
       this.lastDataVersion = UNKNOWN;
-    } else if (this.dataVersion && !checkedForRequest) {
+    } else if (this.dataVersion && (request === undefined || request !== this.checkedFor)) {
       const dataVersion = this.dataVersion.get() as number;
+      this.checkedFor = request;
       if (dataVersion !== this.lastDataVersion) {
         this.entries.clear();
         this.lastDataVersion = dataVersion;
