@@ -64,7 +64,7 @@ export class StubSet {
 
   /** `request`: the request the rows are read for (see ReadCache.get). */
   private rows(runtime: Runtime, request?: object): readonly StubRow[] {
-    return runtime.store.readCache.get('sb-stub-rows', () => runtime.store.stubs.list(), request);
+    return runtime.store.readCache.keep(['sb_stub_mappings'], 'sb-stub-rows', () => runtime.store.stubs.list(), request);
   }
 
   /** Every mapping of a workspace, in the order they are tried. */
