@@ -37,7 +37,7 @@ const MAX_BACKLOG = 4 * 1024 * 1024;
 /**
  * Body bytes read (scanned, decoded, checked, hashed) before other requests get their turn. While the
  * client sends faster than the server reads, the next chunk is always there and the reading loop
- * would go on without ever leaving the event loop to anyone else; a slice of this size is a few
+ * would go on without ever leaving the event loop to anyone else; a slice of this size is about a
  * millisecond of work.
  */
 const SLICE_BYTES = 128 * 1024;
@@ -236,20 +236,20 @@ export async function readRegistration(request: FastifyRequest, payload: Readabl
   const upload = new Upload(options.documents);
   uploads.set(request, upload);
   const reader = new JsonStreamReader({ sinkFor: (path) => upload.sinkFor(path), keepLimit: FIELDS_LIMIT });
-  let slice = 0;
   try {
+    // A chunk is whatever the stream holds when it is read: megabytes when the client sent faster
+    // than the server read. It is read in slices, other requests taking their turn after each.
     for await (const chunk of payload as AsyncIterable<Buffer>) {
       if (reader.bytesRead + chunk.length > options.limit) throw tooLarge(options);
-      reader.push(chunk);
-      const problem = reader.error;
-      if (problem?.kind === 'kept-limit') throw keptLimit(problem);
-      if (problem) upload.refuse();
-      else await upload.drained();
-      slice += chunk.length;
-      if (slice >= SLICE_BYTES) {
-        slice = 0;
-        await new Promise<void>((resolve) => setImmediate(resolve));
+      for (let at = 0; at < chunk.length; at += SLICE_BYTES) {
+        if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        reader.push(chunk.subarray(at, at + SLICE_BYTES));
+        const problem = reader.error;
+        if (problem?.kind === 'kept-limit') throw keptLimit(problem);
+        if (problem) upload.refuse();
+        else await upload.drained();
       }
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     let kept: Buffer;
     try {
