@@ -7,8 +7,9 @@
 // the assumption catalog when the checker is built: a check cannot cite a row that does not exist.
 // Bodies are judged by Ajv against the OpenAPI document the sandbox serves (its response and request
 // schemas), so the report and the document cannot disagree.
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type addFormats from 'ajv-formats';
 import { isCalendarDate, isUtcTimestamp } from '../domain/dates.js';
 import { isMoney } from '../domain/money.js';
 import type { Assumption } from '../http/assumption-catalog.js';
@@ -301,9 +302,12 @@ const CHECKS: readonly Check[] = [
   },
 ];
 
+const load = createRequire(import.meta.url);
+
 /** Judges exchanges by the sandbox's contract: the served OpenAPI document and the assumption catalog. */
 export class ConformanceChecker {
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true, multipleOfPrecision: 6 });
+  // Ajv's 2020-12 dialect and ajv-formats load with the first checker (proxy mode only): start-up time otherwise.
+  private readonly ajv = new (load('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020({ strict: false, allErrors: true, verbose: true, multipleOfPrecision: 6 });
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly byId: ReadonlyMap<string, CheckedOperation>;
 
@@ -312,7 +316,7 @@ export class ConformanceChecker {
     readonly operations: readonly CheckedOperation[],
     readonly assumptions: readonly Assumption[],
   ) {
-    addFormats.default(this.ajv);
+    (load('ajv-formats') as typeof addFormats).default(this.ajv);
     this.ajv.addFormat('money', { type: 'number', validate: (v: number) => isMoney(v) });
     this.ajv.addFormat('date', { type: 'string', validate: isCalendarDate });
     this.ajv.addFormat('utc-timestamp', { type: 'string', validate: isUtcTimestamp });
