@@ -19,16 +19,19 @@ afterEach(() => {
 });
 
 describe('opening the database', () => {
-  it('migrates a new file to the latest version, in WAL mode with foreign keys on', () => {
+  it('migrates a new file to the latest version, in WAL mode with foreign keys on and synchronous NORMAL', () => {
     const path = tempDb();
     const { db, isNew } = openDatabase(path);
     expect(isNew).toBe(true);
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    // A new file is created without syncs; what it is used with afterwards is NORMAL (1), as any file.
+    expect(db.pragma('synchronous', { simple: true })).toBe(1);
     db.close();
     const again = openDatabase(path);
     expect(again.isNew).toBe(false);
+    expect(again.db.pragma('synchronous', { simple: true })).toBe(1);
     again.db.close();
   });
 
