@@ -74,6 +74,8 @@ export interface SubscriptionInput {
   timeout?: string;
   retrySchedule?: string[];
   faults?: { duplicate?: boolean; delay?: string; outOfOrder?: boolean; failFirst?: number };
+  /** A Handlebars template of the payload over {event}; absent: the CloudEvent itself. */
+  template?: string;
 }
 
 /** What waitFor() throws when the timeout came first: the answer is on it. */

@@ -77,7 +77,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ inspections?: Inspection
   await app.register(workRoutes);
   await app.register(coverageRoutes);
   await app.register(eventsPlugin);
-  await app.register(subscriptionsPlugin);
+  await app.register(subscriptionsPlugin, inspections ? { inspect: (runtime, path) => inspections.read(runtime, path) } : {});
   await app.register(verificationsPlugin);
   await app.register(stubRoutes);
   await app.register(workspacesPlugin);

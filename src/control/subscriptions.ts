@@ -8,7 +8,8 @@ import { type ErrorDetail, pointer, SandboxError, validationError } from '../htt
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { StandardError, Strict } from '../http/schema.js';
 import { parseSpanMs } from '../runtime/duration.js';
-import { runtimeOf } from '../runtime/index.js';
+import type { SandboxEvent } from '../runtime/events.js';
+import { type Runtime, runtimeOf } from '../runtime/index.js';
 import {
   DEFAULT_RETRY_MS,
   DEFAULT_TIMEOUT_MS,
@@ -18,6 +19,7 @@ import {
   NO_FAULTS,
   type SubscriptionFaults,
 } from '../runtime/subscriptions.js';
+import { compileTemplate, type Template, TemplateError, templateHelpers } from '../runtime/templates.js';
 
 const TAG = ['sandbox control plane'];
 const a = assumptionLookup(assumptions);
@@ -72,6 +74,18 @@ const SubscriptionInput = Strict({
     }),
   ),
   faults: Type.Optional(FaultsInput),
+  template: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100_000,
+      description:
+        'a Handlebars template of the payload, rendered over {event} (the CloudEvent) with the helpers of docs/stubs.md, inspect included, ' +
+        'when the event is emitted (so inspect reads the state the event left). {{ }} escapes HTML, {{toJson value}} writes a value as JSON. ' +
+        'What it renders must be JSON: it is sent as application/json, signed like any message. One that does not parse is a 400 here; ' +
+        'one that fails on an event, or renders no JSON, fails that delivery without an attempt, its error saying why. Absent: the CloudEvent itself',
+      example: '{"kind":{{toJson event.type}},"bill":{{toJson event.data.uid}},"at":{{toJson event.time}} }',
+    }),
+  ),
 });
 
 const Faults = Type.Object({
@@ -86,7 +100,7 @@ const SubscriptionSchema = Type.Object(
     id: Type.String(),
     url: Type.String(),
     types: Type.Array(Type.String()),
-    template: Type.Union([Type.String(), Type.Null()]),
+    template: Type.Union([Type.String(), Type.Null()], { description: 'the payload template as given; null: the CloudEvent itself is sent' }),
     timeoutMs: Type.Integer(),
     retrySchedule: Type.Array(Type.Integer(), { description: 'milliseconds of sandbox time before each retry' }),
     faults: Faults,
@@ -131,6 +145,9 @@ const DeliverySchema = Type.Object(
     status: Type.String({ enum: ['pending', 'delivered', 'failed'] }),
     attempts: Type.Array(AttemptSchema),
     nextAttemptAt: Type.Union([Type.String(), Type.Null()], { description: 'sandbox clock' }),
+    error: Type.Union([Type.String(), Type.Null()], {
+      description: 'why no message could be made for the event (its template failed on it or rendered no JSON): failed without an attempt; null otherwise',
+    }),
   },
   { title: 'Delivery' },
 );
@@ -177,7 +194,22 @@ function typeProblem(type: string): string | undefined {
   return /^[A-Za-z0-9._-]*\*?$/.test(type) ? undefined : 'an event type is letters, digits, dots, dashes, optionally ending with *';
 }
 
-export const subscriptionsPlugin: FastifyPluginAsyncTypebox = async (app) => {
+/** What the inspect helper of a template reads: GET /_sandbox{path} in `runtime`, as an object. */
+export type Inspect = (runtime: Runtime, path: string) => unknown;
+
+/** The template compiled, or its problem recorded at /template. */
+function templateOf(text: string | undefined, problems: ErrorDetail[]): Template | null {
+  if (text === undefined) return null;
+  try {
+    return compileTemplate(text);
+  } catch (err) {
+    if (!(err instanceof TemplateError)) throw err;
+    problems.push({ path: pointer('template'), message: err.message });
+    return null;
+  }
+}
+
+export const subscriptionsPlugin: FastifyPluginAsyncTypebox<{ inspect?: Inspect }> = async (app, options) => {
   app.post(
     '/subscriptions',
     {
@@ -187,12 +219,13 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Subscribe a URL to events of this workspace: signed POSTs (Standard Webhooks), retried on the sandbox clock',
         description:
           'Each event whose type matches is POSTed to url as a CloudEvent (structured mode, application/cloudevents+json), ' +
+          'or, with a template, as the JSON the template renders over it (application/json), ' +
           'with the webhook-id, webhook-timestamp and webhook-signature headers of the Standard Webhooks specification. ' +
           'A failed attempt (no 2xx within the timeout) is retried on the sandbox clock. The secret is never shown back; ' +
           'one the sandbox generated is answered here, once.',
         body: SubscriptionInput,
         response: { 201: Created, 400: StandardError, 401: StandardError, 409: StandardError },
-        'x-sandbox-assumption': a('webhook-deliveries', 'webhook-faults'),
+        'x-sandbox-assumption': a('webhook-deliveries', 'webhook-faults', 'webhook-template'),
       },
     },
     async (request, reply) => {
@@ -218,6 +251,7 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox = async (app) => {
           ? [...DEFAULT_RETRY_MS]
           : body.retrySchedule.map((s, i) => spanProblem(s, pointer('retrySchedule', i), MAX_CLOCK_SPAN_MS, problems));
       const faults = faultsOf(body.faults, ['faults'], problems);
+      const template = templateOf(body.template, problems);
       if (problems.length > 0) throw validationError(problems);
       if (runtime.subscriptions.size >= MAX_SUBSCRIPTIONS)
         throw new SandboxError(409, `this workspace holds ${MAX_SUBSCRIPTIONS} subscriptions, the most it keeps: delete one first`);
@@ -228,8 +262,8 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox = async (app) => {
         url: body.url,
         types: [...body.types],
         secret,
-        render: null,
-        template: null,
+        render: template ? renderer(template, runtime, options.inspect) : null,
+        template: body.template ?? null,
         timeoutMs,
         retryMs,
         faults,
@@ -357,9 +391,11 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'redeliver',
         tags: TAG,
         summary: 'Send a message again now (same webhook-id, new timestamp and signature); not retried if it fails',
-        description: 'Answers 202 with the delivery; the new attempt shows in its log once made.',
+        description:
+          'Answers 202 with the delivery; the new attempt shows in its log once made. ' +
+          'A 409 when the delivery has no message: its template failed on the event or rendered no JSON (its error says which).',
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }), deliveryId: Type.String({ minLength: 1, maxLength: 20 }) }),
-        response: { 202: DeliverySchema, 401: StandardError, 404: StandardError },
+        response: { 202: DeliverySchema, 401: StandardError, 404: StandardError, 409: StandardError },
       },
     },
     async (request, reply) => {
@@ -368,7 +404,22 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox = async (app) => {
       if (result === 'no-subscription') throw unknown(id);
       if (result === 'no-delivery')
         throw new SandboxError(404, `subscription ${id} has no delivery "${deliveryId}" (its log keeps the last ${DELIVERY_LOG_SIZE})`);
+      if (result === 'no-message')
+        throw new SandboxError(409, `delivery ${deliveryId} has no message to send: its template made none for its event (its error says why)`);
       return reply.code(202).send(result);
     },
   );
 };
+
+/**
+ * The payload of each event, rendered when the event is emitted (so `inspect` reads the state the
+ * event left) with the helpers every sandbox template gets: time on the sandbox clock, seeded values.
+ */
+function renderer(template: Template, runtime: Runtime, inspect: Inspect | undefined) {
+  const helpers = templateHelpers({
+    clock: runtime.clock,
+    ids: runtime.ids,
+    ...(inspect ? { inspect: (path: string) => inspect(runtime, path) } : {}),
+  });
+  return (event: SandboxEvent) => template({ event }, helpers);
+}

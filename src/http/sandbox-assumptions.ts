@@ -319,7 +319,7 @@ export const assumptions = [
     topic: 'Notifications: the specification says results come "by queries or notifications" and shows no notification',
     decision:
       'the sandbox sends its own events, not the platform\'s: every state change that committed (a payment, each registered or reconciled registry document, an import received, processed or rejected, each loan-bond record registered and processed, a reset, fixtures loaded, a clock move, a snapshot restored) is one CloudEvents 1.0 event of its workspace (source /ws/{name}, time on the sandbox clock, types in docs/events.md); a refused request emits nothing; GET /_sandbox/events is a long poll (wait up to 120s, answered in the turn the event is emitted); the feed keeps SANDBOX_EVENTS_SIZE events (default 1000) in memory, is emptied by a reset (whose own event comes first after it) and starts again from id 1 with the process; an `after` never issued is a 400',
-    reason: 'a test waits on results without sleeping, and no payload is invented for the real service',
+    reason: 'a test waits on results without sleeping, and no payload is invented for the real service: a user who knows it shapes one with a subscription\'s template',
   },
   {
     id: 'waits',
@@ -342,8 +342,16 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'How notifications would be delivered (not shown)',
     decision:
-      'per the Standard Webhooks specification: a POST of the CloudEvent in structured mode (application/cloudevents+json), headers webhook-id (msg_{subscription}_{event}, the same on every attempt), webhook-timestamp (real time, so a receiver\'s replay window holds when the sandbox clock is moved) and webhook-signature (v1, HMAC-SHA256 by the standardwebhooks library); a 2xx within the timeout (default 5s) is delivered, anything else fails and is retried on the sandbox clock after 5s, 5m, 30m, 2h, 5h, 10h, 10h (configurable); redirects are not followed; one request at a time per subscription, in event order; a manual redelivery is not retried; subscriptions and their logs (last 1000 messages) live in memory, outlive a reset and go with the workspace; at most 100 per workspace; a secret is never shown back, logged or journaled (a generated one is answered once, at creation)',
+      'per the Standard Webhooks specification: a POST of the CloudEvent in structured mode (application/cloudevents+json), or of what the subscription\'s template renders (webhook-template), headers webhook-id (msg_{subscription}_{event}, the same on every attempt), webhook-timestamp (real time, so a receiver\'s replay window holds when the sandbox clock is moved) and webhook-signature (v1, HMAC-SHA256 by the standardwebhooks library); a 2xx within the timeout (default 5s) is delivered, anything else fails and is retried on the sandbox clock after 5s, 5m, 30m, 2h, 5h, 10h, 10h (configurable); redirects are not followed; one request at a time per subscription, in event order; a manual redelivery is not retried; subscriptions and their logs (last 1000 messages) live in memory, outlive a reset and go with the workspace; at most 100 per workspace; a secret is never shown back, logged or journaled (a generated one is answered once, at creation)',
     reason: 'receivers built on a Standard Webhooks library verify the sandbox\'s messages as they would any provider\'s, and a test drives retries by moving the clock instead of waiting hours',
+  },
+  {
+    id: 'webhook-template',
+    interface: 'sandbox',
+    topic: 'The payload of a notification shaped by its subscription (the platform\'s payloads are not in the specification)',
+    decision:
+      'a subscription\'s template is a Handlebars template rendered over {event} (the CloudEvent) with the helpers of the user-defined operations, inspect included, when the event is emitted (inspect reads the state the event left); {{ }} escapes HTML as WireMock\'s does, toJson writes a value as JSON; the result must be JSON and is sent as rendered, as application/json, signed like any message; a template that does not parse is a 400 at /template; one that fails on an event, or renders no JSON, fails that delivery at once, without an attempt, with its error, and it cannot be redelivered (409)',
+    reason: 'a user who knows the real payload tests the receiver they will run in production; a failure named on the delivery is found where the receiver\'s messages are looked for',
   },
   {
     id: 'webhook-faults',

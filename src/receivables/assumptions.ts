@@ -107,7 +107,7 @@ export const assumptions = [
     interface: 'receivables',
     topic: 'the operation-notification webhook payload is not shown',
     decision:
-      "the platform's notification is not sent; the sandbox's own events (sandbox.receivables.import.processed or .rejected) go to the event feed and to subscriptions (Standard Webhooks); the outcome is visible under /_sandbox/receivables",
+      "the platform's notification is not sent; the sandbox's own events (sandbox.receivables.import.processed or .rejected) go to the event feed and to subscriptions (Standard Webhooks), whose template shapes the payload when the user knows the real one; the outcome is visible under /_sandbox/receivables",
     reason: 'inventing the platform\'s payload would mislead clients built against the sandbox; its own events, in a standard envelope, claim nothing about it',
   },
 ] as const satisfies readonly Assumption[];

@@ -44,7 +44,11 @@ export interface SubscriptionSpec {
   types: string[];
   /** whsec_ followed by the base64 of the key. */
   secret: string;
-  /** Renders the payload of an event (null: the CloudEvent itself, in its JSON format). */
+  /**
+   * Renders the payload of an event (null: the CloudEvent itself, in its JSON format); what it
+   * throws, or a text that is not JSON, is recorded on the event's delivery, which is then failed
+   * without an attempt.
+   */
   render: ((event: SandboxEvent) => string) | null;
   /** The template's text, as given (shown back: it is no secret). */
   template: string | null;
@@ -87,6 +91,8 @@ export interface Delivery {
   attempts: Attempt[];
   /** When the next attempt is due on the sandbox clock; null when none is planned. */
   nextAttemptAt: string | null;
+  /** Why no message could be made for the event (its template failed or rendered no JSON); null when one was. */
+  error: string | null;
 }
 
 export interface SubscriptionView {
@@ -181,6 +187,20 @@ class Subscription {
   }
 
   accept(event: SandboxEvent, body: string, contentType: string): void {
+    const message = this.record(event, body, contentType);
+    const { delayMs } = this.spec.faults;
+    if (delayMs > 0) this.plan(message, this.env.clock.nowMs() + delayMs);
+    else this.comeDue(message);
+  }
+
+  /** The event's delivery, failed at once: no message could be made for it (`error` says why). */
+  fail(event: SandboxEvent, error: string): void {
+    const { delivery } = this.record(event, '', '');
+    delivery.status = 'failed';
+    delivery.error = error;
+  }
+
+  private record(event: SandboxEvent, body: string, contentType: string): Message {
     this.seq += 1;
     const delivery: Delivery = {
       id: String(this.seq),
@@ -191,6 +211,7 @@ class Subscription {
       status: 'pending',
       attempts: [],
       nextAttemptAt: null,
+      error: null,
     };
     const message: Message = { delivery, body, contentType, tries: 0, cancel: undefined };
     this.log.set(delivery.id, message);
@@ -198,9 +219,7 @@ class Subscription {
       const [oldest] = this.log.values();
       if (oldest) this.forget(oldest);
     }
-    const { delayMs } = this.spec.faults;
-    if (delayMs > 0) this.plan(message, this.env.clock.nowMs() + delayMs);
-    else this.comeDue(message);
+    return message;
   }
 
   private forget(message: Message): void {
@@ -433,12 +452,16 @@ export class Subscriptions {
     return out;
   }
 
-  /** Sends delivery `deliveryId` again now; 'no-subscription' or 'no-delivery' when either is unknown. */
-  redeliver(id: string, deliveryId: string): Delivery | 'no-subscription' | 'no-delivery' {
+  /**
+   * Sends delivery `deliveryId` again now; 'no-subscription' or 'no-delivery' when either is unknown,
+   * 'no-message' when none could be made for its event (the delivery's error says why).
+   */
+  redeliver(id: string, deliveryId: string): Delivery | 'no-subscription' | 'no-delivery' | 'no-message' {
     const sub = this.subs.get(id);
     if (!sub) return 'no-subscription';
     const message = sub.log.get(deliveryId);
     if (!message) return 'no-delivery';
+    if (message.delivery.error !== null) return 'no-message';
     sub.redeliver(message);
     return message.delivery;
   }
@@ -451,7 +474,9 @@ export class Subscriptions {
       if (!sub.wants(event)) continue;
       try {
         if (sub.spec.render) {
-          sub.accept(event, sub.spec.render(event), 'application/json');
+          const body = rendered(sub.spec.render, event);
+          if (body.error !== undefined) sub.fail(event, body.error);
+          else sub.accept(event, body.text, 'application/json');
         } else {
           structured ??= structuredMessage(event);
           sub.accept(event, structured.body, structured.contentType);
@@ -466,6 +491,25 @@ export class Subscriptions {
     for (const sub of this.subs.values()) sub.close();
     this.subs.clear();
   }
+}
+
+/**
+ * A template's payload for `event`, or why there is none: the template failed, or what it rendered is
+ * not JSON, which a message sent as application/json must be (parsed only to check it; sent as rendered).
+ */
+function rendered(render: (event: SandboxEvent) => string, event: SandboxEvent): { text: string; error?: undefined } | { error: string } {
+  let text: string;
+  try {
+    text = render(event);
+  } catch (err) {
+    return { error: `the template failed on this event: ${(err as Error).message}` };
+  }
+  try {
+    JSON.parse(text);
+  } catch (err) {
+    return { error: `the template rendered a payload that is not JSON (it is sent as application/json): ${(err as Error).message}` };
+  }
+  return { text };
 }
 
 /** The event in the CloudEvents HTTP binding's structured mode: its JSON format as the body. */

@@ -129,7 +129,8 @@ describe('the inspector page in chromium', () => {
       expect(attempts).toContain('503');
       expect(attempts).toContain('the receiver answered 503');
       expect(attempts).toContain('204');
-      expect(await page.textContent('#overview-body')).toContain('1: 1 delivered, 0 pending, 0 failed');
+      // The overview redraws on its own refresh, which may come after the events panel's.
+      await page.waitForSelector('#overview-body:has-text("1: 1 delivered, 0 pending, 0 failed")', WAIT);
       await fetch(`${base}/_sandbox/subscriptions/${id}`, { method: 'DELETE' });
     } finally {
       await receiver.close();

@@ -28,6 +28,7 @@ function faultsText(f) {
 
 /** @param {Delivery} d */
 function attempts(d) {
+  if (d.error !== null) return h('p', {}, `No message was sent: ${d.error}`);
   if (d.attempts.length === 0)
     return h('p', {}, d.nextAttemptAt ? `No attempt yet; the first is due at ${when(d.nextAttemptAt)} (sandbox clock).` : 'No attempt yet.');
   return table(
