@@ -16,8 +16,10 @@
 // A write of a deleted round must be gone from the round that replaced it.
 // Pass/fail: no 5xx but the documented faults the rules asked for, the RSS of the last third within
 // 10 % of the first third's, health p99 under 100 ms, no acknowledged write missing. Exit code 1 on any
-// miss; the figures (docs/reliability.md) are printed either way. The server's event-loop delay is
-// reported beside the health figures, not judged: it is the part of a probe's wait that is the server's.
+// miss; the figures (docs/reliability.md) are printed either way. Reported beside the health figures,
+// not judged: the server's event-loop delay (the part of a probe's wait spent in the server), and how
+// much of the run its main thread spent on a core and waiting for one (on a machine shared with other
+// work, the wait is what the machine adds to that delay).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -358,6 +360,21 @@ function prober(url: string): { stop: () => void; done: Promise<void> } {
   return { stop: () => worker.postMessage('stop'), done };
 }
 
+/**
+ * The server's main thread (its event loop) as Linux's scheduler counted it: seconds on a core, and
+ * seconds it was ready to run but waited for one (/proc/{pid}/task/{pid}/schedstat). The wait is the
+ * machine's share of the loop's delay: other processes on the same cores. Undefined elsewhere.
+ */
+function mainThreadSched(pid: number | undefined): { cpuS: number; waitS: number } | undefined {
+  if (!pid) return undefined;
+  try {
+    const [cpuNs = 0, waitNs = 0] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    return { cpuS: cpuNs / 1e9, waitS: waitNs / 1e9 };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The server's event-loop delay since the last reset (bench/loop-delay.ts); undefined if it did not answer. */
 async function loopDelay(server: Running): Promise<LoopDelayReport | undefined> {
   const answer = new Promise<LoopDelayReport>((resolve) => {
@@ -445,6 +462,7 @@ async function main(): Promise<number> {
   const startedAt = performance.now();
   // The server's loop delay counts from here: its start-up (loading modules) is not the traffic's.
   server.child.send('loop-delay:reset');
+  const schedAtStart = mainThreadSched(server.child.pid);
   const probe = prober(server.url);
   const sampler = setInterval(() => sampleRss(server.child.pid, startedAt), 1000);
   const progress = setInterval(() => {
@@ -460,6 +478,8 @@ async function main(): Promise<number> {
   running = false;
   probe.stop();
   const serverLoop = await loopDelay(server);
+  const schedAtEnd = mainThreadSched(server.child.pid);
+  const trafficSeconds = (performance.now() - startedAt) / 1000;
   await Promise.all([...workers, probe.done]);
   clearInterval(sampler);
   clearInterval(progress);
@@ -515,6 +535,12 @@ async function main(): Promise<number> {
     serverLoopDelayP50Ms: serverLoop?.p50Ms ?? null,
     serverLoopDelayP99Ms: serverLoop?.p99Ms ?? null,
     serverLoopDelayMaxMs: serverLoop?.maxMs ?? null,
+    // Of the traffic's wall time, the share the server's main thread ran on a core, and the share it
+    // was ready to run but waited for one (Linux only; null elsewhere).
+    serverMainThreadCpuPercent:
+      schedAtStart && schedAtEnd ? Math.round(((schedAtEnd.cpuS - schedAtStart.cpuS) / trafficSeconds) * 1000) / 10 : null,
+    serverMainThreadWaitForCorePercent:
+      schedAtStart && schedAtEnd ? Math.round(((schedAtEnd.waitS - schedAtStart.waitS) / trafficSeconds) * 1000) / 10 : null,
     loadAverageAtEnd: load,
   };
   log(`## results\n${JSON.stringify(results, null, 2)}`);
@@ -532,7 +558,7 @@ async function main(): Promise<number> {
     after.missing.length === 0 &&
     results.resurrected === 0 &&
     stopped === 0;
-  log(`## ${pass ? 'PASS' : 'FAIL'}: 5xx ${stats.fiveXX.length} (documented faults ${stats.documentedFaults}), RSS ${results.rssFirstThirdMiB} -> ${results.rssLastThirdMiB} MiB (${results.rssDriftPercent} %), health p99 ${results.healthP99Ms} ms (server loop delay p99 ${results.serverLoopDelayP99Ms} ms), missing ${before.missing.length}/${after.missing.length}, load ${load}`);
+  log(`## ${pass ? 'PASS' : 'FAIL'}: 5xx ${stats.fiveXX.length} (documented faults ${stats.documentedFaults}), RSS ${results.rssFirstThirdMiB} -> ${results.rssLastThirdMiB} MiB (${results.rssDriftPercent} %), health p99 ${results.healthP99Ms} ms (server loop delay p99 ${results.serverLoopDelayP99Ms} ms; its main thread on a core ${results.serverMainThreadCpuPercent} %, waiting for one ${results.serverMainThreadWaitForCorePercent} % of the time), missing ${before.missing.length}/${after.missing.length}, load ${load}`);
   rmSync(dir, { recursive: true, force: true });
   return pass ? 0 : 1;
 }
