@@ -10,7 +10,7 @@ import { clientErrorHandler, trackAnswers } from './http/client-errors.js';
 import { SandboxError } from './http/errors.js';
 import { type InterfaceModule, Interfaces } from './http/interface-module.js';
 import { useStandardErrors } from './http/interface-plugin.js';
-import { type LogSettings, loggerOptions, logRequests } from './http/logging.js';
+import { lazyChildLogger, type LogSettings, loggerOptions, logRequests } from './http/logging.js';
 import { routerErrorHandler } from './http/router-errors.js';
 import { assumptions as sandboxAssumptions } from './http/sandbox-assumptions.js';
 import { useLazySerializers } from './http/serializer.js';
@@ -187,6 +187,7 @@ function serverOptions(options: AppOptions, settings: Settings, interfaces: Inte
     // A base URL /ws/{name} reaches workspace {name}: the prefix is taken off before routing.
     rewriteUrl: workspaceRewriter(gate),
     logger: options.logger ? loggerOptions(options.logger) : false,
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: settings.bodyLimit,
     // Our own onResponse line (http/logging.ts) replaces Fastify's two lines per request.
     logController: new LogController({ disableRequestLogging: true }),

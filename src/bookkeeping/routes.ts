@@ -54,7 +54,7 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
   async function authorize(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = bearerToken(request, reply, 'a bookkeeping user');
     const { tenantId } = request.params as { tenantId: string };
-    const { userId, hasTenant } = runtimeOf(request).store.bookkeeping.access(token, tenantId);
+    const { userId, hasTenant } = runtimeOf(request).store.bookkeeping.access(token, tenantId, request);
     if (userId === undefined) {
       reply.header('www-authenticate', 'Bearer');
       throw new SandboxError(
@@ -104,8 +104,8 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
       // Ajv has filled the defaults; the fallbacks only satisfy the optional types.
       const { page = 1, pageSize = DEFAULT_PAGE_SIZE, sortBy = 'registeredAt', desc = false } = request.query;
       const store = runtimeOf(request).store;
-      // The serialized page, answered again from the read cache until any row changes. authorize
-      // made this request's full check (other connections' commits included) in access().
+      // The serialized page, answered again from the read cache until any row changes (this
+      // request's earlier lookups already asked about other connections' commits).
       const key = `bk-extract|${sortBy}|${desc}|${page}|${pageSize}|${tenantId}`;
       const cached = store.readCache.get(key, () => {
         // The total comes from the tenant's counter: no count over the tenant's rows.
@@ -119,7 +119,7 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
           pagination: { page, size: pageSize, totalItems: total, totalPages: Math.ceil(total / pageSize) },
         }) as string;
         return { text, outcome: outcome(items.length === 0 ? 'listed-empty' : 'listed') };
-      }, true);
+      }, request);
       request.outcome = cached.outcome;
       return (reply as FastifyReply).type('application/json; charset=utf-8').send(cached.text);
     },

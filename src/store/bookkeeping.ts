@@ -243,14 +243,15 @@ export class BookkeepingStore {
 
   /**
    * The token's user and their access to the tenant in one lookup, answered from the read cache
-   * until any row changes (every request of a client carries the same token and tenant).
+   * until any row changes (every request of a client carries the same token and tenant). `request`:
+   * see ReadCache.get.
    */
-  access(accessToken: string, tenantId: string): Access {
+  access(accessToken: string, tenantId: string, request?: object): Access {
     // The tenant's length makes the key unambiguous whatever characters either holds.
     return this.readCache.get(`bk-access|${tenantId.length}|${tenantId}|${accessToken}`, () => {
       const userId = this.userIdByToken(accessToken);
       return { userId, hasTenant: userId !== undefined && this.userHasTenant(userId, tenantId) };
-    });
+    }, request);
   }
 
   insertTradeBill(bill: Omit<TradeBillRow, 'id'>): void {

@@ -138,7 +138,7 @@ export function installStubs(app: FastifyInstance, serving: StubServing): void {
     const iface = serving.interfaceOfPath(path);
     if (iface === null && !request.is404) return;
     const runtime = runtimeOf(request);
-    if (serving.stubs.isEmpty(runtime)) return;
+    if (serving.stubs.isEmpty(runtime, request)) return;
     if (ownerOfRequest(request.method, path, serving.operations)) return;
 
     let body: Buffer;

@@ -62,8 +62,9 @@ export class StubSet {
     return this.folder;
   }
 
-  private rows(runtime: Runtime): readonly StubRow[] {
-    return runtime.store.readCache.get('sb-stub-rows', () => runtime.store.stubs.list());
+  /** `request`: the request the rows are read for (see ReadCache.get). */
+  private rows(runtime: Runtime, request?: object): readonly StubRow[] {
+    return runtime.store.readCache.keep(['sb_stub_mappings'], 'sb-stub-rows', () => runtime.store.stubs.list(), request);
   }
 
   /** Every mapping of a workspace, in the order they are tried. */
@@ -79,8 +80,8 @@ export class StubSet {
   }
 
   /** True when the workspace has no mapping at all: requests then go where they always went. */
-  isEmpty(runtime: Runtime): boolean {
-    return this.folder.length === 0 && this.rows(runtime).length === 0;
+  isEmpty(runtime: Runtime, request?: object): boolean {
+    return this.folder.length === 0 && this.rows(runtime, request).length === 0;
   }
 
   private compile(row: StubRow): OrderedStub[] {

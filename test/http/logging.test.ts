@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { TURN_BUFFER_LIMIT, TurnLines } from '../../src/http/logging.js';
+import pino from 'pino';
+import { lazyChildLogger, loggerOptions, TURN_BUFFER_LIMIT, TurnLines } from '../../src/http/logging.js';
 import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
 
 describe('logging', () => {
@@ -59,6 +60,34 @@ describe('logging', () => {
     expect(capture.lines.length).toBeGreaterThan(urls.length);
     for (const s of secrets) expect(capture.text).not.toContain(s);
     expect(capture.text).toContain('[redacted]');
+  });
+
+  it("makes a request's own logger when it first logs: with the request's id, redacted like every line", () => {
+    const capture = new LogCapture();
+    const base = pino(loggerOptions({ level: 'debug', stream: capture }), capture);
+    let made = 0;
+    const counting = Object.assign(Object.create(base) as typeof base, {
+      child: (...args: Parameters<typeof base.child>) => {
+        made += 1;
+        return base.child(...args);
+      },
+    });
+    const log = lazyChildLogger(counting, { reqId: 'req-7' }, {});
+    expect(made).toBe(0);
+    expect(log.level).toBe('debug');
+    log.warn({ token: 'body-token-xyz789', headers: { authorization: 'Bearer-secret' } }, 'by a handler');
+    log.debug('and again');
+    log.child({ step: 'inner' }).info('from a child');
+    expect(made).toBe(1);
+    const lines = capture.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => [l.reqId, l.msg])).toEqual([
+      ['req-7', 'by a handler'],
+      ['req-7', 'and again'],
+      ['req-7', 'from a child'],
+    ]);
+    expect(lines[0]).toMatchObject({ token: '[redacted]', headers: { authorization: '[redacted]' } });
+    expect(lines[2]?.step).toBe('inner');
+    expect(capture.text).not.toContain('xyz789');
   });
 
   it('writes the lines of one turn of the event loop together, in order, at the end of that turn', async () => {
