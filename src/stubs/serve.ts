@@ -198,8 +198,8 @@ export function installStubs(app: FastifyInstance, serving: StubServing): void {
 
   // Fastify gives a body without a Content-Type one of its own; a mapping's answer carries only the
   // headers the mapping gives, as WireMock sends them.
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (request.stubHit && !request.stubHit.contentType) reply.removeHeader('content-type');
-    return payload;
+    done(null, payload);
   });
 }
