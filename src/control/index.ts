@@ -3,7 +3,7 @@
 // own file, and each interface's inspection. Not part of any emulated interface.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
-import { ADMIN_KEY_NEEDED, carriesAdminKey } from '../http/bearer.js';
+import { adminKeyRefusal, carriesAdminKey } from '../http/bearer.js';
 import { standardBody } from '../http/errors.js';
 import { useStandardErrors } from '../http/interface-plugin.js';
 import { useJsonBodies } from '../http/json.js';
@@ -62,7 +62,7 @@ export const sandboxPlugin: FastifyPluginAsyncTypebox<{ inspections?: Inspection
   if (adminToken) {
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       if (request.routeOptions.config.sandboxPublic) return;
-      if (!carriesAdminKey(request.headers, adminToken)) return reply.code(401).send(standardBody(401, ADMIN_KEY_NEEDED));
+      if (!carriesAdminKey(request.headers, adminToken)) return reply.code(401).send(standardBody(401, adminKeyRefusal(request.headers)));
     });
   }
 

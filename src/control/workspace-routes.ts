@@ -10,13 +10,16 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
-import { ADMIN_KEY_NEEDED, carriesAdminKey } from '../http/bearer.js';
+import { adminKeyProblem, adminKeyRefusal, carriesAdminKey } from '../http/bearer.js';
 import { renderError, SandboxError, standardBody, validationError } from '../http/errors.js';
+import { editDistance } from '../http/near-miss.js';
 import { afterKey, NextCursor, pageOf, pageQuery } from '../http/paging.js';
 import { StandardError } from '../http/schema.js';
+import { pathOf } from '../http/url.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { createRuntime, type InterfaceParts, type Runtime, type RuntimeLog, type RuntimeSettings } from '../runtime/index.js';
 import {
+  createdByRequest,
   DEFAULT_WORKSPACE,
   invalidWorkspaceNameOf,
   refusedWorkspaceOf,
@@ -197,9 +200,12 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
       const owner = app.interfaces.ofPath(rest);
       if (refused.reason === 'unknown' && !owner && rest.startsWith('/_sandbox')) {
         // The control plane's own answer without its key: whether a workspace exists is not told.
-        return reply.code(401).send(standardBody(401, ADMIN_KEY_NEEDED));
+        return reply.code(401).send(standardBody(401, adminKeyRefusal(request.headers)));
       }
-      const err = refused.reason === 'unknown' ? new WorkspaceUnknownError(refused.name) : new WorkspaceRemovingError(refused.name);
+      const err =
+        refused.reason === 'unknown'
+          ? new WorkspaceUnknownError(refused.name, adminKeyProblem(request.headers))
+          : new WorkspaceRemovingError(refused.name);
       // Under an interface, its shape; a removal there is its documented 400 (the unknown workspace's
       // 404 is the sandbox's own, like the 404 outside every prefix: workspace-locked).
       const status = owner && refused.reason === 'removing' ? 400 : err.status;
@@ -219,13 +225,70 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
     return reply.code(400).type('application/json').send(body);
   });
 
+  // What a request that created its workspace on first use is answered with (workspace-created-header):
+  // set when the answer goes out, since the workspace may be created by a hook or the handler.
+  const created = new WeakMap<FastifyRequest, { name: string; similar: string | undefined }>();
+  // A callback, not an async function: every answer passes here, and a promise each costs the hot path.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const made = created.get(request);
+    if (made) {
+      reply.header(CREATED_HEADER, made.name);
+      if (made.similar !== undefined) reply.header(SIMILAR_HEADER, made.similar);
+    }
+    done(null, payload);
+  });
+
   return (request) => {
     const name = workspaceNameOf(request.raw);
     if (name === undefined) return fallback;
     const runtime = workspaces.use(name, request.raw);
     using.add(request);
+    if (createdByRequest(request.raw)) {
+      const similar = similarWorkspaceName(name, workspaces.names());
+      created.set(request, { name, similar });
+      logCreation(request, name, similar);
+    }
     return runtime;
   };
+}
+
+/** Names the workspace a request created on first use in its answer (workspace-created-header). */
+export const CREATED_HEADER = 'sandbox-workspace-created';
+/** Names the existing workspace a new one's name is near: a likely typo (workspace-created-header). */
+export const SIMILAR_HEADER = 'sandbox-workspace-similar';
+
+/** Longest path a creation log line quotes: a path is the client's and could be any length. */
+const LOGGED_PATH = 200;
+
+function logCreation(request: FastifyRequest, name: string, similar: string | undefined): void {
+  // The path only: a query string may carry what the client considers secret.
+  const path = pathOf(request.originalUrl);
+  const shown = path.length > LOGGED_PATH ? `${path.slice(0, LOGGED_PATH)}...` : path;
+  const line = `workspace '${name}' created by ${request.method} ${shown}`;
+  request.log.info({ workspace: name }, line);
+  if (similar !== undefined)
+    request.log.warn({ workspace: name, similar }, `${line}: did you mean '${similar}', which exists?`);
+}
+
+/**
+ * The existing workspace whose name `name` is most likely a typo of, if any: within edit distance 1
+ * when the shorter name has 3 or 4 characters, 2 from 5 (shorter names are too close to everything),
+ * nearest first, then by name. Names that differ only in their digits (w1 and w2, gw0 and gw1,
+ * worker-3 and worker-12) are a series of parallel workers, never a typo.
+ */
+export function similarWorkspaceName(name: string, names: readonly string[]): string | undefined {
+  const series = (n: string) => n.replace(/[0-9]+/g, '#');
+  let best: { name: string; distance: number } | undefined;
+  for (const other of names) {
+    if (other === name || series(other) === series(name)) continue;
+    const shorter = Math.min(other.length, name.length);
+    const limit = shorter >= 5 ? 2 : shorter >= 3 ? 1 : 0;
+    if (limit === 0 || Math.abs(other.length - name.length) > limit) continue;
+    const distance = editDistance(name, other);
+    if (distance > limit) continue;
+    if (!best || distance < best.distance || (distance === best.distance && other < best.name)) best = { name: other, distance };
+  }
+  return best?.name;
 }
 
 // ---- control calls --------------------------------------------------------------------------
@@ -316,14 +379,30 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
           { additionalProperties: false },
         ),
         response: {
-          201: WorkspaceInfo,
+          201: Type.Object(WorkspaceInfo.properties, {
+            // Read by @fastify/swagger into the response's headers.
+            headers: {
+              'Sandbox-Workspace-Similar': {
+                type: 'string',
+                description: 'an existing workspace whose name is near this one (a likely typo); absent when none is',
+                'x-sandbox-assumption': assumed('workspace-created-header'),
+              },
+            },
+          }),
           400: StandardError,
           401: StandardError,
           404: StandardError,
           409: StandardError,
           429: StandardError,
         },
-        'x-sandbox-assumption': assumed('workspace-names', 'workspace-lifecycle', 'workspace-locked', 'workspace-limit', 'control-plane-key'),
+        'x-sandbox-assumption': assumed(
+          'workspace-names',
+          'workspace-lifecycle',
+          'workspace-locked',
+          'workspace-limit',
+          'control-plane-key',
+          'workspace-created-header',
+        ),
       },
     },
     async (request, reply) => {
@@ -336,6 +415,11 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
           `workspace "${name}" exists already: reset it (POST /ws/${name}/_sandbox/reset) or DELETE /_sandbox/workspaces/${name} first`,
         );
       request.log.info({ workspace: name }, 'workspace created');
+      const similar = similarWorkspaceName(name, app.workspaces.names());
+      if (similar !== undefined) {
+        request.log.warn({ workspace: name, similar }, `workspace '${name}' created: did you mean '${similar}', which exists?`);
+        reply.header(SIMILAR_HEADER, similar);
+      }
       return reply.code(201).send(created);
     },
   );

@@ -13,26 +13,43 @@ export type PdfRule = 'pdf-only' | 'not-encrypted' | 'max-size';
 
 export type PdfCheck = { ok: true } | { ok: false; rule: PdfRule; reason: string };
 
-// Readers accept bytes before the header as long as it lies within the first 1024 bytes.
+// Readers accept bytes before the header as long as it lies within the first 1024 bytes: "%PDF-"
+// ends by byte 1024 (starts at offset 1019 at the latest, as pdf.js looks for it), its version digit
+// right after, possibly byte 1025.
 const HEADER_WINDOW = 1024;
 const HEADER = Buffer.from('%PDF-', 'latin1');
+/** The last offset "%PDF-" may start at: it then ends exactly at byte 1024. */
+const LAST_HEADER_START = HEADER_WINDOW - HEADER.length;
+/**
+ * The first bytes a streamed check keeps: the window, and enough after it to read the version digit
+ * of a header ending at byte 1024 and to see a header that starts in the window but ends past it.
+ */
+const HEAD_KEPT = HEADER_WINDOW + HEADER.length;
 
 function asBuffer(bytes: Uint8Array): Buffer {
   // A view, not a copy: files reach 15 MB.
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** Where '%PDF-' and a version digit start within the first 1024 bytes; -1 when they do not. */
-export function pdfHeaderOffset(bytes: Uint8Array): number {
-  const head = asBuffer(bytes).subarray(0, HEADER_WINDOW);
-  for (let at = head.indexOf(HEADER); at >= 0; at = head.indexOf(HEADER, at + 1)) {
-    const next = head[at + HEADER.length];
+/**
+ * The offset of the first '%PDF-' followed by a version digit that starts at or after `from` and
+ * ends within the first `within` bytes; -1 when there is none.
+ */
+function headerAt(bytes: Buffer, from: number, within: number): number {
+  const head = bytes.subarray(0, within);
+  for (let at = head.indexOf(HEADER, from); at >= 0; at = head.indexOf(HEADER, at + 1)) {
+    const next = bytes[at + HEADER.length];
     if (next !== undefined && next >= 0x30 && next <= 0x39) return at;
   }
   return -1;
 }
 
-/** True when '%PDF-' and a version digit lie within the first 1024 bytes. */
+/** Where '%PDF-' (ending by byte 1024) and its version digit start; -1 when they do not. */
+export function pdfHeaderOffset(bytes: Uint8Array): number {
+  return headerAt(asBuffer(bytes), 0, HEADER_WINDOW);
+}
+
+/** True when '%PDF-' lies within the first 1024 bytes, followed by a version digit. */
 export function isPdf(bytes: Uint8Array): boolean {
   return pdfHeaderOffset(bytes) >= 0;
 }
@@ -519,7 +536,7 @@ export function isEncryptedPdf(bytes: Uint8Array): boolean {
  */
 export class PdfFileCheck {
   private size = 0;
-  private readonly head = Buffer.alloc(HEADER_WINDOW);
+  private readonly head = Buffer.alloc(HEAD_KEPT);
   private headLength = 0;
   private headerAt: number | undefined;
   private readonly last = Buffer.alloc(HEADER_WINDOW);
@@ -547,11 +564,11 @@ export class PdfFileCheck {
     }
     let b = asBuffer(chunk);
     if (this.headerAt === undefined) {
-      const take = Math.min(HEADER_WINDOW - this.headLength, b.length);
+      const take = Math.min(HEAD_KEPT - this.headLength, b.length);
       b.copy(this.head, this.headLength, 0, take);
       this.headLength += take;
       b = b.subarray(take);
-      if (this.headLength < HEADER_WINDOW) return;
+      if (this.headLength < HEAD_KEPT) return;
       if (!this.findHeader()) return;
     }
     this.feed(b);
@@ -561,7 +578,7 @@ export class PdfFileCheck {
   result(): PdfCheck {
     if (this.size > this.maxBytes) return this.tooLarge();
     if (this.early) return this.early;
-    if (this.headerAt === undefined && !this.findHeader()) return this.early ?? notPdf();
+    if (this.headerAt === undefined && !this.findHeader()) return this.early ?? notPdf(this.head.subarray(0, this.headLength));
     const headerAt = this.headerAt ?? 0;
     const container = containerProblemOf(this.head.subarray(0, this.headLength), headerAt, this.lastBytes());
     if (container !== null) return { ok: false, rule: 'pdf-only', reason: container };
@@ -583,9 +600,10 @@ export class PdfFileCheck {
 
   /** Looks for the header in the bytes kept so far; false (and `failed` set) when it is not there. */
   private findHeader(): boolean {
-    const at = pdfHeaderOffset(this.head.subarray(0, this.headLength));
+    const head = this.head.subarray(0, this.headLength);
+    const at = pdfHeaderOffset(head);
     if (at < 0) {
-      this.early = notPdf();
+      this.early = notPdf(head);
       return false;
     }
     this.headerAt = at;
@@ -622,8 +640,16 @@ export class PdfFileCheck {
   }
 }
 
-function notPdf(): PdfCheck {
-  return { ok: false, rule: 'pdf-only', reason: 'the file is not a PDF (no "%PDF-" header within its first 1024 bytes)' };
+/** Rule 4's refusal of a file without a header in its first 1024 bytes: where it looked, and where a late one is. */
+function notPdf(head: Buffer): PdfCheck {
+  const late = headerAt(head, LAST_HEADER_START + 1, head.length);
+  const reason =
+    late >= 0
+      ? `the file is not a PDF: its "%PDF-" header starts at byte offset ${late} and ends at byte ${late + HEADER.length}, ` +
+        `past the first ${HEADER_WINDOW} bytes, where a reader looks for it (it must start by offset ${LAST_HEADER_START})`
+      : `the file is not a PDF: no "%PDF-" header followed by a version digit in its first ${HEADER_WINDOW} bytes ` +
+        `(looked for at byte offsets 0 to ${LAST_HEADER_START}, so that it ends by byte ${HEADER_WINDOW})`;
+  return { ok: false, rule: 'pdf-only', reason };
 }
 
 /** Applies the rules in order: size (5), PDF signature and structure (4), then encryption (3). */

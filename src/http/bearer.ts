@@ -12,8 +12,34 @@ export function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** What a control call without the key is told when SANDBOX_ADMIN_TOKEN is set. */
-export const ADMIN_KEY_NEEDED = 'this sandbox has SANDBOX_ADMIN_TOKEN set: send it in the Sandbox-Admin-Token header';
+/** What was wrong with the control plane's key on a request refused for it. */
+export type AdminKeyProblem = 'missing' | 'empty' | 'wrong';
+
+/** Why a request that does not carry the control plane's key was refused: no header, an empty one, or another value. */
+export function adminKeyProblem(headers: IncomingHttpHeaders): AdminKeyProblem {
+  const given = headers['sandbox-admin-token'];
+  if (given === undefined) return 'missing';
+  return String(given).trim() === '' ? 'empty' : 'wrong';
+}
+
+/**
+ * What a control call refused for its key is told (a 401 whichever it is): a missing key and a wrong
+ * one differ, so a user knows whether the header got lost on the way or holds another value. The
+ * value sent is never echoed.
+ */
+export function adminKeyMessage(problem: AdminKeyProblem, headers: IncomingHttpHeaders = {}): string {
+  if (problem === 'empty')
+    return 'the Sandbox-Admin-Token header is empty (an unset variable?): send the key this sandbox\'s SANDBOX_ADMIN_TOKEN holds';
+  if (problem === 'wrong')
+    return 'the Sandbox-Admin-Token header does not match this sandbox\'s SANDBOX_ADMIN_TOKEN (the value sent is not echoed)';
+  const bearer = headers.authorization === undefined ? '' : ' (an Authorization header is not read by the control plane)';
+  return `this sandbox has SANDBOX_ADMIN_TOKEN set: send it in the Sandbox-Admin-Token header${bearer}`;
+}
+
+/** The control plane's 401 message for a request without the right key. */
+export function adminKeyRefusal(headers: IncomingHttpHeaders): string {
+  return adminKeyMessage(adminKeyProblem(headers), headers);
+}
 
 /** Whether a request carries the control plane's key (the Sandbox-Admin-Token header). */
 export function carriesAdminKey(headers: IncomingHttpHeaders, adminToken: string): boolean {

@@ -23,7 +23,7 @@ const METHOD_COST = 0.5;
 const isParam = (segment: string) => segment.startsWith('{') && segment.endsWith('}');
 
 /** Character edit distance (Levenshtein). */
-function chars(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   if (a === b) return 0;
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
@@ -40,7 +40,7 @@ function chars(a: string, b: string): number {
 function substitution(sent: string, template: string): number {
   if (isParam(template)) return sent === '' ? 1 : 0;
   if (sent === template) return 0;
-  return chars(sent, template) / Math.max(sent.length, template.length);
+  return editDistance(sent, template) / Math.max(sent.length, template.length);
 }
 
 const segmentsOf = (path: string) => path.split('/').slice(1);

@@ -3,7 +3,9 @@
 // licence, and named schemas under components.schemas. The route schemas stay the one source: this
 // module only places what they say (docs/openapi.md).
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import { assumptionLookup } from './assumption-catalog.js';
 import type { Interfaces } from './interface-module.js';
+import { assumptions } from './sandbox-assumptions.js';
 
 /** The tag of every control-plane call. */
 export const CONTROL_TAG = { name: 'sandbox control plane', description: 'the sandbox itself, under /_sandbox' } as const;
@@ -17,6 +19,9 @@ const ADMIN_TOKEN_SCHEME = {
     description: 'needed by /_sandbox calls only when the sandbox runs with SANDBOX_ADMIN_TOKEN set',
   },
 } as const;
+
+/** What the workspace base URL's server entry says it follows. */
+const WORKSPACE_SERVER_ASSUMPTION = assumptionLookup(assumptions)('workspace-prefix', 'workspace-lifecycle', 'workspace-created-header');
 
 /** The admin header is optional: needed only when the sandbox has an admin token. */
 const CONTROL_SECURITY = [{ sandboxAdminToken: [] }, {}];
@@ -123,6 +128,20 @@ export function swaggerOptions(
       servers: [
         // Relative: the sandbox that serves the document (npm start listens on port 3000 by default).
         { url: '/', description: 'the sandbox serving this document' },
+        // x-sandbox-assumption: an extension the ServerObject type does not name.
+        {
+          // Absolute: a relative URL with a variable is not one linters can check (Spectral's oas3-server-variables).
+          url: 'http://{address}/ws/{name}',
+          description:
+            'workspace {name} of the sandbox serving this document, created on first use: an answer from a workspace ' +
+            'that request created carries the header Sandbox-Workspace-Created: {name}, and Sandbox-Workspace-Similar: ' +
+            '{an existing name} when the new name is near one (a likely typo; x-sandbox-assumption)',
+          variables: {
+            address: { default: '127.0.0.1:3000', description: 'host and port of the sandbox (npm start: 127.0.0.1:3000)' },
+            name: { default: 'w0', description: '1 to 64 characters of a-z, 0-9 and -' },
+          },
+          ...{ 'x-sandbox-assumption': WORKSPACE_SERVER_ASSUMPTION },
+        },
       ],
       tags: [...interfaces.modules.map((m) => m.openapi.tag), CONTROL_TAG],
       components: { securitySchemes },

@@ -257,6 +257,15 @@ export const assumptions = [
     reason: 'a worker only picks its name; a suite that wants its own fixtures creates the workspace with them once and resets back to them',
   },
   {
+    id: 'workspace-created-header',
+    interface: 'sandbox',
+    topic: 'How a client notices that its request created a workspace (a mistyped name)',
+    decision:
+      'an answer from a workspace that this very request created on first use carries Sandbox-Workspace-Created: {name}, whatever its status, and the sandbox logs "workspace \'{name}\' created by {method} {path}" (info; no query string); when an existing workspace\'s name is near the new one (edit distance 1 for names of 3 or 4 characters, up to 2 from 5 characters; names that differ only in their digits, such as w1 and w2 or gw0 and gw1, are a series of workers, never near), the answer also carries Sandbox-Workspace-Similar: {near name} and a warning is logged ("did you mean ...?"); POST /_sandbox/workspaces answers 201 and carries only Sandbox-Workspace-Similar; a proxied answer (proxy-scope) passes unchanged, without either; neither changes the answer otherwise',
+    reason:
+      'a mistyped workspace name otherwise silently creates a new, empty (and, file-backed, permanent) workspace whose empty answers look like a sandbox bug; a header is seen by the client and its logs without changing what the interface answers',
+  },
+  {
     id: 'workspace-locked',
     interface: 'sandbox',
     topic: 'Who may create a workspace when the control plane is locked (SANDBOX_ADMIN_TOKEN set)',
@@ -278,7 +287,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Who may use the control plane, and what an empty setting means',
     decision:
-      'unset SANDBOX_ADMIN_TOKEN: the control plane is open to whoever reaches the port (the image listens on every interface); set: every /_sandbox call but the inspector\'s static files needs the Sandbox-Admin-Token header (401) and only a request carrying it creates a workspace; SANDBOX_ADMIN_TOKEN or HOST set but empty (or blank) is refused at start with a message (exit 2), as is --host \'\' and buildApp({ adminToken: \'\' })',
+      'unset SANDBOX_ADMIN_TOKEN: the control plane is open to whoever reaches the port (the image listens on every interface); set: every /_sandbox call but the inspector\'s static files needs the Sandbox-Admin-Token header (401, whose message tells a missing header from an empty one and from another value, never echoing it) and only a request carrying it creates a workspace; SANDBOX_ADMIN_TOKEN or HOST set but empty (or blank) is refused at start with a message (exit 2), as is --host \'\' and buildApp({ adminToken: \'\' })',
     reason: 'an empty variable (a compose file\'s unset ${TOKEN}) would otherwise silently mean an open control plane, or listening on every interface',
   },
   {

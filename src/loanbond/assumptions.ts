@@ -108,7 +108,7 @@ export const assumptions = [
     interface: 'loanbond',
     topic: 'How "PDF only" (rule 4) and "not encrypted or password-protected" (rule 3) are decided',
     decision:
-      'a PDF is a file with %PDF- and a version digit within its first 1024 bytes (as PDF readers accept); it is encrypted when a trailer dictionary, or a cross-reference stream dictionary (/Type /XRef), of any revision has an /Encrypt entry whose value is not null; names are compared decoded (/Encr#79pt is /Encrypt), and strings, comments and stream data are skipped, so a PDF that only mentions /Encrypt in its text is not encrypted',
+      'a PDF is a file whose %PDF- lies within its first 1024 bytes (starting at byte offset 1019 at the latest, so that it ends by byte 1024, as pdf.js looks for it), followed by a version digit; a refusal says where it looked, or at which offset a later header starts and ends; it is encrypted when a trailer dictionary, or a cross-reference stream dictionary (/Type /XRef), of any revision has an /Encrypt entry whose value is not null; names are compared decoded (/Encr#79pt is /Encrypt), and strings, comments and stream data are skipped, so a PDF that only mentions /Encrypt in its text is not encrypted',
     reason:
       'ISO 32000-1 marks an encrypted file, owner password included, by that entry (7.5.5, 7.5.8, 7.6.1), and neither dictionary may be compressed; any revision counts, because an incremental update of an encrypted file stays encrypted',
   },

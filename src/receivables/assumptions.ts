@@ -48,7 +48,7 @@ export const assumptions = [
     interface: 'receivables',
     topic: 'which CNAB layout a file is in',
     decision:
-      'lengths count bytes (files are single-byte ASCII/Latin-1); all lines 400: CNAB 400; 444-byte header numbered at 439-444: FIDC 444 (key 395-438); 400-byte header with 444-byte details, or a 444-byte header numbered at 395-400: "400 + 44" (key 401-444)',
+      'lengths count bytes (files are single-byte ASCII/Latin-1); all lines 400: CNAB 400; 444-byte header numbered at 439-444: FIDC 444 (key 395-438); 400-byte header with 444-byte details, or a 444-byte header numbered at 395-400: "400 + 44" (key 401-444); mixed widths by one rule in every layout (line-length, an error): every title is as wide as the first title, and a header, trailer or other record is too, or is 400 bytes beside 444-byte titles (its sequence then at 395-400)',
     reason: 'CNAB 444 has no FEBRABAN standard; both variants are in use and real generators mix widths',
   },
   {

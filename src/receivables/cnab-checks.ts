@@ -34,7 +34,9 @@ export const CNAB_RULES = {
   'trailer-count': "the trailer's sequence is not the file's record count",
   sequence: 'sequence numbers are not consecutive from 000001',
   'record-type': 'a record between header and trailer has type 0, 9 or a non-digit',
-  'line-length': 'a FIDC CNAB 444 file has a line that is not 444 bytes',
+  'line-length':
+    'a line is not as wide as the titles (the first title\'s width: a 400-byte title among 444-byte ones or the reverse), ' +
+    'except a 400-byte header, trailer or other record beside 444-byte titles ("400 + 44")',
   'no-titles': 'the file has no title records (type 1 or 7)',
   'document-number': "a title's document number is blank",
   occurrence: "a title's occurrence code is blank or not digits",
@@ -124,7 +126,8 @@ export class CnabReader {
   private readonly file: CnabFile;
   private readonly text: string;
   private readonly lines: LineIndex;
-  private readonly seqStart: number;
+  /** Where the sequence is in the line being read (cnab-record.ts, seqStartOf). */
+  private seqStart: number;
   private readonly keyStart: number | null;
   private readonly strict: boolean;
   private readonly maxDiagnostics: number;
@@ -222,12 +225,13 @@ export class CnabReader {
     const lineNumber = index + 1;
     const type = text.charCodeAt(start);
 
-    if (this.layout === 'cnab444-fidc' && length !== 444) {
-      const message = `line has ${length} bytes, but this is a FIDC CNAB 444 file (444-byte header numbered at 439-444): every line has 444`;
-      this.report(out, lineNumber, null, 'line-length', 'error', message);
+    const width = this.widthProblem(index, length, type);
+    if (width !== null) {
+      this.report(out, lineNumber, null, 'line-length', 'error', width);
       this.previousSeq++;
       return;
     }
+    this.seqStart = this.file.seqStartOf(length);
     if (index === this.last && index > 0) {
       this.checkTrailer(lineNumber, start, type, out);
       return;
@@ -245,6 +249,23 @@ export class CnabReader {
       const message = `record type must be a digit, found ${JSON.stringify(text.charAt(start))}`;
       this.report(out, lineNumber, '1', 'record-type', 'error', message);
     }
+  }
+
+  /**
+   * What is wrong with a line's width, or null: one rule whichever layout the header names. Every
+   * title has the width of the file's first title; a header, trailer or other record has it too, or
+   * 400 beside 444-byte titles (the "400 + 44" form real generators write, as Itaú's in brcobranca).
+   */
+  private widthProblem(index: number, length: number, type: number): string | null {
+    const titles = this.file.titleWidth;
+    if (length === titles) return null;
+    const first = this.file.firstTitle;
+    const base = `line has ${length} bytes, but the titles of this file have ${titles}`;
+    const where = first === null ? ' (it has none; the header has that width)' : ` (the first at line ${first + 1})`;
+    const isTitle = index > 0 && index < this.last && this.file.isTitleType(type);
+    if (isTitle) return `${base}${where}: every title has the same width`;
+    if (length === 400 && titles === 444) return null;
+    return `${base}${where}: a header, trailer or other record has the width of the titles, or 400 beside 444-byte titles ("400 + 44")`;
   }
 
   private checkHeader(lineNumber: number, start: number, type: number, out: CnabDiagnostic[]): void {

@@ -76,6 +76,9 @@ const { issueDate: ISSUE_DATE, draweeType: DRAWEE_TYPE, draweeTaxId: DRAWEE_TAX_
 export const CPF_START = DRAWEE_TAX_ID.start + 3;
 const { bankCode: BANK_CODE, returnWord: RETURN_WORD } = HEADER;
 
+/** 0-based start of the sequence (395-400) in a CNAB 400 line, and in the first 400 columns of "400 + 44". */
+const CNAB400_SEQ_START = 394;
+
 /** A scanned file, its layout, and its titles read on demand. */
 export class CnabFile {
   readonly layout: CnabLayout;
@@ -91,6 +94,12 @@ export class CnabFile {
   readonly returnFile: boolean;
   /** Role of record types '0'-'9' (index = digit). */
   private readonly roles: Uint8Array;
+  /**
+   * The width of the file's titles: that of its first title (0-based index `firstTitle`), or of the
+   * header when it has none. Every line's width is judged against it (cnab-checks.ts, line-length).
+   */
+  readonly titleWidth: number;
+  readonly firstTitle: number | null;
 
   constructor(
     readonly text: string,
@@ -102,12 +111,12 @@ export class CnabFile {
     for (let i = 0; i < lines.count; i++) if (lines.lengths[i] === 444) wide = true;
     if (headerLength === 400) {
       this.layout = wide ? 'cnab444-400+44' : 'cnab400';
-      this.seqStart = 394;
+      this.seqStart = CNAB400_SEQ_START;
       this.keyStart = wide ? 400 : null;
     } else if (!digitsAt(text, headerStart + 438, SEQUENCE_LENGTH) && digitsAt(text, headerStart + 394, SEQUENCE_LENGTH)) {
       // A 444-byte header numbered at 395-400: the "400 + 44" layout with the header padded to 444.
       this.layout = 'cnab444-400+44';
-      this.seqStart = 394;
+      this.seqStart = CNAB400_SEQ_START;
       this.keyStart = 400;
     } else {
       this.layout = 'cnab444-fidc';
@@ -125,6 +134,19 @@ export class CnabFile {
     for (const digit of RECORD_DIGITS) {
       this.roles[Number(digit)] = this.records.records[digit].role === 'title' ? ROLE_TITLE : ROLE_ATTACHED;
     }
+    let first: number | null = null;
+    for (let index = 1; index < lines.count - 1 && first === null; index++) if (this.isTitle(index)) first = index;
+    this.firstTitle = first;
+    this.titleWidth = lines.lengths[first ?? 0] ?? headerLength;
+  }
+
+  /**
+   * 0-based start of the sequence number in a line of `width` bytes: a 400-byte line has it at 395-400
+   * in every layout (the "400 + 44" header and trailer beside 444-byte titles), a 444-byte line where
+   * the layout puts it.
+   */
+  seqStartOf(width: number): number {
+    return width === 400 ? CNAB400_SEQ_START : this.seqStart;
   }
 
   /** Scans and opens a file's bytes (read as Latin-1: one character per byte). */

@@ -3,6 +3,7 @@
 // prefix is taken off before routing (workspaceRewrite), so routes, the journal, fault patterns and
 // error pointers all see the path relative to the base URL, exactly as in the default workspace.
 import type { IncomingMessage } from 'node:http';
+import { type AdminKeyProblem, adminKeyProblem } from '../http/bearer.js';
 import { SandboxError } from '../http/errors.js';
 import type { Runtime, RuntimeLog } from './index.js';
 
@@ -17,6 +18,7 @@ const PREFIX = '/ws/';
 const NAME = Symbol('sandbox.workspace');
 const INVALID = Symbol('sandbox.workspace.invalid');
 const REFUSED = Symbol('sandbox.workspace.refused');
+const CREATED = Symbol('sandbox.workspace.created');
 
 /**
  * Why a base URL /ws/{name} reaches nothing: `unknown`, no such workspace and this request may not
@@ -29,6 +31,7 @@ interface MarkedRequest extends IncomingMessage {
   [NAME]?: string;
   [INVALID]?: string;
   [REFUSED]?: WorkspaceRefusal;
+  [CREATED]?: true;
 }
 
 /** What the rewrite asks of the workspaces: may this request reach workspace `name` now? */
@@ -75,6 +78,11 @@ export function invalidWorkspaceNameOf(req: IncomingMessage): string | undefined
 /** Why the workspace a request named was not reached, if it was not. */
 export function refusedWorkspaceOf(req: IncomingMessage): WorkspaceRefusal | undefined {
   return (req as MarkedRequest)[REFUSED];
+}
+
+/** Whether the workspace this request named was created by it (its first use). */
+export function createdByRequest(req: IncomingMessage): boolean {
+  return (req as MarkedRequest)[CREATED] === true;
 }
 
 export type WorkspaceStorage = 'memory' | 'file';
@@ -164,12 +172,21 @@ export class WorkspaceRemovingError extends SandboxError {
   }
 }
 
-/** No workspace `name`, and this request may not create one (a locked control plane, no key). */
+/**
+ * No workspace `name`, and this request may not create one (a locked control plane, without its key:
+ * none sent, an empty one, or another value; each told apart).
+ */
 export class WorkspaceUnknownError extends SandboxError {
-  constructor(name: string) {
+  constructor(name: string, key: AdminKeyProblem = 'missing') {
+    const sent =
+      key === 'missing'
+        ? ''
+        : key === 'empty'
+          ? ' (the Sandbox-Admin-Token header sent is empty)'
+          : ' (the Sandbox-Admin-Token header sent does not match it; the value sent is not echoed)';
     super(
       404,
-      `no workspace "${name}": with SANDBOX_ADMIN_TOKEN set, a workspace is created only with the key: ` +
+      `no workspace "${name}": with SANDBOX_ADMIN_TOKEN set, a workspace is created only with the key${sent}: ` +
         `POST /_sandbox/workspaces {"name":"${name}"} with the header Sandbox-Admin-Token (or send that header on a call under /ws/${name})`,
       { code: 'WorkspaceNotFound' },
     );
@@ -246,6 +263,11 @@ export class Workspaces {
     return entry !== undefined && !entry.removing;
   }
 
+  /** The names of the workspaces, `default` included, without those being removed; in no order. */
+  names(): string[] {
+    return [DEFAULT_WORKSPACE, ...[...this.entries.values()].filter((e) => !e.removing).map((e) => e.name)];
+  }
+
   /** How far `req` may reach workspace `name` now (the URL rewrite asks before routing). */
   gate(name: string, req: IncomingMessage): 'open' | WorkspaceRefusal['reason'] {
     if (name === DEFAULT_WORKSPACE) return 'open';
@@ -280,8 +302,10 @@ export class Workspaces {
     const entry = this.entries.get(name);
     if (entry?.removing) throw new WorkspaceRemovingError(name);
     if (entry) return entry;
-    if (!this.mayCreate(req)) throw new WorkspaceUnknownError(name);
-    return this.add(name, undefined);
+    if (!this.mayCreate(req)) throw new WorkspaceUnknownError(name, req ? adminKeyProblem(req.headers) : 'missing');
+    const added = this.add(name, undefined);
+    if (req) (req as MarkedRequest)[CREATED] = true;
+    return added;
   }
 
   private runtimeOf(entry: Entry): Runtime {

@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
-import { checkPdf, isEncryptedPdf, isPdf, MAX_FILE_BYTES, PdfStructure } from '../../src/domain/pdf.js';
+import { checkPdf, isEncryptedPdf, isPdf, MAX_FILE_BYTES, PdfFileCheck, pdfHeaderOffset, PdfStructure } from '../../src/domain/pdf.js';
 import { cmsSignedData, storedZip } from './helpers.js';
 import { buildPdf, onePage, STANDARD_SECURITY_HANDLER } from './pdf-builder.js';
 import { pdfjsSaysEncrypted, pdfkitFile } from './pdf-judges.js';
@@ -41,7 +41,7 @@ describe('isPdf', () => {
 
   it('rejects a header that starts beyond the first 1024 bytes', () => {
     expect(isPdf(withJunkBefore(minimalPdf(), 1100))).toBe(false);
-    expect(isPdf(withJunkBefore(minimalPdf(), 1019))).toBe(false);
+    expect(isPdf(withJunkBefore(minimalPdf(), 1020))).toBe(false);
   });
 
   it('requires a version digit after %PDF-', () => {
@@ -213,6 +213,45 @@ describe('checkPdf', () => {
     expect(big.length).toBe(MAX_FILE_BYTES);
     expect(checkPdf(big, MAX_FILE_BYTES).ok === false).toBe(true);
     expect(isEncryptedPdf(big)).toBe(true);
+  });
+});
+
+describe('the "%PDF-" header within the first 1024 bytes, to the byte', () => {
+  const verdict = (bytes: Buffer, chunk?: number) => {
+    const check = new PdfFileCheck(MAX_FILE_BYTES);
+    if (chunk === undefined) check.push(bytes);
+    else for (let at = 0; at < bytes.length; at += chunk) check.push(bytes.subarray(at, at + chunk));
+    const result = check.result();
+    return result.ok ? 'accepted' : `${result.rule}: ${result.reason}`;
+  };
+  // 1019 bytes before it: "%PDF-" takes bytes 1020-1024, ending exactly at byte 1024; its version digit is byte 1025.
+  const endsAt1024 = withJunkBefore(minimalPdf(), 1019);
+  const endsAt1025 = withJunkBefore(minimalPdf(), 1020);
+
+  it('accepts a header ending exactly at byte 1024, whole or byte by byte, and finds it at offset 1019', () => {
+    expect(endsAt1024.toString('latin1', 1019, 1024)).toBe('%PDF-');
+    expect(pdfHeaderOffset(endsAt1024)).toBe(1019);
+    expect(isPdf(endsAt1024)).toBe(true);
+    expect(checkPdf(endsAt1024, MAX_FILE_BYTES)).toEqual({ ok: true });
+    expect(verdict(endsAt1024, 1)).toBe('accepted');
+    expect(verdict(endsAt1024, 1024)).toBe('accepted');
+  });
+
+  it('refuses one ending a byte later, saying where it starts and ends and where it was looked for', () => {
+    const reason =
+      'pdf-only: the file is not a PDF: its "%PDF-" header starts at byte offset 1020 and ends at byte 1025, ' +
+      'past the first 1024 bytes, where a reader looks for it (it must start by offset 1019)';
+    expect(pdfHeaderOffset(endsAt1025)).toBe(-1);
+    expect(verdict(endsAt1025)).toBe(reason);
+    expect(verdict(endsAt1025, 1)).toBe(reason);
+    expect(verdict(endsAt1025, 1021)).toBe(reason);
+  });
+
+  it('says where it looked when there is no header at all', () => {
+    expect(verdict(Buffer.alloc(3000, 0x41))).toBe(
+      'pdf-only: the file is not a PDF: no "%PDF-" header followed by a version digit in its first 1024 bytes ' +
+        '(looked for at byte offsets 0 to 1019, so that it ends by byte 1024)',
+    );
   });
 });
 

@@ -98,6 +98,17 @@ describe('loan-bond files (rules 3-5)', () => {
     expect(res.statusCode).toBe(201);
   });
 
+  it('accepts a "%PDF-" header ending exactly at byte 1024 and refuses one ending a byte later, naming its offset', async () => {
+    const app = await lbApp();
+    const at = (before: number) => Buffer.concat([Buffer.alloc(before, 0x20), pdfBytes()]).toString('base64');
+    expect((await post(app, body([plain({ documento: at(1019) })]))).statusCode).toBe(201);
+    const late = await post(app, body([plain({ documento: at(1020) })]));
+    expect(late.statusCode).toBe(400);
+    const detail = (late.json() as ErrorBody).details[0];
+    expect(detail?.path).toBe('/registros/0/documento');
+    expect(detail?.message).toContain('its "%PDF-" header starts at byte offset 1020 and ends at byte 1025, past the first 1024 bytes');
+  });
+
   it('refuses a real PDF stored in a ZIP and one signed inside a CMS envelope (rule 4), and registers the PDF with 600 bytes before its header', async () => {
     const app = await lbApp();
     const inner = pdfBytes(900, { tag: 'contrato' });

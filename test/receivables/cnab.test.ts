@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CnabReader } from '../../src/receivables/cnab-checks.js';
-import { CnabFile } from '../../src/receivables/cnab-record.js';
+import { CnabFile, type CnabLayout } from '../../src/receivables/cnab-record.js';
 import { scanLines } from '../../src/receivables/cnab-scan.js';
 import {
   BANCO_DO_BRASIL,
@@ -164,6 +164,64 @@ describe('reading CNAB 444 files', () => {
     const lines = cnabText('cnab444-fidc', [{}, {}]).split('\r\n');
     lines[2] = (lines[2] ?? '').slice(0, 400);
     expect(rules(Buffer.from(lines.join('\r\n'), 'latin1'))).toContain('3:null:line-length:error');
+  });
+});
+
+describe('mixed 400/444 widths: one rule whichever layout the header names', () => {
+  /** The file of `layout` with three titles, line 3 (the second title) cut to 400 or padded to 444 bytes. */
+  const withLine3 = (layout: CnabLayout, width: 400 | 444) => {
+    const lines = cnabText(layout, [{}, {}, {}]).split('\r\n');
+    const line = lines[2] ?? '';
+    lines[2] = width === 400 ? line.slice(0, 400) : line.padEnd(444);
+    return Buffer.from(lines.join('\r\n'), 'latin1');
+  };
+  const finding = (bytes: Buffer) => {
+    const found = read(bytes).diagnostics.filter((d) => d.rule === 'line-length');
+    return found.map(({ line, columns, rule, severity, message }) => ({ line, columns, rule, severity, message }));
+  };
+  const short = {
+    line: 3,
+    columns: null,
+    rule: 'line-length',
+    severity: 'error',
+    message: 'line has 400 bytes, but the titles of this file have 444 (the first at line 2): every title has the same width',
+  };
+
+  it('a 400-byte title among 444-byte ones: the same error under a 444-byte FIDC header and a 400-byte "400 + 44" header', () => {
+    expect(finding(withLine3('cnab444-fidc', 400))).toEqual([short]);
+    expect(finding(withLine3('cnab444-400+44', 400))).toEqual([short]);
+    // The rest of the file is read as usual: nothing else is reported.
+    expect(rules(withLine3('cnab444-400+44', 400))).toEqual(['3:null:line-length:error']);
+    expect(rules(withLine3('cnab444-fidc', 400))).toEqual(['3:null:line-length:error']);
+  });
+
+  it('a 444-byte title among 400-byte ones is refused too, in a CNAB 400 file', () => {
+    expect(finding(withLine3('cnab400', 444))).toEqual([
+      { ...short, message: 'line has 444 bytes, but the titles of this file have 400 (the first at line 2): every title has the same width' },
+    ]);
+  });
+
+  it('takes 400-byte header, trailer and other records beside 444-byte titles ("400 + 44") under either header width', () => {
+    // A FIDC file whose trailer is 400 bytes, numbered at 395-400 as a 400-byte line is.
+    const lines = cnabText('cnab444-fidc', [{}, {}]).split('\r\n');
+    const trailer = (lines[3] ?? '').slice(0, 394) + '000004';
+    lines[3] = trailer;
+    expect(rules(Buffer.from(lines.join('\r\n'), 'latin1'))).toEqual([]);
+    expect(rules(cnabBytes('cnab444-400+44', [{}, {}], { others: ['2'] }))).toEqual([]);
+  });
+
+  it('never takes a 444-byte record beside 400-byte titles, whichever record it is', () => {
+    const lines = cnabText('cnab400', [{}, {}]).split('\r\n');
+    lines[3] = (lines[3] ?? '').padEnd(444);
+    expect(read(Buffer.from(lines.join('\r\n'), 'latin1')).diagnostics).toEqual([
+      {
+        ...short,
+        line: 4,
+        message:
+          'line has 444 bytes, but the titles of this file have 400 (the first at line 2): a header, trailer or other record ' +
+          'has the width of the titles, or 400 beside 444-byte titles ("400 + 44")',
+      },
+    ]);
   });
 });
 
