@@ -6,7 +6,9 @@
 //   - `slots` workers each create a workspace, send it the same mix (and one fault rule per round),
 //     then delete it while a last request is still in flight, and start again under the same name;
 //   - a reader walks the control plane (overview, workspaces, imports, registrations, journal);
-//   - a prober asks for /_sandbox/health every 200 ms and times it; the server's RSS is read every second.
+//   - a prober (a worker thread of its own: bench/health-probe.ts) asks for /_sandbox/health every 200 ms
+//     and times it; the server's RSS is read every second, and its own event-loop delay is taken
+//     (bench/loop-delay.ts, loaded into the server) over the traffic's minutes.
 // Every acknowledged write (a payment, a registry batch and reconciliation, a CNAB import, a loan-bond
 // registration) is recorded with the workspace round it belongs to. At the end the workers stop short
 // of their last deletion, and every acknowledged write of the default workspace and of each live round
@@ -14,13 +16,18 @@
 // A write of a deleted round must be gone from the round that replaced it.
 // Pass/fail: no 5xx but the documented faults the rules asked for, the RSS of the last third within
 // 10 % of the first third's, health p99 under 100 ms, no acknowledged write missing. Exit code 1 on any
-// miss; the figures (docs/reliability.md) are printed either way.
+// miss; the figures (docs/reliability.md) are printed either way. Reported beside the health figures,
+// not judged: the server's event-loop delay (the part of a probe's wait spent in the server), and how
+// much of the run its main thread spent on a core and waiting for one (on a machine shared with other
+// work, the wait is what the machine adds to that delay).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { cnab444, loanBondRecord, pdf, registryDocument } from './data.js';
+import type { LoopDelayReport } from './loop-delay.js';
 import { freePort } from './lib.js';
 
 function arg(name: string): string | undefined {
@@ -75,8 +82,14 @@ interface Running {
 async function startServer(db: string, fixtures: string, port: number): Promise<Running> {
   const child = spawn(
     process.execPath,
-    ['dist/server.js', '--host', '127.0.0.1', '--port', String(port), '--db', db, '--fixtures', fixtures, '--log-level', 'warn'],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SANDBOX_ADMIN_TOKEN: KEY } },
+    [
+      '--import',
+      new URL('./loop-delay.js', import.meta.url).href,
+      'dist/server.js',
+      ...['--host', '127.0.0.1', '--port', String(port), '--db', db, '--fixtures', fixtures, '--log-level', 'warn'],
+    ],
+    // The IPC channel carries only the loop-delay messages.
+    { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: { ...process.env, SANDBOX_ADMIN_TOKEN: KEY } },
   );
   const problems: string[] = [];
   // Read every line (an unread pipe would stall the server's log writer) and keep the few that matter.
@@ -331,13 +344,49 @@ async function reader(): Promise<void> {
 }
 
 const healthMs: number[] = [];
-async function prober(): Promise<void> {
-  while (running) {
-    const t0 = performance.now();
-    const a = await call('GET', '/_sandbox/health', undefined, admin);
-    if (a?.status === 200) healthMs.push(performance.now() - t0);
-    await sleep(200);
+/** Starts the health prober's thread; the promise settles once it stopped after `stop`. */
+function prober(url: string): { stop: () => void; done: Promise<void> } {
+  const worker = new Worker(new URL('./health-probe.js', import.meta.url), { workerData: { url, key: KEY, intervalMs: 200 } });
+  worker.on('message', (ms: number | null) => {
+    stats.requests++;
+    if (ms === null) {
+      if (stats.noAnswer.length < 1000) stats.noAnswer.push('GET /_sandbox/health: no answer, or not 200');
+    } else {
+      stats.byStatus[200] = (stats.byStatus[200] ?? 0) + 1;
+      healthMs.push(ms);
+    }
+  });
+  const done = once(worker, 'exit').then(() => undefined);
+  return { stop: () => worker.postMessage('stop'), done };
+}
+
+/**
+ * The server's main thread (its event loop) as Linux's scheduler counted it: seconds on a core, and
+ * seconds it was ready to run but waited for one (/proc/{pid}/task/{pid}/schedstat). The wait is the
+ * machine's share of the loop's delay: other processes on the same cores. Undefined elsewhere.
+ */
+function mainThreadSched(pid: number | undefined): { cpuS: number; waitS: number } | undefined {
+  if (!pid) return undefined;
+  try {
+    const [cpuNs = 0, waitNs = 0] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    return { cpuS: cpuNs / 1e9, waitS: waitNs / 1e9 };
+  } catch {
+    return undefined;
   }
+}
+
+/** The server's event-loop delay since the last reset (bench/loop-delay.ts); undefined if it did not answer. */
+async function loopDelay(server: Running): Promise<LoopDelayReport | undefined> {
+  const answer = new Promise<LoopDelayReport>((resolve) => {
+    const listen = (m: unknown) => {
+      if ((m as { type?: string } | null)?.type !== 'loop-delay') return;
+      server.child.off('message', listen);
+      resolve(m as LoopDelayReport);
+    };
+    server.child.on('message', listen);
+  });
+  server.child.send('loop-delay:report');
+  return Promise.race([answer, sleep(5000).then(() => undefined)]);
 }
 
 const rss: Array<{ at: number; mib: number }> = [];
@@ -411,6 +460,10 @@ async function main(): Promise<number> {
   let server = await startServer(db, fixtures, port);
   base = server.url;
   const startedAt = performance.now();
+  // The server's loop delay counts from here: its start-up (loading modules) is not the traffic's.
+  server.child.send('loop-delay:reset');
+  const schedAtStart = mainThreadSched(server.child.pid);
+  const probe = prober(server.url);
   const sampler = setInterval(() => sampleRss(server.child.pid, startedAt), 1000);
   const progress = setInterval(() => {
     const last = rss.at(-1);
@@ -420,11 +473,14 @@ async function main(): Promise<number> {
     ...Array.from({ length: DEFAULT_CLIENTS }, () => defaultClient()),
     ...Array.from({ length: SLOTS }, (_, i) => slot(i)),
     reader(),
-    prober(),
   ];
   await sleep(MINUTES * 60_000);
   running = false;
-  await Promise.all(workers);
+  probe.stop();
+  const serverLoop = await loopDelay(server);
+  const schedAtEnd = mainThreadSched(server.child.pid);
+  const trafficSeconds = (performance.now() - startedAt) / 1000;
+  await Promise.all([...workers, probe.done]);
   clearInterval(sampler);
   clearInterval(progress);
   const seconds = (performance.now() - startedAt) / 1000;
@@ -475,6 +531,16 @@ async function main(): Promise<number> {
     healthP50Ms: Math.round(percentile(healthMs, 50) * 10) / 10,
     healthP99Ms: Math.round(p99 * 10) / 10,
     healthMaxMs: Math.round(Math.max(...healthMs) * 10) / 10,
+    // monitorEventLoopDelay with a 10 ms timer: each figure is 10 ms plus the delay.
+    serverLoopDelayP50Ms: serverLoop?.p50Ms ?? null,
+    serverLoopDelayP99Ms: serverLoop?.p99Ms ?? null,
+    serverLoopDelayMaxMs: serverLoop?.maxMs ?? null,
+    // Of the traffic's wall time, the share the server's main thread ran on a core, and the share it
+    // was ready to run but waited for one (Linux only; null elsewhere).
+    serverMainThreadCpuPercent:
+      schedAtStart && schedAtEnd ? Math.round(((schedAtEnd.cpuS - schedAtStart.cpuS) / trafficSeconds) * 1000) / 10 : null,
+    serverMainThreadWaitForCorePercent:
+      schedAtStart && schedAtEnd ? Math.round(((schedAtEnd.waitS - schedAtStart.waitS) / trafficSeconds) * 1000) / 10 : null,
     loadAverageAtEnd: load,
   };
   log(`## results\n${JSON.stringify(results, null, 2)}`);
@@ -492,7 +558,7 @@ async function main(): Promise<number> {
     after.missing.length === 0 &&
     results.resurrected === 0 &&
     stopped === 0;
-  log(`## ${pass ? 'PASS' : 'FAIL'}: 5xx ${stats.fiveXX.length} (documented faults ${stats.documentedFaults}), RSS ${results.rssFirstThirdMiB} -> ${results.rssLastThirdMiB} MiB (${results.rssDriftPercent} %), health p99 ${results.healthP99Ms} ms, missing ${before.missing.length}/${after.missing.length}, load ${load}`);
+  log(`## ${pass ? 'PASS' : 'FAIL'}: 5xx ${stats.fiveXX.length} (documented faults ${stats.documentedFaults}), RSS ${results.rssFirstThirdMiB} -> ${results.rssLastThirdMiB} MiB (${results.rssDriftPercent} %), health p99 ${results.healthP99Ms} ms (server loop delay p99 ${results.serverLoopDelayP99Ms} ms; its main thread on a core ${results.serverMainThreadCpuPercent} %, waiting for one ${results.serverMainThreadWaitForCorePercent} % of the time), missing ${before.missing.length}/${after.missing.length}, load ${load}`);
   rmSync(dir, { recursive: true, force: true });
   return pass ? 0 : 1;
 }

@@ -22,9 +22,12 @@ export async function applyFault(
   reply: FastifyReply,
   owner: InterfaceModule,
   path: string,
+  taken: (id: string) => void,
 ): Promise<{ id: string; answered: boolean } | null> {
   const rule = runtimeOf(request).faults.take(request.method, path, owner.contract.id);
   if (!rule) return null;
+  // Told before the answer goes: the journal entry is written once the answer is sent.
+  taken(rule.id);
   request.log.debug({ fault: rule.id }, 'fault rule applied');
   if (rule.delayMs > 0) await sleep(rule.delayMs);
   if (rule.status !== null) {

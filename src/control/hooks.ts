@@ -18,40 +18,43 @@ export function installControlHooks(app: FastifyInstance): void {
 
   // Root onRequest hooks run before every interface's own, so a fault rule pre-empts everything the
   // service would check.
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  // A callback rather than an async function (a promise per request on the hot path); only a request
+  // that fault rules may concern waits for them. A rule that answered has sent the reply: no done().
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     const path = pathOf(request.url);
-    if (path.startsWith(CONTROL_PREFIX)) return;
+    if (path.startsWith(CONTROL_PREFIX)) return done();
     const owner = interfaces.ofPath(path);
     // Outside the interfaces only the 404s are journaled (not /docs, /openapi.json): nothing to do for
     // the others, and a workspace named in their path is not created by them.
-    if (owner === undefined && !request.is404) return;
+    if (owner === undefined && !request.is404) return done();
     const { journal, faults } = runtimeOf(request);
-    if (owner === undefined && !journal.enabled) return;
+    if (owner === undefined && !journal.enabled) return done();
     const trace = startTrace(request, owner?.contract.id ?? null, path);
     traces.set(request, trace);
-    if (owner === undefined || faults.size === 0) return;
-    const fault = await applyFault(request, reply, owner, path);
-    if (!fault) return;
-    trace.fault = fault.id;
-    if (fault.answered) return reply;
+    if (owner === undefined || faults.size === 0) return done();
+    applyFault(request, reply, owner, path, (id) => (trace.fault = id)).then((fault) => {
+      if (!fault?.answered) done();
+    }, done);
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // onSend and onResponse take callbacks rather than async functions: every answer passes both, and a
+  // promise each costs the hot path.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const trace = traces.get(request);
     const slug = request.outcome;
     // Only an answer that is journaled or tagged needs its runtime (resolving it may create a workspace).
-    if (slug === null && !trace) return payload;
     if (slug !== null) {
       const id = countOutcome(request, reply, slug);
       if (trace) trace.outcome = id;
     }
     if (trace && resolvedRuntimeOf(request).journal.enabled) trace.response = payload;
-    return payload;
+    done(null, payload);
   });
 
   // A trace exists only under an interface prefix or for a 404 (onRequest above decides).
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const trace = traces.get(request);
     if (trace) writeEntry(request, reply, trace);
+    done();
   });
 }

@@ -3,6 +3,7 @@
 // GET/POST /_sandbox/workspaces and DELETE /_sandbox/workspaces/{name}.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
@@ -76,9 +77,11 @@ function persistedNames(mainDb: string): string[] {
  * each is first renamed to a name no workspace can have (the WAL and shared-memory files before the
  * database, so a half-done removal never leaves a log beside a database that is not its own; the
  * documents after it, as a folder left without its database is swept by the next database of that
- * name, which refers to none of its files), then deleted.
+ * name, which refers to none of its files), then deleted. The renames are done when it returns; the
+ * deletions (a folder of documents may hold many files) run off the event loop, and the promise
+ * settles once they are done. What a crash leaves of them is deleted at the next start (persistedNames).
  */
-function removeFiles(path: string): void {
+function removeFiles(path: string): Promise<void> {
   const tag = `${REMOVED}${randomBytes(6).toString('hex')}`;
   const moved: string[] = [];
   const documents = documentsDir(path).slice(path.length);
@@ -92,7 +95,7 @@ function removeFiles(path: string): void {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
   }
-  for (const f of moved) rmSync(f, { recursive: true, force: true });
+  return Promise.all(moved.map((f) => rm(f, { recursive: true, force: true }))).then(() => undefined);
 }
 
 export interface OpenerOptions {
@@ -115,9 +118,7 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
     return (startup ??= typeof configured === 'string' ? readFixtureFile(configured) : configured);
   };
   const path = (name: string) => (inMemory ? ':memory:' : workspaceDbPath(options.db, name));
-  const destroy = (name: string) => {
-    if (!inMemory) removeFiles(path(name));
-  };
+  const destroy = (name: string) => (inMemory ? Promise.resolve() : removeFiles(path(name)));
   return {
     storage: inMemory ? 'memory' : 'file',
     persisted: () => (inMemory ? [] : persistedNames(options.db)),
@@ -153,7 +154,9 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
       } catch (err) {
         // Never touched by a request: its database has no checkpoint connection to wait for.
         void runtime.close();
-        destroy(name);
+        void destroy(name).catch((cleanup: unknown) =>
+          options.log.error({ err: cleanup, workspace: name }, 'the files of a workspace that could not be created were not all deleted'),
+        );
         throw err;
       }
     },
@@ -225,13 +228,14 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
   // What a request that created its workspace on first use is answered with (workspace-created-header):
   // set when the answer goes out, since the workspace may be created by a hook or the handler.
   const created = new WeakMap<FastifyRequest, { name: string; similar: string | undefined }>();
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback, not an async function: every answer passes here, and a promise each costs the hot path.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const made = created.get(request);
     if (made) {
       reply.header(CREATED_HEADER, made.name);
       if (made.similar !== undefined) reply.header(SIMILAR_HEADER, made.similar);
     }
-    return payload;
+    done(null, payload);
   });
 
   return (request) => {

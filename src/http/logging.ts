@@ -133,7 +133,7 @@ export function logRequests(app: FastifyInstance, workspaceOf: (request: Fastify
   // redaction walk (pino's wildcard paths cost each line about 8 us, most of the line's cost); the
   // request's own logger, which handlers write to, keeps it.
   const requestLines = app.log.child({}, { redact: [] });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const config = request.routeOptions.config;
     requestLines.info(
       {
@@ -148,5 +148,6 @@ export function logRequests(app: FastifyInstance, workspaceOf: (request: Fastify
       },
       'request',
     );
+    done();
   });
 }

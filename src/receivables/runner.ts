@@ -1,7 +1,9 @@
 // Asynchronous processing of CNAB imports, off the request path (the runtime's work "receivables").
 // One import at a time, in slices: each slice is checked and its diagnostics written in one
-// transaction; a turn of the runner checks up to SLICE_LINES lines (a slice of a large file, or many
-// small files one after another), then it yields so requests keep flowing. The job's state lives
+// transaction. A turn of the runner lasts about TURN_MS (a slice of a large file, or many small files
+// one after another), then it yields so requests keep flowing: a fixed number of lines would hold the
+// event loop for 20 ms on a fast machine and 200 ms on a busy one. Where a turn or a slice ends
+// changes how many transactions the work takes, never what is stored. The job's state lives
 // in memory and moves on only once its slice committed: a slice whose transaction fails (disk full,
 // the database locked) rewinds the reader to where the slice began, is noted in the import's
 // processing record, and is tried again by the work scheduler after a backoff. After a restart an
@@ -9,7 +11,7 @@
 // first), so the outcome never depends on where a run stopped.
 import type { RunnerContext, WorkKind } from '../runtime/index.js';
 import { JobHistory, type JobRecord, type Runner } from '../runtime/work.js';
-import { CnabReader, type CnabRule } from './cnab-checks.js';
+import { type CnabDiagnostic, CnabReader, type CnabRule } from './cnab-checks.js';
 import { CnabFile } from './cnab-record.js';
 import type { LineIndex } from './cnab-scan.js';
 import { importFinished } from './events.js';
@@ -17,7 +19,11 @@ import { importResultSlug, type outcomes } from './outcomes.js';
 
 const OPERATION: keyof typeof outcomes = 'import-cnab';
 
-/** Lines checked per turn of the runner: a few milliseconds of work. */
+/** How long a turn of the runner goes on before it yields to requests (it ends the slice under way). */
+export const TURN_MS = 10;
+/** Lines checked between two looks at the time: well under a millisecond of work. */
+export const CHUNK_LINES = 500;
+/** Lines of one slice (one transaction) at most, however fast they are checked. */
 export const SLICE_LINES = 20_000;
 /** Diagnostics kept per import; the error and warning counts stay exact. */
 export const MAX_DIAGNOSTICS = 1000;
@@ -49,7 +55,12 @@ export interface ImportWork {
   handOff(importId: string, file: Buffer, lines: LineIndex): void;
 }
 
-export const importWork: WorkKind<ImportWork> = { name: 'receivables', create: importRunner };
+export const importWork: WorkKind<ImportWork> = { name: 'receivables', create: (ctx) => importRunner(ctx) };
+
+/** importWork with turns of `turnMs` (tests: 0 takes the most turns and transactions a file can take). */
+export function importWorkWithTurns(turnMs: number): WorkKind<ImportWork> {
+  return { name: 'receivables', create: (ctx) => importRunner(ctx, turnMs) };
+}
 
 /**
  * Bytes of handed-over files kept in memory for the runner; past it, a file is read back from the
@@ -58,7 +69,8 @@ export const importWork: WorkKind<ImportWork> = { name: 'receivables', create: i
  */
 export const HANDED_BYTES = 64 * 1024 * 1024;
 
-function importRunner(ctx: RunnerContext): ImportWork {
+/** `turnMs`: the length of a turn (tests shorten it to 0: one chunk per slice, one slice per turn). */
+function importRunner(ctx: RunnerContext, turnMs = TURN_MS): ImportWork {
   const store = ctx.store.receivables;
   const handed = new Map<string, { file: Buffer; lines: LineIndex }>();
   let handedBytes = 0;
@@ -147,13 +159,22 @@ function importRunner(ctx: RunnerContext): ImportWork {
     handedBytes += file.length;
   };
 
-  /** Checks and stores up to `budget` lines of the current job; returns how many. */
-  const slice = (current: Job, budget: number): number => {
+  /**
+   * Checks lines of the current job a chunk at a time until `deadline` (at least one chunk, at most
+   * SLICE_LINES), and stores what they found in one transaction; returns how many lines.
+   */
+  const slice = (current: Job, deadline: number): number => {
     const from = current.next;
-    const to = Math.min(from + budget, current.lineCount);
+    const last = Math.min(from + SLICE_LINES, current.lineCount);
     history.attempting(current.importId);
     const mark = current.reader.mark();
-    const diagnostics = current.reader.read(from, to);
+    const diagnostics: CnabDiagnostic[] = [];
+    let to = from;
+    do {
+      const end = Math.min(to + CHUNK_LINES, last);
+      for (const d of current.reader.read(to, end)) diagnostics.push(d);
+      to = end;
+    } while (to < last && performance.now() < deadline);
     try {
       ctx.store.transaction(() => {
         store.addDiagnostics(current.importId, diagnostics, current.ordinal);
@@ -186,12 +207,12 @@ function importRunner(ctx: RunnerContext): ImportWork {
     return to - from;
   };
 
-  // One turn checks up to SLICE_LINES lines, over as many imports as that takes: a stream of small
-  // files is processed as fast as it arrives, a large one a slice per turn.
+  // One turn goes on for about turnMs, over as many imports as that takes: a stream of small files is
+  // processed as fast as it arrives, a large one a slice per turn.
   const run: Runner = () => {
-    let budget = SLICE_LINES;
+    const deadline = performance.now() + turnMs;
     let processed = 0;
-    while (budget > 0) {
+    for (;;) {
       if (job && store.status(job.importId) !== 'pending') job = null; // wiped by a reset meanwhile
       if (!job) {
         job = start();
@@ -200,9 +221,8 @@ function importRunner(ctx: RunnerContext): ImportWork {
         // A file read back from the database (after a restart) was scanned whole: that is the turn.
         if (job.readBack) break;
       }
-      const n = slice(job, budget);
-      budget -= Math.max(1, n);
-      processed += n;
+      processed += slice(job, deadline);
+      if (performance.now() >= deadline) break;
     }
     return processed;
   };

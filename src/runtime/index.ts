@@ -126,8 +126,11 @@ export interface Runtime extends RunnerContext {
    * refused fixture document (a 400 whose pointers start with /fixtures) changes nothing.
    */
   reset(options: ResetOptions): LoadCounts;
-  /** Stops the work (waiting for runs in flight) and closes the database. */
-  close(): Promise<void>;
+  /**
+   * Stops the work (waiting for runs in flight) and closes the database. `discard`: its files are
+   * removed right after (Store.close).
+   */
+  close(options?: { discard?: boolean }): Promise<void>;
   /**
    * Set when this state is going away under requests still in flight (a workspace removed): what
    * runtimeOf throws to them from then on, instead of letting them fail on a closed database.
@@ -252,13 +255,13 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
       resetDone(events, loaded);
       return loaded;
     },
-    async close() {
+    async close(options = {}) {
       // Long polls and waits answer now; no delivery or timer outlives the state.
       events.close();
       subscriptions.close();
       timers.close();
       await work.close();
-      await store.close();
+      await store.close(options);
     },
     get retired() {
       return retired;

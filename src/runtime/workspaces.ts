@@ -98,9 +98,10 @@ export interface WorkspaceOpener {
   /**
    * Removes what `name` keeps outside memory (its database files); called after close, while the name
    * is still taken, so nothing can have opened the files again. It moves them out of the way first:
-   * once it returns, no file of that name is left for the removal to touch.
+   * once it returns, no file of that name is left for the removal to touch; the promise settles once
+   * the moved files are deleted.
    */
-  destroy(name: string): void;
+  destroy(name: string): Promise<void>;
   /** Names kept from an earlier run (database files), opened at start. */
   persisted(): string[];
 }
@@ -404,9 +405,9 @@ export class Workspaces {
       if (entry.runtime) {
         // A request still in flight that reaches for this state from now on is refused, not failed.
         entry.runtime.retire(new WorkspaceRemovingError(entry.name));
-        await entry.runtime.close();
+        await entry.runtime.close({ discard: true });
       }
-      this.options.opener.destroy(entry.name);
+      await this.options.opener.destroy(entry.name);
     } finally {
       this.entries.delete(entry.name);
     }

@@ -29,8 +29,8 @@ export class ReadCache {
   private readonly dataVersion: Statement | undefined;
   private lastChanges = -1;
   private lastDataVersion = UNKNOWN;
-  /** The request whose lookup last asked other connections (held until the next one asks). */
-  private checkedFor: object | undefined;
+  /** Requests whose lookup already asked other connections (a request's later lookups need not ask again). */
+  private readonly checkedFor = new WeakSet<object>();
   private readonly entries = new Map<string, unknown>();
   /** keep()'s values, with the write counts of their tables when they were read. */
   private readonly kept = new Map<string, { writes: number; value: unknown }>();
@@ -90,9 +90,9 @@ export class ReadCache {
     }
     // data_version moves only with other connections' commits, so it is compared with the last one
     // read however many rows this connection changed since.
-    if (this.dataVersion && (request === undefined || request !== this.checkedFor)) {
+    if (this.dataVersion && (request === undefined || !this.checkedFor.has(request))) {
       const dataVersion = this.dataVersion.get() as number;
-      this.checkedFor = request;
+      if (request !== undefined) this.checkedFor.add(request);
       if (dataVersion !== this.lastDataVersion) {
         this.entries.clear();
         this.kept.clear();

@@ -132,15 +132,21 @@ export function installStubs(app: FastifyInstance, serving: StubServing): void {
   const errorBody = (iface: InterfaceId | null, status: number, message: string) =>
     iface === null ? standardBody(status, message) : renderError(serving.interfaces.contract(iface).shape, new SandboxError(status, message));
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  // A callback rather than an async function (a promise per request on the hot path): only a request
+  // that a mapping may answer goes on to read its body, and every answer from there on is sent.
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     const path = pathOf(request.url);
-    if (path.startsWith('/_sandbox')) return;
+    if (path.startsWith('/_sandbox')) return done();
     const iface = serving.interfaceOfPath(path);
-    if (iface === null && !request.is404) return;
+    if (iface === null && !request.is404) return done();
     const runtime = runtimeOf(request);
-    if (serving.stubs.isEmpty(runtime, request)) return;
-    if (ownerOfRequest(request.method, path, serving.operations)) return;
+    if (serving.stubs.isEmpty(runtime, request)) return done();
+    if (ownerOfRequest(request.method, path, serving.operations)) return done();
+    answerUnowned(request, reply, runtime, iface, path).catch(done);
+  });
 
+  /** Answers a request no documented operation owns: a mapping's answer, or the 501 (404) with the nearest mapping. */
+  async function answerUnowned(request: FastifyRequest, reply: FastifyReply, runtime: Runtime, iface: InterfaceId | null, path: string): Promise<unknown> {
     let body: Buffer;
     try {
       body = await readRawBody(request.raw, serving.bodyLimit);
@@ -168,9 +174,9 @@ export function installStubs(app: FastifyInstance, serving: StubServing): void {
         .send({ ...base, ...(nearestStub ? { nearestStub } : {}) });
     }
     const stub = found.stub;
-    let answer;
+    let rendered;
     try {
-      answer = renderAnswer(stub, view, found.pathParams, helpersOf(runtime));
+      rendered = renderAnswer(stub, view, found.pathParams, helpersOf(runtime));
     } catch (err) {
       if (!(err instanceof TemplateError)) throw err;
       request.log.warn({ mapping: stub.id, err: err.message }, 'stub template failed');
@@ -180,26 +186,26 @@ export function installStubs(app: FastifyInstance, serving: StubServing): void {
         .type('application/json')
         .send(errorBody(iface ?? stub.interface, 500, `the mapping ${stub.id}${stub.name ? ` (${stub.name})` : ''} could not render its response: ${err.message}`));
     }
-    const contentType = answer.headers.some(([name]) => name.toLowerCase() === 'content-type');
+    const contentType = rendered.headers.some(([name]) => name.toLowerCase() === 'content-type');
     request.stubHit = { stub, interface: stub.interface ?? iface, contentType };
     if (runtime.coverage.enabled) runtime.coverage.hitUserDefined(stub.id);
-    if (answer.delayMs > 0) await sleep(answer.delayMs);
-    if (answer.statusMessage !== undefined) reply.raw.statusMessage = answer.statusMessage;
-    reply.code(answer.status);
+    if (rendered.delayMs > 0) await sleep(rendered.delayMs);
+    if (rendered.statusMessage !== undefined) reply.raw.statusMessage = rendered.statusMessage;
+    reply.code(rendered.status);
     const grouped = new Map<string, string[]>();
-    for (const [name, value] of answer.headers) {
+    for (const [name, value] of rendered.headers) {
       const list = grouped.get(name.toLowerCase());
       if (list) list.push(value);
       else grouped.set(name.toLowerCase(), [value]);
     }
     for (const [name, values] of grouped) reply.header(name, values.length === 1 ? values[0] : values);
-    return reply.send(answer.body);
-  });
+    return reply.send(rendered.body);
+  }
 
   // Fastify gives a body without a Content-Type one of its own; a mapping's answer carries only the
   // headers the mapping gives, as WireMock sends them.
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (request.stubHit && !request.stubHit.contentType) reply.removeHeader('content-type');
-    return payload;
+    done(null, payload);
   });
 }

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { DatabaseTooNewError, openDatabase } from '../../src/store/db.js';
+import { DatabaseTooNewError, migrate, openDatabase } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations.js';
 import { BASE_FIXTURES } from '../helpers.js';
 
@@ -19,17 +19,36 @@ afterEach(() => {
 });
 
 describe('opening the database', () => {
-  it('migrates a new file to the latest version, in WAL mode with foreign keys on', () => {
+  it('migrates a new file to the latest version, in WAL mode with foreign keys on and synchronous NORMAL', () => {
     const path = tempDb();
     const { db, isNew } = openDatabase(path);
     expect(isNew).toBe(true);
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    // A new file is created without syncs; what it is used with afterwards is NORMAL (1), as any file.
+    expect(db.pragma('synchronous', { simple: true })).toBe(1);
     db.close();
     const again = openDatabase(path);
     expect(again.isNew).toBe(false);
+    expect(again.db.pragma('synchronous', { simple: true })).toBe(1);
     again.db.close();
+  });
+
+  it('gives a new file the schema every migration gives an empty file, though it starts from a copy of it', () => {
+    const schema = (db: Database.Database) =>
+      db.prepare('SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name').all();
+    const fresh = openDatabase(tempDb()).db;
+    const migratedPath = tempDb();
+    mkdirSync(dirname(migratedPath), { recursive: true });
+    const migrated = new Database(migratedPath);
+    migrate(migrated, migratedPath);
+    expect(schema(fresh)).toEqual(schema(migrated));
+    expect(fresh.pragma('user_version', { simple: true })).toBe(migrated.pragma('user_version', { simple: true }));
+    expect(fresh.pragma('page_size', { simple: true })).toBe(migrated.pragma('page_size', { simple: true }));
+    expect(fresh.pragma('integrity_check', { simple: true })).toBe('ok');
+    fresh.close();
+    migrated.close();
   });
 
   it('has no triggers: a snapshot restore copies rows back and would fire them twice', () => {
