@@ -9,7 +9,9 @@
 // the operation with and without each; `bare`: the bare Fastify server's CPU time per request.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { SourceMap } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
 import { cnab444, extractRequests, loanBondRecord, pdf, registryDocument, TENANTS } from './data.js';
 import { load, startChild } from './lib.js';
 
@@ -32,7 +34,7 @@ const noProfile = process.argv.includes('--no-profile');
 
 interface Node {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber?: number };
   children?: number[];
 }
 interface Profile {
@@ -70,9 +72,46 @@ const LEAVES: Array<[string, (url: string, fn: string) => boolean]> = [
   ['Node HTTP + sockets', (u) => /^node:|^internal/.test(u)],
 ];
 
+/**
+ * The built server is one bundled module (scripts/build.mjs): a frame in it is put back in the module
+ * it came from, through the bundle's source map, as `.../dist/<folder>/<module>.js`, so that the
+ * categories above (which name modules) read it as they read the unbundled build.
+ */
+function unbundle(p: Profile): void {
+  const maps = new Map<string, SourceMap | null>();
+  const mapOf = (url: string): SourceMap | null => {
+    if (!maps.has(url)) {
+      let map: SourceMap | null = null;
+      try {
+        const file = url.startsWith('file:') ? fileURLToPath(url) : url;
+        map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
+      } catch {
+        // No map beside it: the frame keeps its own url.
+      }
+      maps.set(url, map);
+    }
+    return maps.get(url) ?? null;
+  };
+  for (const n of p.nodes) {
+    const f = n.callFrame;
+    if (!/\/dist\/server\.js$/.test(f.url)) continue;
+    const map = mapOf(f.url);
+    const entry = map?.findEntry(f.lineNumber, f.columnNumber ?? 0);
+    const source = entry && 'originalSource' in entry ? entry.originalSource : undefined;
+    if (!source) continue;
+    // A source under src/ becomes its dist/ module; a package inlined in the bundle keeps its path.
+    const original = resolve(dirname(f.url.startsWith('file:') ? fileURLToPath(f.url) : f.url), source);
+    f.url = original.replace(/\/src\/(.*)\.ts$/, '/dist/$1.js');
+  }
+}
+
+/** Node's HTTP and socket modules. */
+const NODE_HTTP = /^node:(_http_|net$|internal\/stream_base_commons|internal\/streams\/)/;
+
 /** Busy CPU microseconds per category, after start-up. */
 function summarize(file: string): Array<[string, number]> {
   const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  unbundle(p);
   const parent = new Map<number, number>();
   const byId = new Map<number, Node>();
   for (const n of p.nodes) {
@@ -91,7 +130,10 @@ function summarize(file: string): Array<[string, number]> {
     for (let cur: number | undefined = id; cat === undefined && cur !== undefined; cur = parent.get(cur)) {
       const f = byId.get(cur)?.callFrame;
       if (!f) break;
-      cat = OWNERS.find(([, test]) => test(f.url, f.functionName))?.[0];
+      // Node writing the response (or reading the socket) is the stack's work, whichever of our frames
+      // called it: hooks that are callbacks send the answer inside the handler's own call.
+      if (NODE_HTTP.test(f.url)) cat = 'Node HTTP + sockets';
+      else cat = OWNERS.find(([, test]) => test(f.url, f.functionName))?.[0];
     }
     // A native leaf (writev, a SQLite call) counts for the nearest frame that has a script.
     let near: number | undefined = id;
