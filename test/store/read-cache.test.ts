@@ -35,6 +35,16 @@ function setup(path = ':memory:') {
   return { db, cache, value };
 }
 
+/** A commit by another connection to the same database file (a second process, a sqlite3 shell). */
+function commitElsewhere(file: string, sql: string): void {
+  const other = new Database(file);
+  try {
+    other.exec(sql);
+  } finally {
+    other.close();
+  }
+}
+
 describe('the read cache', () => {
   it('answers from memory until a row changes, whatever statement changed it', () => {
     const { db, value } = setup();
@@ -82,12 +92,7 @@ describe('the read cache', () => {
     expect(value().v).toBe('a');
     expect(value().v).toBe('a');
     expect(value()).toEqual({ v: 'a', fresh: false });
-    const other = new Database(file);
-    try {
-      other.exec("UPDATE xx_parents SET v = 'from elsewhere' WHERE id = 1");
-    } finally {
-      other.close();
-    }
+    commitElsewhere(file, "UPDATE xx_parents SET v = 'from elsewhere' WHERE id = 1");
     expect(value()).toEqual({ v: 'from elsewhere', fresh: true });
     db.close();
   });
@@ -106,12 +111,7 @@ describe('the read cache', () => {
     expect(get(first)).toBe('here');
     // Another request's lookups in between (requests interleave while their bodies arrive).
     expect(get({})).toBe('here');
-    const other = new Database(file);
-    try {
-      other.exec("UPDATE xx_parents SET v = 'elsewhere' WHERE id = 1");
-    } finally {
-      other.close();
-    }
+    commitElsewhere(file, "UPDATE xx_parents SET v = 'elsewhere' WHERE id = 1");
     // Concurrent with the first request, the other connection's commit is not asked about again.
     expect(get(first)).toBe('here');
     expect(get({})).toBe('elsewhere');
@@ -174,12 +174,7 @@ describe('the read cache', () => {
       expect(value()).toEqual({ v: 'a', fresh: true });
       db.exec('INSERT INTO xx_log VALUES (1)');
       expect(value()).toEqual({ v: 'a', fresh: false });
-      const other = new Database(file);
-      try {
-        other.exec("UPDATE xx_parents SET v = 'from elsewhere' WHERE id = 1");
-      } finally {
-        other.close();
-      }
+      commitElsewhere(file, "UPDATE xx_parents SET v = 'from elsewhere' WHERE id = 1");
       expect(value()).toEqual({ v: 'from elsewhere', fresh: true });
       db.close();
     });
