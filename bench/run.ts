@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cnab444, extractRequests, loanBondRecord, pdf, TENANTS } from './data.js';
-import { largeBatch } from './loanbond-large.js';
+import { largeBatch, send } from './loanbond-large.js';
 import type autocannon from 'autocannon';
 import { cpuTicks, fmt, latencies, load, type LoadResult, median, peakRss, printTable, type Row, type Server, startChild, startNpm } from './lib.js';
 
@@ -1095,6 +1095,7 @@ async function loanbondFigures(): Promise<void> {
     await lb.stop();
   }
   const bar = 'time <= 3x a streaming base64 decode; peak RSS <= idle + 256 MiB; health p99 < 50 ms';
+  const bare = await startChild('dist-bench/bench/baseline-fastify.js', (p) => [String(p)]);
   for (const where of ['database file', ':memory:'] as const) {
     const s =
       where === ':memory:'
@@ -1102,7 +1103,7 @@ async function loanbondFigures(): Promise<void> {
         : await startSandbox();
     try {
       await post(s, '/_sandbox/fixtures', LB_CALLER);
-      const r = await largeBatch(s, where);
+      const r = await largeBatch(s, where, bare);
       row(r.figure, r.value, r.baseline, r.ratio, r.bar, r.pass);
     } catch (err) {
       failed(`POST loan-bond registrar, 50 x 15 MB (${where})`, bar, err);
@@ -1110,6 +1111,7 @@ async function loanbondFigures(): Promise<void> {
       await s.stop();
     }
   }
+  await bare.stop();
 }
 
 async function loanbond(s: Server): Promise<void> {
@@ -1117,36 +1119,52 @@ async function loanbond(s: Server): Promise<void> {
   try {
     await post(s, '/_sandbox/fixtures', LB_CALLER);
     const registros = Array.from({ length: LB_RECORDS }, (_, i) => loanBondRecord(i, pdf(1024 * 1024, i)));
-    const body = JSON.stringify({ versao: '1.0', token: 'lb-bench', registros });
-    const t0 = performance.now();
-    const parsed = JSON.parse(body) as { registros: Array<{ documento: string }> };
-    let bytes = 0;
-    for (const r of parsed.registros) bytes += Buffer.from(r.documento, 'base64').length;
-    const baseMs = performance.now() - t0;
-    if (bytes < LB_RECORDS * 1024 * 1024) throw new Error('generator broke');
-
+    const text = JSON.stringify({ versao: '1.0', token: 'lb-bench', registros });
+    const body = Buffer.from(text);
+    // One small registration first: the first request of a server loads and compiles what it needs
+    // once (schemas, modules loaded on first use), which is start-up, not this request's cost.
+    const warm = Buffer.from(JSON.stringify({ versao: '1.0', token: 'lb-bench', registros: [loanBondRecord(0, pdf(1024, 0))] }));
+    const warmed = await send(s.url, [warm], warm.length);
+    if (warmed.status !== 201) throw new Error(`registrar answered ${warmed.status}: ${warmed.text.slice(0, 200)}`);
     const rssBefore = peakRss(s.child.pid) ?? 0;
-    const t1 = performance.now();
-    const request = fetch(`${s.url}/api/service/document/registrar`, { method: 'POST', headers: json, body });
-    // A health check sent while the big body is in flight must be answered.
-    await new Promise((r) => setTimeout(r, 20));
-    const h0 = performance.now();
-    const health = await fetch(`${s.url}/_sandbox/health`);
-    const healthMs = performance.now() - h0;
-    const res = await request;
-    const ms = performance.now() - t1;
-    const text = await res.text();
-    if (res.status !== 201) throw new Error(`registrar answered ${res.status}: ${text.slice(0, 200)}`);
+    // Three interleaved rounds (the baseline, then the sandbox), the medians of each.
+    const baseTimes: number[] = [];
+    const times: number[] = [];
+    const healthTimes: number[] = [];
+    const healthStatuses: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const t0 = performance.now();
+      const parsed = JSON.parse(text) as { registros: Array<{ documento: string }> };
+      let bytes = 0;
+      for (const r of parsed.registros) bytes += Buffer.from(r.documento, 'base64').length;
+      baseTimes.push(performance.now() - t0);
+      if (bytes < LB_RECORDS * 1024 * 1024) throw new Error('generator broke');
+
+      const t1 = performance.now();
+      const request = send(s.url, [body], body.length);
+      // A health check sent while the big body is in flight must be answered.
+      await new Promise((r) => setTimeout(r, 20));
+      const h0 = performance.now();
+      const health = await fetch(`${s.url}/_sandbox/health`);
+      healthTimes.push(performance.now() - h0);
+      healthStatuses.push(health.status);
+      const res = await request;
+      times.push(performance.now() - t1);
+      if (res.status !== 201) throw new Error(`registrar answered ${res.status}: ${res.text.slice(0, 200)}`);
+    }
+    const ms = median(times);
+    const baseMs = median(baseTimes);
     const peak = peakRss(s.child.pid) ?? 0;
     const ratio = ms / baseMs;
     const rssBar = 3 * body.length + 150 * 1024 * 1024;
+    const healthOk = healthStatuses.every((status) => status === 200);
     row(
-      `POST loan-bond registrar, ${LB_RECORDS} records x 1 MiB PDFs (${fmt.mb(body.length)} body)`,
-      `${fmt.ms(ms)}, peak RSS ${fmt.mb(peak)} (before ${fmt.mb(rssBefore)}), health ${health.status} in ${fmt.ms(healthMs)}`,
-      `parse+decode ${fmt.ms(baseMs)}; RSS bar ${fmt.mb(rssBar)}`,
+      `POST loan-bond registrar, ${LB_RECORDS} records x 1 MiB PDFs (${fmt.mb(body.length)} body, median of 3)`,
+      `${fmt.ms(ms)}, peak RSS ${fmt.mb(peak)} (before ${fmt.mb(rssBefore)}), health ${healthOk ? 200 : healthStatuses.join('/')} in at most ${fmt.ms(Math.max(...healthTimes))}`,
+      `parse+decode ${fmt.ms(baseMs)} (median of 3); RSS bar ${fmt.mb(rssBar)}`,
       fmt.x(ratio),
       bar,
-      ratio <= 2 && peak <= rssBar && health.status === 200,
+      ratio <= 2 && peak <= rssBar && healthOk,
     );
   } catch (err) {
     failed('POST loan-bond registrar, 50 x 1 MiB', bar, err);

@@ -90,6 +90,9 @@ export function base64DecodedLength(text: string): number | undefined {
 }
 
 const DATA_ONLY = /^[A-Za-z0-9+/]*$/;
+/** The URL-safe alphabet's "-" and "_", which Buffer's decoder also accepts (for 62 and 63). */
+const URL_SAFE_62 = 0x2d;
+const URL_SAFE_63 = 0x5f;
 
 /**
  * Standard base64 that arrives in pieces (the content of a JSON string read as a stream), decoded as
@@ -125,26 +128,48 @@ export class Base64Stream {
   /**
    * The common case: bytes that are all base64 data characters, decoded at once. False when they
    * are not (whitespace, padding, another character, or after a problem): hand them to `slow`.
-   * Checked by decoding and encoding again, which gives back the same text only for plain data
-   * (encoding is one to one), at about the cost of the decoding alone; a regular expression over
-   * the same text costs more than the decoding itself.
+   * Checked by what Buffer's decoder does with anything else: it skips a character outside its
+   * alphabet and stops at "=", so the text gives fewer than three bytes per four characters; its
+   * alphabet is the standard one plus the URL-safe "-" and "_", which are looked for in the bytes
+   * (memchr). About a tenth of the decoding's cost, where encoding again to compare cost as much as
+   * the decoding and a regular expression over the text ten times more (test/domain/base64.test.ts
+   * tries every byte value in every position of a quad).
    */
   fast(bytes: Buffer): boolean {
     if (this.problem !== undefined || this.pad > 0) return false;
     if (bytes.length === 0) return true;
-    const all = this.carry + bytes.toString('latin1');
-    const whole = all.length - (all.length % 4);
-    const quads = whole === all.length ? all : all.slice(0, whole);
-    const decoded = Buffer.from(quads, 'base64');
-    if (decoded.length * 4 !== whole * 3 || decoded.toString('base64') !== quads) return false;
-    const rest = all.slice(whole);
-    // The carried characters (at most three) must be data characters too.
+    if (bytes.indexOf(URL_SAFE_62) !== -1 || bytes.indexOf(URL_SAFE_63) !== -1) return false;
+    // The characters carried from the last piece (at most three, all data) are completed into one quad
+    // by the first bytes; the rest of the bytes' whole quads are read as one string of their own, so
+    // that no copy of the piece joined to the carry is ever made.
+    const lead = this.carry.length === 0 ? 0 : Math.min(bytes.length, 4 - this.carry.length);
+    const head = lead === 0 ? '' : this.carry + bytes.toString('latin1', 0, lead);
+    if (head.length > 0 && head.length < 4) {
+      if (!DATA_ONLY.test(head)) return false;
+      this.take(bytes.length, head);
+      return true;
+    }
+    const whole = lead + (bytes.length - lead - ((bytes.length - lead) % 4));
+    const body = bytes.toString('latin1', lead, whole);
+    const size = (head.length / 4) * 3 + (body.length / 4) * 3;
+    const decoded = Buffer.allocUnsafe(size);
+    let written = head.length > 0 ? decoded.write(head, 0, 'base64') : 0;
+    if (written * 4 !== head.length * 3) return false;
+    written += decoded.write(body, written, 'base64');
+    if (written !== size) return false;
+    const rest = bytes.toString('latin1', whole);
+    // The characters carried to the next piece (at most three) must be data characters too.
     if (rest.length > 0 && !DATA_ONLY.test(rest)) return false;
-    this.offset += bytes.length;
-    this.count += bytes.length;
-    this.carry = rest;
+    this.take(bytes.length, rest);
     this.emit(decoded);
     return true;
+  }
+
+  /** `length` bytes of data characters read, `carry` kept for the next piece. */
+  private take(length: number, carry: string): void {
+    this.offset += length;
+    this.count += length;
+    this.carry = carry;
   }
 
   /** Bytes `fast` refused, read character by character with the exact messages. */

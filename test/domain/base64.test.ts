@@ -136,7 +136,7 @@ describe('Base64Stream: the same text in pieces', () => {
   }
 
   it('decodes and refuses exactly as decodeBase64, wherever the text is cut (fast-check)', () => {
-    const alphabet = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', '=', ' ', '\n', '\t', '-', 'é', '😀', '\u0000'];
+    const alphabet = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', '=', ' ', '\n', '\t', '-', '_', 'é', '😀', '\u0000'];
     const text = fc.oneof(
       fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('base64')),
       fc.array(fc.constantFrom(...alphabet), { maxLength: 24 }).map((a) => a.join('')),
@@ -174,5 +174,33 @@ describe('Base64Stream: the same text in pieces', () => {
     bad.countOnly();
     bad.pushBytes(Buffer.from(`${text.slice(0, 10)}-`));
     expect(bad.end()).toEqual({ ok: false, reason: 'invalid base64 character "-" at offset 10 (URL-safe base64 is not accepted)' });
+  });
+
+  it('takes the fast path only for standard data characters: every byte value, in every position of a quad', () => {
+    const STANDARD = new Set(Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'));
+    const text = Buffer.from(Buffer.from('a sandbox decodes what it is sent').toString('base64'));
+    let refused = 0;
+    for (let value = 0; value < 256; value++) {
+      for (let at = 0; at < 8; at++) {
+        // The byte in place of a character (same length) and inserted before it (one longer).
+        for (const bytes of [
+          Buffer.concat([text.subarray(0, at), Buffer.from([value]), text.subarray(at + 1)]),
+          Buffer.concat([text.subarray(0, at), Buffer.from([value]), text.subarray(at)]),
+        ]) {
+          const out: Buffer[] = [];
+          const fast = new Base64Stream((b) => out.push(b)).fast(bytes);
+          if (STANDARD.has(value)) {
+            expect(fast).toBe(true);
+            const whole = bytes.length - (bytes.length % 4);
+            expect(Buffer.concat(out)).toEqual(Buffer.from(bytes.subarray(0, whole).toString('latin1'), 'base64'));
+          } else {
+            expect(fast, `byte ${value} at ${at}`).toBe(false);
+            expect(out).toEqual([]);
+            refused++;
+          }
+        }
+      }
+    }
+    expect(refused).toBe((256 - 64) * 8 * 2);
   });
 });
