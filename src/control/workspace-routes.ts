@@ -11,6 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { adminKeyProblem, adminKeyRefusal, carriesAdminKey } from '../http/bearer.js';
+import { WORKSPACE_HEADER_SCHEMAS } from '../http/interface-plugin.js';
 import { renderError, SandboxError, standardBody, validationError } from '../http/errors.js';
 import { editDistance } from '../http/near-miss.js';
 import { afterKey, NextCursor, pageOf, pageQuery } from '../http/paging.js';
@@ -19,10 +20,12 @@ import { pathOf } from '../http/url.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { createRuntime, type InterfaceParts, type Runtime, type RuntimeLog, type RuntimeSettings } from '../runtime/index.js';
 import {
+  CREATED_HEADER,
   createdByRequest,
   DEFAULT_WORKSPACE,
   invalidWorkspaceNameOf,
   refusedWorkspaceOf,
+  SIMILAR_HEADER,
   WorkspaceRemovingError,
   WorkspaceUnknownError,
   WORKSPACE_NAME,
@@ -252,10 +255,6 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
   };
 }
 
-/** Names the workspace a request created on first use in its answer (workspace-created-header). */
-export const CREATED_HEADER = 'sandbox-workspace-created';
-/** Names the existing workspace a new one's name is near: a likely typo (workspace-created-header). */
-export const SIMILAR_HEADER = 'sandbox-workspace-similar';
 
 /** Longest path a creation log line quotes: a path is the client's and could be any length. */
 const LOGGED_PATH = 200;
@@ -381,13 +380,7 @@ export const workspacesPlugin: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           201: Type.Object(WorkspaceInfo.properties, {
             // Read by @fastify/swagger into the response's headers.
-            headers: {
-              'Sandbox-Workspace-Similar': {
-                type: 'string',
-                description: 'an existing workspace whose name is near this one (a likely typo); absent when none is',
-                'x-sandbox-assumption': assumed('workspace-created-header'),
-              },
-            },
+            headers: { [SIMILAR_HEADER]: WORKSPACE_HEADER_SCHEMAS[SIMILAR_HEADER] },
           }),
           400: StandardError,
           401: StandardError,

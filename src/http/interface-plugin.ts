@@ -20,6 +20,7 @@ import { emptyBodyError, forbiddenKeyError, useJsonBodies } from './json.js';
 import { fallbackSlug } from './outcomes.js';
 import { type NearMiss, nearestOperation, nearMissSentence, OUTSIDE_PREFIX_DISTANCE } from './near-miss.js';
 import { pathOf } from './url.js';
+import { CREATED_HEADER, SIMILAR_HEADER } from '../runtime/workspaces.js';
 
 /** The checks of a body that its schema refused, as far as they still mean something. */
 export interface RefusedBodyChecks {
@@ -167,6 +168,20 @@ const OUTCOME_HEADER_SCHEMA = {
   'x-sandbox-assumption': assumptionLookup(sandboxAssumptions)('coverage-outcomes'),
 };
 
+/** The headers an answer from a workspace created on first use carries (workspace-created-header), as OpenAPI declares them. */
+export const WORKSPACE_HEADER_SCHEMAS = {
+  [CREATED_HEADER]: {
+    type: 'string',
+    description: 'the workspace this very request created on first use (a path under /ws/{name}/); absent when it existed',
+    'x-sandbox-assumption': assumptionLookup(sandboxAssumptions)('workspace-created-header'),
+  },
+  [SIMILAR_HEADER]: {
+    type: 'string',
+    description: 'an existing workspace whose name is near the new one (a likely typo); absent when none is',
+    'x-sandbox-assumption': assumptionLookup(sandboxAssumptions)('workspace-created-header'),
+  },
+};
+
 /** Gives the routes registered on `app` the interface's edge: JSON bodies, its error shape and statuses, outcomes, the 501. */
 export function serveInterface(app: FastifyInstance, contract: InterfaceContract): void {
   app.addHook('onRoute', (route) => {
@@ -175,12 +190,13 @@ export function serveInterface(app: FastifyInstance, contract: InterfaceContract
     const schema = (route.schema ?? {}) as Record<string, unknown>;
     const own = schema['x-sandbox-assumption'];
     schema['x-sandbox-assumption'] = typeof own === 'string' ? `${own} ${everyRoute}` : everyRoute;
-    // Every answer of a documented operation names its outcome (coverage-outcomes): declared on each response.
+    // Every answer of a documented operation names its outcome (coverage-outcomes), and its workspace
+    // when the request created it (workspace-created-header): declared on each response.
     const responses = schema.response as Record<string, Record<string, unknown>> | undefined;
     if (route.config?.operation !== undefined && responses) {
       for (const [status, response] of Object.entries(responses)) {
         const headers = (response.headers ?? {}) as Record<string, unknown>;
-        responses[status] = { ...response, headers: { ...headers, 'Sandbox-Outcome': OUTCOME_HEADER_SCHEMA } };
+        responses[status] = { ...response, headers: { ...headers, 'Sandbox-Outcome': OUTCOME_HEADER_SCHEMA, ...WORKSPACE_HEADER_SCHEMAS } };
       }
     }
     route.schema = schema;

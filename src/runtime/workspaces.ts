@@ -80,6 +80,11 @@ export function refusedWorkspaceOf(req: IncomingMessage): WorkspaceRefusal | und
   return (req as MarkedRequest)[REFUSED];
 }
 
+/** Names the workspace a request created on first use in its answer (workspace-created-header). */
+export const CREATED_HEADER = 'Sandbox-Workspace-Created';
+/** Names the existing workspace a new one's name is near: a likely typo (workspace-created-header). */
+export const SIMILAR_HEADER = 'Sandbox-Workspace-Similar';
+
 /** Whether the workspace this request named was created by it (its first use). */
 export function createdByRequest(req: IncomingMessage): boolean {
   return (req as MarkedRequest)[CREATED] === true;

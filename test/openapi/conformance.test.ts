@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { testApp } from '../helpers.js';
+import { DEMO_FIXTURES, testApp } from '../helpers.js';
+import { CONTROL_TAG } from '../../src/http/openapi.js';
 import { INTERFACES } from '../../src/interfaces.js';
 import { Checker, type OpenApiDocument, problemsOf, responsesChecked, routesOf } from './conformance.js';
 
@@ -32,6 +33,33 @@ describe('the OpenAPI document against the routes of the app', () => {
     const document = JSON.parse((await app.inject({ url: '/openapi.json' })).body) as { info: { version: string } };
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     expect(document.info.version).toBe(pkg.version);
+  });
+});
+
+describe('the headers of an answer from a workspace created on first use', () => {
+  it('are declared on every response of every documented operation, and pass the response check', async () => {
+    const app = await testApp({ fixtures: DEMO_FIXTURES });
+    const document = JSON.parse((await app.inject({ url: '/openapi.json' })).body) as OpenApiDocument;
+    const operations = Object.values(document.paths).flatMap((item) =>
+      Object.entries(item).filter(([m, op]) => METHODS.includes(m) && (op as { tags?: string[] }).tags?.some((t) => t !== CONTROL_TAG.name)),
+    );
+    expect(operations.length).toBeGreaterThanOrEqual(6);
+    for (const [, operation] of operations) {
+      for (const response of Object.values(operation.responses ?? {})) {
+        expect(Object.keys(response.headers ?? {})).toEqual(
+          expect.arrayContaining(['Sandbox-Outcome', 'Sandbox-Workspace-Created', 'Sandbox-Workspace-Similar']),
+        );
+      }
+    }
+    // A typo of an existing workspace: the answer carries both headers.
+    await app.inject({ method: 'POST', url: '/_sandbox/workspaces', payload: { name: 'team-a' } });
+    const url = '/ws/tema-a/api/bookkeeping/integration/v1/11222333000181/trade-receivable-certificates/extract';
+    const res = await app.inject({ url, headers: { authorization: 'Bearer bk-demo-token-7' } });
+    expect(res.headers['sandbox-workspace-created']).toBe('tema-a');
+    expect(res.headers['sandbox-workspace-similar']).toBe('team-a');
+    const route = '/api/bookkeeping/integration/v1/:tenantId/trade-receivable-certificates/extract';
+    const call = { method: 'GET', url, route, hidden: false };
+    expect(problemsOf(new Checker(document), call, res.statusCode, res.headers, res.body, INTERFACES)).toEqual([]);
   });
 });
 
