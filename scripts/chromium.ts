@@ -52,6 +52,31 @@ async function untarBrotli(file: string, into: string): Promise<void> {
   if (result.status !== 0) throw new Error(`tar could not unpack ${file}: ${String(result.stderr)}`);
 }
 
+/**
+ * The fontconfig file of a browser unpacked into `dir`: its own fonts only, the same on every machine;
+ * with no font at all, a text field crashes the renderer. (The archive's fonts.conf names Lambda's
+ * directories.) The paths are absolute, as fontconfig reads them.
+ */
+export function fontsConfig(dir: string): string {
+  return `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${join(dir, 'fonts')}</dir>\n  <cachedir>${join(dir, 'fonts-cache')}</cachedir>\n</fontconfig>\n`;
+}
+
+/**
+ * Points the fontconfig file of `dir` at `dir` again when it names another place: node_modules copied
+ * or moved to another checkout (or restored there from a CI cache) keeps the browser unpacked where it
+ * was, whose fonts then no longer exist, and every page crashes.
+ */
+export function repointFonts(dir: string): boolean {
+  const file = join(dir, 'fontconfig', 'fonts.conf');
+  const wanted = fontsConfig(dir);
+  if (existsSync(file) && readFileSync(file, 'utf8') === wanted) return false;
+  mkdirSync(dirname(file), { recursive: true });
+  const staging = `${file}.tmp-${process.pid}-${Date.now()}`;
+  writeFileSync(staging, wanted);
+  renameSync(staging, file);
+  return true;
+}
+
 /** Unpacks the bundled browser into `dir` once; concurrent callers race on an atomic rename. */
 async function unpack(bin: string, dir: string): Promise<void> {
   if (existsSync(join(dir, 'chromium'))) return;
@@ -65,13 +90,8 @@ async function unpack(bin: string, dir: string): Promise<void> {
     await untarBrotli(join(bin, 'fonts.tar.br'), staging);
     // nss, nspr and expat: the only libraries it needs beyond libc, absent from a bare machine.
     await untarBrotli(join(bin, 'al2023.tar.br'), staging);
-    // Its own fonts only, the same on every machine; with no font at all, a text field crashes
-    // the renderer. (The archive's fonts.conf names Lambda's directories.)
     mkdirSync(join(staging, 'fontconfig'));
-    writeFileSync(
-      join(staging, 'fontconfig', 'fonts.conf'),
-      `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${join(dir, 'fonts')}</dir>\n  <cachedir>${join(dir, 'fonts-cache')}</cachedir>\n</fontconfig>\n`,
-    );
+    writeFileSync(join(staging, 'fontconfig', 'fonts.conf'), fontsConfig(dir));
     try {
       renameSync(staging, dir);
     } catch (err) {
@@ -93,6 +113,7 @@ export async function findChromium(env: NodeJS.ProcessEnv = process.env): Promis
   const { version } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string };
   const dir = join(pkg, '..', '..', '.cache', 'tradebill-sandbox', `chromium-${version}`);
   await unpack(join(pkg, 'bin'), dir);
+  repointFonts(dir);
   const base = inheritedEnv();
   return {
     executablePath: join(dir, 'chromium'),
