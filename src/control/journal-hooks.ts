@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InterfaceId } from '../http/errors.js';
 import { pathOf } from '../http/url.js';
 import { runtimeOf } from '../runtime/index.js';
-import { captureText, captureValue, type SentRequest } from '../runtime/journal.js';
+import { captureText, captureValue, type PackedRequest, packRequest } from '../runtime/journal.js';
 import { redact } from '../runtime/redact.js';
 
 /** What the journal keeps of a request while it is answered. */
@@ -30,10 +30,10 @@ export function warningCount(header: unknown): number | null {
   return text.split(',').filter((s) => s.trim() !== '').length;
 }
 
-/** The request line and headers as sent (redacted when the journal is read). */
-function sentRequest(request: FastifyRequest): SentRequest {
+/** The request line and headers as sent, packed (redacted when the journal is read). */
+function sentRequest(request: FastifyRequest): PackedRequest {
   const raw = request.raw;
-  return { method: raw.method ?? request.method, url: request.originalUrl, httpVersion: raw.httpVersion, rawHeaders: raw.rawHeaders };
+  return packRequest({ method: raw.method ?? request.method, url: request.originalUrl, httpVersion: raw.httpVersion, rawHeaders: raw.rawHeaders });
 }
 
 /** The trace of a request that arrived now (the sandbox clock, and the real one beside it). */

@@ -2,6 +2,7 @@
 // can see why their client failed. A ring buffer of fixed capacity (memory stays flat however many
 // requests pass) whose entries hold redacted, size-bounded copies of the bodies, and the request line
 // and headers as sent, secrets redacted.
+import { Buffer } from 'node:buffer';
 import type { InterfaceId } from '../http/errors.js';
 import { REDACTED, redact, SECRET_KEYS, truncatedMarker } from './redact.js';
 import { Ring } from './ring.js';
@@ -37,8 +38,8 @@ function redactText(text: string): unknown {
 
 /**
  * The request as it came on the wire: method, target and version of its request line, and its
- * headers as Node read them (name and value pairs, in order, as written). Kept by reference (Node
- * has already bounded them: 16 KiB of headers) and redacted only when the journal is read.
+ * headers as Node read them (name and value pairs, in order, as written). Node has already bounded
+ * them (16 KiB of headers); they are redacted only when the journal is read.
  */
 export interface SentRequest {
   method: string;
@@ -46,6 +47,28 @@ export interface SentRequest {
   url: string;
   httpVersion: string;
   rawHeaders: readonly string[];
+}
+
+/**
+ * A SentRequest as the journal keeps it: its strings joined into one Buffer, whose bytes live outside
+ * the JavaScript heap. Kept as a dozen small strings, every entry's strings were copied by the young
+ * generation's collections until the entry left the ring, and those collections (hence the tail
+ * latency of every request under load) took longer (docs/benchmarks.md). The fields are separated by
+ * a line feed, which a request line or header Node parsed cannot hold; a request that holds one anyway
+ * (made in-process) is kept as it is.
+ */
+export type PackedRequest = Buffer | SentRequest;
+
+export function packRequest(sent: SentRequest): PackedRequest {
+  const parts = [sent.method, sent.url, sent.httpVersion, ...sent.rawHeaders];
+  for (const part of parts) if (part.includes('\n')) return sent;
+  return Buffer.from(parts.join('\n'), 'utf8');
+}
+
+export function unpackRequest(packed: PackedRequest): SentRequest {
+  if (!Buffer.isBuffer(packed)) return packed;
+  const [method = '', url = '', httpVersion = '', ...rawHeaders] = packed.toString('utf8').split('\n');
+  return { method, url, httpVersion, rawHeaders };
 }
 
 /** Headers whose values are credentials whatever their name says. */
@@ -164,7 +187,7 @@ export type Captured = { redacted: true; value: unknown } | { redacted: false; v
 /** What the journal keeps: an entry whose bodies and query are captured, not yet redacted. */
 export type StoredEntry = Omit<JournalEntry, 'requestBody' | 'responseBody' | 'query' | 'requestLine' | 'rawQuery' | 'headers'> & {
   query: Captured;
-  sent: SentRequest;
+  sent: PackedRequest;
   requestBody: Captured;
   responseBody: Captured;
 };
@@ -194,7 +217,7 @@ export class Journal {
   list(filter: JournalFilter = {}): JournalEntry[] {
     return this.select(filter).map(({ sent, ...e }) => ({
       ...e,
-      ...revealSent(sent),
+      ...revealSent(unpackRequest(sent)),
       query: reveal(e.query),
       requestBody: reveal(e.requestBody),
       responseBody: reveal(e.responseBody),

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { captureText, captureValue, Journal, type JournalEntry } from '../../src/runtime/journal.js';
+import { captureText, captureValue, Journal, type JournalEntry, packRequest, unpackRequest } from '../../src/runtime/journal.js';
 import { redact } from '../../src/runtime/redact.js';
 import { BASE_FIXTURES, testApp } from '../helpers.js';
 
@@ -320,5 +321,21 @@ describe('redaction', () => {
     const out = redact(wide) as Record<string, unknown>;
     expect(Object.keys(out).length).toBeLessThan(5000);
     expect(out['[truncated]']).toMatch(/^\d+ more fields$/);
+  });
+});
+
+describe('a journaled request line and headers, packed outside the heap', () => {
+  it('come back exactly as sent, whatever their characters (fast-check)', () => {
+    const text = fc.string({ unit: 'binary', maxLength: 40 });
+    fc.assert(
+      fc.property(text, text, text, fc.array(fc.tuple(text, text), { maxLength: 6 }), (method, url, httpVersion, pairs) => {
+        const sent = { method, url, httpVersion, rawHeaders: pairs.flat() };
+        const packed = packRequest(sent);
+        // A line feed cannot come from Node's parser; such a request is kept as it is.
+        expect(Buffer.isBuffer(packed)).toBe(![method, url, httpVersion, ...sent.rawHeaders].some((p) => p.includes('\n')));
+        expect(unpackRequest(packed)).toEqual(sent);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
