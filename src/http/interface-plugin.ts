@@ -142,7 +142,8 @@ export function causeDetails(err: unknown): Array<{ path: string; message: strin
 }
 
 /** The sandbox-wide decisions that hold for every documented route, marked on each in OpenAPI. */
-const everyRoute = assumptionLookup(sandboxAssumptions)(
+const assumed = assumptionLookup(sandboxAssumptions);
+const everyRoute = assumed(
   'strict-fields',
   'duplicate-keys',
   'malformed-body',
@@ -165,7 +166,7 @@ const NO_SLUGS: ReadonlySet<string> = new Set();
 const OUTCOME_HEADER_SCHEMA = {
   type: 'string',
   description: 'the outcome of this answer, <operation>.<outcome>, as listed by GET /_sandbox/coverage',
-  'x-sandbox-assumption': assumptionLookup(sandboxAssumptions)('coverage-outcomes'),
+  'x-sandbox-assumption': assumed('coverage-outcomes'),
 };
 
 /** The headers an answer from a workspace created on first use carries (workspace-created-header), as OpenAPI declares them. */
@@ -173,12 +174,12 @@ export const WORKSPACE_HEADER_SCHEMAS = {
   [CREATED_HEADER]: {
     type: 'string',
     description: 'the workspace this very request created on first use (a path under /ws/{name}/); absent when it existed',
-    'x-sandbox-assumption': assumptionLookup(sandboxAssumptions)('workspace-created-header'),
+    'x-sandbox-assumption': assumed('workspace-created-header'),
   },
   [SIMILAR_HEADER]: {
     type: 'string',
     description: 'an existing workspace whose name is near the new one (a likely typo); absent when none is',
-    'x-sandbox-assumption': assumptionLookup(sandboxAssumptions)('workspace-created-header'),
+    'x-sandbox-assumption': assumed('workspace-created-header'),
   },
 };
 

@@ -116,7 +116,8 @@ class LazyChildLogger {
     private readonly options: ChildLoggerOptions,
   ) {}
 
-  private get logger(): FastifyBaseLogger {
+  /** The request's pino child, made now if it was not yet. */
+  get logger(): FastifyBaseLogger {
     return (this.made ??= this.parent.child(this.bindings, this.options));
   }
 
@@ -128,37 +129,25 @@ class LazyChildLogger {
     this.logger.level = level;
   }
 
-  fatal(...args: Parameters<FastifyBaseLogger['fatal']>): void {
-    this.logger.fatal(...args);
-  }
-
-  error(...args: Parameters<FastifyBaseLogger['error']>): void {
-    this.logger.error(...args);
-  }
-
-  warn(...args: Parameters<FastifyBaseLogger['warn']>): void {
-    this.logger.warn(...args);
-  }
-
-  info(...args: Parameters<FastifyBaseLogger['info']>): void {
-    this.logger.info(...args);
-  }
-
-  debug(...args: Parameters<FastifyBaseLogger['debug']>): void {
-    this.logger.debug(...args);
-  }
-
-  trace(...args: Parameters<FastifyBaseLogger['trace']>): void {
-    this.logger.trace(...args);
-  }
-
-  silent(...args: Parameters<FastifyBaseLogger['silent']>): void {
-    this.logger.silent(...args);
-  }
-
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.logger.child(bindings, options);
   }
+
+  // One method per level, set on the prototype below: each passes its call to the child.
+  declare fatal: FastifyBaseLogger['fatal'];
+  declare error: FastifyBaseLogger['error'];
+  declare warn: FastifyBaseLogger['warn'];
+  declare info: FastifyBaseLogger['info'];
+  declare debug: FastifyBaseLogger['debug'];
+  declare trace: FastifyBaseLogger['trace'];
+  declare silent: FastifyBaseLogger['silent'];
+}
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+for (const level of LEVELS) {
+  LazyChildLogger.prototype[level] = function (this: LazyChildLogger, ...args: Parameters<FastifyBaseLogger['info']>) {
+    this.logger[level](...args);
+  };
 }
 
 /** Fastify's factory of each request's own logger: a LazyChildLogger. */
