@@ -255,7 +255,6 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
   };
 }
 
-
 /** Longest path a creation log line quotes: a path is the client's and could be any length. */
 const LOGGED_PATH = 200;
 

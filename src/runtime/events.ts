@@ -72,11 +72,18 @@ export function patternMatches(pattern: string, value: string): boolean {
   return pattern.endsWith('*') ? value.startsWith(pattern.slice(0, -1)) : pattern === value;
 }
 
+/** Whether an event of `type` passes the filter's types (none given: every type). */
+function typeMatches(filter: EventFilter, type: string): boolean {
+  return !filter.types || filter.types.length === 0 || filter.types.some((t) => patternMatches(t, type));
+}
+
+function subjectMatches(filter: EventFilter, subject: string): boolean {
+  return filter.subject === undefined || patternMatches(filter.subject, subject);
+}
+
 export function eventMatches(filter: EventFilter, event: SandboxEvent): boolean {
   if (filter.after !== undefined && Number(event.id) <= filter.after) return false;
-  if (filter.types && filter.types.length > 0 && !filter.types.some((t) => patternMatches(t, event.type))) return false;
-  if (filter.subject !== undefined && !patternMatches(filter.subject, event.subject)) return false;
-  return true;
+  return typeMatches(filter, event.type) && subjectMatches(filter, event.subject);
 }
 
 let library: typeof CloudEvents | undefined;
@@ -168,12 +175,11 @@ export class Events {
     const count = this.ring.count;
     // Ids are consecutive in the ring (a clear empties it): the first one after `after` is found at once.
     const start = filter.after === undefined ? 0 : Math.max(0, Math.min(count, filter.after - (this.seq - count)));
-    const types = filter.types && filter.types.length > 0 ? filter.types : undefined;
     for (let i = start; i < count && out.length < limit; i++) {
-      const type = this.types.oldest(i) as string;
-      if (types && !types.some((t) => patternMatches(t, type))) continue;
+      // The type is read beside the text, so that an event of another type is never parsed.
+      if (!typeMatches(filter, this.types.oldest(i) as string)) continue;
       const event = JSON.parse((this.ring.oldest(i) as Buffer).toString('utf8')) as SandboxEvent;
-      if (filter.subject === undefined || patternMatches(filter.subject, event.subject)) out.push(event);
+      if (subjectMatches(filter, event.subject)) out.push(event);
     }
     return out;
   }

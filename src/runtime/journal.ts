@@ -54,15 +54,21 @@ export interface SentRequest {
  * the JavaScript heap. Kept as a dozen small strings, every entry's strings were copied by the young
  * generation's collections until the entry left the ring, and those collections (hence the tail
  * latency of every request under load) took longer (docs/benchmarks.md). The fields are separated by
- * a line feed, which a request line or header Node parsed cannot hold; a request that holds one anyway
- * (made in-process) is kept as it is.
+ * a line feed, which a request line or header Node parsed cannot hold, and written as UTF-8, which
+ * carries any text Node parsed (Latin-1 strings); a request that holds a line feed or a lone surrogate
+ * anyway (made in-process) is kept as it is.
  */
 export type PackedRequest = Buffer | SentRequest;
 
 export function packRequest(sent: SentRequest): PackedRequest {
   const parts = [sent.method, sent.url, sent.httpVersion, ...sent.rawHeaders];
-  for (const part of parts) if (part.includes('\n')) return sent;
+  for (const part of parts) if (part.includes('\n') || !isWellFormed(part)) return sent;
   return Buffer.from(parts.join('\n'), 'utf8');
+}
+
+/** String.prototype.isWellFormed (ES2024, in Node 20; the compiler's library stops at ES2023). */
+function isWellFormed(text: string): boolean {
+  return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 }
 
 export function unpackRequest(packed: PackedRequest): SentRequest {
