@@ -132,8 +132,7 @@ export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitte
     lineCount: read.lines.count,
     strict: ctx.strict,
   };
-  // One insert: a transaction of its own.
-  store.insertImport(stored);
+  ctx.store.transaction(() => store.insertImport(stored));
   importReceived(ctx.events, stored);
   return { importId, file: read.file, lines: read.lines };
 }

@@ -1,5 +1,6 @@
-// Receivables storage: funds and their management-system tokens; CNAB imports (the file bytes, the
-// status, the outcome) and their line-level diagnostics. Titles are not copied into rows: they are a
+// Receivables storage: funds and their management-system tokens; CNAB imports (the status and the
+// outcome; the file's bytes in rc_import_files, so that a change of status never copies them again)
+// and their line-level diagnostics. Titles are not copied into rows: they are a
 // pure function of the stored bytes, read again when inspected (CnabFile in receivables/cnab-record.ts).
 import type { Db } from './db.js';
 import { groupKey, type RowCounts } from './row-counts.js';
@@ -82,11 +83,12 @@ export class ReceivablesStore {
          FROM rc_funds WHERE fund_cnpj > ? ORDER BY fund_cnpj LIMIT ?`,
       ),
       insertImport: db.prepare(
-        `INSERT INTO rc_imports (import_id, fund_cnpj, file_name, additive_number, received_at, status, file,
+        `INSERT INTO rc_imports (import_id, fund_cnpj, file_name, additive_number, received_at, status,
            byte_length, line_count, strict)
-         VALUES (@importId, @fundCnpj, @fileName, @additiveNumber, @receivedAt, 'pending', @file,
+         VALUES (@importId, @fundCnpj, @fileName, @additiveNumber, @receivedAt, 'pending',
            @byteLength, @lineCount, @strict)`,
       ),
+      insertFile: db.prepare('INSERT INTO rc_import_files (import_id, file) VALUES (?, ?)'),
       nextPending: db
         .prepare(`SELECT import_id FROM rc_imports WHERE status = 'pending' ORDER BY rowid LIMIT 1`)
         .pluck(),
@@ -94,7 +96,7 @@ export class ReceivablesStore {
         .prepare(`SELECT count(*) FROM (SELECT 1 FROM rc_imports WHERE status = 'pending' LIMIT ?)`)
         .pluck(),
       status: db.prepare('SELECT status FROM rc_imports WHERE import_id = ?').pluck(),
-      file: db.prepare('SELECT file FROM rc_imports WHERE import_id = ?').pluck(),
+      file: db.prepare('SELECT file FROM rc_import_files WHERE import_id = ?').pluck(),
       clearDiagnostics: db.prepare('DELETE FROM rc_diagnostics WHERE import_id = ?'),
       insertDiagnostic: db.prepare(
         `INSERT INTO rc_diagnostics (import_id, ordinal, line, columns, rule, severity, message)
@@ -150,9 +152,13 @@ export class ReceivablesStore {
     };
   }
 
+  /** The import's row and its file's (callers wrap the two in one transaction). */
   insertImport(i: NewImport): void {
-    this.statements.insertImport.run({ ...i, byteLength: i.file.length, strict: i.strict ? 1 : 0 });
+    const { file, ...row } = i;
+    this.statements.insertImport.run({ ...row, byteLength: file.length, strict: i.strict ? 1 : 0 });
+    this.statements.insertFile.run(i.importId, file);
     this.counts.add('rc_imports');
+    this.counts.add('rc_import_files');
     this.counts.add(groupKey('rc_imports', 'status', 'pending'));
     this.counts.add(groupKey('rc_imports', 'fund_cnpj', i.fundCnpj));
   }

@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { migrations } from '../../src/store/migrations.js';
 import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
 import { bigCnab444, cnab240Bytes, cnabBytes, cnabText, type TitleSpec } from './helpers.js';
 
@@ -440,6 +442,37 @@ describe('asynchronous processing', () => {
         titleCount: 1,
       });
       await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("moves an older database's CNAB files out of the imports' rows, nothing lost", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rc-migrate-'));
+    try {
+      const db = join(dir, 'sandbox.db');
+      const old = new Database(db);
+      const before = migrations.findIndex((m) => m.sql.includes('rc_import_files'));
+      expect(before).toBeGreaterThan(0);
+      old.exec(migrations.slice(0, before).map((m) => m.sql).join('\n'));
+      old.pragma(`user_version = ${before}`);
+      old.prepare('INSERT INTO rc_funds (fund_cnpj, token) VALUES (?, ?)').run('11222333000181', 'rc-token-1');
+      const files = [cnabBytes('cnab400', [{}, {}]), cnabBytes('cnab444-fidc', [{}])];
+      files.forEach((file, i) =>
+        old
+          .prepare(
+            `INSERT INTO rc_imports (import_id, fund_cnpj, file_name, additive_number, received_at, status, file,
+               byte_length, line_count, strict) VALUES (?, '11222333000181', ?, 1, '2026-11-20T10:00:00.000Z', 'pending', ?, ?, ?, 0)`,
+          )
+          .run(`CNAB-OLD-${i}`, `old-${i}.rem`, file, file.length, i === 0 ? 4 : 3),
+      );
+      old.close();
+      const app = await testApp({ db, fixtures: 'none' });
+      await app.runtime.work.drain();
+      expect(await importOf(app, 'CNAB-OLD-0')).toMatchObject({ status: 'processed', titleCount: 2, byteLength: files[0]?.length });
+      expect(await importOf(app, 'CNAB-OLD-1')).toMatchObject({ status: 'processed', titleCount: 1, byteLength: files[1]?.length });
+      files.forEach((file, i) => expect(app.runtime.store.receivables.file(`CNAB-OLD-${i}`)?.equals(file)).toBe(true));
+      await app.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
