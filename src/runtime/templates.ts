@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import type Handlebars from 'handlebars';
 import type { JSONPath as JSONPathQuery } from 'jsonpath-plus';
 import { addDuration, type Duration } from './duration.js';
+import { type UserRegex, userRegex } from './user-regex.js';
 
 /** A Handlebars helper: positional arguments, then Handlebars' options (hash, fn, inverse, data). */
 export type Helper = (this: unknown, ...args: unknown[]) => unknown;
@@ -520,9 +521,9 @@ export function templateHelpers(context: HelperContext): HelperSet {
     },
     regexExtract(...args) {
       const { values, options } = split(args);
-      let re: RegExp;
+      let re: UserRegex;
       try {
-        re = new RegExp(text(values[1]));
+        re = userRegex(text(values[1]));
       } catch (err) {
         throw new TemplateError(`regexExtract: ${(err as Error).message}`);
       }
@@ -551,13 +552,13 @@ export function templateHelpers(context: HelperContext): HelperSet {
     },
     matches(...args) {
       const { values, options } = split(args);
-      let re: RegExp;
+      let re: UserRegex;
       try {
-        re = new RegExp(`^(?:${text(values[1])})$`);
+        re = userRegex(text(values[1]));
       } catch (err) {
         throw new TemplateError(`matches: ${(err as Error).message}`);
       }
-      return decide(re.test(text(values[0])), options, this);
+      return decide(re.matchesWhole(text(values[0])), options, this);
     },
 
     // --- numbers and lists ---------------------------------------------------------------------

@@ -7,6 +7,7 @@
 // the near-miss sentence, or null when equal.
 import { pointer } from '../http/errors.js';
 import { REDACTED, SECRET_KEYS } from '../runtime/redact.js';
+import { type UserRegex, userRegex } from '../runtime/user-regex.js';
 
 export interface JsonEqualOptions {
   ignoreArrayOrder: boolean;
@@ -54,13 +55,13 @@ function placeholder(expected: string, actual: unknown, at: string): string | nu
       return typeof actual === 'boolean' ? null : `${at || '/'}: expected any boolean, got ${kind(actual)}`;
     case 'regex': {
       if (typeof actual !== 'string') return `${at || '/'}: expected a string matching ${rest}, got ${kind(actual)}`;
-      let re: RegExp;
+      let re: UserRegex;
       try {
-        re = new RegExp(`^(?:${rest ?? ''})$`);
+        re = userRegex(rest ?? '');
       } catch {
         return `${at || '/'}: the placeholder's regular expression ${rest} does not compile`;
       }
-      return re.test(actual) ? null : `${at || '/'}: ${quoted(actual, at)} does not match ${rest}`;
+      return re.matchesWhole(actual) ? null : `${at || '/'}: ${quoted(actual, at)} does not match ${rest}`;
     }
     default:
       return undefined;

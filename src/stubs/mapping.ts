@@ -11,6 +11,7 @@ import type { ErrorDetail, InterfaceId } from '../http/errors.js';
 import { pointer } from '../http/errors.js';
 import { bodyAjv, detailsFromAjv, MAX_DETAILS } from '../http/validation.js';
 import { compileTemplate, jsonPathQuery, type Template, type TemplateError } from '../runtime/templates.js';
+import { type UserRegex, userRegex } from '../runtime/user-regex.js';
 import { jsonDifference } from './json-equal.js';
 import { documentedOwner } from './ownership.js';
 import { type LeafMatcher, type Matcher, StubMapping, UNSUPPORTED } from './schema.js';
@@ -40,7 +41,7 @@ export interface MultiMatcher {
 export type UrlRule =
   | { kind: 'any' }
   | { kind: 'url' | 'urlPath'; text: string }
-  | { kind: 'urlPattern' | 'urlPathPattern'; text: string; regex: RegExp }
+  | { kind: 'urlPattern' | 'urlPathPattern'; text: string; regex: UserRegex }
   | { kind: 'urlPathTemplate'; text: string; segments: Array<{ literal: string } | { param: string }> };
 
 export interface StubRequestRule {
@@ -171,25 +172,9 @@ function structureProblems(details: ErrorDetail[], at: string): ErrorDetail[] {
 
 type Problem = (path: string, message: string) => void;
 
-/**
- * A regular expression as WireMock (Java) writes it, matched against the whole value: a leading
- * (?i), (?s) or (?m) becomes a flag; the rest is read by JavaScript, whose syntax agrees for the
- * common constructs (classes, groups, quantifiers, anchors).
- */
-export function wholeValueRegex(source: string): RegExp {
-  let flags = '';
-  let body = source;
-  const inline = /^\(\?([ism]+)\)/.exec(body);
-  if (inline) {
-    flags = [...new Set(inline[1])].join('');
-    body = body.slice(inline[0].length);
-  }
-  return new RegExp(`^(?:${body})$`, flags);
-}
-
-function compileRegex(source: string, path: string, problem: Problem): RegExp | undefined {
+function compileRegex(source: string, path: string, problem: Problem): UserRegex | undefined {
   try {
-    return wholeValueRegex(source);
+    return userRegex(source);
   } catch (err) {
     problem(path, `is not a regular expression this sandbox can read: ${(err as Error).message}`);
     return undefined;
@@ -262,7 +247,7 @@ export function compileMatcher(m: Matcher | LeafMatcher, path: string, problem: 
       const wanted = op === 'matches';
       return {
         text: `${op} /${source}/`,
-        test: (v) => v !== null && regex.test(v) === wanted,
+        test: (v) => v !== null && regex.matchesWhole(v) === wanted,
         why: (v) => (v === null ? 'it is absent' : `${seen(v)} ${wanted ? 'does not match' : 'matches'} /${source}/`),
       };
     }

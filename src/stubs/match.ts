@@ -75,7 +75,7 @@ function urlDifference(stub: Stub, view: RequestView): { distance: number; diffe
     case 'urlPattern':
     case 'urlPathPattern': {
       const value = url.kind === 'urlPattern' ? view.url : view.path;
-      return url.regex.test(value)
+      return url.regex.matchesWhole(value)
         ? { distance: 0, differences: [] }
         : { distance: 2, differences: [`the ${url.kind === 'urlPattern' ? 'URL' : 'path'} ${value} does not match ${url.kind} /${url.text}/`] };
     }
