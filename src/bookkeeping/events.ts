@@ -1,5 +1,5 @@
 // The events of the bookkeeping interface (docs/events.md): what a committed payment reports.
-import { formatCents } from '../domain/money.js';
+import { centsToNumber } from '../domain/money.js';
 import type { EventSink, EventType } from '../runtime/events.js';
 import type { TradeBillStatus } from '../store/bookkeeping.js';
 
@@ -23,8 +23,11 @@ export interface RecordedPayment {
   statusAfter: TradeBillStatus;
 }
 
-/** Amounts as the interface writes them: JSON numbers with at most two decimal places. */
-const amount = (cents: number) => Number(formatCents(cents));
+/**
+ * Amounts as the interface writes them: JSON numbers with at most two decimal places, exact at every
+ * magnitude (a DecimalText above what a double carries, written digit for digit by the feed).
+ */
+const amount = centsToNumber;
 
 export function paymentDeclared(events: EventSink, p: RecordedPayment): void {
   events.emit(PAYMENT_DECLARED.type, `bookkeeping/tenants/${p.tenantId}/trade-bills/${p.uid}`, {

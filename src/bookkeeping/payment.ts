@@ -72,17 +72,8 @@ export function declarationProblems(body: Record<string, unknown>, today: string
  * takes no payment, or an amount above the open value, makes the other checks meaningless.
  */
 export function decidePayment(bill: TradeBillRow, declaration: Declaration): { effect: PaymentEffect } | { problems: PaymentProblem[] } {
-  if (!(PAYABLE as readonly TradeBillStatus[]).includes(bill.status)) {
-    return {
-      problems: [
-        {
-          detail: { path: pointer('uid'), message: `trade bill is ${bill.status}` },
-          outcome: notPayable(bill.status as NotPayable),
-          summary: `trade bill ${bill.uid} is ${bill.status}: only open or partially-paid bills accept a payment`,
-        },
-      ],
-    };
-  }
+  const status = statusProblem(bill);
+  if (status) return { problems: [status] };
   const open = formatCents(bill.openCents);
   const paid = formatCents(declaration.paymentCents);
   if (declaration.paymentCents > bill.openCents) {
@@ -128,6 +119,16 @@ export function decidePayment(bill: TradeBillRow, declaration: Declaration): { e
   return { effect: { openAfterCents, statusAfter: openAfterCents === 0 ? 'paid' : 'partially-paid' } };
 }
 
+/** A bill that takes no payment, whatever the declaration says. */
+function statusProblem(bill: TradeBillRow): PaymentProblem | undefined {
+  if ((PAYABLE as readonly TradeBillStatus[]).includes(bill.status)) return undefined;
+  return {
+    detail: { path: pointer('uid'), message: `path parameter uid: trade bill ${bill.uid} is ${bill.status}` },
+    outcome: notPayable(bill.status as NotPayable),
+    summary: `trade bill ${bill.uid} is ${bill.status}: only open or partially-paid bills accept a payment`,
+  };
+}
+
 /** The bill's problems with a declaration, or that there is no such bill. */
 function billProblems(bill: TradeBillRow | undefined, declaration: Declaration | undefined, tenantId: string, uid: string): PaymentProblem[] {
   if (!bill) {
@@ -138,7 +139,8 @@ function billProblems(bill: TradeBillRow | undefined, declaration: Declaration |
       },
     ];
   }
-  if (declaration === undefined) return [];
+  // A bill that takes no payment is named even when the amounts cannot be read.
+  if (declaration === undefined) return [statusProblem(bill)].filter((p) => p !== undefined);
   const decided = decidePayment(bill, declaration);
   return 'problems' in decided ? decided.problems : [];
 }

@@ -120,12 +120,24 @@ const WaitAnswer = Type.Object({
 export type WaitRequest = Static<typeof WaitBody>;
 export type WaitResult = Static<typeof WaitAnswer>;
 
+/**
+ * Where a value came from: a body field (its pointer), or a query parameter, which a detail names at
+ * the start of its message besides (docs/errors.md).
+ */
+interface Field {
+  path: string;
+  /** Put before the rule: '' for a body field, `query parameter {name} ` for a query parameter. */
+  named: string;
+}
+const bodyField = (...segments: string[]): Field => ({ path: pointer(...segments), named: '' });
+const queryParameter = (name: string): Field => ({ path: pointer(name), named: `query parameter ${name} ` });
+
 /** A span of time in ms from a field, or a 400 naming it. */
-function spanOf(text: string | undefined, where: string, fallback: number): number {
+function spanOf(text: string | undefined, where: Field, fallback: number): number {
   if (text === undefined) return fallback;
   const ms = parseSpanMs(text);
-  if (ms === undefined) throw validationError([{ path: where, message: `must be ${SPAN}` }]);
-  if (ms > MAX_WAIT_MS) throw validationError([{ path: where, message: `is at most ${MAX_WAIT_MS / 1000}s` }]);
+  if (ms === undefined) throw validationError([{ path: where.path, message: `${where.named}must be ${SPAN}` }]);
+  if (ms > MAX_WAIT_MS) throw validationError([{ path: where.path, message: `${where.named}is at most ${MAX_WAIT_MS / 1000}s` }]);
   return ms;
 }
 
@@ -136,14 +148,14 @@ function typesOf(value: string | string[] | undefined): string[] | undefined {
 }
 
 /** `after` as a number, or a 400 when no such event was ever issued (the feed restarted, or a typo). */
-function afterOf(after: string | undefined, events: Events, where: string): number | undefined {
+function afterOf(after: string | undefined, events: Events, where: Field): number | undefined {
   if (after === undefined) return undefined;
   const n = Number(after);
   if (n > events.lastId)
     throw validationError([
       {
-        path: where,
-        message: `no event ${after} has been issued in this workspace (the last is ${events.lastId}): events live in memory, and a restart or a new workspace starts again from 1`,
+        path: where.path,
+        message: `${where.named}no event ${after} has been issued in this workspace (the last is ${events.lastId}): events live in memory, and a restart or a new workspace starts again from 1`,
       },
     ]);
   return n;
@@ -153,7 +165,7 @@ function afterOf(after: string | undefined, events: Events, where: string): numb
 function filterOf(
   events: Events,
   q: { after?: string; type?: string | string[]; subject?: string },
-  where: string,
+  where: Field,
 ): EventFilter {
   const after = afterOf(q.after, events, where);
   const types = typesOf(q.type);
@@ -210,8 +222,8 @@ export const eventsPlugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { events } = runtimeOf(request);
       const q = request.query;
-      const waitMs = spanOf(q.wait, pointer('wait'), 0);
-      const filter = filterOf(events, q, pointer('after'));
+      const waitMs = spanOf(q.wait, queryParameter('wait'), 0);
+      const filter = filterOf(events, q, queryParameter('after'));
       const after = filter.after;
       if (waitMs > 0) {
         const { signal, done } = deadline(request, waitMs);
@@ -255,7 +267,7 @@ export const eventsPlugin: FastifyPluginAsyncTypebox = async (app) => {
           problems.push({ path: pointer('inspect', 'path'), message: 'must be an inspection view, not the feed or a wait' });
       }
       if (problems.length > 0) throw validationError(problems);
-      const timeoutMs = spanOf(body.timeout, pointer('timeout'), DEFAULT_WAIT_TIMEOUT_MS);
+      const timeoutMs = spanOf(body.timeout, bodyField('timeout'), DEFAULT_WAIT_TIMEOUT_MS);
       const started = performance.now();
       const waited = () => Math.round(performance.now() - started);
       const { events } = runtimeOf(request);
@@ -272,7 +284,7 @@ async function waitForEvent(
   timeoutMs: number,
   waited: () => number,
 ): Promise<WaitResult> {
-  const filter = filterOf(events, spec, pointer('event', 'after'));
+  const filter = filterOf(events, spec, bodyField('event', 'after'));
   const after = filter.after;
   const seenFrom = events.lastId;
   const { signal, done } = deadline(request, timeoutMs);

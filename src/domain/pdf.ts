@@ -125,6 +125,15 @@ for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) ENDS_TOKEN[c] = 1;
 for (const ch of '()<>[]{}/%') ENDS_TOKEN[ch.charCodeAt(0)] = 1;
 
 const ENDSTREAM = Buffer.from('endstream', 'latin1');
+const TRAILER = Buffer.from('trailer', 'latin1');
+const OBJ = Buffer.from('obj', 'latin1');
+const EMPTY = Buffer.alloc(0);
+/** Readers run one inside the other for streams whose /Length may be wrong (each is a few hundred bytes). */
+const MAX_SHADOW_DEPTH = 4;
+/** Keyword readers a string or stream being skipped keeps at once (the oldest is judged as it stands). */
+const MAX_KEYWORD_READERS = 4;
+/** Bytes kept before a piece of a skipped string or stream, to look back from `obj` to `n g`. */
+const KEYWORD_LOOK_BACK = 32;
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)$/;
 /** Longer names and keywords are kept cut: none of the few this reader compares is this long. */
 const MAX_TOKEN = 64;
@@ -150,6 +159,11 @@ const enum Mode {
   StreamFind,
 }
 
+/** Modes whose bytes are string text or stream data, skipped by the structure. */
+function skipsData(mode: Mode): boolean {
+  return mode === Mode.Literal || mode === Mode.Hex || mode >= Mode.StreamEol;
+}
+
 const enum Expect {
   Key,
   Value,
@@ -172,7 +186,20 @@ interface Frame {
   length: number | undefined;
 }
 
-/** Reads a PDF's structure as its bytes arrive and says whether it is encrypted. */
+type Role = 'main' | 'shadow' | 'keyword';
+
+/**
+ * Reads a PDF's structure as its bytes arrive and says whether it is encrypted.
+ *
+ * A damaged file is read as readers recover it (pdf.js, qpdf). A stream whose /Length does not end at
+ * `endstream` is read up to the first `endstream` after its start: while the declared data is skipped,
+ * a second reader (the shadow) starts after the first `endstream` found in it and takes over if the
+ * declared end turns out wrong, or if the file ends inside the declared data. A string or stream
+ * still open at the end of the file hides the rest of the file from the structure: then the
+ * dictionaries after the keywords `trailer` and `n g obj` inside it count too, as a reader that
+ * rebuilds the cross-reference by scanning for keywords finds them (KeywordScan). Either costs a
+ * few readers of bounded size, fed bytes the main reader skips anyway.
+ */
 export class PdfStructure {
   private mode = Mode.Normal;
   private token: number[] = [];
@@ -180,212 +207,296 @@ export class PdfStructure {
   private cut = false;
   private literalDepth = 0;
   private escaped = false;
-  private readonly stack: Frame[] = [];
+  private stack: Frame[] = [];
   private trailerNext = false;
   /** The top-level dictionary just closed: its stream follows if the next token is `stream`. */
   private streamOwner: Frame | null = null;
   private streamLeft = 0;
   private verified = 0;
+  /** Whitespace was read after the declared end of the stream data. */
+  private verifiedSpace = false;
   private eolCr = false;
   /** The last bytes of the previous chunk while searching for `endstream` across chunks. */
-  private carry: Buffer = Buffer.alloc(0);
+  private carry: Buffer = EMPTY;
+  /** The last bytes (at most 8) of the stream data skipped so far: an `endstream` split across pieces. */
+  private tail: Buffer = EMPTY;
+  /** The reading that goes on after the first `endstream` inside the stream data being skipped. */
+  private shadow: PdfStructure | null = null;
+  private readonly keywords: KeywordScan | null;
+  /** A keyword reader is done once its first dictionary closed, or once anything else came first. */
+  private done = false;
   private found = false;
+
+  constructor(
+    private readonly role: Role = 'main',
+    private depth = 0,
+  ) {
+    this.keywords = role === 'keyword' ? null : new KeywordScan();
+  }
 
   /** True once a trailer or cross-reference stream dictionary named /Encrypt (with a non-null value). */
   get encrypted(): boolean {
     return this.found;
   }
 
+  /** A keyword reader that has read its dictionary (or found none where it started). */
+  get finished(): boolean {
+    return this.done;
+  }
+
   push(chunk: Uint8Array): void {
+    if (this.done) return;
     const b = asBuffer(chunk);
+    this.shadow?.push(b);
     const n = b.length;
     let i = 0;
-    while (i < n) {
-      switch (this.mode) {
-        case Mode.Normal: {
-          const c = b[i] as number;
-          if (WHITESPACE[c] === 1) {
-            i++;
-            while (i < n && WHITESPACE[b[i] as number] === 1) i++;
-            continue;
-          }
-          i++;
-          switch (c) {
-            case 0x25 /* % */:
-              this.mode = Mode.Comment;
-              break;
-            case 0x28 /* ( */:
-              this.mode = Mode.Literal;
-              this.literalDepth = 1;
-              this.escaped = false;
-              break;
-            case 0x3c /* < */:
-              this.mode = Mode.LessThan;
-              break;
-            case 0x3e /* > */:
-              this.mode = Mode.GreaterThan;
-              break;
-            case 0x5b /* [ */:
-              this.open(false);
-              break;
-            case 0x5d /* ] */:
-              this.close(false);
-              break;
-            case 0x2f /* / */:
-              this.mode = Mode.Name;
-              this.token = [];
-              this.cut = false;
-              break;
-            case 0x7b /* { */:
-            case 0x7d /* } */:
-              break;
-            default:
-              this.mode = Mode.Regular;
-              this.token = [c];
-              this.cut = false;
-          }
-          continue;
-        }
-        case Mode.Comment: {
-          while (i < n && b[i] !== 0x0a && b[i] !== 0x0d) i++;
-          if (i < n) this.mode = Mode.Normal;
-          continue;
-        }
-        case Mode.Literal: {
-          // Balanced parentheses; a backslash escapes the byte after it (7.3.4.2).
-          while (i < n) {
-            const c = b[i++] as number;
-            if (this.escaped) this.escaped = false;
-            else if (c === 0x5c) this.escaped = true;
-            else if (c === 0x28) this.literalDepth++;
-            else if (c === 0x29 && --this.literalDepth === 0) {
-              this.mode = Mode.Normal;
-              this.scalar('string', '');
-              break;
-            }
-          }
-          continue;
-        }
-        case Mode.Hex: {
-          const end = b.indexOf(0x3e, i);
-          if (end < 0) {
-            i = n;
-            continue;
-          }
-          i = end + 1;
-          this.mode = Mode.Normal;
-          this.scalar('string', '');
-          continue;
-        }
-        case Mode.LessThan: {
-          if (b[i] === 0x3c) {
-            i++;
-            this.mode = Mode.Normal;
-            this.open(true);
-          } else {
-            this.mode = Mode.Hex;
-          }
-          continue;
-        }
-        case Mode.GreaterThan: {
-          // '>>' closes a dictionary; a lone '>' is a stray byte.
-          if (b[i] === 0x3e) {
-            i++;
-            this.close(true);
-          }
-          this.mode = Mode.Normal;
-          continue;
-        }
-        case Mode.Name:
-        case Mode.Regular: {
-          while (i < n && ENDS_TOKEN[b[i] as number] !== 1) {
-            if (this.token.length < MAX_TOKEN) this.token.push(b[i] as number);
-            else this.cut = true;
-            i++;
-          }
-          if (i < n) this.endToken();
-          continue;
-        }
-        case Mode.StreamEol: {
-          // `stream` is followed by CRLF or LF (7.3.8.1); a lone CR is read leniently as the end of line.
-          const c = b[i] as number;
-          if (this.eolCr) {
-            if (c === 0x0a) i++;
-            this.startStreamData();
-          } else if (c === 0x0d) {
-            this.eolCr = true;
-            i++;
-          } else if (c === 0x0a) {
-            i++;
-            this.startStreamData();
-          } else if (c === 0x20 || c === 0x09) {
-            i++;
-          } else {
-            this.startStreamData();
-          }
-          continue;
-        }
-        case Mode.StreamSkip: {
-          const step = Math.min(this.streamLeft, n - i);
-          i += step;
-          this.streamLeft -= step;
-          if (this.streamLeft === 0) {
-            this.mode = Mode.StreamVerify;
-            this.verified = 0;
-          }
-          continue;
-        }
-        case Mode.StreamVerify: {
-          const c = b[i] as number;
-          if (this.verified === 0 && WHITESPACE[c] === 1) {
-            i++;
-            continue;
-          }
-          if (c === ENDSTREAM[this.verified]) {
-            i++;
-            if (++this.verified === ENDSTREAM.length) this.mode = Mode.Normal;
-            continue;
-          }
-          // The direct /Length was wrong: look for `endstream` from here, as readers recover.
-          this.mode = Mode.StreamFind;
-          this.carry = Buffer.alloc(0);
-          continue;
-        }
-        case Mode.StreamFind: {
-          if (this.carry.length > 0) {
-            // A match across the boundary: the carried bytes (fewer than 9) and the start of this chunk.
-            const carried = this.carry.length;
-            const joined = Buffer.concat([this.carry, b.subarray(i, i + ENDSTREAM.length - 1)]);
-            this.carry = Buffer.alloc(0);
-            const at = joined.indexOf(ENDSTREAM);
-            if (at >= 0) {
-              i += at + ENDSTREAM.length - carried;
-              this.mode = Mode.Normal;
-              continue;
-            }
-          }
-          const at = b.indexOf(ENDSTREAM, i);
-          if (at >= 0) {
-            i = at + ENDSTREAM.length;
-            this.mode = Mode.Normal;
-            continue;
-          }
-          this.carry = Buffer.from(b.subarray(Math.max(i, n - (ENDSTREAM.length - 1)), n));
-          i = n;
-          continue;
-        }
+    while (i < n && !this.done) {
+      const from = i;
+      const skipping = skipsData(this.mode);
+      i = this.step(b, i, n);
+      // The shadow took over: it has read the whole chunk already.
+      if (i < 0) return;
+      if (skipping && this.keywords) {
+        this.keywords.push(b.subarray(from, i));
+        if (!skipsData(this.mode)) this.keywords.reset();
       }
     }
   }
 
+  /** Reads from `i` in the current mode; answers where it stopped, or -1 when the shadow took over. */
+  private step(b: Buffer, i: number, n: number): number {
+    switch (this.mode) {
+      case Mode.Normal: {
+        const c = b[i] as number;
+        if (WHITESPACE[c] === 1) {
+          i++;
+          while (i < n && WHITESPACE[b[i] as number] === 1) i++;
+          return i;
+        }
+        i++;
+        switch (c) {
+          case 0x25 /* % */:
+            this.mode = Mode.Comment;
+            break;
+          case 0x28 /* ( */:
+            this.mode = Mode.Literal;
+            this.literalDepth = 1;
+            this.escaped = false;
+            break;
+          case 0x3c /* < */:
+            this.mode = Mode.LessThan;
+            break;
+          case 0x3e /* > */:
+            this.mode = Mode.GreaterThan;
+            break;
+          case 0x5b /* [ */:
+            this.open(false);
+            break;
+          case 0x5d /* ] */:
+            this.close(false);
+            break;
+          case 0x2f /* / */:
+            this.mode = Mode.Name;
+            this.token = [];
+            this.cut = false;
+            break;
+          case 0x7b /* { */:
+          case 0x7d /* } */:
+            break;
+          default:
+            this.mode = Mode.Regular;
+            this.token = [c];
+            this.cut = false;
+        }
+        return i;
+      }
+      case Mode.Comment: {
+        while (i < n && b[i] !== 0x0a && b[i] !== 0x0d) i++;
+        if (i < n) this.mode = Mode.Normal;
+        return i;
+      }
+      case Mode.Literal: {
+        // Balanced parentheses; a backslash escapes the byte after it (7.3.4.2).
+        while (i < n) {
+          const c = b[i++] as number;
+          if (this.escaped) this.escaped = false;
+          else if (c === 0x5c) this.escaped = true;
+          else if (c === 0x28) this.literalDepth++;
+          else if (c === 0x29 && --this.literalDepth === 0) {
+            this.mode = Mode.Normal;
+            this.scalar('string', '');
+            break;
+          }
+        }
+        return i;
+      }
+      case Mode.Hex: {
+        const end = b.indexOf(0x3e, i);
+        if (end < 0) return n;
+        this.mode = Mode.Normal;
+        this.scalar('string', '');
+        return end + 1;
+      }
+      case Mode.LessThan: {
+        if (b[i] === 0x3c) {
+          i++;
+          this.mode = Mode.Normal;
+          this.open(true);
+        } else {
+          this.mode = Mode.Hex;
+        }
+        return i;
+      }
+      case Mode.GreaterThan: {
+        // '>>' closes a dictionary; a lone '>' is a stray byte.
+        if (b[i] === 0x3e) {
+          i++;
+          this.close(true);
+        }
+        this.mode = Mode.Normal;
+        return i;
+      }
+      case Mode.Name:
+      case Mode.Regular: {
+        while (i < n && ENDS_TOKEN[b[i] as number] !== 1) {
+          if (this.token.length < MAX_TOKEN) this.token.push(b[i] as number);
+          else this.cut = true;
+          i++;
+        }
+        if (i < n) this.endToken();
+        return i;
+      }
+      case Mode.StreamEol: {
+        // `stream` is followed by CRLF or LF (7.3.8.1); a lone CR is read leniently as the end of line.
+        const c = b[i] as number;
+        if (this.eolCr) {
+          if (c === 0x0a) i++;
+          this.startStreamData();
+        } else if (c === 0x0d) {
+          this.eolCr = true;
+          i++;
+        } else if (c === 0x0a) {
+          i++;
+          this.startStreamData();
+        } else if (c === 0x20 || c === 0x09) {
+          i++;
+        } else {
+          this.startStreamData();
+        }
+        return i;
+      }
+      case Mode.StreamSkip: {
+        const end = i + Math.min(this.streamLeft, n - i);
+        if (this.shadow === null && this.role !== 'keyword' && this.depth < MAX_SHADOW_DEPTH) this.startShadow(b, i, end);
+        this.tail = lastBytes(this.tail, b, i, end, ENDSTREAM.length - 1);
+        this.streamLeft -= end - i;
+        if (this.streamLeft === 0) {
+          this.mode = Mode.StreamVerify;
+          this.verified = 0;
+          this.verifiedSpace = false;
+        }
+        return end;
+      }
+      case Mode.StreamVerify: {
+        const c = b[i] as number;
+        if (this.verified === 0 && WHITESPACE[c] === 1) {
+          this.verifiedSpace = true;
+          return i + 1;
+        }
+        if (c === ENDSTREAM[this.verified]) {
+          if (++this.verified === ENDSTREAM.length) this.endStream();
+          return i + 1;
+        }
+        // The direct /Length was wrong: readers read the stream up to the first `endstream` after its start.
+        if (this.shadow) {
+          this.adoptShadow();
+          return -1;
+        }
+        // None inside the declared data: the first one from here, or one that straddles the declared
+        // end (it starts in the data's last bytes, or in what was just matched of it).
+        this.mode = Mode.StreamFind;
+        const before = this.verifiedSpace ? EMPTY : this.tail;
+        this.carry = lastBytes(before, ENDSTREAM, 0, this.verified, ENDSTREAM.length - 1);
+        return i;
+      }
+      case Mode.StreamFind: {
+        const previous = this.carry;
+        if (previous.length > 0) {
+          // A match across the boundary: the carried bytes (fewer than 9) and the start of this chunk.
+          const carried = this.carry.length;
+          const joined = Buffer.concat([this.carry, b.subarray(i, i + ENDSTREAM.length - 1)]);
+          this.carry = EMPTY;
+          const at = joined.indexOf(ENDSTREAM);
+          if (at >= 0) {
+            this.endStream();
+            return i + at + ENDSTREAM.length - carried;
+          }
+        }
+        const at = b.indexOf(ENDSTREAM, i);
+        if (at >= 0) {
+          this.endStream();
+          return at + ENDSTREAM.length;
+        }
+        // A piece shorter than the keyword keeps the bytes carried before it too.
+        this.carry = lastBytes(previous, b, i, n, ENDSTREAM.length - 1);
+        return n;
+      }
+    }
+  }
+
+  /**
+   * Starts the shadow after the first `endstream` that lies whole in the stream data `b[start, end)`
+   * (or starts in the data skipped before it), if there is one. It reads the rest of the chunk now.
+   */
+  private startShadow(b: Buffer, start: number, end: number): void {
+    let after: number | undefined;
+    if (this.tail.length > 0) {
+      const joined = Buffer.concat([this.tail, b.subarray(start, Math.min(end, start + ENDSTREAM.length - 1))]);
+      const at = joined.indexOf(ENDSTREAM);
+      if (at >= 0) after = start + at + ENDSTREAM.length - this.tail.length;
+    }
+    if (after === undefined) {
+      const at = b.indexOf(ENDSTREAM, start);
+      if (at < 0 || at + ENDSTREAM.length > end) return;
+      after = at + ENDSTREAM.length;
+    }
+    this.shadow = new PdfStructure('shadow', this.depth + 1);
+    this.shadow.push(b.subarray(after));
+  }
+
+  /** Goes on as the shadow, which read every byte after the stream's first `endstream`. */
+  private adoptShadow(): void {
+    const shadow = this.shadow as PdfStructure;
+    const found = this.found || shadow.found;
+    const depth = this.depth;
+    Object.assign(this, shadow);
+    this.found = found;
+    this.depth = depth;
+  }
+
+  private endStream(): void {
+    this.mode = Mode.Normal;
+    this.shadow = null;
+    this.tail = EMPTY;
+  }
+
   /** The input is complete: a dictionary left open at the end is judged as it stands. */
   end(): void {
+    if (this.done) return;
+    if (this.shadow && (this.mode === Mode.StreamSkip || this.mode === Mode.StreamVerify)) {
+      // The file ends inside the declared data: readers end the stream at its first `endstream`.
+      this.adoptShadow();
+      this.end();
+      return;
+    }
+    if (this.keywords && skipsData(this.mode) && this.keywords.end()) this.found = true;
     if (this.mode === Mode.Name || this.mode === Mode.Regular) this.endToken();
     for (const f of this.stack) {
       if (f.dict && f.expect === Expect.Value && f.key === 'Encrypt') f.encrypt = true;
       if (f.expect === Expect.Num1 || f.expect === Expect.Num2) this.valueDone(f, 'number');
       this.judge(f);
     }
+    this.done = true;
   }
 
   private endToken(): void {
@@ -422,6 +533,8 @@ export class PdfStructure {
     if (!f) return;
     if (f.dict && (f.expect === Expect.Num1 || f.expect === Expect.Num2)) this.valueDone(f, 'number');
     this.judge(f);
+    // A keyword reader reads one dictionary (or array) and nothing after it.
+    if (this.role === 'keyword' && this.stack.length === 0) this.done = true;
     this.streamOwner = f.top ? f : null;
     const parent = this.stack[this.stack.length - 1];
     if (parent?.dict && parent.expect === Expect.Value) this.valueDone(parent, dict ? 'dict' : 'array');
@@ -437,6 +550,11 @@ export class PdfStructure {
     this.streamOwner = null;
     const f = this.stack[this.stack.length - 1];
     if (!f) {
+      if (this.role === 'keyword' && !(kind === 'keyword' && text === 'trailer' && !this.trailerNext)) {
+        // Not `trailer` then a dictionary, nor `obj` then one: not what the keyword promised.
+        this.done = true;
+        return;
+      }
       if (kind === 'keyword' && text === 'stream' && owner) {
         this.mode = Mode.StreamEol;
         this.eolCr = false;
@@ -488,15 +606,132 @@ export class PdfStructure {
   }
 
   private startStreamData(): void {
+    this.tail = EMPTY;
     if (this.streamLeft > 0) {
       this.mode = Mode.StreamSkip;
     } else if (this.streamLeft === 0) {
       this.mode = Mode.StreamVerify;
       this.verified = 0;
+      this.verifiedSpace = false;
     } else {
       this.mode = Mode.StreamFind;
-      this.carry = Buffer.alloc(0);
+      this.carry = EMPTY;
     }
+  }
+}
+
+/** The last `keep` bytes of `before` followed by `b[start, end)`. */
+function lastBytes(before: Buffer, b: Buffer, start: number, end: number, keep: number): Buffer {
+  if (end - start >= keep) return Buffer.from(b.subarray(end - keep, end));
+  const joined = Buffer.concat([before, b.subarray(start, end)]);
+  return joined.subarray(Math.max(0, joined.length - keep));
+}
+
+const isDigit = (c: number | undefined) => c !== undefined && c >= 0x30 && c <= 0x39;
+const isSpace = (c: number | undefined) => c !== undefined && WHITESPACE[c] === 1;
+
+/**
+ * The keywords `trailer` and `n g obj` in the bytes of one string or stream the structure skips, each
+ * followed by a reader of its own (role 'keyword') that reads the dictionary after it: what a reader
+ * that rebuilds a damaged file's cross-reference by keywords finds there. Used only when the file
+ * ends inside that string or stream. At most MAX_KEYWORD_READERS readers at once, each fed every byte
+ * after its keyword once, so the work stays linear in the bytes however many keywords they hold.
+ */
+class KeywordScan {
+  private readers: PdfStructure[] = [];
+  private found = false;
+  /** The last bytes before the current piece (a keyword split between pieces, the look-back from `obj`). */
+  private tail: Buffer = EMPTY;
+
+  /** Forgets everything: the string or stream ended as it should. */
+  reset(): void {
+    if (this.readers.length > 0) this.readers = [];
+    this.found = false;
+    this.tail = EMPTY;
+  }
+
+  push(piece: Buffer): void {
+    if (piece.length === 0) return;
+    // A keyword that starts in the bytes before this piece and ends in it.
+    const split = this.tail.length > 0 ? Buffer.concat([this.tail, piece.subarray(0, TRAILER.length - 1)]) : EMPTY;
+    const fromTail = this.tail.length;
+    let fed = 0;
+    let t = this.next(split, piece, TRAILER, -fromTail);
+    let o = this.next(split, piece, OBJ, -fromTail);
+    while (t !== undefined || o !== undefined) {
+      const isTrailer = o === undefined || (t !== undefined && t < o);
+      const at = (isTrailer ? t : o) as number;
+      const keyword = isTrailer ? TRAILER : OBJ;
+      const after = at + keyword.length;
+      const byteAt = (j: number) => (j >= 0 ? piece[j] : this.tail[this.tail.length + j]);
+      const starts = isTrailer ? this.tokenStartsAt(at, byteAt) : this.objectHeaderBefore(at, byteAt);
+      if (starts) {
+        this.feed(piece.subarray(fed, Math.max(fed, after)));
+        fed = Math.max(fed, after);
+        const reader = new PdfStructure('keyword');
+        if (isTrailer) reader.push(TRAILER);
+        this.readers.push(reader);
+        if (this.readers.length > MAX_KEYWORD_READERS) this.judge(this.readers.shift() as PdfStructure, true);
+      }
+      if (isTrailer) t = this.next(split, piece, TRAILER, at + 1);
+      else o = this.next(split, piece, OBJ, at + 1);
+    }
+    this.feed(piece.subarray(fed));
+    this.tail = lastBytes(this.tail, piece, 0, piece.length, KEYWORD_LOOK_BACK);
+  }
+
+  /** The file ended inside the string or stream: whether a dictionary found by keyword names /Encrypt. */
+  end(): boolean {
+    for (const reader of this.readers) this.judge(reader, true);
+    this.readers = [];
+    return this.found;
+  }
+
+  /**
+   * Where `keyword` next starts at or after `from` (negative: in the bytes before the piece, which
+   * `split` holds with the piece's first bytes); undefined when it does not.
+   */
+  private next(split: Buffer, piece: Buffer, keyword: Buffer, from: number): number | undefined {
+    if (from < 0) {
+      // Only one that ends in the piece: one wholly in the bytes before was found with them.
+      const at = split.indexOf(keyword, Math.max(from + this.tail.length, this.tail.length - keyword.length + 1));
+      if (at >= 0 && at < this.tail.length) return at - this.tail.length;
+      from = 0;
+    }
+    const at = piece.indexOf(keyword, from);
+    return at < 0 ? undefined : at;
+  }
+
+  private tokenStartsAt(at: number, byteAt: (j: number) => number | undefined): boolean {
+    const before = byteAt(at - 1);
+    return before === undefined || ENDS_TOKEN[before] === 1;
+  }
+
+  /** `obj` preceded by `n g` (7.3.10), themselves after a delimiter or where the bytes kept begin. */
+  private objectHeaderBefore(at: number, byteAt: (j: number) => number | undefined): boolean {
+    let j = at - 1;
+    const run = (test: (c: number | undefined) => boolean) => {
+      const start = j;
+      while (test(byteAt(j))) j--;
+      return j < start;
+    };
+    if (!(run(isSpace) && run(isDigit) && run(isSpace) && run(isDigit))) return false;
+    const before = byteAt(j);
+    return before === undefined || ENDS_TOKEN[before] === 1;
+  }
+
+  private feed(bytes: Buffer): void {
+    if (bytes.length === 0 || this.readers.length === 0) return;
+    for (const reader of this.readers) reader.push(bytes);
+    if (this.readers.some((r) => r.finished)) {
+      for (const reader of this.readers) if (reader.finished) this.judge(reader, false);
+      this.readers = this.readers.filter((r) => !r.finished);
+    }
+  }
+
+  private judge(reader: PdfStructure, ending: boolean): void {
+    if (ending) reader.end();
+    if (reader.encrypted) this.found = true;
   }
 }
 

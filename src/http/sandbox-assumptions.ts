@@ -64,7 +64,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Precision of decimal amounts',
     decision:
-      'amounts are kept as integer cents, read exactly from the number\'s text up to 90071992547409.91 (2^53 - 1 cents) and written back the same way in inspection and the journal; more than two decimal places is a 400 saying so, a larger amount a 400 naming the largest',
+      'amounts are kept as integer cents, read exactly from the number\'s text up to 90071992547409.91 (2^53 - 1 cents) and written back the same way in inspection, the journal and the events (the feed, the waits and the CloudEvent a subscription is sent); more than two decimal places is a 400 saying so, a larger amount a 400 naming the largest',
     reason:
       'Brazilian amounts are in centavos; a third decimal would be rounded silently by a lax service, and above about 2^51 cents a double no longer tells neighbouring cents apart',
   },

@@ -46,7 +46,7 @@ export const assumptions = [
     interface: 'loanbond',
     topic: 'The order in which the loan-bond checks run',
     decision:
-      'body (JSON, size: read as a stream, so a malformed body is answered once it is read to its end, and one over the limit at once) -> 400; more than 50 records -> 400 naming rule 6 alone; every field type -> 400, one detail per problem; then the token, missing or unknown -> 401; then products (rules 1-2) -> 401; then every file (base64, rule 5 size, rule 4 PDF, rule 3 encryption) -> 400 with one detail per bad file',
+      'body (JSON, size: read as a stream, so a malformed body is answered once it is read to its end, and one over the limit at once) -> 400; more than 50 records -> 400 naming rule 6 alone; every field type -> 400, one detail per problem (in strict mode with the cpf_cnpj check digits beside them, lb-tax-ids); then the token, missing or unknown -> 401; then products (rules 1-2) -> 401; then every file (base64, rule 5 size, rule 4 PDF, rule 3 encryption) -> 400 with one detail per bad file',
     reason:
       'the token travels inside the body, so the body is read first; files are checked only for a known caller',
   },
@@ -108,7 +108,7 @@ export const assumptions = [
     interface: 'loanbond',
     topic: 'How "PDF only" (rule 4) and "not encrypted or password-protected" (rule 3) are decided',
     decision:
-      'a PDF is a file whose %PDF- lies within its first 1024 bytes (starting at byte offset 1019 at the latest, so that it ends by byte 1024, as pdf.js looks for it), followed by a version digit; a refusal says where it looked, or at which offset a later header starts and ends; it is encrypted when a trailer dictionary, or a cross-reference stream dictionary (/Type /XRef), of any revision has an /Encrypt entry whose value is not null; names are compared decoded (/Encr#79pt is /Encrypt), and strings, comments and stream data are skipped, so a PDF that only mentions /Encrypt in its text is not encrypted',
+      'a PDF is a file whose %PDF- lies within its first 1024 bytes (starting at byte offset 1019 at the latest, so that it ends by byte 1024, as pdf.js looks for it), followed by a version digit; a refusal says where it looked, or at which offset a later header starts and ends; it is encrypted when a trailer dictionary, or a cross-reference stream dictionary (/Type /XRef), of any revision has an /Encrypt entry whose value is not null; names are compared decoded (/Encr#79pt is /Encrypt), and strings, comments and stream data are skipped, so a PDF that only mentions /Encrypt in its text is not encrypted; a damaged file is read as pdf.js and qpdf recover it: a stream whose /Length does not end at endstream ends at the first endstream after its start, and when a string or stream is still open at the end of the file, the dictionaries after the keywords trailer and n g obj inside it count too',
     reason:
       'ISO 32000-1 marks an encrypted file, owner password included, by that entry (7.5.5, 7.5.8, 7.6.1), and neither dictionary may be compressed; any revision counts, because an incremental update of an encrypted file stays encrypted',
   },

@@ -10,7 +10,7 @@ import type { Store } from '../store/index.js';
 import type { Product } from '../store/loanbond.js';
 import { type RegisteredRecord, recordsRegistered } from './events.js';
 import { type LoanbondOutcome, outcome } from './outcomes.js';
-import type { LoanBondRecord, RegistrationRequest, RegistrationResponse, Signature } from './schemas.js';
+import type { RegistrationRequest, RegistrationResponse, Signature } from './schemas.js';
 import type { FileResult } from './upload.js';
 
 const PRODUCT_RULES: ReadonlyArray<{ product: Product; rule: number; name: string }> = [
@@ -77,28 +77,43 @@ function authorize(store: Store, token: string | undefined): string {
   return caller.callerId;
 }
 
-/** Check digits of every cpf_cnpj sent: warnings, or 400 details in strict mode. */
-function taxIdProblems(records: readonly LoanBondRecord[]): ErrorDetail[] {
+const itemsOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const fieldOf = (v: unknown, key: string): unknown =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>)[key] : undefined;
+
+/**
+ * Check digits of every cpf_cnpj sent: warnings, or 400 details in strict mode. Reads the body as it
+ * came (a body the schema refused included): a cpf_cnpj that is not a string is the schema's problem.
+ */
+function taxIdProblems(records: unknown): ErrorDetail[] {
   const out: ErrorDetail[] = [];
-  const check = (value: string | undefined, path: string) => {
-    if (value === undefined) return;
+  const check = (holder: unknown, path: string) => {
+    const value = fieldOf(holder, 'cpf_cnpj');
+    if (typeof value !== 'string') return;
     const r = checkTaxId(value);
     if (!r.ok) out.push({ path, message: `is not a valid CPF or CNPJ: ${r.reason}` });
   };
-  const signatures = (list: readonly Signature[] | undefined, ...at: Array<string | number>) => {
-    for (const [k, s] of (list ?? []).entries())
-      check(s.cpf_cnpj, pointer(...at, 'assinaturas', k, 'cpf_cnpj'));
+  const signatures = (list: unknown, ...at: Array<string | number>) => {
+    for (const [k, s] of itemsOf(list).entries()) check(s, pointer(...at, 'assinaturas', k, 'cpf_cnpj'));
   };
-  for (const [i, r] of records.entries()) {
-    for (const [k, s] of (r.assinantes ?? []).entries()) {
-      check(s.cpf_cnpj, pointer('registros', i, 'assinantes', k, 'cpf_cnpj'));
+  for (const [i, r] of itemsOf(records).entries()) {
+    for (const [k, s] of itemsOf(fieldOf(r, 'assinantes')).entries()) {
+      check(s, pointer('registros', i, 'assinantes', k, 'cpf_cnpj'));
     }
-    signatures(r.assinaturas, 'registros', i);
-    for (const [j, d] of (r.documentos_adicionais ?? []).entries()) {
-      signatures(d.assinaturas, 'registros', i, 'documentos_adicionais', j);
+    signatures(fieldOf(r, 'assinaturas'), 'registros', i);
+    for (const [j, d] of itemsOf(fieldOf(r, 'documentos_adicionais')).entries()) {
+      signatures(fieldOf(d, 'assinaturas'), 'registros', i, 'documentos_adicionais', j);
     }
   }
   return out;
+}
+
+/**
+ * The checks that still mean something on a body the schema refused (docs/errors.md): the tax ids'
+ * check digits in strict mode. The files and the token are judged only on a body of the right shape.
+ */
+export function refusedBodyProblems(body: unknown, strict: boolean): ErrorDetail[] {
+  return strict ? taxIdProblems(fieldOf(body, 'registros')) : [];
 }
 
 /** Problems found so far, and the outcome the first one names. */

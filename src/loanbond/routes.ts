@@ -12,7 +12,7 @@ import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
 import { outcome } from './outcomes.js';
 import { registrationWork } from './runner.js';
-import { register } from './register.js';
+import { refusedBodyProblems, register } from './register.js';
 import { MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
 import { runtimeOf } from '../runtime/index.js';
 import { readRegistration, uploadOf } from './upload.js';
@@ -56,7 +56,10 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     REGISTER.url,
     {
-      config: REGISTER.config,
+      config: {
+        ...REGISTER.config,
+        refusedBodyChecks: (request: FastifyRequest) => ({ details: refusedBodyProblems(request.body, strictFor(request)) }),
+      },
       bodyLimit: limit,
       attachValidation: true,
       schema: {

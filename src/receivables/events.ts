@@ -1,6 +1,6 @@
 // The events of the receivables interface (docs/events.md): an import received, then processed or
 // rejected by the asynchronous processing, each reported once committed.
-import { formatCents } from '../domain/money.js';
+import { centsToNumber } from '../domain/money.js';
 import type { EventSink, EventType } from '../runtime/events.js';
 import type { DiagnosticRow, ImportRow } from '../store/receivables.js';
 
@@ -61,7 +61,7 @@ export function importFinished(events: EventSink, row: ImportRow, diagnostics: r
     lineCount: row.lineCount,
     titleCount: row.titleCount,
     otherRecordCount: row.otherRecordCount,
-    totalFaceValue: row.totalFaceValueCents === null ? null : Number(formatCents(row.totalFaceValueCents)),
+    totalFaceValue: row.totalFaceValueCents === null ? null : centsToNumber(row.totalFaceValueCents),
     errorCount: row.errorCount,
     warningCount: row.warningCount,
     diagnostics: diagnostics.slice(0, EVENT_DIAGNOSTICS),

@@ -11,11 +11,17 @@
 // payment moved to the old generation, which lengthened every collection under load
 // (docs/benchmarks.md, "The PUT payment tail").
 //
+// An amount a double would change (a DecimalText in the data, money-cents) is written digit for digit
+// and read back as a DecimalText, so the feed, the waits and the deliveries carry it exactly. Which
+// events hold one is noted by id: they are rare, and every other event is written and read as before.
+//
 // The envelope is built here as a plain object (a payment pays for no more than that); the cloudevents
 // library validates and serializes it where it leaves the sandbox (toCloudEvent, the deliveries).
 import { Buffer } from 'node:buffer';
 import { createRequire } from 'node:module';
 import type * as CloudEvents from 'cloudevents';
+import { holdsDecimalText, stringifyExact } from '../http/exact-numbers.js';
+import { parseStoredJson } from '../http/json.js';
 import type { SandboxClock } from './clock.js';
 import { Ring } from './ring.js';
 
@@ -110,6 +116,8 @@ export class Events {
   private readonly ring: Ring<Buffer>;
   /** Each event's type, beside it in the same order (read by type filters without parsing). */
   private readonly types: Ring<string>;
+  /** Ids of the events held whose text has a number a double would change (read back exactly), oldest first. */
+  private readonly exact = new Set<number>();
   private seq = 0;
   private readonly waiters = new Set<Waiter>();
   private readonly listeners = new Set<EventListener>();
@@ -142,8 +150,11 @@ export class Events {
       datacontenttype: 'application/json',
       data,
     };
-    this.ring.push(Buffer.from(JSON.stringify(event), 'utf8'));
+    const exact = holdsDecimalText(data);
+    this.ring.push(Buffer.from(exact ? stringifyExact(event) : JSON.stringify(event), 'utf8'));
     this.types.push(type);
+    if (exact) this.exact.add(this.seq);
+    if (this.exact.size > 0) this.forgetDroppedExact();
     if (this.waiters.size > 0) {
       for (const w of this.waiters) {
         if (!eventMatches(w.filter, event)) continue;
@@ -178,7 +189,9 @@ export class Events {
     for (let i = start; i < count && out.length < limit; i++) {
       // The type is read beside the text, so that an event of another type is never parsed.
       if (!typeMatches(filter, this.types.oldest(i) as string)) continue;
-      const event = JSON.parse((this.ring.oldest(i) as Buffer).toString('utf8')) as SandboxEvent;
+      const text = (this.ring.oldest(i) as Buffer).toString('utf8');
+      const exact = this.exact.size > 0 && this.exact.has(this.seq - count + 1 + i);
+      const event = (exact ? parseStoredJson(text) : JSON.parse(text)) as SandboxEvent;
       if (subjectMatches(filter, event.subject)) out.push(event);
     }
     return out;
@@ -219,9 +232,19 @@ export class Events {
     return () => this.listeners.delete(listener);
   }
 
+  /** Forgets the ids of exact events the ring no longer holds. */
+  private forgetDroppedExact(): void {
+    const oldestHeld = this.seq - this.ring.count + 1;
+    for (const id of this.exact) {
+      if (id >= oldestHeld) break;
+      this.exact.delete(id);
+    }
+  }
+
   /** Forgets every event held (ids go on from where they were). */
   clear(): number {
     this.types.clear();
+    this.exact.clear();
     return this.ring.clear();
   }
 

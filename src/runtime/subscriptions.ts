@@ -10,6 +10,7 @@
 // queued when emitted and sent on a later turn of the event loop.
 import { createRequire } from 'node:module';
 import type { Webhook } from 'standardwebhooks';
+import { holdsDecimalText, stringifyExact } from '../http/exact-numbers.js';
 import type { SandboxClock } from './clock.js';
 import { cloudEvents, type EventFilter, eventMatches, type SandboxEvent, toCloudEvent } from './events.js';
 import type { ClockTimers } from './timers.js';
@@ -513,9 +514,14 @@ function rendered(render: (event: SandboxEvent) => string, event: SandboxEvent):
   return { text };
 }
 
-/** The event in the CloudEvents HTTP binding's structured mode: its JSON format as the body. */
+/**
+ * The event in the CloudEvents HTTP binding's structured mode: its JSON format as the body. An amount
+ * a double would change is written digit for digit (the library's JSON.stringify would round it).
+ */
 function structuredMessage(event: SandboxEvent): { body: string; contentType: string } {
-  const message = cloudEvents().HTTP.structured(toCloudEvent(event));
+  const validated = toCloudEvent(event);
+  const message = cloudEvents().HTTP.structured(validated);
+  if (holdsDecimalText(event.data)) message.body = stringifyExact(validated);
   const contentType = message.headers['content-type'];
   return {
     body: typeof message.body === 'string' ? message.body : JSON.stringify(message.body),

@@ -67,8 +67,22 @@ describe('declaring a payment', () => {
       const res = await pay(a, uid as string, declaration(1, true));
       expect(res.statusCode).toBe(400);
       expect(res.json().message).toContain(`is ${status}`);
-      expect(res.json().details[0].path).toBe('/uid');
+      expect(res.json().details).toEqual([{ path: '/uid', message: `path parameter uid: trade bill ${uid as string} is ${status}` }]);
     }
+  });
+
+  it('names the path parameter at the start of every detail about one, as query parameters are named (docs/errors.md)', async () => {
+    const a = await app();
+    const answers = [
+      await pay(a, 'IUD-PAID', declaration(1, true)),
+      await pay(a, 'IUD-PAID', { ...declaration(1, true), isPartial: 'yes' }),
+      await pay(a, 'IUD-NOPE', declaration(1, true)),
+      await a.inject({ method: 'PUT', url: `${BASE}/11222333000180/trade-receivable-certificates/IUD-OPEN/payment`, headers: AUTH, payload: declaration(1, true) }),
+    ];
+    const details = answers.flatMap((res) => (res.json() as { details: Array<{ path: string; message: string }> }).details);
+    const aboutParameters = details.filter((d) => d.path === '/uid' || d.path === '/tenantId');
+    expect(aboutParameters.length, JSON.stringify(answers.map((r) => r.body))).toBe(4);
+    for (const d of aboutParameters) expect(d.message.startsWith(`path parameter ${d.path.slice(1)}`), d.message).toBe(true);
   });
 
   it('refuses an unknown uid with 400 (404 is not a documented status)', async () => {

@@ -130,6 +130,86 @@ describe('isEncryptedPdf: rule 3 by the structure of the file', () => {
     expect(isEncryptedPdf(withStream('<< /Type /ObjStm /Encrypt 9 0 R /Length 3 >>', 'abc'))).toBe(false);
   });
 
+  describe('a file whose structure breaks off, read as readers recover it (lb-pdf-detection)', () => {
+    // Files with a valid cross-reference section, damaged by one edit of the same width (so every
+    // offset stays right): a stream's /Length made too long, or a string left unterminated. A reader
+    // goes to the trailer by startxref, and reads a stream whose /Length does not end at `endstream`
+    // up to the first `endstream` after its start (pdf.js and qpdf both do).
+    const withStream = (data: string, trailer?: string, xref: 'table' | 'stream' = 'table') =>
+      buildPdf([{ objects: [...onePage(), { num: 5, body: '<< >>', stream: data }, { num: 9, body: STANDARD_SECURITY_HANDLER }], xref, ...(trailer ? { trailer } : {}) }]);
+    const withString = (trailer?: string, xref: 'table' | 'stream' = 'table') =>
+      buildPdf([{ objects: [...onePage(), { num: 5, body: '<< /Lang (abc) >>' }, { num: 9, body: STANDARD_SECURITY_HANDLER }], xref, ...(trailer ? { trailer } : {}) }]);
+    const edit = (file: Buffer, from: string, to: string) => {
+      expect(to.length).toBe(from.length);
+      const text = file.toString('latin1');
+      expect(text).toContain(from);
+      return Buffer.from(text.replace(from, to), 'latin1');
+    };
+    const x = (n: number) => 'x'.repeat(n);
+    const cases: Array<[string, (trailer?: string, xref?: 'table' | 'stream') => Buffer]> = [
+      ['a /Length running past the end of the file', (t, xr) => edit(withStream(x(10_000), t, xr), '/Length 10000', '/Length 99999')],
+      ['a /Length running into the objects after it', (t, xr) => edit(withStream(x(20), t, xr), '/Length 20', '/Length 99')],
+      ['a /Length ending inside its own `endstream`', (t, xr) => edit(withStream(x(20), t, xr), '/Length 20', '/Length 25')],
+      ['a /Length too long over data that holds `endstream` and a trailer', (t, xr) => {
+        const data = `endstream\nendobj\ntrailer\n<< /Root 1 0 R >>\n${x(9)}`;
+        return edit(withStream(data, t, xr), `/Length ${data.length}`, '/Length 99');
+      }],
+    ];
+    const unterminated = (t?: string) => edit(withString(t, 'table'), '(abc)', '(abc ');
+
+    it.each(cases)('%s: encrypted when its trailer says so, as pdf.js says, in pieces of 1 to 64 bytes', async (_name, make) => {
+      for (const xref of ['table', 'stream'] as const) {
+        const secured = make('/Encrypt 9 0 R', xref);
+        const open = make(undefined, xref);
+        expect({ xref, secured: await pdfjsSaysEncrypted(secured), open: await pdfjsSaysEncrypted(open) }).toEqual({ xref, secured: true, open: false });
+        for (const [file, expected] of [[secured, true], [open, false]] as const) {
+          expect(isEncryptedPdf(file)).toBe(expected);
+          for (let size = 1; size <= 64; size++) {
+            const reader = new PdfStructure();
+            for (let at = 0; at < file.length; at += size) reader.push(file.subarray(at, at + size));
+            reader.end();
+            if (reader.encrypted !== expected) expect.fail(`${xref}: pieces of ${size} bytes: ${reader.encrypted}, ${expected} whole`);
+          }
+        }
+      }
+    });
+
+    it('a literal string left unterminated: encrypted when its trailer says so, as pdf.js says, in pieces of 1 to 64 bytes', async () => {
+      expect([await pdfjsSaysEncrypted(unterminated('/Encrypt 9 0 R')), await pdfjsSaysEncrypted(unterminated())]).toEqual([true, false]);
+      for (const [file, expected] of [[unterminated('/Encrypt 9 0 R'), true], [unterminated(), false]] as const) {
+        for (let size = 1; size <= 64; size++) {
+          const reader = new PdfStructure();
+          for (let at = 0; at < file.length; at += size) reader.push(file.subarray(at, at + size));
+          reader.end();
+          if (reader.encrypted !== expected) expect.fail(`pieces of ${size} bytes: ${reader.encrypted}, ${expected} whole`);
+        }
+      }
+    });
+
+    it("refuses the tester's files: a stream or a string still open at the end, before an encrypted trailer", () => {
+      const head = '%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n';
+      const trailer = 'trailer << /Root 1 0 R /Encrypt 2 0 R >>\n%%EOF\n';
+      const files = [
+        `${head}3 0 obj << /Length 99999 >>\nstream\nabc\nendstream endobj\n${trailer}`,
+        `${head}3 0 obj (abc endobj\n${trailer}`,
+        `${head}3 0 obj << >>\nstream\nabc\n${trailer}`,
+        `${head}3 0 obj (abc\n4 0 obj << /Type /XRef /Root 1 0 R /Encrypt 2 0 R /Size 7 /W [1 1 1] /Length 0 >>\nstream\n\nendstream endobj\n%%EOF\n`,
+        `${head}3 0 obj (abc\ntrailer << /Info (see 1 0 obj) /Root 1 0 R /Encrypt 2 0 R >>\n%%EOF\n`,
+      ];
+      for (const text of files) {
+        const file = Buffer.from(text, 'latin1');
+        for (let size = 1; size <= 64; size++) {
+          const check = new PdfFileCheck(MAX_FILE_BYTES);
+          for (let at = 0; at < file.length; at += size) check.push(file.subarray(at, at + size));
+          const result = check.result();
+          if (result.ok || result.rule !== 'not-encrypted') expect.fail(`pieces of ${size}: ${JSON.stringify(result)} for ${JSON.stringify(text)}`);
+        }
+      }
+      // Closed as they should be, the same mentions are stream data and string text.
+      expect(isEncryptedPdf(Buffer.from(`${head}3 0 obj (abc\n${trailer}) endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n`, 'latin1'))).toBe(false);
+    });
+  });
+
   it('gives the same verdict whatever pieces the bytes arrive in', () => {
     const files = [
       encrypted('table', '/Encr#79pt'),

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   body,
@@ -313,6 +314,49 @@ describe('POST /api/service/document/registrar', () => {
     expect((res.json() as ErrorBody).details.map((d) => d.path)).toEqual(['/registros/0/assinaturas/0/cpf_cnpj']);
     expect(await registrationCount(app)).toBe(0);
     expect((await post(app, payload)).statusCode).toBe(201);
+  });
+
+  it('reports a bad cpf_cnpj in strict mode beside the schema errors of the same body (fast-check)', async () => {
+    const app = await lbApp();
+    // A field of the wrong type somewhere in the body, and a cpf_cnpj with wrong check digits somewhere else.
+    const schemaErrors: Array<[string, (b: Record<string, unknown>, r: Record<string, unknown>) => void]> = [
+      ['/versao', (b) => (b.versao = 1)],
+      ['/registros/0/nome_documento', (_b, r) => (r.nome_documento = 7)],
+      ['/registros/0/assinado', (_b, r) => (r.assinado = 'true')],
+      ['/registros/0/parcelas/0/numero', (_b, r) => (r.parcelas = [{ numero: '1', data_vencimento: '2026-12-10', valor: 1 }])],
+      ['/registros/0/emails_final_fluxo', (_b, r) => (r.emails_final_fluxo = 'ops@example.com')],
+    ];
+    const badIds: Array<[string, (r: Record<string, unknown>, id: string) => void]> = [
+      ['/registros/0/assinantes/0/cpf_cnpj', (r, id) => (r.assinantes = [{ ...SIGNER, cpf_cnpj: id }])],
+      ['/registros/0/assinaturas/0/cpf_cnpj', (r, id) => (r.assinaturas = [{ ...SIGNATURE, cpf_cnpj: id }])],
+      [
+        '/registros/0/documentos_adicionais/0/assinaturas/0/cpf_cnpj',
+        (r, id) => (r.documentos_adicionais = [{ nome: 'anexo.pdf', conteudo: pdf(), assinaturas: [{ ...SIGNATURE, cpf_cnpj: id }] }]),
+      ],
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...schemaErrors),
+        fc.constantFrom(...badIds),
+        fc.constantFrom('123', '11222333000180', '12345678900', '1122233300018a'),
+        async ([schemaPath, breakSchema], [idPath, breakId], id) => {
+          const r = record();
+          const b = body([r]);
+          breakSchema(b, r);
+          breakId(r, id);
+          const res = await app.inject({ method: 'POST', url: '/api/service/document/registrar', headers: { 'sandbox-strict': 'true' }, payload: b });
+          expect(res.statusCode).toBe(400);
+          const paths = (res.json() as ErrorBody).details.map((d) => d.path);
+          expect(paths).toContain(schemaPath);
+          expect(paths).toContain(idPath);
+          // Without strict mode a bad tax id is a warning, never a 400 detail.
+          const lax = await app.inject({ method: 'POST', url: '/api/service/document/registrar', payload: b });
+          expect((lax.json() as ErrorBody).details.map((d) => d.path)).not.toContain(idPath);
+        },
+      ),
+      { numRuns: 40 },
+    );
+    expect(await registrationCount(app)).toBe(0);
   });
 
   it('answers 501 naming the named-only operations for another path under the prefix', async () => {

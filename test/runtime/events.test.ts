@@ -2,6 +2,8 @@
 // JSON carries it (the feed serves it as JSON anyway), in order, through every filter.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { centsToNumber, formatCents } from '../../src/domain/money.js';
+import { stringifyExact } from '../../src/http/exact-numbers.js';
 import { SandboxClock } from '../../src/runtime/clock.js';
 import { Events } from '../../src/runtime/events.js';
 
@@ -26,6 +28,30 @@ describe('the event feed', () => {
         expect(events.list({ types: [type], after })).toEqual(wanted);
         const subject = list.at(-1)?.subject;
         if (subject !== undefined) expect(events.list({ subject })).toEqual(kept.filter((e) => e.subject === subject));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives back every amount digit for digit, however many events passed or were cleared (fast-check)', () => {
+    // Cents over the whole accepted range, most of them beyond what a double carries; clears between.
+    const step = fc.oneof(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.constant('clear' as const));
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), fc.integer({ min: 1, max: 8 }), (steps, capacity) => {
+        const events = new Events(capacity, '/ws/default', new SandboxClock());
+        let held: number[] = [];
+        for (const s of steps) {
+          if (s === 'clear') {
+            events.clear();
+            held = [];
+          } else {
+            events.emit('sandbox.a.one', 'x', { value: centsToNumber(s) });
+            held = [...held, s].slice(-capacity);
+          }
+        }
+        // As the control plane's serializer writes the feed (http/serializer.ts).
+        const written = stringifyExact(events.list().map((e) => e.data));
+        expect(written).toBe(`[${held.map((c) => `{"value":${formatCents(c).replace(/\.?0+$/, '')}}`).join(',')}]`);
       }),
       { numRuns: 300 },
     );
