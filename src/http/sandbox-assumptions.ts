@@ -73,7 +73,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'JSON numbers with more significant digits than a double keeps',
     decision:
-      'an amount is read from its text (money-cents); any other number whose text a double would change (more than 15 significant digits that do not read back as the same decimal, such as an additiveNumber of 20 digits) is a 400 naming it and what it would become',
+      'an amount is read from its text (money-cents); any other number whose text a double would change (more than 15 significant digits that do not read back as the same decimal, such as an additiveNumber of 20 digits; or out of a double\'s range: 1e-400 would be read as 0, 1e400 as Infinity) is a 400 naming it and what it would become; an amount out of a double\'s range is told its decimals (1e-400) or its magnitude (1e400), never a comparison with the 0 or Infinity a double would make of it',
     reason: 'what the client sent is kept exactly or refused, never silently changed',
   },
   {
@@ -81,7 +81,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'The character encoding of JSON bodies is not shown',
     decision:
-      'a body must be UTF-8: bytes that are not (Latin-1 "José" sends E9 for é) are a 400 naming the first bad byte by offset, line and column; a Content-Type charset other than UTF-8 (any of its labels, any case) is a 400 naming it even when the bytes are plain ASCII; a UTF-8 byte-order mark is a 400 naming it; nothing is ever decoded with replacement characters',
+      'a body must be UTF-8: bytes that are not (Latin-1 "José" sends E9 for é) are a 400 naming the first bad byte by offset, line and column; a Content-Type charset other than UTF-8 (any of its labels, any case) is a 400 naming it even when the bytes are plain ASCII; a UTF-8 byte-order mark is a 400 naming it; a \\u escape that leaves half of a surrogate pair (\\uD800 alone), in any key or value of any body, is a 400 naming the field, the escape and its byte offset (a loan-bond registration, read as a stream, names no offset); nothing is ever decoded or stored with replacement characters',
     reason:
       'JSON exchanged between systems is UTF-8 without a byte-order mark (RFC 8259, section 8.1); decoding by a declared charset would hide from a client that it does not send UTF-8, and replacement characters would change what it sent',
   },

@@ -6,7 +6,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 import { isCalendarDate, isUtcTimestamp } from '../domain/dates.js';
 import { centsFromText, MONEY_MESSAGES, type MoneyProblem, moneyProblem } from '../domain/money.js';
 import { type ErrorDetail, pointer } from './errors.js';
-import { exactText, unreadExactNumbers } from './exact-numbers.js';
+import { exactNumbersOf, exactText } from './exact-numbers.js';
 
 /** At most this many details in one error body: a 10 000-item array of mistakes stays readable. */
 export const MAX_DETAILS = 100;
@@ -78,10 +78,10 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     const ok = compiled(data);
     validate.errors = compiled.errors;
     if (httpPart !== 'body') return ok;
-    const inexact = inexactErrors(data, compiled.errors);
-    if (inexact.length === 0) return ok;
-    validate.errors = [...(compiled.errors ?? []), ...inexact];
-    return false;
+    const errors = withExactNumbers(data, compiled.errors);
+    if (errors === compiled.errors) return ok;
+    validate.errors = errors;
+    return errors === null;
   };
   validate.errors = null as ValidateFunction['errors'];
   return validate;
@@ -92,26 +92,37 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
  * would change that no money field read (http/exact-numbers.ts). The errors, or null when valid.
  */
 export function validateBody(validate: ValidateFunction, data: unknown): ErrorObject[] | null {
-  const ok = validate(data);
-  const inexact = inexactErrors(data, validate.errors);
-  if (ok && inexact.length === 0) return null;
-  return [...(validate.errors ?? []), ...inexact];
+  validate(data);
+  return withExactNumbers(data, validate.errors) ?? null;
 }
 
-/** A refusal for each number a double would change, outside money and where the schema found nothing else. */
-function inexactErrors(data: unknown, errors: ValidateFunction['errors']): ErrorObject[] {
-  const unread = unreadExactNumbers(data);
-  if (unread.length === 0) return [];
-  const refused = new Set((errors ?? []).map((e) => e.instancePath));
-  return unread
-    .filter((n) => !refused.has(n.pointer))
-    .map((n) =>
-      refusal(
-        n.pointer,
-        'exact',
-        `is ${n.text}, which has more significant digits than the sandbox keeps exactly (a JSON number is read as a double: 15 digits are always kept, and integers up to ${Number.MAX_SAFE_INTEGER}); it would be read as ${String(Number(n.text))}`,
-      ),
-    );
+/** Comparisons of a number with a bound: untrue of a number the double lost (its stand-in was compared). */
+const COMPARISONS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
+
+/**
+ * A body's schema errors with its numbers a double would change taken into account: a refusal for
+ * each that no money field read and where the schema found nothing else, and no comparison of a
+ * number the double lost altogether (http/exact-numbers.ts). `errors` itself when the body has no
+ * such number (every body on the hot path: nothing is allocated).
+ */
+function withExactNumbers(data: unknown, errors: ValidateFunction['errors']): ValidateFunction['errors'] {
+  const numbers = exactNumbersOf(data);
+  if (numbers === undefined) return errors;
+  const lost = new Set(numbers.filter((n) => n.lost).map((n) => n.pointer));
+  const kept = (errors ?? []).filter((e) => !(lost.has(e.instancePath) && COMPARISONS.has(e.keyword)));
+  const refused = new Set(kept.map((e) => e.instancePath));
+  const inexact = numbers.filter((n) => !n.read && !refused.has(n.pointer)).map((n) => refusal(n.pointer, 'exact', inexactMessage(n.text)));
+  const all = [...kept, ...inexact];
+  return all.length > 0 ? all : null;
+}
+
+/** Why a number outside money is refused: what a double makes of it. */
+function inexactMessage(text: string): string {
+  const value = Number(text);
+  if (!Number.isFinite(value))
+    return `is ${text}, beyond the largest number a double holds (about 1.8e308): it would be read as ${value > 0 ? '' : '-'}Infinity`;
+  if (value === 0) return `is ${text}, nearer to 0 than the smallest number a double holds (about 5e-324): it would be read as 0`;
+  return `is ${text}, which has more significant digits than the sandbox keeps exactly (a JSON number is read as a double: 15 digits are always kept, and integers up to ${Number.MAX_SAFE_INTEGER}); it would be read as ${String(value)}`;
 }
 
 interface NumericField {

@@ -260,7 +260,10 @@ export async function readRegistration(request: FastifyRequest, payload: Readabl
     }
     await upload.settle();
     return await new Promise((resolve, reject) =>
-      parseJsonText(options.parse, request, kept.toString('utf8'), (err, value) => (err ? reject(err) : resolve(value))),
+      parseJsonText(options.parse, request, kept.toString('utf8'), (err, value) => (err ? reject(err) : resolve(value)), {
+        // The kept text lacks the files' strings: its offsets are not the body's.
+        offsets: false,
+      }),
     );
   } catch (err) {
     await upload.discard();
