@@ -152,6 +152,7 @@ const everyRoute = assumed(
   'money-cents',
   'exact-numbers',
   'json-utf8',
+  'compressed-bodies',
   'money-sign',
   'query-numbers',
   'query-booleans',

@@ -350,8 +350,8 @@ export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: 
   }
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
-    const charset = charsetError(request.headers['content-type']);
-    if (charset) return done(charset, undefined);
+    const refused = bodyHeadersError(request);
+    if (refused) return done(refused, undefined);
     if (options.optionalBodies && isBlank(bytes) && bodyIsOptional(request)) return done(null, {});
     if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return done(byteOrderMarkError(), undefined);
     if (!isUtf8(bytes)) return done(utf8Error(bytes), undefined);
@@ -363,6 +363,32 @@ export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: 
 function isBlank(bytes: Buffer): boolean {
   for (const c of bytes) if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return false;
   return true;
+}
+
+/**
+ * What the headers of a JSON body say that makes it unreadable, checked before any byte is read
+ * (by the body parser of every route and by the streamed loan-bond registration): a charset other
+ * than UTF-8, or a Content-Encoding other than identity. Undefined for every ordinary request.
+ */
+export function bodyHeadersError(request: FastifyRequest): SandboxError | undefined {
+  const { headers } = request;
+  return charsetError(headers['content-type']) ?? encodingError(headers['content-encoding']);
+}
+
+/**
+ * A 400 for a Content-Encoding other than identity (assumption compressed-bodies in http/sandbox-assumptions.ts): the sandbox
+ * does not decompress, and read as JSON the compressed bytes would be called "not UTF-8" at the
+ * gzip magic number, which says nothing of what the client did.
+ */
+function encodingError(encoding: string | undefined): SandboxError | undefined {
+  if (encoding === undefined) return undefined;
+  const trimmed = encoding.trim();
+  if (trimmed === '' || trimmed.toLowerCase() === 'identity') return undefined;
+  return new SandboxError(
+    400,
+    `Content-Encoding: ${trimmed.slice(0, 64)}: compressed bodies are not accepted; send the body uncompressed (no Content-Encoding, or identity)`,
+    { outcome: FALLBACK.malformed },
+  );
 }
 
 /** Decisions on the charset labels seen, by label as sent: undefined when it names UTF-8. */

@@ -86,6 +86,15 @@ export const assumptions = [
       'JSON exchanged between systems is UTF-8 without a byte-order mark (RFC 8259, section 8.1); decoding by a declared charset would hide from a client that it does not send UTF-8, and replacement characters would change what it sent',
   },
   {
+    id: 'compressed-bodies',
+    interface: 'sandbox',
+    topic: 'Whether a request body may be compressed (Content-Encoding) is not shown',
+    decision:
+      'a body with a Content-Encoding other than identity (gzip, deflate, br, any other) is a 400 naming the header before a byte of it is read, on every route; the sandbox does not decompress',
+    reason:
+      'no interface documents compressed requests; read as JSON the compressed bytes would only be called "not UTF-8" at their first byte, which says nothing of what the client did',
+  },
+  {
     id: 'journal-scope',
     interface: 'sandbox',
     topic: 'A record of the requests clients sent (the real services show none)',
