@@ -316,6 +316,21 @@ declare module 'fastify' {
   }
 }
 
+/** What Node's HTTP server takes for Expect: 100-continue (the same test, node:_http_server). */
+const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
+
+/**
+ * A 400 for an Expect header other than 100-continue (assumption malformed-http): Node would
+ * answer it with a bare 417, a status no interface documents (http/client-errors.ts hands the
+ * request on instead).
+ */
+function expectationError(expectation: string): SandboxError {
+  return new SandboxError(
+    400,
+    `the request has Expect: ${expectation.slice(0, 64)}, an expectation the sandbox cannot meet (it meets only 100-continue): send the request without that Expect header`,
+  );
+}
+
 /** Whether a request's route reads an absent or empty body as {}. */
 function bodyIsOptional(request: FastifyRequest): boolean {
   return request.routeOptions.config?.optionalBody === true;
@@ -330,7 +345,10 @@ export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: 
   app.removeAllContentTypeParsers();
   // Fastify ignores a GET's body; a client that sends one believes it is read, so it is refused.
   // A callback, not an async function: every request passes here, and a promise each costs the hot path.
+  // The Expect check shares the hook: a header lookup per request, the rest only when one is sent.
   app.addHook('onRequest', (request, _reply, done) => {
+    const expectation = request.headers.expect;
+    if (expectation !== undefined && !CONTINUE.test(expectation)) return done(expectationError(expectation));
     if (request.method !== 'GET') return done();
     const length = request.headers['content-length'];
     const chunked = request.headers['transfer-encoding'] !== undefined;
