@@ -6,7 +6,7 @@ import { installControlHooks } from './control/hooks.js';
 import { journalUnrouted } from './control/journal-hooks.js';
 import { sandboxPlugin } from './control/index.js';
 import { creationPolicy, installWorkspaces, workspaceOpener } from './control/workspace-routes.js';
-import { clientErrorHandler, trackAnswers } from './http/client-errors.js';
+import { answerUnusualRequests, clientErrorHandler, trackAnswers } from './http/client-errors.js';
 import { SandboxError } from './http/errors.js';
 import { type InterfaceModule, Interfaces } from './http/interface-module.js';
 import { useStandardErrors } from './http/interface-plugin.js';
@@ -125,6 +125,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   const app = Fastify(serverOptions(options, settings, interfaces, (name, req) => gate(name, req))).withTypeProvider<TypeBoxTypeProvider>();
   // A 400 for bytes the HTTP parser refuses waits for the answers of the requests before them.
   trackAnswers(app.server);
+  answerUnusualRequests(app.server);
   app.setValidatorCompiler(validatorCompiler);
   useLazySerializers(app);
   app.decorate('settings', settings);

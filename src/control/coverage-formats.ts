@@ -3,6 +3,7 @@
 // table. Pure functions of the report.
 import { junitDocument, markdownCell as cell, xmlText as xml } from '../http/report-text.js';
 import type { CoverageReport, OperationCoverage, OutcomeCoverage, UserDefinedCoverage } from '../runtime/coverage.js';
+import { plural } from '../domain/plural.js';
 
 /** JUnit's timestamp: ISO 8601 without zone or fraction (the common schema's pattern); the report is UTC. */
 function junitTimestamp(iso: string): string {
@@ -90,7 +91,7 @@ export function toMarkdown(report: CoverageReport): string {
   const parts = [
     `## Client coverage of the documented behaviours`,
     '',
-    `${t.covered} of ${t.outcomes} outcomes exercised (${percent(t.covered, t.outcomes)}%), ${t.hits} answers counted since ${report.since}.`,
+    `${t.covered} of ${plural(t.outcomes, 'outcome')} exercised (${percent(t.covered, t.outcomes)}%), ${plural(t.hits, 'answer')} counted since ${report.since}.`,
     '',
     summaryMarkdown(report),
   ];

@@ -2,6 +2,7 @@
 // arrive (PdfFileCheck) so that a 15 MB file is never held whole; checkPdf applies the same to a buffer.
 
 import { Buffer } from 'node:buffer';
+import { plural } from './plural.js';
 
 /**
  * The specification says "15 MB"; the sandbox reads it as 15 000 000 bytes (decimal megabytes, the
@@ -86,7 +87,7 @@ function containerProblemOf(head: Buffer, headerAt: number, last: Buffer): strin
     return `the file is ${container.name} with a PDF inside (its "%PDF-" header is at byte ${headerAt}); send the PDF itself`;
   }
   if (last.indexOf(EOF_MARK) < 0) {
-    return `the file has ${headerAt} bytes before its "%PDF-" header and no "%%EOF" in its last ${HEADER_WINDOW} bytes: it is another file with a PDF inside; send the PDF itself`;
+    return `the file has ${plural(headerAt, 'byte')} before its "%PDF-" header and no "%%EOF" in its last ${HEADER_WINDOW} bytes: it is another file with a PDF inside; send the PDF itself`;
   }
   return null;
 }
@@ -830,7 +831,7 @@ export class PdfFileCheck {
   }
 
   private tooLarge(): PdfCheck {
-    return { ok: false, rule: 'max-size', reason: `the file is ${this.size} bytes; the limit is ${this.maxBytes} bytes` };
+    return { ok: false, rule: 'max-size', reason: `the file is ${plural(this.size, 'byte')}; the limit is ${plural(this.maxBytes, 'byte')}` };
   }
 
   /** Looks for the header in the bytes kept so far; false (and `failed` set) when it is not there. */

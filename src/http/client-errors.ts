@@ -11,7 +11,7 @@
 // loses the answer of a change that was stored. Node keeps the responses waiting on a connection to
 // itself, so trackAnswers() notes, per socket, the responses not yet finished (pruned as requests
 // arrive, no listener per request).
-import type { Server, ServerResponse } from 'node:http';
+import { type IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { finished } from 'node:stream';
 import { type ErrorShape, renderError, SandboxError, standardBody } from './errors.js';
@@ -90,4 +90,30 @@ export function clientErrorHandler(shapeOf: (path: string) => ErrorShape | undef
     if (last) finished(last, send);
     else send();
   };
+}
+
+/**
+ * Requests Node answers on its own unless told otherwise, handed to Fastify so that they get the
+ * answer any other request gets, in the interface's shape and in the journal:
+ * - an Expect header other than 100-continue (Node's bare 417, a status no interface documents):
+ *   the request goes on, and the interface refuses it with a 400 (http/json.ts, expectationError);
+ * - a CONNECT (Node closes the connection without a word when nothing listens for it): answered as
+ *   any other method the path does not serve (a 501 under an interface's prefix, else a 404), then
+ *   the connection closes, since no tunnel is opened.
+ */
+export function answerUnusualRequests(server: Server): void {
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    server.emit('request', request, response);
+  });
+  server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    const response = new ServerResponse(request);
+    response.shouldKeepAlive = false;
+    response.assignSocket(socket);
+    response.on('finish', () => {
+      response.detachSocket(socket);
+      socket.end();
+    });
+    socket.on('error', () => socket.destroy());
+    server.emit('request', request, response);
+  });
 }

@@ -1,9 +1,9 @@
 // JSON numbers a double would change, kept as the client wrote them. JSON.parse reads every number as
 // the nearest double, which is exact for texts of up to 15 significant digits (every body on the hot
 // path); the scan that refuses duplicate keys (json.ts) also notes any longer number whose double
-// would not read back as the same decimal. Those few are recorded here beside the parsed value, by
+// would not read back as the same decimal, and any number out of a double's range (1e400, 1e-400). Those few are recorded here beside the parsed value, by
 // the object and key that hold them: money is read from its text (moneyCents), and any other field
-// holding one is refused (unreadExactNumbers), so nothing is silently changed.
+// holding one is refused (http/validation.ts), so nothing is silently changed.
 import { randomUUID } from 'node:crypto';
 import { centsFromText, DecimalText, toCents } from '../domain/money.js';
 
@@ -15,6 +15,14 @@ export interface ExactNumber {
   text: string;
   /** Whether a money field read it (see exactText). */
   read: boolean;
+  /**
+   * Whether the double lost the number altogether: read as 0 (1e-400) or beyond a double's range
+   * (1e400, which JSON.parse reads as Infinity). The parsed body then holds 0, or the largest double
+   * of its sign in place of Infinity, so that the schema's type checks pass and the number is refused
+   * from its text (a money field's magnitude, or an exactness refusal); comparisons of the stand-in
+   * (minimum, maximum) say nothing true of what was sent and are left out (http/validation.ts).
+   */
+  lost: boolean;
 }
 
 /** The numbers' texts, by the object or array holding them and their key (an index as a string). */
@@ -34,7 +42,10 @@ export function recordExactNumbers(root: unknown, found: ReadonlyArray<{ segment
     for (let i = 0; i < segments.length - 1; i++) holder = (holder as Record<string, unknown>)[String(segments[i])];
     const key = segments[segments.length - 1];
     if (key === undefined || typeof holder !== 'object' || holder === null) continue;
-    const entry: ExactNumber = { pointer, text, read: false };
+    const value = (holder as Record<string, unknown>)[String(key)];
+    const lost = value === 0 || value === Number.POSITIVE_INFINITY || value === Number.NEGATIVE_INFINITY;
+    if (lost && value !== 0) (holder as Record<string, unknown>)[String(key)] = Math.sign(value as number) * Number.MAX_VALUE;
+    const entry: ExactNumber = { pointer, text, read: false, lost };
     let map = texts.get(holder);
     if (!map) texts.set(holder, (map = new Map()));
     map.set(String(key), entry);
@@ -52,11 +63,12 @@ export function exactText(holder: unknown, key: string | number): string | undef
   return entry.text;
 }
 
-/** The numbers of `root` a double would change that no money field read (to be refused). */
-export function unreadExactNumbers(root: unknown): ExactNumber[] {
-  if (typeof root !== 'object' || root === null) return [];
-  return (byRoot.get(root) ?? []).filter((n) => !n.read);
+/** The numbers of `root` a double would change, or undefined when it has none (no allocation: every body asks). */
+export function exactNumbersOf(root: unknown): readonly ExactNumber[] | undefined {
+  if (typeof root !== 'object' || root === null) return undefined;
+  return byRoot.get(root);
 }
+
 
 /** The exact cents of the amount at `holder[key]` (validated money): from its text where a double would change it. */
 export function moneyCents(holder: object, key: string): number {

@@ -21,6 +21,7 @@ import { fallbackSlug } from './outcomes.js';
 import { type NearMiss, nearestOperation, nearMissSentence, OUTSIDE_PREFIX_DISTANCE } from './near-miss.js';
 import { pathOf } from './url.js';
 import { CREATED_HEADER, SIMILAR_HEADER } from '../runtime/workspaces.js';
+import { plural } from '../domain/plural.js';
 
 /** The checks of a body that its schema refused, as far as they still mean something. */
 export interface RefusedBodyChecks {
@@ -68,7 +69,7 @@ function nearMissView(miss: NearMiss) {
 export function describeBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0)
     return `${bytes / (1024 * 1024)} MiB (${bytes} bytes)`;
-  return `${bytes} bytes`;
+  return plural(bytes, 'byte');
 }
 
 /** A body over its route's limit, and the setting that raises it. */
@@ -152,6 +153,7 @@ const everyRoute = assumed(
   'money-cents',
   'exact-numbers',
   'json-utf8',
+  'compressed-bodies',
   'money-sign',
   'query-numbers',
   'query-booleans',

@@ -7,10 +7,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sameDecimal, significantDigits } from '../domain/decimal.js';
 import { DecimalText } from '../domain/money.js';
 import { firstInvalidUtf8 } from '../domain/utf8.js';
-import { pointer, SandboxError } from './errors.js';
+import { pointer, SandboxError, validationError } from './errors.js';
 import { recordExactNumbers } from './exact-numbers.js';
 import { BYTE_ORDER_MARK, type JsonPosition, JsonReadError, JsonStreamReader } from './json-stream.js';
 import { FALLBACK } from './outcomes.js';
+import { MAX_DETAILS } from './validation.js';
 
 // One set of messages for a body that is not JSON, whether it was read whole (every route) or as a
 // stream (the loan-bond registration): both say what and where from the same reader's findings.
@@ -77,6 +78,11 @@ export function duplicateKeyError(path: string): SandboxError {
   return new SandboxError(400, `${path}: ${message}`, { details: [{ path, message }], outcome: FALLBACK.malformed });
 }
 
+export interface JsonTextOptions {
+  /** False when the text is not the body as sent (the loan-bond body without its files): no byte offsets. */
+  offsets?: boolean;
+}
+
 /**
  * Parses a whole JSON text as every body is parsed: Fastify's secure parser (__proto__ and
  * constructor keys refused), then duplicate keys refused and numbers a double would change recorded
@@ -87,6 +93,7 @@ export function parseJsonText(
   request: FastifyRequest,
   text: string,
   done: (err: Error | null, value?: unknown) => void,
+  options: JsonTextOptions = {},
 ): void {
   parse(request, text, (err, value) => {
     if (err) {
@@ -96,9 +103,89 @@ export function parseJsonText(
     }
     const scan = scanJson(text);
     if (scan.duplicate !== undefined) return done(duplicateKeyError(scan.duplicate));
+    if (mayHoldLoneSurrogate(text)) {
+      const lone = loneSurrogateError(text, options);
+      if (lone) return done(lone);
+    }
     if (scan.inexact.length > 0) recordExactNumbers(value, scan.inexact);
     done(null, value);
   });
+}
+
+/**
+ * Whether `text` has a backslash-u escape of a UTF-16 surrogate (D800-DFFF, in either case): the
+ * only way valid UTF-8 can carry a surrogate into a parsed string. A scan for the two characters
+ * with indexOf, allocating nothing; bodies without such an escape are never looked at again.
+ */
+export function mayHoldLoneSurrogate(text: string): boolean {
+  for (let i = text.indexOf('\\u'); i !== -1; i = text.indexOf('\\u', i + 2)) {
+    if (surrogateEscape(text, i) !== 0) return true;
+  }
+  return false;
+}
+
+/** The surrogate an escape at `i` (its backslash) writes, or 0 when it writes none (or is no escape). */
+function surrogateEscape(text: string, i: number): number {
+  const d = text.charCodeAt(i + 2) | 0x20;
+  if (d !== 0x64 /* d */) return 0;
+  const unit = Number.parseInt(text.slice(i + 2, i + 6), 16);
+  return unit >= 0xd800 && unit <= 0xdfff ? unit : 0;
+}
+
+/** Whether the backslash at `i` starts an escape (rather than being the second half of one). */
+function startsEscape(text: string, i: number): boolean {
+  let before = 0;
+  while (text.charCodeAt(i - 1 - before) === BACKSLASH) before++;
+  return before % 2 === 0;
+}
+
+/** A surrogate escape left unpaired: where it is in the text, and the unit it writes. */
+interface LoneSurrogate {
+  index: number;
+  unit: number;
+}
+
+/**
+ * Every backslash-u escape of valid JSON `text` (decoded from UTF-8, so holding no surrogate
+ * unescaped) that writes half of a surrogate pair without the other half: a high one (D800-DBFF)
+ * not followed at once by an escaped low one (DC00-DFFF), or a low one not preceded by a high one.
+ */
+export function loneSurrogates(text: string): LoneSurrogate[] {
+  const lone: LoneSurrogate[] = [];
+  let i = text.indexOf('\\u');
+  while (i !== -1) {
+    const unit = startsEscape(text, i) ? surrogateEscape(text, i) : 0;
+    let next = i + 2;
+    if (unit >= 0xdc00) lone.push({ index: i, unit });
+    else if (unit !== 0) {
+      const low = text.charCodeAt(i + 6) === BACKSLASH && text.charCodeAt(i + 7) === 0x75 ? surrogateEscape(text, i + 6) : 0;
+      if (low >= 0xdc00) next = i + 12;
+      else lone.push({ index: i, unit });
+    }
+    i = text.indexOf('\\u', next);
+  }
+  return lone;
+}
+
+/**
+ * A 400 naming every string (value or key) of valid JSON `text` that a backslash-u escape leaves
+ * with an unpaired surrogate, or undefined when there is none. Such a string is no Unicode text:
+ * stored as UTF-8 (SQLite's TEXT) it would come back with U+FFFD in its place (assumption
+ * json-utf8). `offsets: false` leaves the byte offsets out, for a text that is not the body as sent.
+ */
+export function loneSurrogateError(text: string, options: JsonTextOptions = {}): SandboxError | undefined {
+  const lone = loneSurrogates(text);
+  if (lone.length === 0) return undefined;
+  const shown = lone.slice(0, MAX_DETAILS);
+  const { marks } = scanJson(text, shown.map((l) => l.index));
+  const details = shown.map((l, k) => {
+    const escape = `\\u${l.unit.toString(16).toUpperCase()}`;
+    const where = options.offsets === false ? '' : ` at byte offset ${Buffer.byteLength(text.slice(0, l.index))}`;
+    const half = l.unit < 0xdc00 ? 'a high surrogate not followed by an escaped low one (DC00-DFFF)' : 'a low surrogate not preceded by an escaped high one (D800-DBFF)';
+    const message = `holds the escape ${escape}${where}, an unpaired surrogate escape (${half}): it writes no Unicode character, so the string is not Unicode text; escape a character outside the Basic Multilingual Plane as its surrogate pair, or send the character itself`;
+    return { path: marks[k] ?? '', message };
+  });
+  return validationError(details, undefined, lone.length).tag(FALLBACK.malformed);
 }
 
 const QUOTE = 0x22;
@@ -123,23 +210,34 @@ export interface InexactNumber {
 export interface JsonScan {
   /** The JSON pointer of the first key that appears twice in one object. */
   duplicate?: string;
-  /** Every number a double would change (more than 15 significant digits that do not read back). */
+  /** Every number a double would change (more than 15 significant digits that do not read back, or out of a double's range). */
   inexact: InexactNumber[];
+  /** The JSON pointers of the strings holding the offsets asked for (a key's: its member's), in their order. */
+  marks: string[];
 }
 
-/** Whether a number's text (more than 15 significant digits) changes when read as a double. */
-function changedByDouble(text: string): boolean {
-  return significantDigits(text) > 15 && !sameDecimal(text, String(Number(text)));
+/**
+ * Whether a number's text changes when read as a double: more than 15 significant digits that do
+ * not read back, or a magnitude a double does not reach (1e400 reads as Infinity, 1e-400 as 0).
+ */
+export function changedByDouble(text: string): boolean {
+  const value = Number(text);
+  if (!Number.isFinite(value)) return true;
+  const digits = significantDigits(text);
+  if (value === 0) return digits > 0;
+  return digits > 15 && !sameDecimal(text, String(value));
 }
 
 /**
  * Scans valid JSON `text` (call it after parsing) for keys sent twice and numbers a double would
- * change. Linear: strings are skipped with indexOf, so megabytes of base64 cost little; a number's
- * text is looked at closely only when it is longer than 15 characters.
+ * change, and names the strings holding the offsets `at` (ascending). Linear: strings are skipped
+ * with indexOf, so megabytes of base64 cost little; a number's text is looked at closely only when
+ * it is longer than 15 characters or has an exponent (the only ways out of a double's range).
  */
-export function scanJson(text: string): JsonScan {
+export function scanJson(text: string, at?: readonly number[]): JsonScan {
   const stack: Frame[] = [];
   const inexact: InexactNumber[] = [];
+  const marks: string[] = [];
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -147,32 +245,39 @@ export function scanJson(text: string): JsonScan {
     if (c === QUOTE) {
       let j = text.indexOf('"', i + 1);
       for (;;) {
-        if (j === -1) return { inexact };
+        if (j === -1) return { inexact, marks };
         let backslashes = 0;
         while (text.charCodeAt(j - 1 - backslashes) === BACKSLASH) backslashes++;
         if (backslashes % 2 === 0) break;
         j = text.indexOf('"', j + 1);
       }
       const top = stack[stack.length - 1];
-      if (top?.object && top.expectKey) {
+      const isKey = top?.object === true && top.expectKey;
+      let key: string | undefined;
+      if (isKey) {
         const raw = text.slice(i + 1, j);
-        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, j + 1)) as string) : raw;
-        if (top.keys.has(key)) return { duplicate: pointer(...stack.slice(0, -1).map((f) => f.segment), key), inexact };
+        key = raw.includes('\\') ? (JSON.parse(text.slice(i, j + 1)) as string) : raw;
+        if (top.keys.has(key)) return { duplicate: pointer(...stack.slice(0, -1).map((f) => f.segment), key), inexact, marks };
         top.keys.add(key);
         top.segment = key;
         top.expectKey = false;
+      }
+      if (at !== undefined) {
+        while (marks.length < at.length && (at[marks.length] as number) < j) marks.push(pointer(...stack.map((f) => f.segment)));
       }
       i = j + 1;
       continue;
     }
     if (c === MINUS || (c >= 0x30 && c <= 0x39)) {
       let j = i + 1;
+      let exponent = false;
       for (; j < n; j++) {
         const d = text.charCodeAt(j);
+        if (d === 0x65 || d === 0x45) exponent = true;
         // Digits, '.', 'e', 'E', '+', '-': the rest of a valid number.
-        if (!((d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === MINUS)) break;
+        else if (!((d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x2b || d === MINUS)) break;
       }
-      if (j - i > 15) {
+      if (exponent || j - i > 15) {
         const number = text.slice(i, j);
         if (changedByDouble(number)) {
           const segments = stack.map((f) => f.segment);
@@ -192,7 +297,7 @@ export function scanJson(text: string): JsonScan {
     }
     i++;
   }
-  return { inexact };
+  return { inexact, marks };
 }
 
 /** The JSON pointer of the first key that appears twice in one object of valid JSON `text`, or undefined. */
@@ -211,6 +316,21 @@ declare module 'fastify' {
   }
 }
 
+/** What Node's HTTP server takes for Expect: 100-continue (the same test, node:_http_server). */
+const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
+
+/**
+ * A 400 for an Expect header other than 100-continue (assumption malformed-http): Node would
+ * answer it with a bare 417, a status no interface documents (http/client-errors.ts hands the
+ * request on instead).
+ */
+function expectationError(expectation: string): SandboxError {
+  return new SandboxError(
+    400,
+    `the request has Expect: ${expectation.slice(0, 64)}, an expectation the sandbox cannot meet (it meets only 100-continue): send the request without that Expect header`,
+  );
+}
+
 /** Whether a request's route reads an absent or empty body as {}. */
 function bodyIsOptional(request: FastifyRequest): boolean {
   return request.routeOptions.config?.optionalBody === true;
@@ -225,7 +345,10 @@ export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: 
   app.removeAllContentTypeParsers();
   // Fastify ignores a GET's body; a client that sends one believes it is read, so it is refused.
   // A callback, not an async function: every request passes here, and a promise each costs the hot path.
+  // The Expect check shares the hook: a header lookup per request, the rest only when one is sent.
   app.addHook('onRequest', (request, _reply, done) => {
+    const expectation = request.headers.expect;
+    if (expectation !== undefined && !CONTINUE.test(expectation)) return done(expectationError(expectation));
     if (request.method !== 'GET') return done();
     const length = request.headers['content-length'];
     const chunked = request.headers['transfer-encoding'] !== undefined;
@@ -245,8 +368,8 @@ export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: 
   }
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
-    const charset = charsetError(request.headers['content-type']);
-    if (charset) return done(charset, undefined);
+    const refused = bodyHeadersError(request);
+    if (refused) return done(refused, undefined);
     if (options.optionalBodies && isBlank(bytes) && bodyIsOptional(request)) return done(null, {});
     if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return done(byteOrderMarkError(), undefined);
     if (!isUtf8(bytes)) return done(utf8Error(bytes), undefined);
@@ -258,6 +381,32 @@ export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: 
 function isBlank(bytes: Buffer): boolean {
   for (const c of bytes) if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return false;
   return true;
+}
+
+/**
+ * What the headers of a JSON body say that makes it unreadable, checked before any byte is read
+ * (by the body parser of every route and by the streamed loan-bond registration): a charset other
+ * than UTF-8, or a Content-Encoding other than identity. Undefined for every ordinary request.
+ */
+export function bodyHeadersError(request: FastifyRequest): SandboxError | undefined {
+  const { headers } = request;
+  return charsetError(headers['content-type']) ?? encodingError(headers['content-encoding']);
+}
+
+/**
+ * A 400 for a Content-Encoding other than identity (assumption compressed-bodies in http/sandbox-assumptions.ts): the sandbox
+ * does not decompress, and read as JSON the compressed bytes would be called "not UTF-8" at the
+ * gzip magic number, which says nothing of what the client did.
+ */
+function encodingError(encoding: string | undefined): SandboxError | undefined {
+  if (encoding === undefined) return undefined;
+  const trimmed = encoding.trim();
+  if (trimmed === '' || trimmed.toLowerCase() === 'identity') return undefined;
+  return new SandboxError(
+    400,
+    `Content-Encoding: ${trimmed.slice(0, 64)}: compressed bodies are not accepted; send the body uncompressed (no Content-Encoding, or identity)`,
+    { outcome: FALLBACK.malformed },
+  );
 }
 
 /** Decisions on the charset labels seen, by label as sent: undefined when it names UTF-8. */
@@ -322,6 +471,8 @@ export function parseJsonDocument(bytes: Buffer): unknown {
   const value: unknown = JSON.parse(text);
   const scan = scanJson(text);
   if (scan.duplicate !== undefined) throw new Error(`${scan.duplicate} appears twice in its object: each field occurs exactly once`);
+  const lone = mayHoldLoneSurrogate(text) ? loneSurrogateError(text) : undefined;
+  if (lone) throw new Error(lone.message);
   recordExactNumbers(value, scan.inexact);
   return value;
 }

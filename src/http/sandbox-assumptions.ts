@@ -31,7 +31,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Answers to requests malformed at the HTTP level, and to a GET that carries a body, are not shown',
     decision:
-      "a 400 in the interface's error shape naming the fault (Content-Length not one decimal length, sent twice or with chunking; a bad chunk size; a malformed header line; an unknown HTTP version); a GET with a body is refused; a body shorter than its Content-Length or an unterminated chunked body is waited for, as by any HTTP server; a request without Host gets Node's bare 400; refused bytes after requests accepted on the same connection (pipelined, or a body longer than its Content-Length) are answered after those requests' answers, in order, then the connection closes",
+      "a 400 in the interface's error shape naming the fault (Content-Length not one decimal length, sent twice or with chunking; a bad chunk size; a malformed header line; an unknown HTTP version); a GET with a body is refused; an Expect header other than 100-continue is a 400 (where Node would answer a bare 417), journalled like any request; a CONNECT is answered like any other method its path does not serve (a 501 under an interface's prefix, else a 404) and the connection closes; a body shorter than its Content-Length or an unterminated chunked body is waited for, as by any HTTP server; a request without Host gets Node's bare 400; refused bytes after requests accepted on the same connection (pipelined, or a body longer than its Content-Length) are answered after those requests' answers, in order, then the connection closes",
     reason: '400 is every interface\'s documented validation status; a GET body the server ignored would hide a client bug',
   },
   {
@@ -73,7 +73,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'JSON numbers with more significant digits than a double keeps',
     decision:
-      'an amount is read from its text (money-cents); any other number whose text a double would change (more than 15 significant digits that do not read back as the same decimal, such as an additiveNumber of 20 digits) is a 400 naming it and what it would become',
+      'an amount is read from its text (money-cents); any other number whose text a double would change (more than 15 significant digits that do not read back as the same decimal, such as an additiveNumber of 20 digits; or out of a double\'s range: 1e-400 would be read as 0, 1e400 as Infinity) is a 400 naming it and what it would become; an amount out of a double\'s range is told its decimals (1e-400) or its magnitude (1e400), never a comparison with the 0 or Infinity a double would make of it',
     reason: 'what the client sent is kept exactly or refused, never silently changed',
   },
   {
@@ -81,9 +81,18 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'The character encoding of JSON bodies is not shown',
     decision:
-      'a body must be UTF-8: bytes that are not (Latin-1 "José" sends E9 for é) are a 400 naming the first bad byte by offset, line and column; a Content-Type charset other than UTF-8 (any of its labels, any case) is a 400 naming it even when the bytes are plain ASCII; a UTF-8 byte-order mark is a 400 naming it; nothing is ever decoded with replacement characters',
+      'a body must be UTF-8: bytes that are not (Latin-1 "José" sends E9 for é) are a 400 naming the first bad byte by offset, line and column; a Content-Type charset other than UTF-8 (any of its labels, any case) is a 400 naming it even when the bytes are plain ASCII; a UTF-8 byte-order mark is a 400 naming it; a \\u escape that leaves half of a surrogate pair (\\uD800 alone), in any key or value of any body, is a 400 naming the field, the escape and its byte offset (a loan-bond registration, read as a stream, names no offset); nothing is ever decoded or stored with replacement characters',
     reason:
       'JSON exchanged between systems is UTF-8 without a byte-order mark (RFC 8259, section 8.1); decoding by a declared charset would hide from a client that it does not send UTF-8, and replacement characters would change what it sent',
+  },
+  {
+    id: 'compressed-bodies',
+    interface: 'sandbox',
+    topic: 'Whether a request body may be compressed (Content-Encoding) is not shown',
+    decision:
+      'a body with a Content-Encoding other than identity (gzip, deflate, br, any other) is a 400 naming the header before a byte of it is read, on every route; the sandbox does not decompress',
+    reason:
+      'no interface documents compressed requests; read as JSON the compressed bytes would only be called "not UTF-8" at their first byte, which says nothing of what the client did',
   },
   {
     id: 'journal-scope',

@@ -6,7 +6,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 import { isCalendarDate, isUtcTimestamp } from '../domain/dates.js';
 import { centsFromText, MONEY_MESSAGES, type MoneyProblem, moneyProblem } from '../domain/money.js';
 import { type ErrorDetail, pointer } from './errors.js';
-import { exactText, unreadExactNumbers } from './exact-numbers.js';
+import { exactNumbersOf, exactText } from './exact-numbers.js';
 
 /** At most this many details in one error body: a 10 000-item array of mistakes stays readable. */
 export const MAX_DETAILS = 100;
@@ -66,22 +66,24 @@ export const textAjv = createAjv({
  */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  const numeric = httpPart === 'body' ? [] : numericFields(schema);
+  const fields = httpPart === 'body' ? [] : textFields(schema);
   let compiled: ValidateFunction | undefined;
   const validate = (data: unknown): boolean => {
     compiled ??= ajv.compile(schema as object);
-    const refused = numeric.length > 0 ? readNumbers(numeric, data) : null;
-    if (refused) {
-      validate.errors = refused;
-      return false;
-    }
+    const refused = fields.length > 0 ? readText(fields, data) : null;
     const ok = compiled(data);
     validate.errors = compiled.errors;
+    if (refused) {
+      // Every parameter's problem in one answer: Ajv's for the others, beside those read here.
+      const paths = new Set(refused.map((e) => e.instancePath));
+      validate.errors = [...refused, ...(compiled.errors ?? []).filter((e) => !paths.has(e.instancePath))];
+      return false;
+    }
     if (httpPart !== 'body') return ok;
-    const inexact = inexactErrors(data, compiled.errors);
-    if (inexact.length === 0) return ok;
-    validate.errors = [...(compiled.errors ?? []), ...inexact];
-    return false;
+    const errors = withExactNumbers(data, compiled.errors);
+    if (errors === compiled.errors) return ok;
+    validate.errors = errors;
+    return errors === null;
   };
   validate.errors = null as ValidateFunction['errors'];
   return validate;
@@ -92,56 +94,70 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
  * would change that no money field read (http/exact-numbers.ts). The errors, or null when valid.
  */
 export function validateBody(validate: ValidateFunction, data: unknown): ErrorObject[] | null {
-  const ok = validate(data);
-  const inexact = inexactErrors(data, validate.errors);
-  if (ok && inexact.length === 0) return null;
-  return [...(validate.errors ?? []), ...inexact];
+  validate(data);
+  return withExactNumbers(data, validate.errors) ?? null;
 }
 
-/** A refusal for each number a double would change, outside money and where the schema found nothing else. */
-function inexactErrors(data: unknown, errors: ValidateFunction['errors']): ErrorObject[] {
-  const unread = unreadExactNumbers(data);
-  if (unread.length === 0) return [];
-  const refused = new Set((errors ?? []).map((e) => e.instancePath));
-  return unread
-    .filter((n) => !refused.has(n.pointer))
-    .map((n) =>
-      refusal(
-        n.pointer,
-        'exact',
-        `is ${n.text}, which has more significant digits than the sandbox keeps exactly (a JSON number is read as a double: 15 digits are always kept, and integers up to ${Number.MAX_SAFE_INTEGER}); it would be read as ${String(Number(n.text))}`,
-      ),
-    );
+/** Comparisons of a number with a bound: untrue of a number the double lost (its stand-in was compared). */
+const COMPARISONS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
+
+/**
+ * A body's schema errors with its numbers a double would change taken into account: a refusal for
+ * each that no money field read and where the schema found nothing else, and no comparison of a
+ * number the double lost altogether (http/exact-numbers.ts). `errors` itself when the body has no
+ * such number (every body on the hot path: nothing is allocated).
+ */
+function withExactNumbers(data: unknown, errors: ValidateFunction['errors']): ValidateFunction['errors'] {
+  const numbers = exactNumbersOf(data);
+  if (numbers === undefined) return errors;
+  const lost = new Set(numbers.filter((n) => n.lost).map((n) => n.pointer));
+  const kept = (errors ?? []).filter((e) => !(lost.has(e.instancePath) && COMPARISONS.has(e.keyword)));
+  const refused = new Set(kept.map((e) => e.instancePath));
+  const inexact = numbers.filter((n) => !n.read && !refused.has(n.pointer)).map((n) => refusal(n.pointer, 'exact', inexactMessage(n.text)));
+  const all = [...kept, ...inexact];
+  return all.length > 0 ? all : null;
 }
 
-interface NumericField {
+/** Why a number outside money is refused: what a double makes of it. */
+function inexactMessage(text: string): string {
+  const value = Number(text);
+  if (!Number.isFinite(value))
+    return `is ${text}, beyond the largest number a double holds (about 1.8e308): it would be read as ${value > 0 ? '' : '-'}Infinity`;
+  if (value === 0) return `is ${text}, nearer to 0 than the smallest number a double holds (about 5e-324): it would be read as 0`;
+  return `is ${text}, which has more significant digits than the sandbox keeps exactly (a JSON number is read as a double: 15 digits are always kept, and integers up to ${Number.MAX_SAFE_INTEGER}); it would be read as ${String(value)}`;
+}
+
+interface TextField {
   name: string;
-  integer: boolean;
-  /** A boolean (read from its own words, see readNumbers) rather than a number. */
-  boolean?: true;
+  /** Its JSON pointer, made once: the parameters are read on every request. */
+  path: string;
+  /** How its text is read before Ajv sees it: as a number, a boolean, or left to Ajv. */
+  kind: 'integer' | 'number' | 'boolean' | 'other';
+  /** A list (an array schema), which may be given more than once. */
+  list: boolean;
   /** What a value out of a double's reach is told. */
   range: string;
 }
 
-/** The top-level integer, number and boolean properties of a query or path schema. */
-function numericFields(schema: unknown): NumericField[] {
+/** The top-level properties of a query or path schema, with how each is read. */
+function textFields(schema: unknown): TextField[] {
   type Property = { type?: unknown; minimum?: number; maximum?: number };
   const properties = (schema as { properties?: Record<string, Property> } | undefined)?.properties;
   if (!properties) return [];
-  return Object.entries(properties)
-    .filter(([, p]) => p.type === 'integer' || p.type === 'number' || p.type === 'boolean')
-    .map(([name, p]): NumericField => {
-      if (p.type === 'boolean') return { name, integer: false, boolean: true, range: '' };
-      const bounds = [
-        p.minimum === undefined ? undefined : `>= ${p.minimum}`,
-        p.maximum === undefined ? undefined : `<= ${p.maximum}`,
-      ].filter((b) => b !== undefined);
-      return {
-        name,
-        integer: p.type === 'integer',
-        range: bounds.length > 0 ? `must be ${bounds.join(' and ')}` : 'is out of the range of numbers',
-      };
-    });
+  return Object.entries(properties).map(([name, p]): TextField => {
+    const kind = p.type === 'integer' || p.type === 'number' || p.type === 'boolean' ? p.type : 'other';
+    const bounds = [
+      p.minimum === undefined ? undefined : `>= ${p.minimum}`,
+      p.maximum === undefined ? undefined : `<= ${p.maximum}`,
+    ].filter((b) => b !== undefined);
+    return {
+      name,
+      path: pointer(name),
+      kind,
+      list: p.type === 'array',
+      range: bounds.length > 0 ? `must be ${bounds.join(' and ')}` : 'is out of the range of numbers',
+    };
+  });
 }
 
 const INTEGER_TEXT = /^[+-]?\d+$/;
@@ -155,37 +171,43 @@ const BOOLEAN_TEXT = new Map([
 const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /**
- * Reads a boolean value as true, false, 1 or 0 in any case (what Python's and .NET's clients send
- * for True is "True"), anything else refused naming the words (assumption query-booleans).
- * Reads the numeric values of a query string or path as decimal text, before Ajv sees them: Ajv's
- * own coercion takes `0x10`, ` 5` and `1e400` (Infinity) for numbers, and a value too large for a
- * double reached SQLite as a non-integer. A value that is not decimal text, or that no double holds
- * exactly, is refused here naming the parameter; a good one is handed to Ajv as a number.
+ * Reads a query string's or path's values before Ajv sees them, refusing each parameter's problem
+ * (every one, beside Ajv's for the others: the caller merges them):
+ * - a parameter that is not a list given more than once (page=1&page=2), whatever its type;
+ * - a boolean read as true, false, 1 or 0 in any case (what Python's and .NET's clients send for
+ *   True is "True"), anything else refused naming the words (assumption query-booleans);
+ * - a number read as decimal text: Ajv's own coercion takes `0x10`, ` 5` and `1e400` (Infinity)
+ *   for numbers, and a value too large for a double reached SQLite as a non-integer. A value that is
+ *   not decimal text, or that no double holds exactly, is refused naming the parameter; a good one
+ *   is handed to Ajv as a number.
+ * Null when nothing is refused (nothing allocated: the extract reads its query on every request).
  */
-function readNumbers(fields: readonly NumericField[], data: unknown): ErrorObject[] | null {
+function readText(fields: readonly TextField[], data: unknown): ErrorObject[] | null {
   if (typeof data !== 'object' || data === null) return null;
   const values = data as Record<string, unknown>;
+  let refused: ErrorObject[] | null = null;
   for (const field of fields) {
-    const { name, integer, range } = field;
+    const { name, path, kind, range } = field;
     const text = values[name];
-    const instancePath = pointer(name);
-    if (Array.isArray(text)) return [refusal(instancePath, 'repeated', 'is given more than once: give it once')];
-    if (typeof text !== 'string') continue;
-    if (field.boolean) {
+    let problem: ErrorObject | undefined;
+    if (Array.isArray(text)) {
+      if (!field.list) problem = refusal(path, 'repeated', 'is given more than once: give it once');
+    } else if (typeof text !== 'string' || kind === 'other') continue;
+    else if (kind === 'boolean') {
       const value = BOOLEAN_TEXT.get(text.toLowerCase());
-      if (value === undefined)
-        return [refusal(instancePath, 'boolean', `must be true or false (in any case, or 1 or 0), got "${text.slice(0, 40)}"`)];
-      values[name] = value;
-      continue;
+      if (value === undefined) problem = refusal(path, 'boolean', `must be true or false (in any case, or 1 or 0), got "${text.slice(0, 40)}"`);
+      else values[name] = value;
+    } else {
+      const integer = kind === 'integer';
+      const value = Number(text);
+      if (!(integer ? INTEGER_TEXT : NUMBER_TEXT).test(text))
+        problem = refusal(path, kind, `must be ${integer ? 'an integer' : 'a number'} written in decimal digits`);
+      else if (integer ? !Number.isSafeInteger(value) : !Number.isFinite(value)) problem = refusal(path, 'range', range);
+      else values[name] = value;
     }
-    if (!(integer ? INTEGER_TEXT : NUMBER_TEXT).test(text))
-      return [refusal(instancePath, integer ? 'integer' : 'number', `must be ${integer ? 'an integer' : 'a number'} written in decimal digits`)];
-    const value = Number(text);
-    if (integer ? !Number.isSafeInteger(value) : !Number.isFinite(value))
-      return [refusal(instancePath, 'range', range)];
-    values[name] = value;
+    if (problem) (refused ??= []).push(problem);
   }
-  return null;
+  return refused;
 }
 
 function refusal(instancePath: string, keyword: string, message: string): ErrorObject {

@@ -5,6 +5,7 @@ import type { FastifyError, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError, validationError } from '../http/errors.js';
 import { serveInterface } from '../http/interface-plugin.js';
+import { bodyHeadersError } from '../http/json.js';
 import { strictFor } from '../runtime/strict.js';
 import { errorResponses, StandardError, StrictHeaders } from '../http/schema.js';
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
@@ -32,6 +33,8 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
   const limit = app.settings.loanbondBodyLimit;
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (request, payload, done) => {
+    const refused = bodyHeadersError(request);
+    if (refused) return done(refused, undefined);
     readRegistration(request, payload, {
       documents: runtimeOf(request).store.documents,
       limit,

@@ -17,6 +17,7 @@ import { FALLBACK } from '../http/outcomes.js';
 import type { DocumentFiles, IncomingFile } from '../store/documents.js';
 import { type LoanbondOutcome, outcome } from './outcomes.js';
 import { FIELDS_LIMIT, MAX_RECORDS } from './schemas.js';
+import { plural } from '../domain/plural.js';
 
 /**
  * A file that passed rules 3-5, with its incoming file (none when nothing of the request is stored:
@@ -109,7 +110,7 @@ class FileReceiver implements StringSink {
     if (size > MAX_FILE_BYTES) {
       this.refuse(
         PDF_OUTCOME['max-size'],
-        `rule 5: the file is ${size} bytes decoded; the limit is 15 MB (${MAX_FILE_BYTES} bytes)`,
+        `rule 5: the file is ${plural(size, 'byte')} decoded; the limit is 15 MB (${MAX_FILE_BYTES} bytes)`,
       );
       return;
     }
@@ -260,7 +261,10 @@ export async function readRegistration(request: FastifyRequest, payload: Readabl
     }
     await upload.settle();
     return await new Promise((resolve, reject) =>
-      parseJsonText(options.parse, request, kept.toString('utf8'), (err, value) => (err ? reject(err) : resolve(value))),
+      parseJsonText(options.parse, request, kept.toString('utf8'), (err, value) => (err ? reject(err) : resolve(value)), {
+        // The kept text lacks the files' strings: its offsets are not the body's.
+        offsets: false,
+      }),
     );
   } catch (err) {
     await upload.discard();

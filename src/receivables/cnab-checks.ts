@@ -20,6 +20,7 @@ import {
   TYPE_TRAILER,
 } from './cnab-record.js';
 import { digitsAt, isBlankText, isMissing, type LineIndex, pad6, readInt } from './cnab-scan.js';
+import { plural } from '../domain/plural.js';
 
 /**
  * Every rule a file is checked against, with what breaking it means: structural faults are errors;
@@ -260,7 +261,7 @@ export class CnabReader {
     const titles = this.file.titleWidth;
     if (length === titles) return null;
     const first = this.file.firstTitle;
-    const base = `line has ${length} bytes, but the titles of this file have ${titles}`;
+    const base = `line has ${plural(length, 'byte')}, but the titles of this file have ${titles}`;
     const where = first === null ? ' (it has none; the header has that width)' : ` (the first at line ${first + 1})`;
     const isTitle = index > 0 && index < this.last && this.file.isTitleType(type);
     if (isTitle) return `${base}${where}: every title has the same width`;

@@ -1,6 +1,7 @@
 // The byte scanner of CNAB 400 / CNAB 444 files: finding the lines of the bytes a client sent (each
 // 400 or 444 bytes long), and reading columns of a line. Pure code, no Fastify, no SQL. Hot loops use
 // charCodeAt and slice only: no per-line regex, no per-line split.
+import { plural } from '../domain/plural.js';
 
 /** Line positions in the file (byte offsets; the file is read as Latin-1, one character per byte). */
 export interface LineIndex {
@@ -87,7 +88,7 @@ function utf16Reason(bytes: Buffer): string | null {
 
 /** The refusal of line n, whose length is neither 400 nor 444. */
 function lengthReason(bytes: Buffer, lineNumber: number, length: number): string {
-  const base = `line ${lineNumber} has ${length} bytes; every line of a CNAB file must have 400 or 444 (line ends CR LF or LF)`;
+  const base = `line ${lineNumber} has ${plural(length, 'byte')}; every line of a CNAB file must have 400 or 444 (line ends CR LF or LF)`;
   if (lineNumber === 1 && length === 240) {
     return `CNAB 240 is not supported: use CNAB 400 or 444 (line 1 has 240 bytes, the CNAB 240 width)`;
   }

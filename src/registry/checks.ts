@@ -138,8 +138,3 @@ function findProblems(
   });
   return { problems, refusal, digests, warnings };
 }
-
-/** "1 document", "2 documents": the counts in a mensagem. */
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}

@@ -5,6 +5,7 @@
 import type { Db } from './db.js';
 import type { Migration } from './migrations.js';
 import type { ReadCache } from './read-cache.js';
+import { plural } from '../domain/plural.js';
 
 export interface StorePart<T> {
   /** Unique among the parts; its migrations are recorded under it. Its tables start with `<name>_`. */
@@ -33,7 +34,7 @@ export function migrateParts(db: Db, parts: readonly StorePart<unknown>[]): void
       const found = (applied.get(part.name) as number | undefined) ?? 0;
       if (found > part.migrations.length)
         throw new Error(
-          `the database holds ${found} migrations of the store part "${part.name}", which knows ${part.migrations.length}: it was written by a newer sandbox`,
+          `the database holds ${plural(found, 'migration')} of the store part "${part.name}", which knows ${part.migrations.length}: it was written by a newer sandbox`,
         );
       for (const m of part.migrations.slice(found)) db.exec(m.sql);
       if (found < part.migrations.length) record.run(part.name, part.migrations.length);

@@ -9,6 +9,7 @@ import { newUuid } from '../runtime/templates.js';
 import type { StubRow } from '../store/stubs.js';
 import { type ReadContext, readMapping, STARTED, type Stub } from './mapping.js';
 import { byPrecedence, matchStub, type RequestView } from './match.js';
+import { plural } from '../domain/plural.js';
 
 /** A stub in the order of addition (folder mappings first, in file order; run-time ones after). */
 export type OrderedStub = Stub & { seq: number };
@@ -109,7 +110,7 @@ export class StubSet {
       const extra = Object.keys(body as object).filter((k) => k !== 'mappings' && k !== 'meta' && k !== 'importOptions');
       if (extra.length > 0) throw validationError(extra.map((k) => ({ path: `/${k}`, message: 'is not read beside mappings' })));
       if (list.length > MAX_MAPPINGS_PER_CALL) {
-        throw validationError([{ path: '/mappings', message: `holds ${list.length} mappings: at most ${MAX_MAPPINGS_PER_CALL} per call` }]);
+        throw validationError([{ path: '/mappings', message: `holds ${plural(list.length, 'mapping')}: at most ${MAX_MAPPINGS_PER_CALL} per call` }]);
       }
       list.forEach((m, i) => items.push([m, `/mappings/${i}`]));
     } else {

@@ -5,6 +5,7 @@
 import { junitDocument, markdownCell as cell, xmlText } from '../http/report-text.js';
 import { type Basis, type ConformanceChecker, type Example, exampleOf, type Finding } from './conformance.js';
 import type { Exchange } from './proxy.js';
+import { plural } from '../domain/plural.js';
 
 /** Distinct findings kept per operation; past it, findings are counted in the last group only. */
 const MAX_GROUPS = 100;
@@ -200,7 +201,7 @@ export function conformanceMarkdown(report: ConformanceReport): string {
   const lines = [
     '## Conformance of the real service to the sandbox',
     '',
-    `${t.exchanges} exchanges with documented operations proxied since ${report.since} (${report.upstreams.map((u) => `${u.interface}: ${u.url}`).join(', ') || 'no upstream'}); ${t.conforming} conformed, ${t.diverging} diverged (${t.findings} findings).`,
+    `${plural(t.exchanges, 'exchange')} with documented operations proxied since ${report.since} (${report.upstreams.map((u) => `${u.interface}: ${u.url}`).join(', ') || 'no upstream'}); ${t.conforming} conformed, ${t.diverging} diverged (${plural(t.findings, 'finding')}).`,
     '',
   ];
   const table = (title: string, rows: BasisSummary[], note: string) => {

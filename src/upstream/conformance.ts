@@ -17,6 +17,7 @@ import type { Operation } from '../http/catalog.js';
 import type { ErrorShape } from '../http/errors.js';
 import { redact, REDACTED, SECRET_KEYS } from '../runtime/redact.js';
 import type { Exchange } from './proxy.js';
+import { plural } from '../domain/plural.js';
 
 /** What a finding contradicts: a fact of the specification, or an assumption (its id in the table). */
 export type Basis = { kind: 'assumption'; id: string } | { kind: 'specification'; id: string };
@@ -180,7 +181,7 @@ const CHECKS: readonly Check[] = [
       if (declared === undefined) {
         if (body.length === 0) return [];
         const basis = op.id === 'declare-payment' ? A('bk-payment-no-body') : S(`${op.id}.success-body`);
-        return [{ check: 'success-body', basis, message: `a ${status} with a body of ${body.length} bytes, where none is expected` }];
+        return [{ check: 'success-body', basis, message: `a ${status} with a body of ${plural(body.length, 'byte')}, where none is expected` }];
       }
       if (!o.responseJson.ok) return [{ check: 'success-body', basis: S(`${op.id}.success-body`), message: 'the body is not JSON' }];
       const validate = c.validator(`/paths/${escape(op.path ?? '')}/${(op.method ?? '').toLowerCase()}/responses/${status}/content/application~1json/schema`);
@@ -396,7 +397,7 @@ function redactedBody(bytes: Buffer | null): unknown {
   if (bytes.length === 0) return null;
   const parsed = json(bytes);
   if (parsed.ok) return redact(parsed.value);
-  return redact(`[${bytes.length} bytes that are not JSON]`);
+  return redact(`[${plural(bytes.length, 'byte')} that ${bytes.length === 1 ? 'is' : 'are'} not JSON]`);
 }
 
 export function exampleOf(x: Exchange): Example {

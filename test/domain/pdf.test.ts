@@ -354,6 +354,11 @@ describe('checkPdf: a PDF inside another file is not a PDF (rule 4)', () => {
     expect(refusal(p7s)).toMatch(/^pdf-only: the file is a CMS \/ PKCS#7 signed envelope .* at byte \d+\); send the PDF itself$/);
   });
 
+  it('counts one byte before the header as 1 byte', () => {
+    const wrapped = Buffer.concat([Buffer.alloc(1, 0x01), minimalPdf(), Buffer.alloc(2000, 0x02)]);
+    expect(refusal(wrapped)).toMatch(/^pdf-only: the file has 1 byte before its "%PDF-" header and no/);
+  });
+
   it('refuses a PDF in a container it has no signature for when the file does not end like a PDF', () => {
     const wrapped = Buffer.concat([Buffer.alloc(300, 0x01), minimalPdf(), Buffer.alloc(2000, 0x02)]);
     expect(refusal(wrapped)).toMatch(/^pdf-only: the file has 300 bytes before its "%PDF-" header and no "%%EOF" in its last 1024 bytes/);

@@ -124,3 +124,29 @@ describe('a receivables submission', () => {
     expect(res.json().error.message).not.toContain('operationFile');
   });
 });
+
+describe('a query string', () => {
+  const EXTRACT = `/api/bookkeeping/integration/v1/${TENANT}/trade-receivable-certificates/extract`;
+
+  it('names a parameter given twice, a bad size, a bad boolean and an unknown parameter in one answer', async () => {
+    const app = await bookkeepingApp(BILLS);
+    const res = await app.inject({ url: `${EXTRACT}?page=1&page=2&pageSize=0&desc=maybe&q=1`, headers: AUTH });
+    expect(res.statusCode).toBe(400);
+    expect(detailPaths(res)).toEqual(['/desc', '/page', '/pageSize', '/q']);
+    const byPath = Object.fromEntries((res.json().details as Array<{ path: string; message: string }>).map((d) => [d.path, d.message]));
+    expect(byPath['/page']).toBe('query parameter page is given more than once: give it once');
+    expect(byPath['/desc']).toMatch(/^query parameter desc must be true or false/);
+    expect(byPath['/pageSize']).toMatch(/^query parameter pageSize must be >= 1/);
+  });
+
+  it.each(['sortBy', 'page', 'desc'])('says %s is given more than once, whatever its type, and nothing else of it', async (name) => {
+    const app = await bookkeepingApp(BILLS);
+    const res = await app.inject({ url: `${EXTRACT}?${name}=registeredAt&${name}=registeredAt&pageSize=abc`, headers: AUTH });
+    expect(res.statusCode).toBe(400);
+    const details = res.json().details as Array<{ path: string; message: string }>;
+    expect(details.filter((d) => d.path === `/${name}`)).toEqual([
+      { path: `/${name}`, message: `query parameter ${name} is given more than once: give it once` },
+    ]);
+    expect(details.map((d) => d.path)).toContain('/pageSize');
+  });
+});

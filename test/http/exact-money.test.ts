@@ -148,3 +148,68 @@ describe('amounts refused, each with its own reason', () => {
     expect(res.statusCode, res.body).toBe(200);
   });
 });
+
+describe('numbers out of a double\'s range, refused from their text', () => {
+  it.each(['1e-400', '-1e-400', '1.23e-1000', `0.${'0'.repeat(400)}1`])(
+    'tells a payment of %s it has too many decimal places, not that it must be above 0',
+    async (value) => {
+      const app = await appWithBill('100');
+      const res = await app.inject({ method: 'PUT', url: PAYMENT, headers: BK, payload: payment(value) });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().details).toEqual([{ path: '/paymentValue', message: 'must be an amount with at most two decimal places' }]);
+    },
+  );
+
+  it.each(['1e400', '-1e400', `1${'0'.repeat(400)}`])('tells a payment of %s its magnitude, as 1e21 is told', async (value) => {
+    const app = await appWithBill('100');
+    const res = await app.inject({ method: 'PUT', url: PAYMENT, headers: BK, payload: payment(value) });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().details).toEqual([{ path: '/paymentValue', message: expect.stringMatching(/^must be at most 90071992547409\.91 in absolute value/) }]);
+  });
+
+  it.each(['1e-400', '1.23e-1000'])('refuses a registry valorDuplicata of %s instead of registering 0', async (value) => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const res = await app.inject({ method: 'POST', url: REGISTER, headers: RG, payload: `{"registros":[{"numeroDuplicata":"A","valorDuplicata":${value}}]}` });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().details).toContainEqual({ path: '/registros/0/valorDuplicata', message: 'must be an amount with at most two decimal places' });
+  });
+
+  it.each([
+    ['1e-400', 'must be an amount with at most two decimal places'],
+    ['1e400', expect.stringMatching(/^must be at most 90071992547409\.91/)],
+  ])('refuses a loan-bond installment valor of %s', async (value, message) => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const pdf = Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n').toString('base64');
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/service/document/registrar',
+      headers: { 'content-type': 'application/json' },
+      payload: `{"versao":"2.0","token":"lb-token-1","registros":[{"documento":"${pdf}","parcelas":[{"numero":1,"valor":${value}}]}]}`,
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().details).toContainEqual({ path: '/registros/0/parcelas/0/valor', message });
+  });
+
+  it.each([
+    ['1e-400', 'is 1e-400, nearer to 0 than the smallest number a double holds (about 5e-324): it would be read as 0'],
+    ['1e400', 'is 1e400, beyond the largest number a double holds (about 1.8e308): it would be read as Infinity'],
+  ])('refuses a receivables additiveNumber of %s, saying what a double makes of it', async (value, message) => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/import-cnab',
+      headers: { 'content-type': 'application/json' },
+      payload: `{"token":"rc-token-1","fundCnpj":"11222333000181","operationFile":"MDE=","fileName":"a.rem","additiveNumber":${value}}`,
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'ValidationError', target: 'additiveNumber', message: expect.stringContaining(message) });
+  });
+
+  it.each(['0e5', '0.000', '-0', '0E-400'])('still reads %s as the zero it is', async (value) => {
+    const app = await appWithBill('100');
+    const res = await app.inject({ method: 'PUT', url: PAYMENT, headers: BK, payload: payment('1', `,"remainingValue":${value}`) });
+    expect(res.json().details).toEqual([
+      { path: '/remainingValue', message: 'must equal the open value after this payment: 99.00 (open value 100.00 - payment 1.00), got 0.00' },
+    ]);
+  });
+});

@@ -82,3 +82,55 @@ describe('requests malformed at the HTTP level', () => {
     expect(res.status).toBe(200);
   });
 });
+
+/** Sends raw bytes and reads everything until the server closes the connection. */
+function sendUntilClosed(text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let out = '';
+    socket.setTimeout(5000, () => {
+      socket.destroy();
+      reject(new Error(`the connection stayed open: ${JSON.stringify(out)}`));
+    });
+    socket.on('data', (d) => (out += d.toString('latin1')));
+    socket.on('close', () => resolve(out));
+    socket.on('error', reject);
+    socket.write(text);
+  });
+}
+
+const PAYMENT = '/api/bookkeeping/integration/v1/11222333000181/trade-receivable-certificates/IUD-1/payment';
+
+describe('requests Node would answer on its own', () => {
+  it.each([
+    ['bookkeeping', head('PUT', PAYMENT, 'Authorization: Bearer bk-token-1\r\nExpect: 200-ok\r\nContent-Length: 2\r\n') + '{}'],
+    ['receivables', head('POST', '/v1/import-cnab', 'Expect: 200-ok\r\nContent-Length: 2\r\n') + '{}'],
+  ] as const)('refuses an Expect other than 100-continue with a 400 in the %s shape, journalled, not a bare 417', async (iface, bytes) => {
+    const res = await send(bytes);
+    expect(res.status).toBe(400);
+    expect(errorShapeProblem(iface, 400, res.body)).toBeNull();
+    expect(res.body).toContain('the request has Expect: 200-ok, an expectation the sandbox cannot meet (it meets only 100-continue)');
+    const journal = await sandbox.requests({ limit: 1 });
+    expect(journal[0]).toMatchObject({ interface: iface, status: 400 });
+  });
+
+  it('still meets Expect: 100-continue', async () => {
+    const out = await sendUntilClosed(head('GET', EXTRACT, 'Authorization: Bearer bk-token-1\r\nExpect: 100-continue\r\nConnection: close\r\n'));
+    expect(out).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+  });
+
+  it('answers CONNECT under an interface prefix as any method the path does not serve (501), then closes', async () => {
+    const out = await sendUntilClosed('CONNECT /v1/import-cnab HTTP/1.1\r\nHost: sandbox\r\n\r\n');
+    expect(out).toMatch(/^HTTP\/1\.1 501 /);
+    const body = out.slice(out.indexOf('\r\n\r\n') + 4);
+    expect(JSON.parse(body)).toMatchObject({ error: { code: 'NotImplemented' }, interface: 'receivables' });
+    expect(body).toContain('CONNECT /v1/import-cnab is not a documented operation of the receivables interface');
+    const journal = await sandbox.requests({ limit: 1 });
+    expect(journal[0]).toMatchObject({ method: 'CONNECT', path: '/v1/import-cnab', status: 501 });
+  });
+
+  it('answers CONNECT to a host and port with a 404, then closes', async () => {
+    const out = await sendUntilClosed('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expect(out).toMatch(/^HTTP\/1\.1 404 /);
+  });
+});

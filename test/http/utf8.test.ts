@@ -2,10 +2,12 @@
 // never decoded into replacement characters and stored, a declared charset other than UTF-8 is named,
 // and the refusal says where the first bad byte is.
 import { Buffer } from 'node:buffer';
+import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { firstInvalidUtf8 } from '../../src/domain/utf8.js';
 import { BASE_FIXTURES, testApp } from '../helpers.js';
+import { FIXTURES as LB_FIXTURES, pdf, TOKEN as LB_TOKEN, URL as LB_URL } from '../loanbond/helpers.js';
 import { REGISTER } from '../registry/helpers.js';
 
 const TENANT = '11222333000181';
@@ -145,6 +147,54 @@ describe('a declared charset', () => {
       method: 'PUT',
       url: PAYMENT,
       headers: { ...AUTH, 'content-type': `application/json; charset=${charset}` },
+      payload: payment('José'),
+    });
+    expect(res.statusCode, res.body).toBe(204);
+  });
+});
+
+describe('a declared charset on the streamed loan-bond registration', () => {
+  it.each(['iso-8859-1', 'utf-16'])('refuses charset=%s as every other route does, storing nothing', async (charset) => {
+    const a = await testApp({ fixtures: LB_FIXTURES });
+    const res = await a.inject({
+      method: 'POST',
+      url: LB_URL,
+      headers: { 'content-type': `application/json; charset=${charset}` },
+      payload: JSON.stringify({ versao: '2.0', token: LB_TOKEN, registros: [{ nome_documento: 'a.pdf', documento: pdf() }] }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toContain(`Content-Type declares charset=${charset}`);
+    expect((await a.inject({ url: '/_sandbox/loanbond/documents' })).json()).toMatchObject({ count: 0 });
+  });
+});
+
+describe('a compressed body', () => {
+  it.each([
+    ['PUT', PAYMENT, AUTH],
+    ['POST', REGISTER, { authorization: 'Bearer rg-token-1' }],
+    ['POST', '/v1/import-cnab', {}],
+    ['POST', LB_URL, {}],
+    ['POST', '/_sandbox/workspaces', {}],
+  ] as const)('is refused on %s %s naming Content-Encoding, not as bytes that are not UTF-8', async (method, url, auth) => {
+    const a = await testApp({ fixtures: { ...LB_FIXTURES, bookkeeping: { ...BASE_FIXTURES.bookkeeping, tradeBills: [{ tenantId: TENANT, uid: 'IUD-1', amount: 100 }] } } });
+    const res = await a.inject({
+      method,
+      url,
+      headers: { ...auth, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      payload: gzipSync(payment('José')),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(JSON.stringify(res.json())).toContain(
+      'Content-Encoding: gzip: compressed bodies are not accepted; send the body uncompressed (no Content-Encoding, or identity)',
+    );
+  });
+
+  it('takes Content-Encoding: identity as no encoding', async () => {
+    const a = await app();
+    const res = await a.inject({
+      method: 'PUT',
+      url: PAYMENT,
+      headers: { ...AUTH, 'content-type': 'application/json', 'content-encoding': 'Identity' },
       payload: payment('José'),
     });
     expect(res.statusCode, res.body).toBe(204);

@@ -256,6 +256,12 @@ describe('what a refused file is, in the message', () => {
     expect(refusal(Buffer.from(text, 'utf16le'))).toMatch(/^the file is UTF-16 text/);
   });
 
+  it('says a line of one byte has 1 byte', () => {
+    expect(refusal(Buffer.from('A\r\n', 'latin1'))).toBe(
+      'line 1 has 1 byte; every line of a CNAB file must have 400 or 444 (line ends CR LF or LF)',
+    );
+  });
+
   it('says a UTF-8 file must be ASCII or Latin-1, naming the line and column of the first multi-byte character', () => {
     const text = cnabText('cnab400', [{ draweeName: 'JOSÉ DA CONCEIÇÃO' }]);
     expect(refusal(Buffer.from(text, 'utf8'))).toBe(
