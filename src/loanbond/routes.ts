@@ -14,7 +14,7 @@ import { outcome } from './outcomes.js';
 import { registrationWork } from './runner.js';
 import { register } from './register.js';
 import { MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
-import { runtimeOf } from '../runtime/index.js';
+import { resolvedRuntimeOf, runtimeOf } from '../runtime/index.js';
 import { readRegistration, uploadOf } from './upload.js';
 
 const assumed = assumptionLookup(assumptions);
@@ -39,7 +39,8 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
       parse,
     }).then(
       (body) => done(null, body),
-      (err: Error) => done(err, undefined),
+      // A workspace removed under the request takes its files' folder: that, not the failed write, is the answer.
+      (err: Error) => done(resolvedRuntimeOf(request).retired ?? err, undefined),
     );
   });
   // Incoming files that did not become stored files go once the answer is ready, or the client left.
