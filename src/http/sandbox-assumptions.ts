@@ -148,7 +148,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'How much asynchronous work may wait (the specification says processing is asynchronous, not how much it queues)',
     decision:
-      'at most SANDBOX_WORK_BACKLOG (default 1000; per workspace with POST /_sandbox/work) CNAB imports, and as many loan-bond registrations, wait for asynchronous processing per workspace; a submission that passes every check while that many wait is refused and nothing of it is stored: receivables a 400 envelope with code SandboxBusy, loan-bond a 400 in its body, both naming the limit; a failed processing step is retried after a backoff (100 ms doubling to 30 s) and shown on the import or registration and by POST /_sandbox/work/run',
+      'at most SANDBOX_WORK_BACKLOG (default 1000; per workspace with POST /_sandbox/work) CNAB imports, and as many loan-bond registrations (one per record), wait for asynchronous processing per workspace; a submission that passes every check but would make more than that many wait is refused whole and nothing of it is stored: receivables a 400 envelope with code SandboxBusy, loan-bond a 400 in its body, both naming the limit; a failed processing step is retried after a backoff (100 ms doubling to 30 s) and shown on the import or registration and by POST /_sandbox/work/run',
     reason:
       'a client streaming submissions faster than they are processed must learn it at once, instead of the sandbox holding them in memory until it stalls',
   },

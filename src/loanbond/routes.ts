@@ -116,8 +116,8 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
         now: runtime.clock.now(),
         strict: strictFor(request),
         events: runtime.events,
-        admit: () => {
-          const refusal = runtime.work.refusal(registrationWork.name, 'loan-bond registrations');
+        admit: (records) => {
+          const refusal = runtime.work.refusal(registrationWork.name, 'loan-bond registrations', records);
           if (refusal) throw new SandboxError(400, refusal, { outcome: outcome('backlog-full') });
         },
       });

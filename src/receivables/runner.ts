@@ -43,8 +43,8 @@ interface Job {
 
 export interface ImportWork {
   run: Runner;
-  /** Imports waiting for processing (back-pressure), counted up to `upTo`. */
-  backlog: (upTo: number) => number;
+  /** Imports waiting for processing (back-pressure): a maintained count. */
+  backlog: () => number;
   /** The failures and retries of an import's processing, null when it had none. */
   processingOf(importId: string): JobRecord | null;
   /**
@@ -247,7 +247,7 @@ function importRunner(ctx: RunnerContext, turnMs = TURN_MS): ImportWork {
   return {
     run,
     handOff,
-    backlog: (upTo) => store.pendingCount(upTo),
+    backlog: () => store.importStates().pending,
     processingOf: (importId) => history.of(importId),
   };
 }
