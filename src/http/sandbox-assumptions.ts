@@ -279,7 +279,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Requests to a workspace while DELETE /_sandbox/workspaces/{name} removes it',
     decision:
-      'the removal waits for the requests in flight in that workspace (at most 5 s, then closes it under them) and answers once its state and files are gone; a request that reaches it meanwhile, or one still in flight after the wait, is refused: under an interface path with that interface\'s 400 in its error shape (receivables code WorkspaceRemoved), on the control plane with a 409, each saying the workspace is being removed; a request after the removal answered starts a new workspace of that name, whose files the removal never touches (they are renamed away before being deleted, and the name is free only after)',
+      'the removal waits for the requests in flight in that workspace (at most 5 s, then closes it under them) and answers once its state and files are gone; its waits and long polls (POST /_sandbox/wait, GET /_sandbox/events?wait=) are answered at once with the 409 below instead of holding the removal; a request that reaches it meanwhile, or one still in flight after the wait, is refused: under an interface path with that interface\'s 400 in its error shape (receivables code WorkspaceRemoved), on the control plane with a 409, each saying the workspace is being removed; a request after the removal answered starts a new workspace of that name, whose files the removal never touches (they are renamed away before being deleted, and the name is free only after)',
     reason: 'an acknowledged write must never vanish with a workspace created after it, and a request must be refused, never failed, when its state goes away',
   },
   {
