@@ -229,6 +229,7 @@ export const eventsPlugin: FastifyPluginAsyncTypebox = async (app) => {
         const { signal, done } = deadline(request, waitMs);
         await events.waitFor(filter, signal);
         done();
+        if (events.interruption) throw events.interruption;
       }
       const limit = q.limit ?? 1000;
       const list = events.list(filter, limit);
@@ -290,6 +291,7 @@ async function waitForEvent(
   const { signal, done } = deadline(request, timeoutMs);
   await events.waitFor(filter, signal);
   done();
+  if (events.interruption) throw events.interruption;
   const found = events.list(filter, 100);
   if (found.length > 0)
     return { held: true, waitedMs: waited(), message: `event ${describeEvent(found[0] as SandboxEvent)}`, events: found };
@@ -359,19 +361,25 @@ async function waitForView(
   });
   const abort = () => wake?.();
   signal.addEventListener('abort', abort, { once: true });
+  // The workspace being removed ends the wait at once, as the timeout does.
+  void events.interrupted.then(abort);
+  const over = () => signal.aborted || events.interruption !== undefined;
   // A view that is slow to answer never holds the wait past its timeout.
-  const ended = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  const ended = Promise.race([
+    new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
+    events.interrupted,
+  ]);
   const lookUntilEnd = () => Promise.race([look(), ended]);
   try {
     await lookUntilEnd();
-    while (!last.holds && !signal.aborted) {
+    while (!last.holds && !over()) {
       if (!dirty) {
         await new Promise<void>((resolve) => {
           wake = resolve;
         });
         wake = undefined;
       }
-      if (signal.aborted) break;
+      if (over()) break;
       dirty = false;
       await lookUntilEnd();
     }
@@ -380,6 +388,7 @@ async function waitForView(
     stop();
     done();
   }
+  if (events.interruption) throw events.interruption;
   const inspection = { path: spec.path, status: last.status, selected: last.selected, body: last.body };
   const wanted = 'equals' in spec ? `${spec.jsonpath} selecting ${JSON.stringify(spec.equals)}` : `${spec.jsonpath} selecting something`;
   if (last.holds) return { held: true, waitedMs: waited(), message: `GET ${spec.path}: ${wanted}`, inspection };

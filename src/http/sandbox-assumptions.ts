@@ -157,7 +157,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'How much asynchronous work may wait (the specification says processing is asynchronous, not how much it queues)',
     decision:
-      'at most SANDBOX_WORK_BACKLOG (default 1000; per workspace with POST /_sandbox/work) CNAB imports, and as many loan-bond registrations, wait for asynchronous processing per workspace; a submission that passes every check while that many wait is refused and nothing of it is stored: receivables a 400 envelope with code SandboxBusy, loan-bond a 400 in its body, both naming the limit; a failed processing step is retried after a backoff (100 ms doubling to 30 s) and shown on the import or registration and by POST /_sandbox/work/run',
+      'at most SANDBOX_WORK_BACKLOG (default 1000; per workspace with POST /_sandbox/work) CNAB imports, and as many loan-bond registrations (one per record), wait for asynchronous processing per workspace; a submission that passes every check but would make more than that many wait is refused whole and nothing of it is stored: receivables a 400 envelope with code SandboxBusy, loan-bond a 400 in its body, both naming the limit; a failed processing step is retried after a backoff (100 ms doubling to 30 s) and shown on the import or registration and by POST /_sandbox/work/run',
     reason:
       'a client streaming submissions faster than they are processed must learn it at once, instead of the sandbox holding them in memory until it stalls',
   },
@@ -288,7 +288,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Requests to a workspace while DELETE /_sandbox/workspaces/{name} removes it',
     decision:
-      'the removal waits for the requests in flight in that workspace (at most 5 s, then closes it under them) and answers once its state and files are gone; a request that reaches it meanwhile, or one still in flight after the wait, is refused: under an interface path with that interface\'s 400 in its error shape (receivables code WorkspaceRemoved), on the control plane with a 409, each saying the workspace is being removed; a request after the removal answered starts a new workspace of that name, whose files the removal never touches (they are renamed away before being deleted, and the name is free only after)',
+      'the removal waits for the requests in flight in that workspace (at most 5 s, then closes it under them) and answers once its state and files are gone; its waits and long polls (POST /_sandbox/wait, GET /_sandbox/events?wait=) are answered at once with the 409 below instead of holding the removal; a request that reaches it meanwhile, or one still in flight after the wait, is refused: under an interface path with that interface\'s 400 in its error shape (receivables code WorkspaceRemoved), on the control plane with a 409, each saying the workspace is being removed; a request after the removal answered starts a new workspace of that name, whose files the removal never touches (they are renamed away before being deleted, and the name is free only after)',
     reason: 'an acknowledged write must never vanish with a workspace created after it, and a request must be refused, never failed, when its state goes away',
   },
   {

@@ -27,8 +27,8 @@ export interface RegisterContext {
   strict: boolean;
   /** Where the committed records are reported. */
   events: EventSink;
-  /** Throws when the records may not be stored now (back-pressure); called once every check passed. */
-  admit?: () => void;
+  /** Throws when `records` more may not be stored now (back-pressure); called once every check passed. */
+  admit?: (records: number) => void;
 }
 
 export interface RegisterResult {
@@ -194,6 +194,9 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
   }
   if (problems.details.length > 0) throw validationError(problems.details).tag(problems.outcome ?? outcome('file-not-base64'));
 
+  // Back-pressure before anything is stored: the backlog is a maintained count, exact outside a transaction.
+  ctx.admit?.(body.registros.length);
+
   // All or nothing: the files become stored files in the transaction that inserts their rows; after
   // a rollback, the sweep removes those no row refers to.
   // IMMEDIATE: a document is looked up by digest before it is stored (read, then write).
@@ -211,8 +214,6 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
         })),
       };
     });
-    ctx.admit?.();
-
     // ...then the keys: a refused request consumes none of them (a seeded sequence stays as it was).
     const batch = ids.newId('LBB-');
     const out: RegistrationResponse['registros'] = [];

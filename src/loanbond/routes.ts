@@ -15,7 +15,7 @@ import { outcome } from './outcomes.js';
 import { registrationWork } from './runner.js';
 import { refusedBodyProblems, register } from './register.js';
 import { MAX_RECORDS, RegistrationRequest, RegistrationResponse } from './schemas.js';
-import { runtimeOf } from '../runtime/index.js';
+import { resolvedRuntimeOf, runtimeOf } from '../runtime/index.js';
 import { readRegistration, uploadOf } from './upload.js';
 
 const assumed = assumptionLookup(assumptions);
@@ -42,7 +42,8 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
       parse,
     }).then(
       (body) => done(null, body),
-      (err: Error) => done(err, undefined),
+      // A workspace removed under the request takes its files' folder: that, not the failed write, is the answer.
+      (err: Error) => done(resolvedRuntimeOf(request).retired ?? err, undefined),
     );
   });
   // Incoming files that did not become stored files go once the answer is ready, or the client left.
@@ -121,8 +122,8 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
         now: runtime.clock.now(),
         strict: strictFor(request),
         events: runtime.events,
-        admit: () => {
-          const refusal = runtime.work.refusal(registrationWork.name, 'loan-bond registrations');
+        admit: (records) => {
+          const refusal = runtime.work.refusal(registrationWork.name, 'loan-bond registrations', records);
           if (refusal) throw new SandboxError(400, refusal, { outcome: outcome('backlog-full') });
         },
       });

@@ -52,7 +52,8 @@ export function advanceRegistrations(store: Store, now: Date, history?: JobHisto
 
 export interface RegistrationWork {
   run: Runner;
-  backlog: (upTo: number) => number;
+  /** Registrations waiting for their asynchronous step (back-pressure): a maintained count. */
+  backlog: () => number;
   /** The failures and retries of a registration's asynchronous step, null when it had none. */
   processingOf(codigoIdentificador: string): JobRecord | null;
 }
@@ -63,7 +64,7 @@ export const registrationWork: WorkKind<RegistrationWork> = {
     const history = new JobHistory();
     return {
       run: () => advanceRegistrations(ctx.store, ctx.clock.now(), history, ctx.events),
-      backlog: (upTo) => ctx.store.loanbond.registeredCount(upTo),
+      backlog: () => ctx.store.loanbond.unprocessedCount(),
       processingOf: (id) => history.of(id),
     };
   },

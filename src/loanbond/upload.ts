@@ -63,6 +63,11 @@ class FileReceiver implements StringSink {
     await this.file?.drained();
   }
 
+  /** Why writing this file failed, once it did. */
+  get failure(): unknown {
+    return this.file?.failure;
+  }
+
   fast(bytes: Buffer): boolean {
     return this.base64.fast(bytes);
   }
@@ -97,7 +102,7 @@ class FileReceiver implements StringSink {
     const file = this.file;
     this.file = undefined;
     if (this.result?.ok) this.result = { ...this.result, file: undefined };
-    if (file) this.upload.later(this.finished.then(() => file.abandon()));
+    if (file) this.upload.later(this.finished.catch(() => undefined).then(() => file.abandon()));
   }
 
   end(): void {
@@ -128,6 +133,9 @@ class FileReceiver implements StringSink {
     const file = this.file ?? this.upload.documents.incoming();
     this.file = file;
     this.finished = file.finish();
+    // Awaited by settle() once the whole body is read; a write failing before that is reported
+    // there (or by drained()), never as a rejection nobody handles while the body streams in.
+    this.finished.catch(() => undefined);
     this.result = { ok: true, sha256: this.hash.digest('hex'), size, file };
   }
 
@@ -153,8 +161,10 @@ export class Upload {
   private readonly receivers = new Map<string, FileReceiver>();
   private readonly all: FileReceiver[] = [];
   private readonly pending: Array<Promise<unknown>> = [];
-  /** A file broke a rule (or rule 6 will refuse the body): nothing more is written. */
+  /** A file broke a rule (or rule 6 will refuse the body, or a write failed): nothing more is written. */
   refusing = false;
+  /** The first write that failed: the answer names it. */
+  private failure: unknown;
 
   constructor(readonly documents: DocumentFiles) {}
 
@@ -187,16 +197,28 @@ export class Upload {
     return this.receivers.get(path)?.result;
   }
 
-  /** Waits while the files have more bytes queued for the disk than MAX_BACKLOG. */
+  /**
+   * Waits while the files have more bytes queued for the disk than MAX_BACKLOG. A file that could
+   * not be written (disk full, file too large...) makes the request refused: nothing more is
+   * written, the rest of the body is read as any refused body is, and settle() throws the failure.
+   */
   async drained(): Promise<void> {
     for (const r of this.all) {
-      if (r.backlog > MAX_BACKLOG) await r.drained();
+      if (r.backlog > MAX_BACKLOG) await r.drained().catch(() => undefined);
+      const failure = r.failure;
+      if (failure !== undefined) this.failed(failure);
     }
   }
 
-  /** Every file written and closed (or abandoned). */
+  private failed(err: unknown): void {
+    this.failure ??= err;
+    this.refuse();
+  }
+
+  /** Every file written and closed (or abandoned); throws why one could not be written. */
   async settle(): Promise<void> {
-    await Promise.all([...this.all.map((r) => r.finished), ...this.pending]);
+    await Promise.all([...this.all.map((r) => r.finished), ...this.pending]).catch((err: unknown) => this.failed(err));
+    if (this.failure !== undefined) throw this.failure;
   }
 
   /** Removes every incoming file that did not become a stored file. */

@@ -43,8 +43,8 @@ interface Job {
 
 export interface ImportWork {
   run: Runner;
-  /** Imports waiting for processing (back-pressure), counted up to `upTo`. */
-  backlog: (upTo: number) => number;
+  /** Imports waiting for processing (back-pressure): a maintained count. */
+  backlog: () => number;
   /** The failures and retries of an import's processing, null when it had none. */
   processingOf(importId: string): JobRecord | null;
   /**
@@ -72,10 +72,26 @@ export const HANDED_BYTES = 64 * 1024 * 1024;
 /** `turnMs`: the length of a turn (tests shorten it to 0: one chunk per slice, one slice per turn). */
 function importRunner(ctx: RunnerContext, turnMs = TURN_MS): ImportWork {
   const store = ctx.store.receivables;
-  const handed = new Map<string, { file: Buffer; lines: LineIndex }>();
+  /** Handed-over bytes by import id, and the store generation they were handed over in. */
+  const handed = new Map<string, { file: Buffer; lines: LineIndex; generation: number }>();
   let handedBytes = 0;
   const history = new JobHistory();
   let job: Job | null = null;
+  let generation = ctx.store.generation;
+
+  /**
+   * The rows were replaced (a snapshot restored, a reset) since the last turn: the job under way and
+   * the bytes handed over before belong to the earlier state. A key the new state reuses (a seeded
+   * sequence restored) may name another file now; what is still pending is read from the database.
+   */
+  const forgetReplaced = () => {
+    if (ctx.store.generation === generation) return;
+    generation = ctx.store.generation;
+    job = null;
+    for (const [importId, given] of handed) {
+      if (given.generation !== generation) takeHanded(importId);
+    }
+  };
 
   const takeHanded = (importId: string) => {
     const given = handed.get(importId);
@@ -154,8 +170,9 @@ function importRunner(ctx: RunnerContext, turnMs = TURN_MS): ImportWork {
   };
 
   const handOff = (importId: string, file: Buffer, lines: LineIndex) => {
+    takeHanded(importId);
     if (handed.size > 0 && handedBytes + file.length > HANDED_BYTES) return;
-    handed.set(importId, { file, lines });
+    handed.set(importId, { file, lines, generation: ctx.store.generation });
     handedBytes += file.length;
   };
 
@@ -212,8 +229,9 @@ function importRunner(ctx: RunnerContext, turnMs = TURN_MS): ImportWork {
   const run: Runner = () => {
     const deadline = performance.now() + turnMs;
     let processed = 0;
+    forgetReplaced();
     for (;;) {
-      if (job && store.status(job.importId) !== 'pending') job = null; // wiped by a reset meanwhile
+      if (job && store.status(job.importId) !== 'pending') job = null; // nothing left to do for it
       if (!job) {
         job = start();
         if (!job) break;
@@ -229,7 +247,7 @@ function importRunner(ctx: RunnerContext, turnMs = TURN_MS): ImportWork {
   return {
     run,
     handOff,
-    backlog: (upTo) => store.pendingCount(upTo),
+    backlog: () => store.importStates().pending,
     processingOf: (importId) => history.of(importId),
   };
 }

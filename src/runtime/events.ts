@@ -122,6 +122,12 @@ export class Events {
   private readonly waiters = new Set<Waiter>();
   private readonly listeners = new Set<EventListener>();
   private closed = false;
+  /** Why every wait ends at once (interrupt()). */
+  private stopped: Error | undefined;
+  private settleStop: () => void = () => {};
+  private readonly stop = new Promise<void>((resolve) => {
+    this.settleStop = resolve;
+  });
 
   constructor(
     readonly capacity: number,
@@ -203,7 +209,7 @@ export class Events {
    * event emitted in the same turn as the one that woke it.
    */
   waitFor(filter: EventFilter, signal?: AbortSignal): Promise<void> {
-    if (this.closed || signal?.aborted || this.list(filter, 1).length > 0) return Promise.resolve();
+    if (this.closed || this.stopped || signal?.aborted || this.list(filter, 1).length > 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const waiter: Waiter = {
         filter,
@@ -246,6 +252,29 @@ export class Events {
     this.types.clear();
     this.exact.clear();
     return this.ring.clear();
+  }
+
+  /**
+   * Ends every wait now, and any later one at once, with `reason` (the workspace is being removed:
+   * a wait is a request in flight that would otherwise hold the removal until its timeout). Events
+   * are still recorded and listeners still told: the requests in flight may finish their changes.
+   */
+  interrupt(reason: Error): void {
+    if (this.stopped) return;
+    this.stopped = reason;
+    this.settleStop();
+    for (const w of this.waiters) w.resolve();
+    this.waiters.clear();
+  }
+
+  /** Why waits end at once (interrupt()), undefined while they do not. */
+  get interruption(): Error | undefined {
+    return this.stopped;
+  }
+
+  /** Settles when interrupt() is called. */
+  get interrupted(): Promise<void> {
+    return this.stop;
   }
 
   /** Answers every wait now (the state is closing) and stops listening. */

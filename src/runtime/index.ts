@@ -65,8 +65,8 @@ export interface RuntimeLog {
 /** What a work kind builds: `run` processes a slice of pending items and returns how many (0: none left). */
 export interface WorkInstance {
   run: Runner;
-  /** Items waiting for processing, counted up to `upTo` (back-pressure: a route refuses new ones at the bound). */
-  backlog?: (upTo: number) => number;
+  /** Items waiting for processing (back-pressure: a route refuses what would pass the bound); asked on every submission, so a maintained count. */
+  backlog?: () => number;
 }
 
 /**

@@ -62,7 +62,7 @@ export function errorText(err: unknown): string {
 interface Lane {
   readonly name: string;
   readonly runner: Runner;
-  readonly backlog: ((upTo: number) => number) | undefined;
+  readonly backlog: (() => number) | undefined;
   /** A run is under way (`run` is its promise). */
   active: boolean;
   run: Promise<void>;
@@ -138,7 +138,7 @@ export class Work {
     this.configure({ held: false, maxBacklog: this.defaultBacklog });
   }
 
-  /** Each runner's backlog (up to the bound) and retry, for the control plane. */
+  /** Each runner's backlog and retry, for the control plane. */
   describe(): Record<string, { pending: number; failuresInRow: number; retryInMs: number | null }> {
     const now = Date.now();
     return Object.fromEntries(
@@ -153,8 +153,8 @@ export class Work {
     );
   }
 
-  /** `backlog` counts the runner's pending items up to a number (for back-pressure; see refusal()). */
-  register(name: string, runner: Runner, backlog?: (upTo: number) => number): void {
+  /** `backlog` counts the runner's pending items (for back-pressure; see refusal()): cheaply, it is asked on every submission. */
+  register(name: string, runner: Runner, backlog?: () => number): void {
     if (this.lanes.has(name)) throw new Error(`work runner "${name}" registered twice`);
     this.lanes.set(name, {
       name,
@@ -192,22 +192,27 @@ export class Work {
     for (const name of this.lanes.keys()) this.kick(name);
   }
 
-  /** The runner's pending items, counted up to the bound (0 for a runner that counts none). */
+  /** The runner's pending items (0 for a runner that counts none). */
   backlog(name: string): number {
-    return this.lanes.get(name)?.backlog?.(this.limit) ?? 0;
+    return this.lanes.get(name)?.backlog?.() ?? 0;
   }
 
   /**
-   * Back-pressure: undefined while the runner's backlog is under the bound; at the bound, why a new
-   * item is refused (`items` names what waits: "CNAB imports"). The caller refuses before storing.
+   * Back-pressure: undefined while the runner's backlog plus the `adding` items of a request stays
+   * within the bound; past it, why the request is refused (`items` names what waits: "CNAB
+   * imports"). The caller refuses before storing anything of the request.
    */
-  refusal(name: string, items: string): string | undefined {
-    if (this.backlog(name) < this.limit) return undefined;
-    return (
-      `the sandbox already holds ${this.limit} ${items} waiting for asynchronous processing, its limit ` +
-      '(SANDBOX_WORK_BACKLOG, or POST /_sandbox/work): this request was not stored; send it again once they ' +
-      'are processed (GET /_sandbox/work shows the backlog; POST /_sandbox/work/run processes it now)'
-    );
+  refusal(name: string, items: string, adding = 1): string | undefined {
+    const waiting = this.backlog(name);
+    if (waiting + adding <= this.limit) return undefined;
+    const bound = '(SANDBOX_WORK_BACKLOG, or POST /_sandbox/work): this request was not stored';
+    if (adding > this.limit)
+      return `this request alone holds ${adding} ${items}, more than the limit of ${this.limit} that may wait for asynchronous processing ${bound}; send fewer per request, or raise the limit`;
+    const state =
+      waiting >= this.limit
+        ? `the sandbox already holds ${waiting} ${items} waiting for asynchronous processing, ${waiting === this.limit ? 'its limit' : `more than its limit of ${this.limit}`} ${bound}`
+        : `this request adds ${adding} ${items} to the ${waiting} waiting for asynchronous processing: ${waiting + adding} would be over the limit of ${this.limit} ${bound}`;
+    return `${state}; send it again once they are processed (GET /_sandbox/work shows the backlog; POST /_sandbox/work/run processes it now)`;
   }
 
   private start(lane: Lane): Promise<void> {

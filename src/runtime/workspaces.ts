@@ -391,6 +391,8 @@ export class Workspaces {
 
   private async drop(entry: Entry): Promise<void> {
     try {
+      // Waits and long polls would hold the removal until their timeout: they are answered now.
+      entry.runtime?.events.interrupt(new WorkspaceRemovingError(entry.name));
       if (entry.active > 0) {
         const waitMs = this.options.removalWaitMs ?? WORKSPACE_REMOVAL_WAIT_MS;
         await new Promise<void>((resolve) => {

@@ -61,7 +61,7 @@ export class IncomingFile {
   private queued = 0;
   private inFlight = 0;
   private writing: Promise<void> = Promise.resolve();
-  private failure: unknown;
+  private error: unknown;
   private closed = false;
 
   constructor(readonly path: string) {}
@@ -78,31 +78,50 @@ export class IncomingFile {
     if (this.queued >= WRITE_BATCH) this.flush();
   }
 
+  /** Why a write (or the opening) failed, once one did: nothing more is written then. */
+  get failure(): unknown {
+    return this.error;
+  }
+
   /** Resolves once what was accepted so far is written (rejects if a write failed). */
   async drained(): Promise<void> {
     this.flush();
     await this.writing;
-    if (this.failure !== undefined) throw this.failure;
+    if (this.error !== undefined) throw this.error;
   }
 
   /** Writes what is left and closes the file. */
   async finish(): Promise<void> {
-    this.handle ??= open(this.path, 'wx');
+    const handle = this.opened();
     await this.drained();
     this.closed = true;
-    if (this.handle) await (await this.handle).close();
+    await (await handle).close();
     this.handle = undefined;
   }
 
-  /** Closes and removes the file (nothing of it stays). */
+  /** Closes and removes the file (nothing of it stays); never rejects. */
   async abandon(): Promise<void> {
     this.closed = true;
     this.queue = [];
     this.queued = 0;
     await this.writing.catch(() => undefined);
-    if (this.handle) await (await this.handle).close().catch(() => undefined);
+    // A file that could not be opened has no handle to close (and maybe no file to remove).
+    const handle = await this.handle?.catch(() => undefined);
+    await handle?.close().catch(() => undefined);
     this.handle = undefined;
     await unlink(this.path).catch(() => undefined);
+  }
+
+  /**
+   * The file's handle, opened on first use. Its promise is awaited only once the writes before it
+   * are done: a failed opening must not count as unhandled meanwhile (it is reported by drained()).
+   */
+  private opened(): Promise<FileHandle> {
+    if (!this.handle) {
+      this.handle = open(this.path, 'wx');
+      this.handle.catch(() => undefined);
+    }
+    return this.handle;
   }
 
   private flush(): void {
@@ -112,10 +131,9 @@ export class IncomingFile {
     this.queue = [];
     this.queued = 0;
     this.inFlight += bytes;
-    this.handle ??= open(this.path, 'wx');
-    const handle = this.handle;
+    const handle = this.opened();
     this.writing = this.writing.then(async () => {
-      if (this.failure !== undefined) return;
+      if (this.error !== undefined) return;
       try {
         const h = await handle;
         let left = batch;
@@ -124,7 +142,7 @@ export class IncomingFile {
           left = remaining(left, bytesWritten);
         }
       } catch (err) {
-        this.failure = err;
+        this.error = err;
       } finally {
         this.inFlight -= bytes;
       }
@@ -149,6 +167,8 @@ function remaining(list: Buffer[], written: number): Buffer[] {
 
 export class DocumentFiles {
   private folder: string | undefined;
+  /** Set by close(): the folder may be gone (a workspace removed), so nothing is written to it any more. */
+  private closed = false;
   /** Stored files in the folder (names), as this process knows them. */
   private readonly known = new Set<string>();
   private readonly referenced;
@@ -180,6 +200,7 @@ export class DocumentFiles {
 
   /** The folder, made when first needed. */
   private folderPath(): string {
+    if (this.closed) throw new Error('the documents folder of a closed state was used');
     if (this.folder === undefined) {
       if (this.dir === undefined) {
         this.folder = mkdtempSync(join(tmpdir(), 'tradebill-sandbox-documents-'));
@@ -242,6 +263,7 @@ export class DocumentFiles {
 
   /** An in-memory state's folder goes with it; a database file's stays with the file. */
   close(): void {
+    this.closed = true;
     if (this.dir !== undefined || this.folder === undefined) return;
     rmSync(this.folder, { recursive: true, force: true });
     temporary.delete(this.folder);

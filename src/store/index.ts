@@ -36,6 +36,7 @@ export class Store {
   private readonly getMeta;
   private readonly setMeta;
   private readonly parts = new Map<StorePart<unknown>, unknown>();
+  private replaced = 0;
 
   /** `parts`: tables the interfaces bring beyond the sandbox's schema (migrated here, before anything reads the table list). */
   constructor(
@@ -77,13 +78,25 @@ export class Store {
         this.groupCommit.flush();
         this.touch();
       },
-      () => this.counts.invalidate(),
+      () => {
+        this.replaced += 1;
+        this.counts.invalidate();
+      },
       () => this.documents.sweep(),
     );
     this.checkpointer = db.memory ? undefined : checkpoints.register(db);
     // Files of a database file that no row refers to (a crash between a file and its row).
     this.documents.sweep();
     for (const part of parts) this.parts.set(part, part.open(db, this.readCache));
+  }
+
+  /**
+   * Bumped whenever rows are put back or wiped in bulk (a snapshot restored, a reset): what a runner
+   * keeps in memory about rows (a job half done, bytes handed over by id) belongs to an earlier
+   * state once it changed, even where a key came back with other content (a seeded sequence).
+   */
+  get generation(): number {
+    return this.replaced;
   }
 
   /** The statements of a part given to the constructor. */
@@ -144,6 +157,7 @@ export class Store {
     this.touch();
     // Every row goes: a restore copies every table back whole, so the change log need not list them.
     this.snapshots.wholeFromNow();
+    this.replaced += 1;
     this.wipeAll();
     this.counts.invalidate();
     this.documents.sweep();

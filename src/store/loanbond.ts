@@ -128,9 +128,6 @@ export class LoanbondStore {
         SELECT codigo_identificador AS codigoIdentificador, assinado, emails
         FROM lb_registrations WHERE state = 'registered'
         ORDER BY registered_at, batch, position LIMIT :limit`),
-      registeredCount: db
-        .prepare(`SELECT count(*) FROM (SELECT 1 FROM lb_registrations WHERE state = 'registered' LIMIT ?)`)
-        .pluck(),
       advance: db.prepare(`
         UPDATE lb_registrations SET state = :state, processed_at = :at, notified_at = :notifiedAt
         WHERE codigo_identificador = :codigoIdentificador AND state = 'registered'`),
@@ -208,11 +205,6 @@ export class LoanbondStore {
       assinado: number;
       emails: string;
     }>;
-  }
-
-  /** Registrations waiting for their asynchronous step, counted up to `upTo` (by the state index). */
-  registeredCount(upTo: number): number {
-    return Number(this.statements.registeredCount.get(upTo));
   }
 
   advance(

@@ -92,9 +92,6 @@ export class ReceivablesStore {
       nextPending: db
         .prepare(`SELECT import_id FROM rc_imports WHERE status = 'pending' ORDER BY rowid LIMIT 1`)
         .pluck(),
-      pendingCount: db
-        .prepare(`SELECT count(*) FROM (SELECT 1 FROM rc_imports WHERE status = 'pending' LIMIT ?)`)
-        .pluck(),
       status: db.prepare('SELECT status FROM rc_imports WHERE import_id = ?').pluck(),
       file: db.prepare('SELECT file FROM rc_import_files WHERE import_id = ?').pluck(),
       clearDiagnostics: db.prepare('DELETE FROM rc_diagnostics WHERE import_id = ?'),
@@ -166,11 +163,6 @@ export class ReceivablesStore {
   /** The id of the oldest import still waiting for processing. */
   nextPending(): string | undefined {
     return this.statements.nextPending.get() as string | undefined;
-  }
-
-  /** Imports waiting for processing, counted up to `upTo` (the partial index keeps it cheap). */
-  pendingCount(upTo: number): number {
-    return Number(this.statements.pendingCount.get(upTo));
   }
 
   status(importId: string): ImportStatus | undefined {

@@ -127,13 +127,15 @@ describe('GET /_sandbox/events', () => {
     ]);
   });
 
-  it('a long poll of a workspace that is removed is answered at once', async () => {
+  it('a long poll of a workspace that is removed is answered at once that it is being removed', async () => {
     const app = await testApp();
     await app.inject({ method: 'POST', url: '/_sandbox/workspaces', payload: { name: 'gone' } });
     const poll = app.inject({ url: '/ws/gone/_sandbox/events?wait=120s' });
     await turns();
     const removed = await app.inject({ method: 'DELETE', url: '/_sandbox/workspaces/gone' });
     expect(removed.statusCode).toBe(200);
-    expect((await poll).json()).toMatchObject({ events: [] });
+    const res = await poll;
+    expect(res.statusCode).toBe(409);
+    expect(res.json<{ message: string }>().message).toMatch(/workspace "gone" is being removed/);
   });
 });

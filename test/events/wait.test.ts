@@ -151,3 +151,25 @@ describe('sandbox.waitFor, in process', () => {
     expect((refused as WaitTimeoutError).message).toContain('$.status selected ["partially-paid"]');
   });
 });
+
+describe('waits and long polls in a workspace being removed', () => {
+  it.each([
+    ['an event wait', { method: 'POST' as const, url: '/ws/lp/_sandbox/wait', payload: { event: { type: 'sandbox.bookkeeping.payment.declared' }, timeout: '20s' } }],
+    ['a view wait', { method: 'POST' as const, url: '/ws/lp/_sandbox/wait', payload: { inspect: { path: '/_sandbox/clock', jsonpath: '$.frozen', equals: true }, timeout: '20s' } }],
+    ['a long poll', { method: 'GET' as const, url: '/ws/lp/_sandbox/events?wait=20s' }],
+  ])('%s is answered at once that the workspace is being removed, and the removal is not held by it', async (_name, request) => {
+    const app = await testApp();
+    expect((await app.inject({ method: 'POST', url: '/_sandbox/workspaces', payload: { name: 'lp' } })).statusCode).toBe(201);
+    const waiting = app.inject(request);
+    await turns(20);
+    const started = performance.now();
+    const removed = await app.inject({ method: 'DELETE', url: '/_sandbox/workspaces/lp' });
+    const tookMs = performance.now() - started;
+    expect(removed.statusCode).toBe(200);
+    // The removal waits up to 5 s for requests in flight: a wait must not be one that holds it.
+    expect(tookMs).toBeLessThan(2000);
+    const res = await waiting;
+    expect(res.statusCode).toBe(409);
+    expect(res.json<{ message: string }>().message).toMatch(/workspace "lp" is being removed/);
+  });
+});

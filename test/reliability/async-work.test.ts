@@ -216,4 +216,34 @@ describe('back-pressure: the asynchronous backlog is bounded', () => {
     await app.inject({ method: 'POST', url: '/_sandbox/work/run' });
     expect((await post(app, body([record()]))).statusCode).toBe(201);
   });
+  it('counts every record a loan-bond request adds: a request that would bring the backlog over the bound is refused whole, and the pending count is the real one', async () => {
+    const app = await testApp({ fixtures: FIXTURES, workBacklog: 3 });
+    await holdProcessing(app);
+    expect((await post(app, body([record()]))).statusCode).toBe(201);
+    expect((await post(app, body([record()]))).statusCode).toBe(201);
+    // 2 wait, the bound is 3: two more records would make 4.
+    const refused = await post(app, body([record({ documento: pdf(800, { tag: 'a' }) }), record({ documento: pdf(800, { tag: 'b' }) })]));
+    expect(refused.statusCode).toBe(400);
+    expect(refused.headers['sandbox-outcome']).toBe('register-loan-bond.backlog-full');
+    expect(refused.json<{ message: string }>().message).toMatch(
+      /this request adds 2 loan-bond registrations to the 2 waiting for asynchronous processing: 4 would be over the limit of 3 \(SANDBOX_WORK_BACKLOG, or POST \/_sandbox\/work\): this request was not stored/,
+    );
+    expect(await registrationCount(app)).toBe(2);
+    // One more fits exactly.
+    expect((await post(app, body([record()]))).statusCode).toBe(201);
+    const pending = async () =>
+      (await app.inject({ url: '/_sandbox/work' })).json<{ runners: Record<string, { pending: number }> }>().runners.loanbond?.pending;
+    expect(await pending()).toBe(3);
+    // A bound lowered under what waits: the count stays the real one.
+    await app.inject({ method: 'POST', url: '/_sandbox/work', payload: { maxBacklog: 1 } });
+    expect(await pending()).toBe(3);
+    const over = await post(app, body([record()]));
+    expect(over.json<{ message: string }>().message).toMatch(/already holds 3 loan-bond registrations waiting for asynchronous processing, more than its limit of 1 /);
+    // A request larger than the bound itself could never be stored: it is told so.
+    await holdProcessing(app, false);
+    await app.inject({ method: 'POST', url: '/_sandbox/work/run' });
+    const tooMany = await post(app, body([record({ documento: pdf(800, { tag: 'c' }) }), record({ documento: pdf(800, { tag: 'd' }) })]));
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json<{ message: string }>().message).toMatch(/this request alone holds 2 loan-bond registrations, more than the limit of 1 /);
+  });
 });

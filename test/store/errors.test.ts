@@ -24,6 +24,18 @@ describe('storage failures in words', () => {
     expect(storageFault(new Error('the import failed', { cause: sqlite('SQLITE_FULL') }))).toMatchObject({ code: 'SQLITE_FULL' });
   });
 
+  it.each([
+    ['EFBIG', 'file too large'],
+    ['EMFILE', 'too many open files'],
+    ['ENFILE', 'too many open files'],
+    ['ENOENT', 'folder missing'],
+    ['ENOTDIR', 'folder missing'],
+    ['EROFS', 'read-only file system'],
+  ])('names file-system code %s as %s, with the code itself', (code, label) => {
+    const err = Object.assign(new Error(`${code}: from the file system`), { code });
+    expect(describeStorageFault(err)).toMatch(new RegExp(`^${label} \\(${code}\\): `));
+  });
+
   it('is no storage failure for anything else: a constraint, a plain error, a code from elsewhere', () => {
     expect(storageFault(sqlite('SQLITE_CONSTRAINT_UNIQUE'))).toBeUndefined();
     expect(storageFault(new TypeError('boom'))).toBeUndefined();
