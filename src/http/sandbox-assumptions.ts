@@ -107,8 +107,8 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Moving time (the monthly reconciliation rule, timestamps)',
     decision:
-      'POST /_sandbox/clock takes now (ISO UTC) or advance (ISO 8601 duration); years and months move on the UTC calendar (January 31 plus P1M is the last day of February), weeks, days, hours, minutes and seconds are fixed lengths; reset and DELETE /_sandbox/clock return to real time',
-    reason: 'P1M must mean "the same day next month" for a monthly rule; UTC has no daylight saving',
+      'POST /_sandbox/clock takes now (ISO UTC) or advance (ISO 8601 duration); years and months move on the UTC calendar (January 31 plus P1M is the last day of February), weeks, days, hours, minutes and seconds are fixed lengths; every target, by now or by advance, lies between 0001-01-01T00:00:00.000Z and 9998-12-31T23:59:59.999Z (else a 400 naming the field and the range); reset and DELETE /_sandbox/clock return to real time',
+    reason: 'P1M must mean "the same day next month" for a monthly rule; UTC has no daylight saving; dates are written YYYY-MM-DD and compared as text, which holds for four-digit years only, and a running clock needs a year to leave the range',
   },
   {
     id: 'snapshot-scope',
