@@ -115,8 +115,8 @@ describe('the sandbox clock over the control plane', () => {
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       const details = (res.json() as { details: Array<{ path: string; message: string }> }).details;
       expect(details.map((d) => d.path)).toEqual([field]);
-      expect(details[0].message).toContain('0001-01-01T00:00:00.000Z');
-      expect(details[0].message).toContain('9998-12-31T23:59:59.999Z');
+      expect(details[0]?.message).toContain('0001-01-01T00:00:00.000Z');
+      expect(details[0]?.message).toContain('9998-12-31T23:59:59.999Z');
     }
     expect(app.runtime.clock.now().toISOString()).toBe('2026-01-01T00:00:00.000Z');
     const edges: Array<[Record<string, unknown>, string]> = [

@@ -178,16 +178,20 @@ describe('fault rules', () => {
 
 /** What a pattern means, written the slow obvious way: a table of which prefixes match which. */
 function reference(glob: string, text: string): boolean {
-  // at[i][j]: glob[i..] matches text[j..]
-  const at = Array.from({ length: glob.length + 1 }, () => new Array<boolean>(text.length + 1).fill(false));
-  at[glob.length][text.length] = true;
+  // at[i * width + j]: glob[i..] matches text[j..]
+  const width = text.length + 1;
+  const at = new Array<boolean>((glob.length + 1) * width).fill(false);
+  at[glob.length * width + text.length] = true;
   for (let i = glob.length - 1; i >= 0; i--) {
     for (let j = text.length; j >= 0; j--) {
-      at[i][j] =
-        glob[i] === '*' ? at[i + 1][j] || (j < text.length && at[i][j + 1]) : j < text.length && glob[i] === text[j] && at[i + 1][j + 1];
+      const next = at[(i + 1) * width + j] === true;
+      at[i * width + j] =
+        glob[i] === '*'
+          ? next || (j < text.length && at[i * width + j + 1] === true)
+          : j < text.length && glob[i] === text[j] && at[(i + 1) * width + j + 1] === true;
     }
   }
-  return at[0][0];
+  return at[0] === true;
 }
 
 describe('path patterns', () => {
