@@ -343,7 +343,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Checking what a client sent',
     decision:
-      'GET /_sandbox/requests/count counts the journal\'s entries by its filters, the method and a JSONPath condition on the journaled (redacted) body, evaluated by jsonpath-plus; a filter at the root applies to the body itself, as WireMock reads it; equals is JSON when it parses as JSON, else text; closest=N adds the nearest misses with what each missed; counts see only what the journal holds (dropped says how much it overwrote)',
+      'GET /_sandbox/requests/count counts the journal\'s entries by its filters, the method and a JSONPath condition on the journaled (redacted) body, checked for syntax first (a 400 naming /jsonpath and the problem, at most 1000 characters; jsonpath-plus reads $[ as the root) and evaluated by jsonpath-plus; a filter at the root applies to the body itself, as WireMock reads it; equals is JSON when it parses as JSON, else text; closest=N adds the nearest misses with what each missed; counts see only what the journal holds (dropped says how much it overwrote)',
     reason: 'a test asserts on its client\'s requests with the same filters it reads the journal with, and a redacted secret can never be probed by a condition',
   },
   {
