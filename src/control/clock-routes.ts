@@ -6,6 +6,7 @@ import { CONTROL_TAG } from '../http/openapi.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { addDuration, parseDuration } from '../runtime/duration.js';
+import { CLOCK_RANGE_TEXT, inClockRange } from '../runtime/clock.js';
 import { runtimeOf } from '../runtime/index.js';
 import { clockChanged } from '../runtime/sandbox-events.js';
 import { ClockChange, ClockState } from './schemas.js';
@@ -54,8 +55,12 @@ export const clockRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw validationError([{ path: '', message: 'give now, advance or freeze' }]);
       const frozen = freeze ?? runtime.clock.describe().frozen;
       const previous = runtime.clock.now().toISOString();
+      const outOfRange = (field: string) =>
+        validationError([{ path: pointer(field), message: `moves the clock out of its range: every clock target must be ${CLOCK_RANGE_TEXT}` }]);
       if (now !== undefined) {
-        runtime.clock.set(new Date(now), frozen);
+        const to = new Date(now);
+        if (!inClockRange(to.getTime())) throw outOfRange('now');
+        runtime.clock.set(to, frozen);
       } else if (advance !== undefined) {
         const duration = parseDuration(advance);
         if (!duration)
@@ -67,10 +72,7 @@ export const clockRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ]);
         const from = runtime.clock.now();
         const to = addDuration(from, duration);
-        if (Number.isNaN(to.getTime()) || Math.abs(to.getTime()) > 8.64e15)
-          throw validationError([
-            { path: pointer('advance'), message: 'moves the clock out of the range of dates' },
-          ]);
+        if (!inClockRange(to.getTime())) throw outOfRange('advance');
         runtime.clock.set(to, frozen);
       } else {
         runtime.clock.set(runtime.clock.now(), frozen);
@@ -96,7 +98,10 @@ export const clockRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const runtime = runtimeOf(request);
-      const previous = runtime.clock.now().toISOString();
+      // The way back must work whatever the clock reads, past the dates JavaScript can write included
+      // (a clock moved by an older sandbox, or by hand in process).
+      const before = runtime.clock.now();
+      const previous = Number.isNaN(before.getTime()) ? 'invalid' : before.toISOString();
       runtime.clock.reset();
       clockChanged(runtime.events, runtime.clock, previous);
       return runtime.clock.describe();

@@ -13,7 +13,7 @@ import {
   standardBody,
 } from './errors.js';
 import { describeStorageFault } from '../store/errors.js';
-import { detailsFromAjv, MAX_DETAILS } from './validation.js';
+import { collapseAlternatives, detailsFromAjv, MAX_DETAILS } from './validation.js';
 import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
 import { assumptionLookup } from './assumption-catalog.js';
 import { emptyBodyError, forbiddenKeyError, useJsonBodies } from './json.js';
@@ -87,8 +87,9 @@ export function toSandboxError(
   if (fe.validation) {
     const context = fe.validationContext ?? 'body';
     const details = detailsFromAjv(fe.validation, context);
-    if (context !== 'body') return validationError(details, undefined, fe.validation.length);
-    const all = allBodyProblems(request, details, fe.validation.length);
+    const problems = collapseAlternatives(fe.validation).length;
+    if (context !== 'body') return validationError(details, undefined, problems);
+    const all = allBodyProblems(request, details, problems);
     return validationError(all.details, undefined, all.total);
   }
   switch (fe.code) {

@@ -99,7 +99,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'A record of the requests clients sent (the real services show none)',
     decision:
-      'GET /_sandbox/requests keeps every request under an interface prefix (501s and refused bodies included) and every 404 outside them, not control-plane or documentation calls; the last SANDBOX_JOURNAL_SIZE (default 1000), newest first; bodies redacted by key anywhere in the tree (token, accessToken, token_acesso, authorization, documento, conteudo, operationFile...), strings over 512 characters and bodies over about 16 KB cut with "[truncated: ...]"; beside the parsed query, the request line, query string and headers as sent, credentials redacted (Authorization keeps its scheme; cookies, the admin key, headers named like a token, secret or key, secret query parameters)',
+      'GET /_sandbox/requests keeps every request under an interface prefix (501s and refused bodies included) and every 404 outside them, not control-plane or documentation calls; the last SANDBOX_JOURNAL_SIZE (default 1000), newest first; secrets redacted by one name rule for headers, query parameters and body keys at any depth (a name containing token, secret, password, pwd, bearer, credential, authorization, apikey, private, signature, session, cookie or senha, or with the word key, pass, pin or auth, in any case and with any separators; not one ending in the word type), document bytes (documento, conteudo, operationFile) too, and a secret value of 6 characters or more the request carried replaced wherever the response echoes it, strings over 512 characters and bodies over about 16 KB cut with "[truncated: ...]"; beside the parsed query, the request line, query string and headers as sent, credentials redacted by the same rule (Authorization keeps its scheme)',
     reason:
       'a user sees what the client sent wrongly, memory stays flat under any load, and no secret or document leaves the sandbox',
   },
@@ -116,8 +116,8 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Moving time (the monthly reconciliation rule, timestamps)',
     decision:
-      'POST /_sandbox/clock takes now (ISO UTC) or advance (ISO 8601 duration); years and months move on the UTC calendar (January 31 plus P1M is the last day of February), weeks, days, hours, minutes and seconds are fixed lengths; reset and DELETE /_sandbox/clock return to real time',
-    reason: 'P1M must mean "the same day next month" for a monthly rule; UTC has no daylight saving',
+      'POST /_sandbox/clock takes now (ISO UTC) or advance (ISO 8601 duration); years and months move on the UTC calendar (January 31 plus P1M is the last day of February), weeks, days, hours, minutes and seconds are fixed lengths; every target, by now or by advance, lies between 0001-01-01T00:00:00.000Z and 9998-12-31T23:59:59.999Z (else a 400 naming the field and the range); reset and DELETE /_sandbox/clock return to real time',
+    reason: 'P1M must mean "the same day next month" for a monthly rule; UTC has no daylight saving; dates are written YYYY-MM-DD and compared as text, which holds for four-digit years only, and a running clock needs a year to leave the range',
   },
   {
     id: 'snapshot-scope',
@@ -352,7 +352,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Checking what a client sent',
     decision:
-      'GET /_sandbox/requests/count counts the journal\'s entries by its filters, the method and a JSONPath condition on the journaled (redacted) body, evaluated by jsonpath-plus; a filter at the root applies to the body itself, as WireMock reads it; equals is JSON when it parses as JSON, else text; closest=N adds the nearest misses with what each missed; counts see only what the journal holds (dropped says how much it overwrote)',
+      'GET /_sandbox/requests/count counts the journal\'s entries by its filters, the method and a JSONPath condition on the journaled (redacted) body, checked for syntax first (a 400 naming /jsonpath and the problem, at most 1000 characters; jsonpath-plus reads $[ as the root) and evaluated by jsonpath-plus; a filter at the root applies to the body itself, as WireMock reads it; equals is JSON when it parses as JSON, else text; closest=N adds the nearest misses with what each missed; counts see only what the journal holds (dropped says how much it overwrote)',
     reason: 'a test asserts on its client\'s requests with the same filters it reads the journal with, and a redacted secret can never be probed by a condition',
   },
   {

@@ -220,10 +220,60 @@ const PART_LABEL: Record<string, string> = {
   headers: 'header',
 };
 
+/** What one branch of a union accepts, as a message names it; undefined when it cannot say in a few words. */
+function alternative(e: ErrorObject): string | undefined {
+  switch (e.keyword) {
+    case 'const':
+      return JSON.stringify(e.params.allowedValue);
+    case 'enum':
+      return (e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(' or ');
+    case 'type': {
+      const type = String(e.params.type);
+      return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Ajv reports a value no branch of a union accepts as one error per branch plus one for the union
+ * ("must be equal to constant", "must be object", "must match a schema in anyOf"). When every branch
+ * failed on the value itself for a reason that fits in a few words, they become one problem naming
+ * what the value may be: `must be "default" or an object`. Callers count problems on this list.
+ */
+export function collapseAlternatives(errors: readonly ErrorObject[]): ErrorObject[] {
+  if (!errors.some((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')) return [...errors];
+  const dropped = new Set<ErrorObject>();
+  const replaced = new Map<ErrorObject, ErrorObject>();
+  for (const union of errors) {
+    if (union.keyword !== 'anyOf' && union.keyword !== 'oneOf') continue;
+    const branches = errors.filter((e) => e !== union && e.schemaPath.startsWith(`${union.schemaPath}/`));
+    // One name per branch (its index follows the union's path): a constant or a list of values says
+    // more than the type it shares with them ("default" rather than a string).
+    const byBranch = new Map<string, ErrorObject[]>();
+    for (const e of branches) {
+      const branch = e.schemaPath.slice(union.schemaPath.length + 1).split('/')[0] ?? '';
+      byBranch.set(branch, [...(byBranch.get(branch) ?? []), e]);
+    }
+    const nameOf = (own: ErrorObject[]) => {
+      if (own.some((e) => e.instancePath !== union.instancePath || alternative(e) === undefined)) return undefined;
+      const best = own.find((e) => e.keyword !== 'type') ?? own[0];
+      return best && alternative(best);
+    };
+    const names = [...byBranch.values()].map(nameOf);
+    if (branches.length === 0 || names.some((n) => n === undefined)) continue;
+    for (const e of branches) dropped.add(e);
+    replaced.set(union, { ...union, message: `must be ${[...new Set(names)].join(' or ')}` });
+  }
+  return errors.filter((e) => !dropped.has(e)).map((e) => replaced.get(e) ?? e);
+}
+
 /** Ajv errors -> one detail per problem, each with the JSON pointer of the field at fault. */
-export function detailsFromAjv(errors: readonly ErrorObject[], context = 'body'): ErrorDetail[] {
+export function detailsFromAjv(raw: readonly ErrorObject[], context = 'body'): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   const seen = new Set<string>();
+  const errors = collapseAlternatives(raw);
   for (const e of errors) {
     let path = e.instancePath;
     let message: string;

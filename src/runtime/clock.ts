@@ -1,6 +1,20 @@
 // The sandbox clock: every timestamp the sandbox writes comes from here, so tests can pin it and
 // the control plane can move it (a month forward makes a registry participant overdue).
 
+/**
+ * Every instant the clock can be moved to: years 0001 to 9998, so that every date the sandbox writes
+ * has four digits (YYYY-MM-DD, which its rules compare as text) and a running clock set to the last
+ * instant takes a year to leave the years JavaScript writes with four digits.
+ */
+export const CLOCK_MIN_MS = Date.parse('0001-01-01T00:00:00.000Z');
+export const CLOCK_MAX_MS = Date.parse('9998-12-31T23:59:59.999Z');
+export const CLOCK_RANGE_TEXT = `between ${new Date(CLOCK_MIN_MS).toISOString()} and ${new Date(CLOCK_MAX_MS).toISOString()}`;
+
+/** Whether the clock may be moved to `ms` (epoch milliseconds). */
+export function inClockRange(ms: number): boolean {
+  return ms >= CLOCK_MIN_MS && ms <= CLOCK_MAX_MS;
+}
+
 export interface Clock {
   now(): Date;
 }

@@ -6,7 +6,7 @@
 // A filter at the root (`$[?(@.total > 5)]`) applies to the document itself, as Jayway JsonPath and
 // WireMock's matchesJsonPath read it.
 import { isDeepStrictEqual } from 'node:util';
-import { jsonPathQuery } from './templates.js';
+import { jsonPathQuery, jsonPathSyntaxProblem } from './templates.js';
 
 export interface Condition {
   jsonpath: string;
@@ -21,6 +21,8 @@ export class ConditionError extends Error {
 /** Why `jsonpath` cannot be a condition's expression, or undefined when it can. */
 export function jsonpathProblem(jsonpath: string): string | undefined {
   if (!jsonpath.startsWith('$')) return 'must be a JSONPath expression starting with $ (e.g. $.status)';
+  const syntax = jsonPathSyntaxProblem(jsonpath);
+  if (syntax !== undefined) return `is not a JSONPath expression: it ${syntax}`;
   try {
     select(jsonpath, {});
   } catch (err) {

@@ -7,7 +7,7 @@ import { type Static, type TObject, type TSchema, Type } from '@fastify/type-pro
 import { type ErrorDetail, type InterfaceId, SandboxError, validationError } from '../http/errors.js';
 import { parseJsonDocument } from '../http/json.js';
 import { Strict } from '../http/schema.js';
-import { bodyAjv, detailsFromAjv, validateBody } from '../http/validation.js';
+import { bodyAjv, collapseAlternatives, detailsFromAjv, validateBody } from '../http/validation.js';
 import type { Store } from '../store/index.js';
 import type { Clock } from './clock.js';
 
@@ -24,6 +24,10 @@ export interface FixtureSection<S extends TSchema = TSchema> {
   /** Inserts the section (inside the caller's transaction); returns the count per list. */
   load(section: Static<S>, ctx: FixtureContext): Record<string, number>;
 }
+
+/** How a duplicate's message points at the first occurrence: `under` prefixes that pointer too. */
+const FIRST_AT = 'first at';
+const FIRST_AT_POINTER = /\(first at (\/[^)]*|)\)/g;
 
 /** Reports every later occurrence of a key already seen in the document or present in the store. */
 export class UniqueKeys {
@@ -42,7 +46,7 @@ export class UniqueKeys {
     const first = this.seen.get(key);
     const named = this.secret ? `this ${this.what}` : `${this.what} ${shown}`;
     if (first !== undefined) {
-      this.details.push({ path, message: `${named} appears twice in the document (first at ${first})` });
+      this.details.push({ path, message: `${named} appears twice in the document (${FIRST_AT} ${first})` });
     } else if (this.exists(key)) {
       this.details.push({ path, message: `${named} already exists in the sandbox` });
     }
@@ -69,7 +73,7 @@ export class FixtureDocuments {
     // Compiled on first use: at start-up it would cost every sandbox, fixtures or not.
     const validate = (this.validator ??= bodyAjv.compile(this.schema));
     const errors = validateBody(validate, doc);
-    if (errors) throw validationError(detailsFromAjv(errors), undefined, errors.length);
+    if (errors) throw validationError(detailsFromAjv(errors), undefined, collapseAlternatives(errors).length);
     const valid = doc as Record<string, unknown>;
     const details = this.sections.flatMap((s) => {
       const section = valid[s.key];
@@ -124,7 +128,13 @@ export function under<T>(prefix: string, fn: () => T): T {
     return fn();
   } catch (err) {
     if (err instanceof SandboxError && err.details.length > 0)
-      throw validationError(err.details.map((d) => ({ path: prefix + d.path, message: d.message })));
+      throw validationError(
+        err.details.map((d) => ({
+          path: prefix + d.path,
+          // A pointer quoted in the message names a place in the same request as the detail's path.
+          message: d.message.replace(FIRST_AT_POINTER, (_, first: string) => `(${FIRST_AT} ${prefix}${first})`),
+        })),
+      );
     throw err;
   }
 }

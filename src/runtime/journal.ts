@@ -4,7 +4,7 @@
 // and headers as sent, secrets redacted.
 import { Buffer } from 'node:buffer';
 import type { InterfaceId } from '../http/errors.js';
-import { REDACTED, redact, SECRET_KEYS, truncatedMarker } from './redact.js';
+import { collectSecretValues, isRedactedKey, MIN_ECHOED_SECRET, REDACTED, redact, scrubEchoes, truncatedMarker } from './redact.js';
 import { Ring } from './ring.js';
 
 /** Bodies up to this many characters are kept as they came and redacted when read. */
@@ -77,9 +77,6 @@ export function unpackRequest(packed: PackedRequest): SentRequest {
   return { method, url, httpVersion, rawHeaders };
 }
 
-/** Headers whose values are credentials whatever their name says. */
-const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'sandbox-admin-token']);
-const SECRET_HEADER_WORDS = /token|secret|password|api-?key|signature|session/i;
 /** Characters of one header value or request line kept before it is cut. */
 const MAX_SENT_TEXT = 2048;
 
@@ -89,9 +86,8 @@ function cut(text: string): string {
 
 /** A header's value as the journal shows it: a credential redacted, its scheme kept ("Bearer [redacted]"). */
 function headerValue(name: string, value: string): string {
-  const lower = name.toLowerCase();
-  if (SECRET_HEADERS.has(lower) || SECRET_KEYS.has(lower) || SECRET_HEADER_WORDS.test(lower)) {
-    const scheme = lower.endsWith('authorization') ? /^([A-Za-z][\w.+-]*)\s+\S/.exec(value)?.[1] : undefined;
+  if (isRedactedKey(name)) {
+    const scheme = /authorization$/i.test(name) ? /^([A-Za-z][\w.+-]*)\s+\S/.exec(value)?.[1] : undefined;
     return scheme === undefined ? REDACTED : `${scheme} ${REDACTED}`;
   }
   return cut(value);
@@ -110,7 +106,7 @@ function redactQuery(query: string): string {
       } catch {
         // Kept as sent: a name that is not percent-encoding cannot be a secret's key anyway.
       }
-      return SECRET_KEYS.has(name.toLowerCase()) ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
+      return isRedactedKey(name) ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
     })
     .join('&');
 }
@@ -126,6 +122,51 @@ function revealSent(sent: SentRequest): Pick<JournalEntry, 'requestLine' | 'rawQ
     headers.push({ name, value: headerValue(name, sent.rawHeaders[i + 1] as string) });
   }
   return { requestLine: cut(`${sent.method} ${target} HTTP/${sent.httpVersion}`), rawQuery: cut(rawQuery), headers };
+}
+
+/**
+ * The secret values a request carried: those of headers and query parameters named like a secret
+ * (an Authorization's credentials without its scheme) and the strings under a secret's key in its
+ * body (a body too large to keep as sent was redacted at once, and gives none).
+ */
+function sentSecrets(sent: SentRequest, body: Captured): string[] {
+  const found = new Set<string>();
+  const add = (value: string) => {
+    if (value.length >= MIN_ECHOED_SECRET) found.add(value);
+  };
+  for (let i = 0; i + 1 < sent.rawHeaders.length; i += 2) {
+    const name = sent.rawHeaders[i] as string;
+    if (!isRedactedKey(name)) continue;
+    const value = sent.rawHeaders[i + 1] as string;
+    // "Bearer abc": the credentials alone, so that an echo reads "Bearer [redacted]" as the header does.
+    add(/^[A-Za-z][\w.+-]*\s+(\S.*)$/.exec(value)?.[1] ?? value);
+  }
+  const mark = sent.url.indexOf('?');
+  if (mark !== -1) {
+    for (const pair of sent.url.slice(mark + 1).split('&')) {
+      const eq = pair.indexOf('=');
+      if (eq === -1) continue;
+      try {
+        const name = decodeURIComponent(pair.slice(0, eq).replaceAll('+', ' '));
+        if (!isRedactedKey(name)) continue;
+        add(pair.slice(eq + 1));
+        add(decodeURIComponent(pair.slice(eq + 1).replaceAll('+', ' ')));
+      } catch {
+        // Not percent-encoding: nothing a template could have echoed decoded.
+      }
+    }
+  }
+  if (!body.redacted) collectSecretValues(body.text ? parseOrNothing(body.value as string) : body.value, found);
+  // The longest first: a secret that holds a shorter one is replaced whole.
+  return [...found].sort((a, b) => b.length - a.length);
+}
+
+function parseOrNothing(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function reveal(c: Captured): unknown {
@@ -221,13 +262,16 @@ export class Journal {
 
   /** Matching entries, newest first, with their bodies redacted. */
   list(filter: JournalFilter = {}): JournalEntry[] {
-    return this.select(filter).map(({ sent, ...e }) => ({
-      ...e,
-      ...revealSent(unpackRequest(sent)),
-      query: reveal(e.query),
-      requestBody: reveal(e.requestBody),
-      responseBody: reveal(e.responseBody),
-    }));
+    return this.select(filter).map(({ sent, ...e }) => {
+      const request = unpackRequest(sent);
+      return {
+        ...e,
+        ...revealSent(request),
+        query: reveal(e.query),
+        requestBody: reveal(e.requestBody),
+        responseBody: scrubEchoes(reveal(e.responseBody), sentSecrets(request, e.requestBody)),
+      };
+    });
   }
 
   private select(filter: JournalFilter): StoredEntry[] {

@@ -4,30 +4,46 @@
 import { DecimalText } from '../domain/money.js';
 import { exactText } from '../http/exact-numbers.js';
 
-/** Keys whose values never reach the journal (compared case-insensitively). */
-export const SECRET_KEYS: ReadonlySet<string> = new Set(
-  [
-    'token',
-    'accessToken',
-    'access_token',
-    'token_acesso',
-    'authorization',
-    'password',
-    'senha',
-    'secret',
-    'client_secret',
-    'refresh_token',
-    'id_token',
-    'api_key',
-    'apikey',
-    'sandbox-admin-token',
-    'pin',
-    // Document bytes: base64 PDFs and CNAB files.
-    'documento',
-    'conteudo',
-    'operationFile',
-  ].map((k) => k.toLowerCase()),
-);
+/**
+ * The one rule for what names a secret, shared by the journal's headers, query parameters and body
+ * keys (and the recorder's and conformance report's copies): a name whose letters and digits, read
+ * without case and separators, contain token, secret, password, passwd, pwd, bearer, credential,
+ * authoriz(ation), apikey, private, signature, session, cookie or senha; or one of whose words
+ * (split at separators and lower-to-upper case changes) is key, pass, pin or auth. So accessToken,
+ * x-api-key, client_secret, refreshToken, privateKey, pwd, passwd, pass, bearer, API_KEY.
+ * Compound names holding `key` as a word count too (Idempotency-Key): a value redacted for nothing
+ * costs a reader less than a secret kept. A name whose last word is `type` names what kind of secret
+ * (OAuth's token_type "Bearer"), not one, and is kept.
+ */
+const NOT_SECRET = /[^a-z0-9]type$/;
+const SECRET_FRAGMENTS = /token|secret|passw|pwd|bearer|credential|authori[sz]|apikey|private|signature|session|cookie|senha/;
+const SECRET_WORDS = /(?:^|[^a-z0-9])(?:key|pass|pin|auth)(?:$|[^a-z0-9])/;
+/** Keys of document bytes (base64 PDFs, CNAB files): not secrets, but never journaled either. */
+const DOCUMENT_KEYS: ReadonlySet<string> = new Set(['documento', 'conteudo', 'operationfile']);
+
+/** Whether `name` names a secret by the rule above. */
+export function namesSecret(name: string): boolean {
+  // Words: a separator before each lower-to-upper change, then lower case.
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  if (NOT_SECRET.test(words)) return false;
+  return SECRET_FRAGMENTS.test(words.replace(/[^a-z0-9]/g, '')) || SECRET_WORDS.test(words);
+}
+
+// Each distinct name is read once: the journal tests every key of every body it shows, and a body's
+// keys repeat from one request to the next. Names come from clients, so the cache is bounded.
+const verdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 4096;
+
+/** Whether the value under `key` never reaches the journal: a secret (namesSecret) or document bytes. */
+export function isRedactedKey(key: string): boolean {
+  let verdict = verdicts.get(key);
+  if (verdict === undefined) {
+    verdict = namesSecret(key) || DOCUMENT_KEYS.has(key.toLowerCase());
+    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+    verdicts.set(key, verdict);
+  }
+  return verdict;
+}
 
 export const REDACTED = '[redacted]';
 
@@ -94,11 +110,54 @@ function walk(value: unknown, limits: RedactLimits, state: { left: number }, dep
     const v = (value as Record<string, unknown>)[key];
     state.left -= key.length + 4;
     out[key] =
-      SECRET_KEYS.has(key.toLowerCase()) && v !== null && v !== undefined
+      v !== null && v !== undefined && isRedactedKey(key)
         ? REDACTED
         : typeof v === 'number'
           ? exactOrSame(value, key, v, state)
           : walk(v, limits, state, depth + 1);
   }
   return out;
+}
+
+/**
+ * A value shorter than this is not looked for in an answer: "1234" as a PIN would turn every 1234 of
+ * the answer into [redacted], and a secret that short is no secret a test suite needs kept.
+ */
+export const MIN_ECHOED_SECRET = 6;
+
+/** The strings under redacted keys anywhere in `value` (a request body), added to `out`. */
+export function collectSecretValues(value: unknown, out: Set<string>, depth = 0): void {
+  if (value === null || typeof value !== 'object' || depth > DEFAULT_LIMITS.maxDepth) return;
+  if (Array.isArray(value)) {
+    for (const v of value) collectSecretValues(v, out, depth + 1);
+    return;
+  }
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v === 'string' && v.length >= MIN_ECHOED_SECRET && isRedactedKey(key)) out.add(v);
+    else collectSecretValues(v, out, depth + 1);
+  }
+}
+
+/**
+ * `value` (an answer, already redacted by key) with every occurrence of each of `secrets` in its
+ * strings and keys replaced by [redacted]: a stub's template that echoes the request
+ * ({{request.headers.Authorization}}, {{request.body}}) would otherwise carry the request's secrets
+ * into the journaled answer.
+ */
+export function scrubEchoes(value: unknown, secrets: readonly string[]): unknown {
+  if (secrets.length === 0) return value;
+  const scrub = (text: string) => {
+    let out = text;
+    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    return out;
+  };
+  const walkEcho = (v: unknown): unknown => {
+    if (typeof v === 'string') return scrub(v);
+    if (v === null || typeof v !== 'object' || v instanceof DecimalText) return v;
+    if (Array.isArray(v)) return v.map(walkEcho);
+    const out: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(v)) out[scrub(key)] = walkEcho(inner);
+    return out;
+  };
+  return walkEcho(value);
 }

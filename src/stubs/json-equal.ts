@@ -6,7 +6,7 @@
 // no JavaScript one reads its placeholders, hence this code. It answers the first difference, for
 // the near-miss sentence, or null when equal.
 import { pointer } from '../http/errors.js';
-import { REDACTED, SECRET_KEYS } from '../runtime/redact.js';
+import { isRedactedKey, REDACTED } from '../runtime/redact.js';
 import { type UserRegex, userRegex } from '../runtime/user-regex.js';
 
 export interface JsonEqualOptions {
@@ -34,7 +34,7 @@ const show = (value: unknown) => {
 /** A value of the request as a reason may quote it: never under a secret's key (token, documento...). */
 function quoted(value: unknown, at: string): string {
   if (value === undefined) return 'nothing';
-  const secret = at.split('/').some((segment) => SECRET_KEYS.has(segment.replace(/~1/g, '/').replace(/~0/g, '~').toLowerCase()));
+  const secret = at.split('/').some((segment) => isRedactedKey(segment.replace(/~1/g, '/').replace(/~0/g, '~')));
   return secret ? REDACTED : show(value);
 }
 

@@ -10,7 +10,7 @@ import type { Operation } from '../http/catalog.js';
 import type { ErrorDetail, InterfaceId } from '../http/errors.js';
 import { pointer } from '../http/errors.js';
 import { bodyAjv, detailsFromAjv, MAX_DETAILS } from '../http/validation.js';
-import { compileTemplate, jsonPathQuery, type Template, type TemplateError } from '../runtime/templates.js';
+import { compileTemplate, jsonPathQuery, jsonPathSyntaxProblem, type Template, type TemplateError } from '../runtime/templates.js';
 import { type UserRegex, userRegex } from '../runtime/user-regex.js';
 import { jsonDifference } from './json-equal.js';
 import { documentedOwner } from './ownership.js';
@@ -310,6 +310,11 @@ export function compileMatcher(m: Matcher | LeafMatcher, path: string, problem: 
 function jsonPathMatcher(m: Matcher, path: string, problem: Problem, where: Where): ValueMatcher | undefined {
   const spec = m.matchesJsonPath;
   const expression = typeof spec === 'string' ? spec : (spec?.expression ?? '');
+  const syntax = jsonPathSyntaxProblem(expression);
+  if (syntax !== undefined) {
+    problem(`${path}/matchesJsonPath${typeof spec === 'string' ? '' : '/expression'}`, `is not a JSONPath expression: it ${syntax}`);
+    return undefined;
+  }
   try {
     jsonPathQuery({}, expression);
   } catch (err) {

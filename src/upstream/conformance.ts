@@ -15,7 +15,7 @@ import { isMoney } from '../domain/money.js';
 import type { Assumption } from '../http/assumption-catalog.js';
 import type { Operation } from '../http/catalog.js';
 import type { ErrorShape } from '../http/errors.js';
-import { redact, REDACTED, SECRET_KEYS } from '../runtime/redact.js';
+import { isRedactedKey, redact, REDACTED } from '../runtime/redact.js';
 import type { Exchange } from './proxy.js';
 import { plural } from '../domain/plural.js';
 
@@ -388,7 +388,7 @@ function redactedUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
   const params = new URLSearchParams(url.slice(q + 1));
-  for (const name of new Set(params.keys())) if (SECRET_KEYS.has(name.toLowerCase())) params.set(name, REDACTED);
+  for (const name of new Set(params.keys())) if (isRedactedKey(name)) params.set(name, REDACTED);
   return `${url.slice(0, q)}?${params.toString()}`;
 }
 

@@ -12,13 +12,13 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import { REDACTED, SECRET_KEYS } from '../runtime/redact.js';
+import { isRedactedKey, REDACTED } from '../runtime/redact.js';
 import type { Exchange } from './proxy.js';
 
 const ANY_STRING = '${json-unit.any-string}';
 const ANY_VALUE = '${json-unit.ignore}';
 
-const isSecret = (key: string) => SECRET_KEYS.has(key.toLowerCase());
+const isSecret = isRedactedKey;
 
 /** Response headers a recorded answer does not repeat: the body's length and framing change, and secrets. */
 const DROPPED_RESPONSE_HEADERS = new Set(['content-length', 'content-encoding', 'date']);

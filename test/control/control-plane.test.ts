@@ -154,6 +154,33 @@ describe('POST /_sandbox/reset', () => {
     ]);
     expect(state(app)).toEqual(before);
   });
+  it('points a duplicate at its first occurrence under /fixtures too, in a reset and in a new workspace', async () => {
+    const app = await testApp();
+    const users = [
+      { userId: 1, accessToken: 'same-token', tenants: ['11222333000181'] },
+      { userId: 2, accessToken: 'same-token', tenants: ['11222333000181'] },
+    ];
+    const reset = await app.inject({ method: 'POST', url: '/_sandbox/reset', ...json({ fixtures: { bookkeeping: { users } } }) });
+    expect(reset.statusCode).toBe(400);
+    const detail = (reset.json() as { details: Array<{ path: string; message: string }> }).details[0];
+    expect(detail?.path).toBe('/fixtures/bookkeeping/users/1/accessToken');
+    expect(detail?.message).toMatch(/\(first at \/fixtures\/bookkeeping\/users\/0\/accessToken\)$/);
+    const workspace = await app.inject({ method: 'POST', url: '/_sandbox/workspaces', ...json({ name: 'dup', fixtures: { bookkeeping: { users } } }) });
+    expect(workspace.statusCode).toBe(400);
+    expect(workspace.body).toContain('(first at /fixtures/bookkeeping/users/0/accessToken)');
+  });
+
+  it('says what fixtures accepts when it is neither "default" nor a document', async () => {
+    const app = await testApp();
+    for (const fixtures of ['nope', 1, null, ['default']]) {
+      const res = await app.inject({ method: 'POST', url: '/_sandbox/reset', ...json({ fixtures }) });
+      expect(res.statusCode, JSON.stringify(fixtures)).toBe(400);
+      expect(res.json()).toMatchObject({
+        message: '/fixtures: must be "default" or an object',
+        details: [{ path: '/fixtures', message: 'must be "default" or an object' }],
+      });
+    }
+  });
 });
 
 describe('POST /_sandbox/fixtures', () => {

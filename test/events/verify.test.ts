@@ -59,6 +59,10 @@ describe('GET /_sandbox/requests/count', () => {
 
   it.each([
     ['jsonpath=status', '/jsonpath'],
+    ['jsonpath=$[', '/jsonpath'],
+    [`jsonpath=${encodeURIComponent('$[?(@.a==)]')}`, '/jsonpath'],
+    [`jsonpath=${encodeURIComponent('$.a]')}`, '/jsonpath'],
+    [`jsonpath=$.${'a.'.repeat(600)}a`, '/jsonpath'],
     ['equals=1', '/equals'],
     ['closest=99', '/closest'],
     ['status=2x', '/status'],
@@ -66,6 +70,7 @@ describe('GET /_sandbox/requests/count', () => {
     const app = await testApp();
     const res = await app.inject({ url: `/_sandbox/requests/count?${query}` });
     expect(res.statusCode).toBe(400);
+    if (query.startsWith('jsonpath=$')) expect(res.json<{ message: string }>().message).toMatch(/^\/jsonpath: is not a JSONPath expression: it /);
     expect(res.json<{ details: Array<{ path: string }> }>().details.map((d) => d.path)).toContain(path);
   });
 

@@ -110,6 +110,8 @@ describe('refused waits', () => {
     [{ event: { after: '99' } }, '/event/after'],
     [{ event: { kind: 'x' } }, '/event/kind'],
     [{ inspect: { path: '/_sandbox/clock', jsonpath: 'now' } }, '/inspect/jsonpath'],
+    [{ inspect: { path: '/_sandbox/clock', jsonpath: '$[' } }, '/inspect/jsonpath'],
+    [{ inspect: { path: '/_sandbox/clock', jsonpath: '$[?(@.frozen ==)]' } }, '/inspect/jsonpath'],
     [{ inspect: { path: '/api/v1.0/service/dup/registrar_documentos', jsonpath: '$' } }, '/inspect/path'],
     [{ inspect: { path: '/_sandbox/events?wait=60s', jsonpath: '$' } }, '/inspect/path'],
   ])('%j is a 400 naming %s', async (body, path) => {

@@ -100,6 +100,47 @@ describe('the sandbox clock over the control plane', () => {
     expect(app.runtime.clock.describe().offsetMs).toBe(0);
   });
 
+  it('refuses every target outside years 0001-9998, by now or by advance, naming the field and the range', async () => {
+    const app = await testApp();
+    await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { now: '2026-01-01T00:00:00Z', freeze: true } });
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ advance: 'PT8638232774399S', freeze: false }, '/advance'],
+      [{ advance: 'P7974Y' }, '/advance'],
+      [{ advance: '-P2026Y' }, '/advance'],
+      [{ advance: '-P100000Y' }, '/advance'],
+      [{ now: '9999-01-01T00:00:00Z' }, '/now'],
+    ];
+    for (const [payload, field] of cases) {
+      const res = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload });
+      expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+      const details = (res.json() as { details: Array<{ path: string; message: string }> }).details;
+      expect(details.map((d) => d.path)).toEqual([field]);
+      expect(details[0]?.message).toContain('0001-01-01T00:00:00.000Z');
+      expect(details[0]?.message).toContain('9998-12-31T23:59:59.999Z');
+    }
+    expect(app.runtime.clock.now().toISOString()).toBe('2026-01-01T00:00:00.000Z');
+    const edges: Array<[Record<string, unknown>, string]> = [
+      [{ advance: 'P7972Y11M30DT23H59M59.999S' }, '9998-12-31T23:59:59.999Z'],
+      [{ now: '0001-01-01T00:00:00Z' }, '0001-01-01T00:00:00.000Z'],
+      [{ now: '9998-12-31T23:59:59.999Z' }, '9998-12-31T23:59:59.999Z'],
+    ];
+    for (const [payload, now] of edges) {
+      await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { now: '2026-01-01T00:00:00Z' } });
+      const res = await app.inject({ method: 'POST', url: '/_sandbox/clock', payload });
+      expect(res.statusCode, JSON.stringify(payload)).toBe(200);
+      expect((res.json() as ClockView).now).toBe(now);
+    }
+  });
+
+  it('returns to real time by DELETE whatever the clock reads, even past the range of dates', async () => {
+    const app = await testApp();
+    app.runtime.clock.set(new Date(8.64e15), false);
+    const res = await app.inject({ method: 'DELETE', url: '/_sandbox/clock' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ offsetMs: 0, frozen: false });
+    expect((await app.inject({ url: '/_sandbox/clock' })).statusCode).toBe(200);
+  });
+
   it('is returned to real time by reset', async () => {
     const app = await testApp();
     await app.inject({ method: 'POST', url: '/_sandbox/clock', payload: { advance: 'P400D', freeze: true } });

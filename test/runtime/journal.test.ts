@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { captureText, captureValue, Journal, type JournalEntry, packRequest, unpackRequest } from '../../src/runtime/journal.js';
-import { redact } from '../../src/runtime/redact.js';
-import { BASE_FIXTURES, testApp } from '../helpers.js';
+import { namesSecret, redact } from '../../src/runtime/redact.js';
+import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
+import { stubbed } from '../stubs/helpers.js';
 
 // Entries as the control plane serialises them (realTime is left out of these tests).
 type Entry = Omit<JournalEntry, 'realTime' | 'interface'> & { interface: string | null };
@@ -291,6 +292,75 @@ describe('the request journal', () => {
     expect(text).toContain('[redacted]');
   });
 
+  it('redacts every header, query parameter and body key named like a secret, by one rule, and logs none of them', async () => {
+    const capture = new LogCapture();
+    const app = await testApp({ fixtures: BASE_FIXTURES, logger: { level: 'debug', stream: capture } });
+    const secrets = {
+      query: 'SECRET-QUERY-API-KEY',
+      encodedQuery: 'SECRET-QUERY-CLIENT-SECRET',
+      header: 'SECRET-HEADER-PRIVATE',
+      clientSecret: 'SECRET-CLIENT-SECRET',
+      refreshToken: 'SECRET-REFRESH-TOKEN',
+      privateKey: 'SECRET-PRIVATE-KEY',
+      pwd: 'SECRET-PWD',
+      passwd: 'SECRET-PASSWD',
+      pass: 'SECRET-PASS',
+      bearer: 'SECRET-BEARER-FIELD',
+      credential: 'SECRET-CREDENTIAL',
+    };
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/bookkeeping/integration/v1/login?x-api-key=${secrets.query}&Client%5FSecret=${secrets.encodedQuery}&page=2`,
+      headers: { 'X-Private-Credential': secrets.header },
+      payload: {
+        clientSecret: secrets.clientSecret,
+        nested: [{ refreshToken: secrets.refreshToken, PRIVATE_KEY: secrets.privateKey }],
+        pwd: secrets.pwd,
+        passwd: secrets.passwd,
+        pass: secrets.pass,
+        bearer: secrets.bearer,
+        'user-credentials': secrets.credential,
+        email: 'kept@example.com',
+      },
+    });
+    expect(res.statusCode).not.toBe(500);
+    const text = (await app.inject({ url: '/_sandbox/requests' })).body;
+    for (const [name, secret] of Object.entries(secrets)) {
+      expect(text.includes(secret), `${name} leaked into the journal`).toBe(false);
+      expect(capture.text.includes(secret), `${name} leaked into the log`).toBe(false);
+    }
+    const e = (JSON.parse(text) as JournalPage).entries[0];
+    expect(e?.rawQuery).toBe('x-api-key=[redacted]&Client%5FSecret=[redacted]&page=2');
+    expect(e?.requestLine).toBe('POST /api/bookkeeping/integration/v1/login?x-api-key=[redacted]&Client%5FSecret=[redacted]&page=2 HTTP/1.1');
+    expect(e?.query).toMatchObject({ 'x-api-key': '[redacted]', page: '2' });
+    expect(e?.requestBody).toMatchObject({ email: 'kept@example.com', pass: '[redacted]' });
+  });
+
+  it("keeps a request's secrets out of a stub's answer that echoes them", async () => {
+    const app = await testApp();
+    await stubbed(app, {
+      request: { method: 'POST', urlPath: '/api/v1.0/service/dup/echo' },
+      response: {
+        status: 200,
+        body: '{"seen":"{{request.headers.Authorization}}","body":{{{request.body}}},"q":"{{request.query.apiKey}}"}',
+        transformers: ['response-template'],
+      },
+    });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1.0/service/dup/echo?apiKey=SECRET-ECHO-QUERY',
+      headers: { authorization: 'Bearer SECRET-ECHO-BEARER', 'content-type': 'application/json' },
+      payload: JSON.stringify({ password: 'SECRET-ECHO-PASSWORD', nome: 'kept' }),
+    });
+    expect(res.body).toContain('SECRET-ECHO-BEARER');
+    const text = (await app.inject({ url: '/_sandbox/requests' })).body;
+    for (const secret of ['SECRET-ECHO-BEARER', 'SECRET-ECHO-QUERY', 'SECRET-ECHO-PASSWORD']) {
+      expect(text.includes(secret), `${secret} leaked into the journal`).toBe(false);
+    }
+    const e = (JSON.parse(text) as JournalPage).entries[0];
+    expect(e?.responseBody).toMatchObject({ seen: 'Bearer [redacted]', body: { nome: 'kept', password: '[redacted]' }, q: '[redacted]' });
+  });
+
   it('bounds the size of an entry whatever the size of the body', async () => {
     const app = await testApp();
     const huge = 'A'.repeat(5 * 1024 * 1024);
@@ -314,6 +384,19 @@ describe('redaction', () => {
       token: null,
       n: 1,
     });
+  });
+
+  it('names a secret by one rule, whatever the case or separators', () => {
+    const secret = ['x-api-key', 'X-Api-Key', 'api_key', 'apiKey', 'clientSecret', 'client_secret', 'refreshToken', 'privateKey', 'pwd', 'passwd', 'pass', 'Password', 'bearer', 'credentials', 'Authorization', 'Proxy-Authorization', 'token_acesso', 'TOKEN', 'senha', 'pin', 'Cookie', 'Set-Cookie', 'X-Signature', 'sandbox-admin-token'];
+    const plain = ['email', 'nome', 'chaveRemessa', 'codigoIdentificador', 'keys', 'passo', 'compass', 'pinned', 'valor', 'content-type', 'user-agent', 'page', 'desc', 'token_type', 'tokenType'];
+    for (const name of secret) expect(namesSecret(name), name).toBe(true);
+    for (const name of plain) expect(namesSecret(name), name).toBe(false);
+    fc.assert(
+      fc.property(fc.constantFrom(...secret), fc.constantFrom('-', '_', '.', ' '), (name, sep) => {
+        expect(namesSecret(name.toUpperCase())).toBe(true);
+        expect(namesSecret(`x${sep}${name}`)).toBe(true);
+      }),
+    );
   });
 
   it('summarises the fields past its budget', () => {

@@ -73,6 +73,18 @@ describe('adding mappings', () => {
     expect((await get(app, '/_sandbox/stubs')).json().meta.total).toBe(0);
   });
 
+  it('refuses a matchesJsonPath that is not a JSONPath expression, naming it', async () => {
+    const app = await testApp();
+    for (const [matcher, at] of [
+      ['$[', '/request/bodyPatterns/0/matchesJsonPath'],
+      [{ expression: '$.things[?(@.name ==)]', contains: 'x' }, '/request/bodyPatterns/0/matchesJsonPath/expression'],
+    ] as const) {
+      const res = await addStubs(app, { request: { method: 'POST', urlPath: `${RG}/jp`, bodyPatterns: [{ matchesJsonPath: matcher }] }, response: { status: 200 } });
+      expect(res.statusCode, JSON.stringify(matcher)).toBe(400);
+      expect(res.json().details).toEqual([{ path: at, message: expect.stringMatching(/^is not a JSONPath expression: it /) }]);
+    }
+  });
+
   it('refuses a mapping that can only match a documented operation, naming it', async () => {
     const app = await testApp();
     for (const request of [
