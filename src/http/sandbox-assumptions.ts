@@ -95,6 +95,15 @@ export const assumptions = [
       'a user sees what the client sent wrongly, memory stays flat under any load, and no secret or document leaves the sandbox',
   },
   {
+    id: 'control-pages',
+    interface: 'sandbox',
+    topic: 'How large an answer of a control-plane list may be (the sandbox\'s own views)',
+    decision:
+      'a page of a control list (the journal, the event feed, workspaces, and the inspection lists of each interface) holds up to limit items and up to 1 000 000 bytes of items as JSON, whichever comes first; a page holds one item at least, however large; its cursor (next, for the event feed) points after the last item given, so following it gives every item once',
+    reason:
+      'an item can be tens of kilobytes (a journal entry with its bodies, a registry document with long text fields): counted in items alone, a page at the largest limit ran to megabytes, too much for a browser or a test log',
+  },
+  {
     id: 'fault-rules',
     interface: 'sandbox',
     topic: 'Injected failures (the real services fail on their own)',
