@@ -216,6 +216,8 @@ function bodyIsOptional(request: FastifyRequest): boolean {
   return request.routeOptions.config?.optionalBody === true;
 }
 
+const CHUNKED_ALONE = /^[ \t]*chunked[ \t]*$/i;
+
 /**
  * Installs the JSON-only body parser on an encapsulated instance (other content types: 400). With
  * `optionalBodies`, routes marked `optionalBody` read an absent or empty body as {}.
@@ -226,9 +228,19 @@ export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: 
   // Fastify ignores a GET's body; a client that sends one believes it is read, so it is refused.
   // A callback, not an async function: every request passes here, and a promise each costs the hot path.
   app.addHook('onRequest', (request, _reply, done) => {
+    const coding = request.headers['transfer-encoding'];
+    // Node's parser decodes chunked and lets other codings before it pass (gzip, chunked) with their
+    // bytes left coded: read as they are, the body would not be what the client meant.
+    if (coding !== undefined && !CHUNKED_ALONE.test(coding))
+      return done(
+        new SandboxError(
+          400,
+          `the request is malformed at the HTTP level: Transfer-Encoding "${coding}" is not chunked alone, the one transfer coding the sandbox reads (send the body uncoded, chunked or with a Content-Length)`,
+        ),
+      );
     if (request.method !== 'GET') return done();
     const length = request.headers['content-length'];
-    const chunked = request.headers['transfer-encoding'] !== undefined;
+    const chunked = coding !== undefined;
     if (chunked || (length !== undefined && length !== '0'))
       return done(
         new SandboxError(

@@ -31,7 +31,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Answers to requests malformed at the HTTP level, and to a GET that carries a body, are not shown',
     decision:
-      "a 400 in the interface's error shape naming the fault (Content-Length not one decimal length, sent twice or with chunking; a bad chunk size; a malformed header line; an unknown HTTP version); a GET with a body is refused; a body shorter than its Content-Length or an unterminated chunked body is waited for, as by any HTTP server; a request without Host gets Node's bare 400; refused bytes after requests accepted on the same connection (pipelined, or a body longer than its Content-Length) are answered after those requests' answers, in order, then the connection closes",
+      "a 400 in the interface's error shape naming the fault (Content-Length not one decimal length or sent twice; Content-Length and Transfer-Encoding together, RFC 9112 section 6.3; a Transfer-Encoding other than chunked alone, such as gzip, chunked, whose body is refused unread; a bad chunk size; a malformed header line; an unknown HTTP version); a GET with a body is refused; a body shorter than its Content-Length or an unterminated chunked body is waited for, as by any HTTP server; a request without Host gets Node's bare 400; refused bytes after requests accepted on the same connection (pipelined, or a body longer than its Content-Length) are answered after those requests' answers, in order, then the connection closes",
     reason: '400 is every interface\'s documented validation status; a GET body the server ignored would hide a client bug',
   },
   {
