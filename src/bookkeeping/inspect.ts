@@ -153,14 +153,13 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
       const store = storeOf(request);
       const after = afterKey(cursor);
       const rows = store.tradeBills(tenantId, { ...(after === undefined ? {} : { after }), ...(offset === undefined ? {} : { offset }), limit: limit + 1 });
-      const page = pageOf(rows, limit, (b) => [b.uid]);
-      const tradeBills = page.items.map((b) => ({
+      const page = pageOf(rows, limit, (b) => [b.uid], (b) => ({
         uid: b.uid,
         ...billAmounts(b),
         status: b.status,
         payments: b.payments,
       }));
-      return { tenantId, tradeBills, total: store.tradeBillCount(tenantId), nextCursor: page.nextCursor };
+      return { tenantId, tradeBills: page.items, total: store.tradeBillCount(tenantId), nextCursor: page.nextCursor };
     },
   );
 
@@ -185,14 +184,14 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
       if (!bill) throw new SandboxError(404, `tenant ${tenantId} has no trade bill "${uid}"`);
       const { limit = PAGE, cursor } = request.query;
       const after = cursor === undefined ? 0 : Number(decodeCursor(cursor, ['number'])[0]);
-      const page = pageOf(store.payments(bill.id, after, limit + 1), limit, (p) => [p.id]);
+      const page = pageOf(store.payments(bill.id, after, limit + 1), limit, (p) => [p.id], paymentRecord);
       return {
         tenantId,
         uid,
         ...billAmounts(bill),
         status: bill.status,
         paymentCount: store.paymentCount(bill.id),
-        payments: page.items.map(paymentRecord),
+        payments: page.items,
         nextCursor: page.nextCursor,
       };
     },

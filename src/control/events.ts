@@ -4,6 +4,7 @@ import { type FastifyPluginAsyncTypebox, type Static, Type } from '@fastify/type
 import type { FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { type ErrorDetail, pointer, validationError } from '../http/errors.js';
+import { PAGE_BYTES } from '../http/paging.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { StandardError, Strict } from '../http/schema.js';
 import { type Condition, ConditionError, evaluate, jsonpathProblem } from '../runtime/conditions.js';
@@ -56,7 +57,7 @@ const FeedQuery = Type.Object({
   wait: Type.Optional(
     Type.String({ description: `how long to wait for a matching event when there is none yet: ${SPAN}; default 0 (answer at once)` }),
   ),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'at most this many events; default 1000' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: `at most this many events, default 1000; fewer when the next would take them past ${PAGE_BYTES} bytes of JSON (one at least), and next then points after the last given` })),
 });
 
 const FeedAnswer = Type.Object({
@@ -216,7 +217,7 @@ export const eventsPlugin: FastifyPluginAsyncTypebox = async (app) => {
           'or when the wait ends, with no events. Pass `next` as `after` to read on.',
         querystring: FeedQuery,
         response: { 200: FeedAnswer, 400: StandardError, 401: StandardError },
-        'x-sandbox-assumption': a('event-feed'),
+        'x-sandbox-assumption': a('event-feed', 'control-pages'),
       },
     },
     async (request) => {
@@ -232,9 +233,9 @@ export const eventsPlugin: FastifyPluginAsyncTypebox = async (app) => {
         if (events.interruption) throw events.interruption;
       }
       const limit = q.limit ?? 1000;
-      const list = events.list(filter, limit);
+      const { events: list, cut } = events.page(filter, limit, PAGE_BYTES);
       const last = list[list.length - 1];
-      const next = list.length === limit && last ? last.id : String(Math.max(after ?? 0, events.lastId));
+      const next = cut && last ? last.id : String(Math.max(after ?? 0, events.lastId));
       return { events: list, next, capacity: events.capacity, dropped: events.dropped };
     },
   );

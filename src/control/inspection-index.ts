@@ -9,6 +9,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { SandboxError } from '../http/errors.js';
 import { textAjv } from '../http/validation.js';
 import type { Runtime } from '../runtime/index.js';
+import { rawRequestIn } from '../runtime/workspaces.js';
 import { TemplateError } from '../runtime/templates.js';
 
 type Handler = (this: unknown, request: unknown, reply: unknown) => unknown;
@@ -100,6 +101,7 @@ export class InspectionIndex {
       method: 'GET',
       url: `/_sandbox${pathAndQuery}`,
       headers: {},
+      raw: rawRequestIn(runtime.name, `/_sandbox${pathAndQuery}`),
       log: server.log,
       // runtimeOf(request) resolves to the workspace the template renders in.
       server: Object.assign(Object.create(server) as object, { runtimeResolver: () => runtime }),
@@ -121,7 +123,10 @@ export class InspectionIndex {
     } catch (err) {
       if (err instanceof SandboxError && err.status === 404) return null;
       if (err instanceof SandboxError) throw new TemplateError(`inspect: GET /_sandbox${pathAndQuery} answers ${err.status}: ${err.message}`);
-      throw err;
+      // A handler that needs more of an HTTP request than a template's call has: the template names
+      // the path, the log keeps the cause.
+      server.log.error({ err, path: pathAndQuery }, 'an inspection call failed when a template read it');
+      throw new TemplateError(`inspect: GET /_sandbox${path} cannot be read from a template (GET it over HTTP instead)`);
     }
     if (result instanceof Promise) {
       result.catch(() => undefined);

@@ -26,10 +26,11 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Every request under an interface prefix (501s included) and every 404 outside the prefixes. Bodies are ' +
           'redacted by key (tokens, Authorization, document bytes) and bounded; the request line, query string and ' +
           'headers as sent are kept beside what the sandbox understood, credentials redacted. A page of ' +
-          'limit entries (default 100); nextCursor, passed as cursor, gives the older ones.',
+          'limit entries (default 100), fewer when the next would take the entries past about 1 MB of JSON (one at ' +
+          'least); nextCursor, passed as cursor, gives the older ones.',
         querystring: JournalQuery,
         response: { 200: JournalList, 400: StandardError, 401: StandardError },
-        'x-sandbox-assumption': assumed('journal-scope'),
+        'x-sandbox-assumption': assumed('journal-scope', 'control-pages'),
       },
     },
     (request) => {

@@ -16,11 +16,16 @@ import type { Socket } from 'node:net';
 import { finished } from 'node:stream';
 import { type ErrorShape, renderError, SandboxError, standardBody } from './errors.js';
 
+/** The parser's reason for a request framed by both headers, whichever of them came first. */
+const BOTH_FRAMINGS = /Content-Length can't be present with Transfer-Encoding|Transfer-Encoding can't be present with Content-Length/;
+const BOTH_FRAMINGS_MESSAGE =
+  'it sends Content-Length and Transfer-Encoding together: a request is framed by one of them (RFC 9112, section 6.3)';
+
 const MESSAGES: Record<string, string> = {
   HPE_INVALID_CONTENT_LENGTH: 'Content-Length must be one decimal length, sent once and without Transfer-Encoding',
   HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length must be one decimal length, sent once and without Transfer-Encoding',
   HPE_INVALID_CHUNK_SIZE: 'the chunked body is malformed: a chunk size is not hexadecimal',
-  HPE_INVALID_TRANSFER_ENCODING: 'the Transfer-Encoding header is not one the sandbox reads (chunked)',
+  HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding is not chunked alone, the one transfer coding the sandbox reads',
   HPE_INVALID_HEADER_TOKEN: 'a header line is malformed (a name with spaces, or no colon)',
   HPE_INVALID_VERSION: 'the HTTP version is not 1.0 or 1.1',
   HPE_INVALID_METHOD: 'the request method is not a valid HTTP method',
@@ -73,7 +78,11 @@ export function clientErrorHandler(shapeOf: (path: string) => ErrorShape | undef
     const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const status = timeout && shape === undefined ? 408 : 400;
     const message = `the request is malformed at the HTTP level: ${
-      timeout ? 'it did not arrive in time' : (MESSAGES[err.code ?? ''] ?? `the HTTP parser refused it (${err.code ?? 'unknown'})`)
+      timeout
+        ? 'it did not arrive in time'
+        : BOTH_FRAMINGS.test(err.message)
+          ? BOTH_FRAMINGS_MESSAGE
+          : (MESSAGES[err.code ?? ''] ?? `the HTTP parser refused it (${err.code ?? 'unknown'})`)
     }`;
     const error = new SandboxError(status, message);
     const body = JSON.stringify(shape ? renderError(shape, error) : standardBody(status, message));

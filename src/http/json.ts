@@ -336,6 +336,8 @@ function bodyIsOptional(request: FastifyRequest): boolean {
   return request.routeOptions.config?.optionalBody === true;
 }
 
+const CHUNKED_ALONE = /^[ \t]*chunked[ \t]*$/i;
+
 /**
  * Installs the JSON-only body parser on an encapsulated instance (other content types: 400). With
  * `optionalBodies`, routes marked `optionalBody` read an absent or empty body as {}.
@@ -349,9 +351,19 @@ export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: 
   app.addHook('onRequest', (request, _reply, done) => {
     const expectation = request.headers.expect;
     if (expectation !== undefined && !CONTINUE.test(expectation)) return done(expectationError(expectation));
+    const coding = request.headers['transfer-encoding'];
+    // Node's parser decodes chunked and lets other codings before it pass (gzip, chunked) with their
+    // bytes left coded: read as they are, the body would not be what the client meant.
+    if (coding !== undefined && !CHUNKED_ALONE.test(coding))
+      return done(
+        new SandboxError(
+          400,
+          `the request is malformed at the HTTP level: Transfer-Encoding "${coding}" is not chunked alone, the one transfer coding the sandbox reads (send the body uncoded, chunked or with a Content-Length)`,
+        ),
+      );
     if (request.method !== 'GET') return done();
     const length = request.headers['content-length'];
-    const chunked = request.headers['transfer-encoding'] !== undefined;
+    const chunked = coding !== undefined;
     if (chunked || (length !== undefined && length !== '0'))
       return done(
         new SandboxError(

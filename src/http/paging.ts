@@ -2,6 +2,8 @@
 // next page. A cursor is the sort key of the last item given, so a page is an index range whatever
 // the list's size (no OFFSET to walk), and items written meanwhile never shift a page already read.
 // Cursors are opaque to clients (base64url of the key as JSON): only one this list gave is accepted.
+// A page also stops at PAGE_BYTES of items, so an answer stays under about 1 MB however large its
+// items are; the cursor then points after the last item given, and nothing is skipped.
 import { Type } from '@fastify/type-provider-typebox';
 import { validationError } from './errors.js';
 
@@ -11,7 +13,7 @@ export type CursorKey = ReadonlyArray<string | number>;
 export function pageQuery(byDefault: number, max: number) {
   return {
     limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: max, default: byDefault, description: `items per page (default ${byDefault}, at most ${max})` }),
+      Type.Integer({ minimum: 1, maximum: max, default: byDefault, description: `items per page (default ${byDefault}, at most ${max}); fewer when the next would take the page's items past ${PAGE_BYTES} bytes of JSON (one at least)` }),
     ),
     cursor: Type.Optional(
       Type.String({
@@ -60,14 +62,82 @@ export function afterKey(cursor: string | undefined): string | undefined {
 }
 
 /**
- * A page from `rows`, read with one row more than `limit` (the extra row only tells that another page
- * follows): the first `limit` rows and the cursor after the last of them.
+ * Bytes of JSON a page's items take at most: with the envelope (a few hundred bytes), an answer stays
+ * under about 1 MB whatever the items hold (a journal entry keeps up to tens of kilobytes of bodies, a
+ * registry document up to a few). A page stops before the item that would go over, and holds one
+ * item at least, so a single larger item still comes, alone on its page.
  */
-export function pageOf<T>(rows: T[], limit: number, keyOf: (row: T) => CursorKey): { items: T[]; nextCursor: string | null } {
-  if (rows.length <= limit) return { items: rows, nextCursor: null };
-  const items = rows.slice(0, limit);
-  const last = items[items.length - 1];
-  return { items, nextCursor: last === undefined ? null : encodeCursor(keyOf(last)) };
+export const PAGE_BYTES = 1_000_000;
+
+// Characters JSON may write other than as their UTF-8 bytes: quote, backslash, controls (C1 ones
+// too, which it does not escape: measured exactly all the same) and lone surrogates.
+const ESCAPED = /["\\\p{Cc}\p{Cs}]/u;
+
+/**
+ * The bytes of `value` written as JSON (as JSON.stringify writes it), counted without writing it: a
+ * page is measured item by item while it is built, and serialized once, by the route's serializer.
+ */
+export function jsonBytes(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return ESCAPED.test(value) ? Buffer.byteLength(JSON.stringify(value), 'utf8') : Buffer.byteLength(value, 'utf8') + 2;
+    case 'number':
+      return Number.isFinite(value) ? String(value).length : 4;
+    case 'boolean':
+      return value ? 4 : 5;
+    case 'bigint':
+      return String(value).length;
+    case 'object': {
+      if (value === null) return 4;
+      const toJSON = (value as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') return jsonBytes((toJSON as () => unknown).call(value));
+      if (Array.isArray(value)) {
+        let n = 2 + Math.max(0, value.length - 1);
+        for (const v of value) n += v === undefined || typeof v === 'function' || typeof v === 'symbol' ? 4 : jsonBytes(v);
+        return n;
+      }
+      let n = 2;
+      let first = true;
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
+        const v = (value as Record<string, unknown>)[key];
+        if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+        n += (first ? 0 : 1) + jsonBytes(key) + 1 + jsonBytes(v);
+        first = false;
+      }
+      return n;
+    }
+    default:
+      return 0;
+  }
+}
+
+/**
+ * A page from `rows`, read with one row more than `limit` (the extra row only tells that another page
+ * follows): the views of the first rows, up to `limit` of them and `budget` bytes of JSON (at least
+ * one), and the cursor after the last given, so the next page starts at the first row left out.
+ * Rows past the page are never turned into views.
+ */
+export function pageOf<T, V = T>(
+  rows: T[],
+  limit: number,
+  keyOf: (row: T) => CursorKey,
+  view: (row: T) => V = (row) => row as unknown as V,
+  budget: number = PAGE_BYTES,
+): { items: V[]; nextCursor: string | null } {
+  const items: V[] = [];
+  let bytes = 0;
+  const most = Math.min(limit, rows.length);
+  for (let i = 0; i < most; i++) {
+    const item = view(rows[i] as T);
+    // The comma before every item but the first.
+    const size = jsonBytes(item) + (i === 0 ? 0 : 1);
+    if (i > 0 && bytes + size > budget) break;
+    items.push(item);
+    bytes += size;
+  }
+  if (items.length === rows.length) return { items, nextCursor: null };
+  return { items, nextCursor: encodeCursor(keyOf(rows[items.length - 1] as T)) };
 }
 
 /**

@@ -202,8 +202,8 @@ export const loanbondInspection: FastifyPluginAsyncTypebox = async (app) => {
       const { callerId, limit = PAGE, cursor } = request.query;
       const after = cursor === undefined ? undefined : decodeCursor(cursor, ['string', 'string', 'number']);
       const rows = store.registrations(callerId, after && [String(after[0]), String(after[1]), Number(after[2])], limit + 1);
-      const page = pageOf(rows, limit, (r) => [r.registeredAt, r.batch, r.position]);
-      return { total: store.registrationCount(callerId), registrations: page.items.map(summary), nextCursor: page.nextCursor };
+      const page = pageOf(rows, limit, (r) => [r.registeredAt, r.batch, r.position], summary);
+      return { total: store.registrationCount(callerId), registrations: page.items, nextCursor: page.nextCursor };
     },
   );
 

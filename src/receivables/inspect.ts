@@ -240,11 +240,11 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         throw new SandboxError(404, `no receivables fund with CNPJ ${request.params.fundCnpj}`);
       const { limit = PAGE, cursor } = request.query;
       const after = cursor === undefined ? 0 : Number(decodeCursor(cursor, ['number'])[0]);
-      const page = pageOf(store.importsOfFund(fund.fundCnpj, after, limit + 1), limit, (i) => [i.seq]);
+      const page = pageOf(store.importsOfFund(fund.fundCnpj, after, limit + 1), limit, (i) => [i.seq], summary);
       return {
         fundCnpj: fund.fundCnpj,
         total: store.importCount(fund.fundCnpj),
-        imports: page.items.map(summary),
+        imports: page.items,
         nextCursor: page.nextCursor,
       };
     },

@@ -5,7 +5,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import { toIsoUtc } from '../domain/dates.js';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError, validationError } from '../http/errors.js';
-import { decodeCursor, NextCursor, pageByKey, pageOf, pageQuery } from '../http/paging.js';
+import { decodeCursor, NextCursor, PAGE_BYTES, pageByKey, pageOf, pageQuery } from '../http/paging.js';
 import { parseStoredJson } from '../http/json.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
@@ -19,7 +19,7 @@ import type { Keyset } from '../store/registry.js';
 const assumed = assumptionLookup(assumptions);
 const TAG = [CONTROL_TAG.name];
 const errors = { 400: StandardError, 401: StandardError, 404: StandardError };
-/** Items per page of a registry view: a held document is a few kilobytes at most. */
+/** Items per page of a registry view; a page also stops at PAGE_BYTES (http/paging.ts). */
 const PAGE = 100;
 const PAGE_MAX = 1000;
 /** Overdue participants the overview names one by one; the rest are counted. */
@@ -56,7 +56,12 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
       if (!batch) throw new SandboxError(404, 'no registry batch has this chaveRemessa');
       const { limit = PAGE, cursor } = request.query;
       const after = cursor === undefined ? -1 : Number(decodeCursor(cursor, ['number'])[0]);
-      const page = pageOf(store.batchDocuments(batch.batchKey, after, limit + 1), limit, (d) => [d.itemIndex]);
+      const page = pageOf(store.batchDocuments(batch.batchKey, after, limit + 1), limit, (d) => [d.itemIndex], (d) => ({
+        index: d.itemIndex,
+        chaveRegistro: d.registryKey,
+        dataRegistro: d.registrationDate,
+        document: heldToView(JSON.parse(d.fields) as HeldFields),
+      }));
       return {
         chaveRemessa: batch.batchKey,
         participantId: batch.participantId,
@@ -64,12 +69,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         dataRegistro: batch.registrationDate,
         documentCount: batch.documentCount,
         warnings: JSON.parse(batch.warnings) as Warning[],
-        documents: page.items.map((d) => ({
-          index: d.itemIndex,
-          chaveRegistro: d.registryKey,
-          dataRegistro: d.registrationDate,
-          document: heldToView(JSON.parse(d.fields) as HeldFields),
-        })),
+        documents: page.items,
         nextCursor: page.nextCursor,
       };
     },
@@ -96,7 +96,14 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
       if (!r) throw new SandboxError(404, 'no registry reconciliation has this chaveConciliacao');
       const { limit = PAGE, cursor } = request.query;
       const after = cursor === undefined ? -1 : Number(decodeCursor(cursor, ['number'])[0]);
-      const page = pageOf(store.reconciliationItems(r.reconciliationKey, after, limit + 1), limit, (i) => [i.itemIndex]);
+      const page = pageOf(store.reconciliationItems(r.reconciliationKey, after, limit + 1), limit, (i) => [i.itemIndex], (item) => ({
+        index: item.itemIndex,
+        chaveRegistro: item.registryKey,
+        result: item.result,
+        message: item.message,
+        divergences: parseStoredJson(item.divergences) as Divergence[],
+        reported: JSON.parse(item.reported) as Reported,
+      }));
       return {
         chaveConciliacao: r.reconciliationKey,
         participantId: r.participantId,
@@ -105,14 +112,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         itemCount: r.itemCount,
         warnings: JSON.parse(r.warnings) as Warning[],
         nextCursor: page.nextCursor,
-        items: page.items.map((item) => ({
-          index: item.itemIndex,
-          chaveRegistro: item.registryKey,
-          result: item.result,
-          message: item.message,
-          divergences: parseStoredJson(item.divergences) as Divergence[],
-          reported: JSON.parse(item.reported) as Reported,
-        })),
+        items: page.items,
       };
     },
   );
@@ -217,15 +217,20 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         }
       };
       const totals = store.participantTotals(participantId);
+      // Two lists in one answer: each takes half the bytes of a page.
       const batches = pageOf(
         store.participantBatches(participantId, keyset(batchesCursor, 'batchesCursor'), limit + 1),
         limit,
         (b) => [b.registeredAt, b.seq],
+        (b) => ({ chaveRemessa: b.batchKey, registeredAt: b.registeredAt, documentCount: b.documentCount }),
+        PAGE_BYTES / 2,
       );
       const reconciliations = pageOf(
         store.participantReconciliations(participantId, keyset(reconciliationsCursor, 'reconciliationsCursor'), limit + 1),
         limit,
         (r) => [r.reconciledAt, r.seq],
+        (r) => ({ chaveConciliacao: r.reconciliationKey, reconciledAt: r.reconciledAt, itemCount: r.itemCount }),
+        PAGE_BYTES / 2,
       );
       return {
         participantId,
@@ -238,18 +243,10 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         reconciliationDueBy: due.dueBy ? toIsoUtc(due.dueBy) : null,
         overdue: due.overdue,
         batchCount: totals.batches,
-        batches: batches.items.map((b) => ({
-          chaveRemessa: b.batchKey,
-          registeredAt: b.registeredAt,
-          documentCount: b.documentCount,
-        })),
+        batches: batches.items,
         batchesNextCursor: batches.nextCursor,
         reconciliationCount: totals.reconciliations,
-        reconciliations: reconciliations.items.map((r) => ({
-          chaveConciliacao: r.reconciliationKey,
-          reconciledAt: r.reconciledAt,
-          itemCount: r.itemCount,
-        })),
+        reconciliations: reconciliations.items,
         reconciliationsNextCursor: reconciliations.nextCursor,
       };
     },

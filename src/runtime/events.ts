@@ -188,19 +188,33 @@ export class Events {
 
   /** Matching events, oldest first, at most `limit`. */
   list(filter: EventFilter = {}, limit = this.capacity): SandboxEvent[] {
+    return this.page(filter, limit).events;
+  }
+
+  /**
+   * Matching events, oldest first, at most `limit` and `bytes` of JSON text (commas between them
+   * counted; one event at least, whatever its size); `cut` tells that matching events may follow the
+   * last one given, which is then where the next page starts.
+   */
+  page(filter: EventFilter, limit: number, bytes = Number.POSITIVE_INFINITY): { events: SandboxEvent[]; cut: boolean } {
     const out: SandboxEvent[] = [];
+    let taken = 0;
     const count = this.ring.count;
     // Ids are consecutive in the ring (a clear empties it): the first one after `after` is found at once.
     const start = filter.after === undefined ? 0 : Math.max(0, Math.min(count, filter.after - (this.seq - count)));
     for (let i = start; i < count && out.length < limit; i++) {
       // The type is read beside the text, so that an event of another type is never parsed.
       if (!typeMatches(filter, this.types.oldest(i) as string)) continue;
-      const text = (this.ring.oldest(i) as Buffer).toString('utf8');
+      const text = this.ring.oldest(i) as Buffer;
+      if (out.length > 0 && taken + 1 + text.length > bytes) return { events: out, cut: true };
       const exact = this.exact.size > 0 && this.exact.has(this.seq - count + 1 + i);
-      const event = (exact ? parseStoredJson(text) : JSON.parse(text)) as SandboxEvent;
-      if (subjectMatches(filter, event.subject)) out.push(event);
+      const json = text.toString('utf8');
+      const event = (exact ? parseStoredJson(json) : JSON.parse(json)) as SandboxEvent;
+      if (!subjectMatches(filter, event.subject)) continue;
+      out.push(event);
+      taken += text.length + (out.length > 1 ? 1 : 0);
     }
-    return out;
+    return { events: out, cut: out.length === limit };
   }
 
   /**

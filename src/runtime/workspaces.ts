@@ -70,6 +70,16 @@ export function workspaceNameOf(req: IncomingMessage): string | undefined {
   return (req as MarkedRequest)[NAME];
 }
 
+/**
+ * The raw request of a call made from inside workspace `name` without HTTP (a template's inspect
+ * helper calls a handler directly): it carries the workspace as a request under /ws/{name} would.
+ */
+export function rawRequestIn(name: string, url: string): IncomingMessage {
+  const raw = { method: 'GET', url, headers: {} } as MarkedRequest;
+  if (name !== DEFAULT_WORKSPACE) raw[NAME] = name;
+  return raw;
+}
+
 /** The invalid name a request put after /ws/, if it did. */
 export function invalidWorkspaceNameOf(req: IncomingMessage): string | undefined {
   return (req as MarkedRequest)[INVALID];

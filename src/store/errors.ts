@@ -23,7 +23,15 @@ const SQLITE: ReadonlyArray<[prefix: string, meaning: Meaning]> = [
   ],
   ['SQLITE_LOCKED', ['database locked', 'a table was locked by another statement of the same connection; retry']],
   ['SQLITE_READONLY', ['database read-only', 'the database file, its folder or the volume holding them cannot be written']],
-  ['SQLITE_IOERR', ['I/O error', 'the disk or file system failed while the database was read or written']],
+  // SQLite reports a write the file system refused (EFBIG under a file-size limit, EIO) as IOERR, and
+  // better-sqlite3 does not pass the errno on: the causes are named as possible ones.
+  [
+    'SQLITE_IOERR',
+    [
+      'I/O error',
+      'the disk or file system failed or refused a read or write of the database: a failing disk, a volume that went away, or a file-size limit (ulimit -f) the file reached; SQLite does not tell which',
+    ],
+  ],
   ['SQLITE_CORRUPT', ['database damaged', 'the database file is corrupt']],
   ['SQLITE_NOTADB', ['not a database', 'the database file is not an SQLite database']],
   ['SQLITE_CANTOPEN', ['database unavailable', 'the database file cannot be opened']],

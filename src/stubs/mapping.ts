@@ -478,6 +478,14 @@ function compileText(source: string, templated: boolean, path: string, problem: 
   }
 }
 
+/**
+ * Response headers the server writes itself: the body's framing (Content-Length, Transfer-Encoding)
+ * and the connection's hop-by-hop headers (RFC 9110 section 7.6.1). One given by a mapping would
+ * contradict the framing the server writes (a client refuses an answer with both Content-Length and
+ * Transfer-Encoding) or the connection's state.
+ */
+const SERVER_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade']);
+
 function readResponse(mapping: StubMapping, context: ReadContext, problem: Problem): StubResponseRule | undefined {
   const r = mapping.response ?? {};
   const transformers = r.transformers ?? [];
@@ -491,6 +499,11 @@ function readResponse(mapping: StubMapping, context: ReadContext, problem: Probl
   const headers: Array<[string, string | Template]> = [];
   for (const [name, value] of Object.entries(r.headers ?? {})) {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) problem(`/response/headers${pointer(name)}`, 'is not a valid header name');
+    else if (SERVER_HEADERS.has(name.toLowerCase()))
+      problem(
+        `/response/headers${pointer(name)}`,
+        `is a framing or hop-by-hop header (${[...SERVER_HEADERS].join(', ')}): the sandbox writes it from the body and the connection, a mapping may not give it`,
+      );
     const values = Array.isArray(value) ? value : [value];
     values.forEach((v, i) => {
       const at = `/response/headers${pointer(name)}${Array.isArray(value) ? `/${i}` : ''}`;

@@ -126,6 +126,40 @@ describe('the pages of the control views', () => {
     expect(rest.documents.map((d) => d.index)).toEqual(Array.from({ length: 50 }, (_, i) => 100 + i));
   });
 
+  it('stop a page at about 1 MB of items, and go on from there to the end with every item once', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    // Documents of about 9 KB as held; request bodies the journal keeps at some 17 KB an entry.
+    const long = 'R'.repeat(3000);
+    const registros = Array.from({ length: 300 }, (_, j) => ({ numeroDuplicata: `E-${j}`, valorDuplicata: 10.5, enderecoSacado: long, enderecoSacador: long, nomeSacado: long }));
+    const key = (await app.inject({ method: 'POST', url: '/api/v1.0/service/dup/registrar_documentos', headers: rg, payload: { registros } })).json().chaveRemessa as string;
+    const small = Array.from({ length: 1100 }, (_, j) => ({ numeroDuplicata: `S-${j}`, valorDuplicata: 10.5, nomeSacado: 'ACME LTDA' }));
+    for (let i = 0; i < 80; i++) await app.inject({ method: 'POST', url: '/api/v1.0/service/dup/registrar_documentos', headers: rg, payload: { registros: small } });
+    for (const [url, field, count] of [
+      [`/_sandbox/registry/batches/${key}`, 'documents', 300],
+      ['/_sandbox/requests', 'entries', 81],
+    ] as const) {
+      for (const limit of ['', 'limit=1000&']) {
+        const seen: unknown[] = [];
+        let cursor: string | null = null;
+        let pages = 0;
+        do {
+          const res = await app.inject({ url: `${url}?${limit}${cursor === null ? '' : `cursor=${cursor}`}` });
+          expect(res.statusCode).toBe(200);
+          expect(res.rawPayload.length, `${url} page ${pages}`).toBeLessThan(1_048_576);
+          const body = res.json() as Page;
+          const items = body[field] as Array<{ index?: number; id?: number }>;
+          expect(items.length).toBeGreaterThan(0);
+          seen.push(...items.map((i) => i.index ?? i.id));
+          cursor = body.nextCursor;
+          pages += 1;
+        } while (cursor !== null);
+        expect(new Set(seen).size, url).toBe(count);
+        expect(seen, url).toHaveLength(count);
+        expect(pages, url).toBeGreaterThan(1);
+      }
+    }
+  });
+
   it('refuse a cursor the list did not give, naming it', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
     const journalCursor = Buffer.from(JSON.stringify([5])).toString('base64url');

@@ -51,7 +51,10 @@ describe('requests malformed at the HTTP level', () => {
     ['a Content-Length that is not a number', 'receivables', head('POST', '/v1/import-cnab', 'Content-Length: abc\r\n') + '{}', 'Content-Length must be one decimal length'],
     ['a negative Content-Length', 'registry', head('POST', REGISTRY, 'Authorization: Bearer rg-token-1\r\nContent-Length: -1\r\n') + '{}', 'Content-Length must be one decimal length'],
     ['Content-Length given twice', 'loanbond', head('POST', '/api/service/document/registrar', 'Content-Length: 2\r\nContent-Length: 3\r\n') + '{}', 'sent once'],
-    ['Content-Length with chunking', 'registry', head('POST', REGISTRY, 'Transfer-Encoding: chunked\r\nContent-Length: 2\r\n') + '2\r\n{}\r\n0\r\n\r\n', 'without Transfer-Encoding'],
+    ['Content-Length after chunking', 'registry', head('POST', REGISTRY, 'Transfer-Encoding: chunked\r\nContent-Length: 2\r\n') + '2\r\n{}\r\n0\r\n\r\n', 'Content-Length and Transfer-Encoding together'],
+    ['chunking after Content-Length', 'bookkeeping', head('PUT', `${EXTRACT.replace('/extract', '/IUD-1/payment')}`, 'Content-Length: 2\r\nTransfer-Encoding: chunked\r\n') + '2\r\n{}\r\n0\r\n\r\n', 'Content-Length and Transfer-Encoding together'],
+    ['a transfer coding other than chunked alone', 'registry', head('POST', REGISTRY, 'Authorization: Bearer rg-token-1\r\nTransfer-Encoding: gzip, chunked\r\n') + '2\r\n{}\r\n0\r\n\r\n', 'gzip, chunked\\" is not chunked alone'],
+    ['a transfer coding in a header of its own', 'loanbond', head('POST', '/api/service/document/registrar', 'Transfer-Encoding: deflate\r\nTransfer-Encoding: chunked\r\n') + '2\r\n{}\r\n0\r\n\r\n', 'deflate, chunked\\" is not chunked alone'],
     ['a chunk size that is not hexadecimal', 'receivables', head('POST', '/v1/import-cnab', 'Transfer-Encoding: chunked\r\n') + 'zz\r\n{}\r\n0\r\n\r\n', 'a chunk size is not hexadecimal'],
     ['a header line without a colon', 'receivables', head('POST', '/v1/import-cnab', 'Bad Header\r\nContent-Length: 2\r\n') + '{}', 'a header line is malformed'],
     ['an unknown HTTP version', 'receivables', 'GET /v1/import-cnab HTTP/9.9\r\nHost: sandbox\r\n\r\n', 'the HTTP version'],
@@ -60,6 +63,20 @@ describe('requests malformed at the HTTP level', () => {
     expect(res.status).toBe(400);
     expect(errorShapeProblem(iface, 400, res.body)).toBeNull();
     expect(res.body).toContain(message);
+    expect(res.body).not.toContain('not one the sandbox reads');
+  });
+
+  it('applies nothing sent with a transfer coding it does not read, and reads chunked in any case', async () => {
+    const registered = async () => ((await (await fetch(`${sandbox.url}/_sandbox/registry/participants/PART-1`)).json()) as { batchCount: number }).batchCount;
+    const before = await registered();
+    const body = JSON.stringify({ registros: [{ numeroDuplicata: 'TE-1', valorDuplicata: 10 }] });
+    const chunk = `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+    const refused = await send(head('POST', REGISTRY, 'Authorization: Bearer rg-token-1\r\nTransfer-Encoding: gzip, chunked\r\n') + chunk);
+    expect(refused.status).toBe(400);
+    expect(await registered()).toBe(before);
+    const read = await send(head('POST', REGISTRY, 'Authorization: Bearer rg-token-1\r\nTransfer-Encoding: Chunked\r\n') + chunk);
+    expect(read.status, read.body).toBe(200);
+    expect(await registered()).toBe(before + 1);
   });
 
   it('refuses a GET with a body in the interface shape and journals it', async () => {

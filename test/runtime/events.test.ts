@@ -56,4 +56,28 @@ describe('the event feed', () => {
       { numRuns: 300 },
     );
   });
+
+  it('reads on page by page under a byte budget, every matching event once, each page within it or one event alone (fast-check)', () => {
+    const emitted = fc.array(fc.record({ type: fc.constantFrom(...TYPES), size: fc.nat(300) }), { maxLength: 40 });
+    fc.assert(
+      fc.property(emitted, fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 1200 }), fc.constantFrom(...TYPES, '*'), (list, limit, bytes, type) => {
+        const events = new Events(100, '/ws/default', new SandboxClock());
+        for (const e of list) events.emit(e.type, 's', { text: 'x'.repeat(e.size) });
+        const all = events.list({ types: [type] });
+        const seen: unknown[] = [];
+        let after = 0;
+        for (let guard = 0; guard <= list.length + 1; guard++) {
+          const page = events.page({ types: [type], after }, limit, bytes);
+          expect(page.events.length).toBeLessThanOrEqual(limit);
+          if (page.events.length > 1) expect(Buffer.byteLength(JSON.stringify(page.events)) - 2).toBeLessThanOrEqual(bytes);
+          seen.push(...page.events);
+          const last = page.events.at(-1);
+          if (!page.cut || !last) break;
+          after = Number(last.id);
+        }
+        expect(seen).toEqual(all);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

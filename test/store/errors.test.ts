@@ -21,6 +21,11 @@ describe('storage failures in words', () => {
   it('names file-system failures (a full disk when the sandbox writes a file) and looks through causes', () => {
     const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
     expect(storageFault(enospc)).toMatchObject({ code: 'ENOSPC', label: 'disk full' });
+    const efbig = Object.assign(new Error('EFBIG: file too large, write'), { code: 'EFBIG' });
+    expect(describeStorageFault(efbig)).toMatch(/^file too large \(EFBIG\): .*file-size limit/);
+    // SQLite reports a write the file-size limit refused as an I/O error, without the errno: the
+    // text names that cause among the possible ones, never as the one that happened.
+    expect(describeStorageFault(sqlite('SQLITE_IOERR_WRITE'))).toMatch(/^I\/O error \(SQLITE_IOERR_WRITE\): .*file-size limit.*SQLite does not tell which/);
     expect(storageFault(new Error('the import failed', { cause: sqlite('SQLITE_FULL') }))).toMatchObject({ code: 'SQLITE_FULL' });
   });
 

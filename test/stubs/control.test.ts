@@ -184,6 +184,27 @@ describe('the --stubs folder, reset and snapshots', () => {
     expect((await get(app, `${RG}/extra`)).statusCode).toBe(501);
   });
 
+  it('refuses a framing or hop-by-hop response header, in any case, naming it and the rule', async () => {
+    const app = await testApp();
+    const owned = ['Transfer-Encoding', 'content-length', 'Connection', 'Keep-Alive', 'Upgrade', 'Trailer', 'TE', 'Proxy-Connection'];
+    const res = await addStubs(app, {
+      mappings: owned.map((name, i) => ({ request: { method: 'GET', urlPath: `${RG}/h${i}` }, response: { status: 200, headers: { [name]: name === 'content-length' ? '5' : 'chunked' }, body: 'hi' } })),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(detailPaths(res)).toEqual(owned.map((name, i) => `/mappings/${i}/response/headers/${name}`).sort());
+    for (const d of res.json().details as Array<{ message: string }>) expect(d.message).toMatch(/the sandbox writes it/);
+    expect((await get(app, '/_sandbox/stubs')).json().meta.total).toBe(0);
+    // Other headers, Content-Type and Content-Encoding among them, are the mapping's to give.
+    await stubbed(app, { request: { method: 'GET', urlPath: `${RG}/fine` }, response: { status: 200, headers: { 'Content-Type': 'text/plain', 'Content-Encoding': 'identity' }, body: 'hi' } });
+    expect((await get(app, `${RG}/fine`)).body).toBe('hi');
+  });
+
+  it('stops the start on a folder mapping that sets Transfer-Encoding, naming the file and the pointer', async () => {
+    const dir = stubFolder();
+    writeFileSync(join(dir, 'mappings', 'framed.json'), JSON.stringify({ request: { method: 'GET', urlPath: `${RG}/framed` }, response: { status: 200, headers: { 'Transfer-Encoding': 'chunked' }, body: 'hi' } }));
+    await expect(testApp({ stubs: dir })).rejects.toThrow(/mappings\/framed\.json: \/response\/headers\/Transfer-Encoding: /);
+  });
+
   it('stops the start on a folder mapping with a problem, naming the file and the pointer', async () => {
     const dir = stubFolder();
     writeFileSync(join(dir, 'mappings', 'broken.json'), JSON.stringify({ request: { method: 'GET', urlPath: `${BK}/extract` }, response: { bodyFileName: '../../etc/passwd' } }));

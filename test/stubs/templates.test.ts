@@ -171,4 +171,29 @@ describe('inspect reads the state of the same workspace', () => {
     expect(wrong.statusCode).toBe(500);
     expect(wrong.json().message).toContain('is not an inspection call');
   });
+
+  it('reads every GET of the control plane or fails the template naming the path, in any workspace', async () => {
+    const app = await testApp({ fixtures: DEMO_FIXTURES });
+    const document = (await app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    const paths = Object.entries(document.paths)
+      .filter(([path, item]) => path.startsWith('/_sandbox/') && 'get' in item)
+      .map(([path]) => path.slice('/_sandbox'.length).replace(/\{[^}]+\}/g, 'x'));
+    expect(paths.length).toBeGreaterThan(20);
+    for (const base of ['', '/ws/other']) {
+      await stubbed(app, templated('inspector', `${RG}/inspecionar`, '{{{toJson (inspect request.query.path)}}}'), base);
+      for (const path of paths) {
+        const direct = await app.inject({ url: `${base}/_sandbox${path}` });
+        const res = await app.inject({ url: `${base}${RG}/inspecionar?path=${encodeURIComponent(path)}` });
+        const where = `${base} ${path}: ${res.body.slice(0, 300)}`;
+        if (res.statusCode === 200) {
+          // Null where the call answers 404 (the test above compares the answers themselves).
+          if (direct.statusCode === 404) expect(res.body, where).toBe('null');
+          continue;
+        }
+        expect(res.statusCode, where).toBe(500);
+        expect(res.json().message, where).toContain(`inspect: GET /_sandbox${path.split('?')[0]}`);
+        expect(res.json().message, where).not.toMatch(/Cannot read|undefined|TypeError/);
+      }
+    }
+  });
 });
