@@ -45,10 +45,7 @@ const FILE_SYSTEM: Readonly<Record<string, Meaning>> = {
   EACCES: ['permission denied', 'the sandbox may not write its files'],
   EPERM: ['permission denied', 'the sandbox may not write its files'],
   EIO: ['I/O error', "the disk or file system failed while the sandbox's files were read or written"],
-  EFBIG: [
-    'file too large',
-    'a file the sandbox writes grew past the largest file the process may write (ulimit -f) or the file system holds',
-  ],
+  EFBIG: ['file too large', "a file of the sandbox reached the file-size limit of its process (ulimit -f) or of its file system"],
   EMFILE: ['too many open files', 'the sandbox process reached its limit of open files (ulimit -n)'],
   ENFILE: ['too many open files', 'the system reached its limit of open files'],
   ENOENT: ['folder missing', "a folder of the sandbox's files was removed or moved while the sandbox used it"],
