@@ -93,20 +93,29 @@ function headerValue(name: string, value: string): string {
   return cut(value);
 }
 
+/**
+ * Where the value of a query pair (name=value) named like a secret begins, or -1. A name that is not
+ * percent-encoding is read as sent.
+ */
+function secretValueAt(pair: string): number {
+  const eq = pair.indexOf('=');
+  if (eq === -1) return -1;
+  let name = pair.slice(0, eq);
+  try {
+    name = decodeURIComponent(name.replaceAll('+', ' '));
+  } catch {
+    // Kept as sent.
+  }
+  return isRedactedKey(name) ? eq + 1 : -1;
+}
+
 /** A query string as sent, the value of each parameter named like a secret redacted. */
 function redactQuery(query: string): string {
   return query
     .split('&')
     .map((pair) => {
-      const eq = pair.indexOf('=');
-      if (eq === -1) return pair;
-      let name = pair.slice(0, eq);
-      try {
-        name = decodeURIComponent(name.replaceAll('+', ' '));
-      } catch {
-        // Kept as sent: a name that is not percent-encoding cannot be a secret's key anyway.
-      }
-      return isRedactedKey(name) ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
+      const at = secretValueAt(pair);
+      return at === -1 ? pair : `${pair.slice(0, at)}${REDACTED}`;
     })
     .join('&');
 }
@@ -144,13 +153,11 @@ function sentSecrets(sent: SentRequest, body: Captured): string[] {
   const mark = sent.url.indexOf('?');
   if (mark !== -1) {
     for (const pair of sent.url.slice(mark + 1).split('&')) {
-      const eq = pair.indexOf('=');
-      if (eq === -1) continue;
+      const at = secretValueAt(pair);
+      if (at === -1) continue;
+      add(pair.slice(at));
       try {
-        const name = decodeURIComponent(pair.slice(0, eq).replaceAll('+', ' '));
-        if (!isRedactedKey(name)) continue;
-        add(pair.slice(eq + 1));
-        add(decodeURIComponent(pair.slice(eq + 1).replaceAll('+', ' ')));
+        add(decodeURIComponent(pair.slice(at).replaceAll('+', ' ')));
       } catch {
         // Not percent-encoding: nothing a template could have echoed decoded.
       }

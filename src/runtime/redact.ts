@@ -133,7 +133,9 @@ export function collectSecretValues(value: unknown, out: Set<string>, depth = 0)
     return;
   }
   for (const [key, v] of Object.entries(value)) {
-    if (typeof v === 'string' && v.length >= MIN_ECHOED_SECRET && isRedactedKey(key)) out.add(v);
+    // Document bytes are redacted but are no secret to look for in an answer (megabytes of base64).
+    if (typeof v === 'string' && v.length >= MIN_ECHOED_SECRET && isRedactedKey(key) && !DOCUMENT_KEYS.has(key.toLowerCase()))
+      out.add(v);
     else collectSecretValues(v, out, depth + 1);
   }
 }
