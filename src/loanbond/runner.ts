@@ -61,7 +61,7 @@ export interface RegistrationWork {
 export const registrationWork: WorkKind<RegistrationWork> = {
   name: 'loanbond',
   create: (ctx) => {
-    const history = new JobHistory();
+    const history = new JobHistory(() => ctx.store.generation);
     return {
       run: () => advanceRegistrations(ctx.store, ctx.clock.now(), history, ctx.events),
       backlog: () => ctx.store.loanbond.unprocessedCount(),

@@ -75,7 +75,7 @@ function importRunner(ctx: RunnerContext, turnMs = TURN_MS): ImportWork {
   /** Handed-over bytes by import id, and the store generation they were handed over in. */
   const handed = new Map<string, { file: Buffer; lines: LineIndex; generation: number }>();
   let handedBytes = 0;
-  const history = new JobHistory();
+  const history = new JobHistory(() => ctx.store.generation);
   let job: Job | null = null;
   let generation = ctx.store.generation;
 

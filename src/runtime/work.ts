@@ -339,18 +339,39 @@ const FAILURES_PER_JOB = 10;
 /** Jobs remembered; the oldest are forgotten first. */
 const JOBS_KEPT = 1000;
 
-/** The failures and retries of the jobs of one runner, by job id, for their inspection. */
+/**
+ * The failures and retries of the jobs of one runner, by job id, for their inspection. They belong to
+ * the rows they were noted against: once `generation` (Store.generation) moves (a snapshot restored,
+ * a reset), they are forgotten, so that a job id the new state reuses (a seeded sequence restored)
+ * never shows another job's failures.
+ */
 export class JobHistory {
-  private readonly jobs = new Map<string, JobRecord>();
+  private readonly records = new Map<string, JobRecord>();
+  private seen: number;
+
+  constructor(private readonly generation: () => number = () => 0) {
+    this.seen = generation();
+  }
+
+  /** The records of the current state of the rows. */
+  private get jobs(): Map<string, JobRecord> {
+    const now = this.generation();
+    if (now !== this.seen) {
+      this.seen = now;
+      this.records.clear();
+    }
+    return this.records;
+  }
 
   /** Notes a failure of `slice` (e.g. "lines 1-20000") of `job`. */
   note(job: string, slice: string, err: unknown): void {
-    let record = this.jobs.get(job);
+    const jobs = this.jobs;
+    let record = jobs.get(job);
     if (!record) {
       record = { failedAttempts: 0, retries: 0, failures: [] };
-      this.jobs.set(job, record);
-      const oldest = this.jobs.size > JOBS_KEPT ? this.jobs.keys().next().value : undefined;
-      if (oldest !== undefined) this.jobs.delete(oldest);
+      jobs.set(job, record);
+      const oldest = jobs.size > JOBS_KEPT ? jobs.keys().next().value : undefined;
+      if (oldest !== undefined) jobs.delete(oldest);
     }
     record.failedAttempts += 1;
     record.failures.push({ at: new Date().toISOString(), slice, error: errorText(err) });
@@ -374,6 +395,6 @@ export class JobHistory {
   }
 
   clear(): void {
-    this.jobs.clear();
+    this.records.clear();
   }
 }

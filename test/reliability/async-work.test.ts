@@ -20,9 +20,9 @@ afterEach(() => {
 });
 
 /** A sandbox on a database file, and a second connection to that file that can hold its write lock. */
-async function lockableApp(fixtures: typeof DEMO_FIXTURES | typeof FIXTURES) {
+async function lockableApp(fixtures: typeof DEMO_FIXTURES | typeof FIXTURES, seed?: string) {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-work-'));
-  const app = await testApp({ db: join(dir, 'sandbox.db'), fixtures });
+  const app = await testApp({ db: join(dir, 'sandbox.db'), fixtures, ...(seed === undefined ? {} : { seed }) });
   // A short busy timeout: the sandbox gives up on the lock at once instead of after 5 s.
   app.runtime.store.db.pragma('busy_timeout = 20');
   const other = new Database(join(dir, 'sandbox.db'));
@@ -112,6 +112,25 @@ describe('a processing slice that fails', () => {
     const next = await app.inject({ method: 'POST', url: '/_sandbox/work/run' });
     expect(next.json()).toMatchObject({ errors: 0, failures: [] });
     expect((await inspectImport(app, importId)).status).toBe('processed');
+  });
+
+  it("is forgotten with the rows it befell: after a restore, an import that reuses the failed one's seeded id shows no failure", async () => {
+    const { app, underLock } = await lockableApp(DEMO_FIXTURES, 'history-restore');
+    expect((await app.inject({ method: 'POST', url: '/_sandbox/snapshots', payload: { name: 'before' } })).statusCode).toBe(201);
+    const store = app.runtime.store.receivables;
+    const finish = store.finish.bind(store);
+    let locked = 1;
+    vi.spyOn(store, 'finish').mockImplementation((...args) =>
+      locked-- > 0 ? underLock(() => finish(...args)) : finish(...args),
+    );
+    const failed = await submitCnab(app, CNAB);
+    await vi.waitFor(async () => expect((await inspectImport(app, failed)).status).toBe('processed'), { timeout: 10_000, interval: 20 });
+    expect((await inspectImport(app, failed)).processing).toMatchObject({ failedAttempts: 1 });
+    expect((await app.inject({ method: 'POST', url: '/_sandbox/snapshots/before/restore' })).statusCode).toBe(200);
+    const again = await submitCnab(app, CNAB);
+    expect(again).toBe(failed);
+    await vi.waitFor(async () => expect((await inspectImport(app, again)).status).toBe('processed'), { timeout: 10_000, interval: 20 });
+    expect((await inspectImport(app, again)).processing).toBeNull();
   });
 
   it('is retried for a loan-bond registration too: its step met a locked database once, then it advanced; its inspection shows the failure and the retry', async () => {
