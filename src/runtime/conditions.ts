@@ -1,12 +1,12 @@
 // A condition on a JSON document (a journaled request body, an inspection view), written in JSONPath
-// and read as the stub mappings read it (runtime/templates.ts: jsonpath-plus with its safe evaluator,
+// and read as the stub mappings read it (runtime/jsonpath.ts: jsonpath-plus with its safe evaluator,
 // Jayway's dialect). It holds when the expression selects at least one value, or, with
 // `equals`, when one of the selected values equals that JSON value.
 //
 // A filter at the root (`$[?(@.total > 5)]`) applies to the document itself, as Jayway JsonPath and
 // WireMock's matchesJsonPath read it.
 import { isDeepStrictEqual } from 'node:util';
-import { jsonPathQuery, jsonPathSyntaxProblem } from './templates.js';
+import { jsonPathQuery, jsonPathSyntaxProblem } from './jsonpath.js';
 
 export interface Condition {
   jsonpath: string;

@@ -4,7 +4,19 @@
 // and headers as sent, secrets redacted.
 import { Buffer } from 'node:buffer';
 import type { InterfaceId } from '../http/errors.js';
-import { collectSecretValues, isRedactedKey, MIN_ECHOED_SECRET, REDACTED, redact, scrubEchoes, truncatedMarker } from './redact.js';
+import {
+  collectSecretValues,
+  FormText,
+  isFormType,
+  isRedactedKey,
+  MIN_ECHOED_SECRET,
+  pairSecretValues,
+  REDACTED,
+  redact,
+  redactPairs,
+  scrubEchoes,
+  truncatedMarker,
+} from './redact.js';
 import { Ring } from './ring.js';
 
 /** Bodies up to this many characters are kept as they came and redacted when read. */
@@ -15,6 +27,22 @@ export function captureValue(value: unknown, size: number): Captured {
   if (value === undefined || value === null) return { redacted: true, value: null };
   if (size > KEEP_RAW_LIMIT) return { redacted: true, value: redact(value) };
   return { redacted: false, value, text: false };
+}
+
+/**
+ * A request body read as bytes (a user-defined operation's, a proxied one's) as the journal keeps it:
+ * a form (by its Content-Type) as FormText, so that its secret fields are redacted; else the JSON
+ * value when it is JSON, or the text. Undefined when there is none.
+ */
+export function sentBodyValue(bytes: Buffer | null, contentType: string | undefined): unknown {
+  if (bytes === null || bytes.length === 0) return undefined;
+  const text = bytes.toString('utf8');
+  if (isFormType(contentType)) return new FormText(text);
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 /** Captures a response payload (text); a large or streamed one is summarised at once. */
@@ -93,37 +121,11 @@ function headerValue(name: string, value: string): string {
   return cut(value);
 }
 
-/**
- * Where the value of a query pair (name=value) named like a secret begins, or -1. A name that is not
- * percent-encoding is read as sent.
- */
-function secretValueAt(pair: string): number {
-  const eq = pair.indexOf('=');
-  if (eq === -1) return -1;
-  let name = pair.slice(0, eq);
-  try {
-    name = decodeURIComponent(name.replaceAll('+', ' '));
-  } catch {
-    // Kept as sent.
-  }
-  return isRedactedKey(name) ? eq + 1 : -1;
-}
-
-/** A query string as sent, the value of each parameter named like a secret redacted. */
-function redactQuery(query: string): string {
-  return query
-    .split('&')
-    .map((pair) => {
-      const at = secretValueAt(pair);
-      return at === -1 ? pair : `${pair.slice(0, at)}${REDACTED}`;
-    })
-    .join('&');
-}
 
 /** The request line, query string and headers of an entry, as sent and redacted. */
 function revealSent(sent: SentRequest): Pick<JournalEntry, 'requestLine' | 'rawQuery' | 'headers'> {
   const mark = sent.url.indexOf('?');
-  const rawQuery = mark === -1 ? '' : redactQuery(sent.url.slice(mark + 1));
+  const rawQuery = mark === -1 ? '' : redactPairs(sent.url.slice(mark + 1));
   const target = mark === -1 ? sent.url : `${sent.url.slice(0, mark)}?${rawQuery}`;
   const headers: Array<{ name: string; value: string }> = [];
   for (let i = 0; i + 1 < sent.rawHeaders.length; i += 2) {
@@ -151,18 +153,7 @@ function sentSecrets(sent: SentRequest, body: Captured): string[] {
     add(/^[A-Za-z][\w.+-]*\s+(\S.*)$/.exec(value)?.[1] ?? value);
   }
   const mark = sent.url.indexOf('?');
-  if (mark !== -1) {
-    for (const pair of sent.url.slice(mark + 1).split('&')) {
-      const at = secretValueAt(pair);
-      if (at === -1) continue;
-      add(pair.slice(at));
-      try {
-        add(decodeURIComponent(pair.slice(at).replaceAll('+', ' ')));
-      } catch {
-        // Not percent-encoding: nothing a template could have echoed decoded.
-      }
-    }
-  }
+  if (mark !== -1) pairSecretValues(sent.url.slice(mark + 1), add);
   if (!body.redacted) collectSecretValues(body.text ? parseOrNothing(body.value as string) : body.value, found);
   // The longest first: a secret that holds a shorter one is replaced whole.
   return [...found].sort((a, b) => b.length - a.length);

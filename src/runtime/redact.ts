@@ -47,6 +47,61 @@ export function isRedactedKey(key: string): boolean {
 
 export const REDACTED = '[redacted]';
 
+/**
+ * A form-encoded body (application/x-www-form-urlencoded: an OAuth token request, a login form) as
+ * it was sent. Shown as its text with the value of each field named like a secret redacted, as a
+ * query string is; its secret values are looked for in answers that echo the request.
+ */
+export class FormText {
+  constructor(readonly text: string) {}
+}
+
+/** Whether a Content-Type names a form-encoded body. */
+export function isFormType(contentType: string | undefined): boolean {
+  return contentType !== undefined && /^\s*application\/x-www-form-urlencoded\s*(?:;|$)/i.test(contentType);
+}
+
+/**
+ * Where the value of a form or query pair (name=value) named like a secret begins, or -1. A name
+ * that is not percent-encoding is read as sent.
+ */
+export function secretValueAt(pair: string): number {
+  const eq = pair.indexOf('=');
+  if (eq === -1) return -1;
+  let name = pair.slice(0, eq);
+  try {
+    name = decodeURIComponent(name.replaceAll('+', ' '));
+  } catch {
+    // Kept as sent.
+  }
+  return isRedactedKey(name) ? eq + 1 : -1;
+}
+
+/** A query string or form body as sent, the value of each field named like a secret redacted. */
+export function redactPairs(text: string): string {
+  return text
+    .split('&')
+    .map((pair) => {
+      const at = secretValueAt(pair);
+      return at === -1 ? pair : `${pair.slice(0, at)}${REDACTED}`;
+    })
+    .join('&');
+}
+
+/** The values of the fields named like a secret in a query string or form body: as sent, and decoded. */
+export function pairSecretValues(text: string, add: (value: string) => void): void {
+  for (const pair of text.split('&')) {
+    const at = secretValueAt(pair);
+    if (at === -1) continue;
+    add(pair.slice(at));
+    try {
+      add(decodeURIComponent(pair.slice(at).replaceAll('+', ' ')));
+    } catch {
+      // Not percent-encoding: nothing a template could have echoed decoded.
+    }
+  }
+}
+
 export interface RedactLimits {
   /** Characters kept of one string before it is cut. */
   maxString: number;
@@ -74,6 +129,7 @@ export function redact(value: unknown, limits: RedactLimits = DEFAULT_LIMITS): u
 }
 
 function walk(value: unknown, limits: RedactLimits, state: { left: number }, depth: number): unknown {
+  if (value instanceof FormText) return walk(redactPairs(value.text), limits, state, depth);
   if (typeof value === 'string') {
     if (value.length <= limits.maxString) {
       state.left -= value.length + 2;
@@ -127,6 +183,12 @@ export const MIN_ECHOED_SECRET = 6;
 
 /** The strings under redacted keys anywhere in `value` (a request body), added to `out`. */
 export function collectSecretValues(value: unknown, out: Set<string>, depth = 0): void {
+  if (value instanceof FormText) {
+    pairSecretValues(value.text, (v) => {
+      if (v.length >= MIN_ECHOED_SECRET) out.add(v);
+    });
+    return;
+  }
   if (value === null || typeof value !== 'object' || depth > DEFAULT_LIMITS.maxDepth) return;
   if (Array.isArray(value)) {
     for (const v of value) collectSecretValues(v, out, depth + 1);

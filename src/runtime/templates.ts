@@ -12,8 +12,8 @@
 // mapping written for WireMock renders the same here.
 import { createRequire } from 'node:module';
 import type Handlebars from 'handlebars';
-import type { JSONPath as JSONPathQuery } from 'jsonpath-plus';
 import { addDuration, type Duration } from './duration.js';
+import { JsonPathError, jsonPathValue } from './jsonpath.js';
 import { type UserRegex, userRegex } from './user-regex.js';
 
 /** A Handlebars helper: positional arguments, then Handlebars' options (hash, fn, inverse, data). */
@@ -43,15 +43,13 @@ export interface HelperContext {
   inspect?: (path: string) => unknown;
 }
 
-// Both libraries load on first use (a sandbox with no template nor JSONPath never needs them, and
-// loading them is start-up time): synchronously, by require, since a template compiles synchronously.
+// Handlebars loads on first use (a sandbox with no template never needs it, and loading it is
+// start-up time): synchronously, by require, since a template compiles synchronously.
 const load = createRequire(import.meta.url);
 let environment: typeof Handlebars | undefined;
 // An isolated Handlebars environment: no helper or partial registered here leaks into another
 // user of the library, and its prototype-access protection stays on (templates read own properties only).
 const handlebars = (): typeof Handlebars => (environment ??= (load('handlebars') as typeof Handlebars).create());
-let jsonPathLibrary: typeof JSONPathQuery | undefined;
-const jsonPathOf = (): typeof JSONPathQuery => (jsonPathLibrary ??= (load('jsonpath-plus') as { JSONPath: typeof JSONPathQuery }).JSONPath);
 
 /**
  * WireMock's engine (handlebars.java) reads a numeric path segment as an index, `request.path.3`;
@@ -158,147 +156,6 @@ function jsonOf(value: unknown, helper: string): unknown {
   } catch {
     throw new TemplateError(`${helper}: the value is not JSON (${value.slice(0, 40)}${value.length > 40 ? '…' : ''})`);
   }
-}
-
-/** True when a JSONPath names at most one node (no wildcard, recursion, filter, union or slice). */
-function definite(path: string): boolean {
-  return !/\*|\.\.|\[\?|,|:/.test(path);
-}
-
-/**
- * A JSONPath expression written for WireMock (Jayway's dialect) read by jsonpath-plus: `.size()` is
- * `.length`, `a =~ /re/i` is `a.match(/re/i)`, and a filter at the root tests the root itself. The
- * result is every node found, in document order.
- */
-export function jsonPathQuery(json: unknown, path: string): unknown[] {
-  const expression = path
-    .replace(/\.size\(\)/g, '.length')
-    .replace(/(@[\w.$[\]'"-]*)\s*=~\s*(\/(?:\\.|[^/\\])+\/[gimsuy]*)/g, '$1.match($2)');
-  const rootFilter = /^\$\[\?/.test(expression) && json !== null && typeof json === 'object' && !Array.isArray(json);
-  try {
-    // The safe evaluator: a filter script reaches nothing but the document.
-    return jsonPathOf()({ path: expression, json: (rootFilter ? [json] : json) as object, wrap: true, eval: 'safe', ignoreEvalErrors: true }) as unknown[];
-  } catch (err) {
-    throw new TemplateError(`the JSONPath ${path} cannot be read: ${(err as Error).message}`);
-  }
-}
-
-/** The longest JSONPath expression accepted from a user: jsonpath-plus reads one with regular expressions whose time grows with the square of its length. */
-export const MAX_JSONPATH_LENGTH = 1000;
-
-/** Jayway's dialect as jsonPathQuery reads it (.size() and =~ translated). */
-function translated(path: string): string {
-  return path.replace(/\.size\(\)/g, '.length').replace(/(@[\w.$[\]'"-]*)\s*=~\s*(\/(?:\\.|[^/\\])+\/[gimsuy]*)/g, '$1.match($2)');
-}
-
-/** Index of the quote closing the one at `start` (backslash escapes), or -1. */
-function closingQuote(text: string, start: number): number {
-  const quote = text[start];
-  for (let i = start + 1; i < text.length; i++) {
-    if (text[i] === '\\') i += 1;
-    else if (text[i] === quote) return i;
-  }
-  return -1;
-}
-
-/** Index of the parenthesis closing the one at `start` (quotes skipped), or -1. */
-function closingParen(text: string, start: number): number {
-  let depth = 0;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (c === "'" || c === '"') {
-      i = closingQuote(text, i);
-      if (i === -1) return -1;
-    } else if (c === '(') depth += 1;
-    else if (c === ')' && --depth === 0) return i;
-  }
-  return -1;
-}
-
-const BRACKET_ITEM = /^\s*(?:\*|-?\d+|-?\d*:-?\d*(?::-?\d*)?|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*$/;
-
-/**
- * Why `path` is not a JSONPath expression, or undefined when it is one. jsonpath-plus reads almost any
- * text as some path (`$[` selects the root, a filter it cannot parse selects nothing), so an expression
- * is checked here before it is accepted: `$`, then `.name`, `.*`, `..name`, `..*`, `..[...]` and
- * brackets holding `*`, indexes, slices or quoted names (a comma between several), a filter `?(...)`
- * or a script `(...)` whose expression parses. One pass over the text, and at most
- * MAX_JSONPATH_LENGTH characters.
- */
-export function jsonPathSyntaxProblem(path: string): string | undefined {
-  if (path.length > MAX_JSONPATH_LENGTH) return `is ${path.length} characters long: at most ${MAX_JSONPATH_LENGTH}`;
-  const text = translated(path);
-  if (text[0] !== '$') return 'must start with $ (e.g. $.status)';
-  let i = 1;
-  while (i < text.length) {
-    const c = text[i];
-    if (c === '.') {
-      const recursive = text[i + 1] === '.';
-      i += recursive ? 2 : 1;
-      if (recursive && text[i] === '[') continue;
-      const start = i;
-      while (i < text.length && text[i] !== '.' && text[i] !== '[') i += 1;
-      const name = text.slice(start, i);
-      if (name === '') return `needs a name, * or a bracket after "${recursive ? '..' : '.'}" at character ${start}`;
-      if (/[\]()'"\s]/.test(name)) return `has "${name}" after "." at character ${start}: write a name with such characters in brackets, ['like this']`;
-    } else if (c === '[') {
-      const open = i;
-      if (text[i + 1] === '?' || text[i + 1] === '(') {
-        const paren = text[i + 1] === '?' ? i + 2 : i + 1;
-        if (text[paren] !== '(') return `needs "(" after "[?" at character ${paren}`;
-        const close = closingParen(text, paren);
-        if (close === -1) return `has an unclosed "(" at character ${paren}`;
-        if (text[close + 1] !== ']') return `needs "]" after the expression closed at character ${close}`;
-        const expression = text.slice(paren + 1, close);
-        try {
-          const Script = jsonPathOf().prototype.safeVm.Script as new (code: string) => unknown;
-          new Script(expression.replace(/@/g, '_$$_v'));
-        } catch (err) {
-          return `has an expression that cannot be read at character ${paren + 1}: ${(err as Error).message}`;
-        }
-        i = close + 2;
-      } else {
-        let j = i + 1;
-        while (j < text.length && text[j] !== ']') {
-          if (text[j] === "'" || text[j] === '"') {
-            j = closingQuote(text, j);
-            if (j === -1) return `has an unclosed quote in the bracket at character ${open}`;
-          }
-          j += 1;
-        }
-        if (j >= text.length) return `has an unclosed "[" at character ${open}`;
-        const items = splitOutsideQuotes(text.slice(open + 1, j));
-        if (items.some((item) => !BRACKET_ITEM.test(item)))
-          return `has [${text.slice(open + 1, j)}] at character ${open}: a bracket holds *, indexes, slices (1:3) or quoted names, separated by commas`;
-        i = j + 1;
-      }
-    } else {
-      return `has "${c}" at character ${i} where ".", ".." or "[" must come`;
-    }
-  }
-  return undefined;
-}
-
-/** The parts of a bracket's content between commas outside quotes. */
-function splitOutsideQuotes(content: string): string[] {
-  const parts: string[] = [];
-  let start = 0;
-  for (let i = 0; i < content.length; i++) {
-    const c = content[i];
-    if (c === "'" || c === '"') i = Math.max(closingQuote(content, i), i);
-    else if (c === ',') {
-      parts.push(content.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(content.slice(start));
-  return parts;
-}
-
-/** The value a JSONPath selects, as WireMock's jsonPath helper gives it: one node, or a list. */
-export function jsonPathValue(json: unknown, path: string): unknown {
-  const found = jsonPathQuery(json, path);
-  return definite(path) ? found[0] : found;
 }
 
 const UNITS: Record<string, keyof Omit<Duration, 'sign'>> = {
@@ -582,7 +439,12 @@ export function templateHelpers(context: HelperContext): HelperSet {
     // --- JSON ----------------------------------------------------------------------------------
     jsonPath(...args) {
       const { values, options } = split(args);
-      const found = jsonPathValue(jsonOf(values[0], 'jsonPath'), text(values[1]));
+      let found: unknown;
+      try {
+        found = jsonPathValue(jsonOf(values[0], 'jsonPath'), text(values[1]));
+      } catch (err) {
+        throw err instanceof JsonPathError ? new TemplateError(err.message) : err;
+      }
       if ((found === undefined || found === null) && options.hash.default !== undefined) return options.hash.default;
       return renderableJson(found === undefined ? null : found);
     },

@@ -10,7 +10,8 @@ import type { Operation } from '../http/catalog.js';
 import type { ErrorDetail, InterfaceId } from '../http/errors.js';
 import { pointer } from '../http/errors.js';
 import { bodyAjv, detailsFromAjv, MAX_DETAILS } from '../http/validation.js';
-import { compileTemplate, jsonPathQuery, jsonPathSyntaxProblem, type Template, type TemplateError } from '../runtime/templates.js';
+import { isDefinite, jsonPathQuery, jsonPathSyntaxProblem } from '../runtime/jsonpath.js';
+import { compileTemplate, type Template } from '../runtime/templates.js';
 import { type UserRegex, userRegex } from '../runtime/user-regex.js';
 import { jsonDifference } from './json-equal.js';
 import { documentedOwner } from './ownership.js';
@@ -318,15 +319,14 @@ function jsonPathMatcher(m: Matcher, path: string, problem: Problem, where: Wher
   try {
     jsonPathQuery({}, expression);
   } catch (err) {
-    problem(`${path}/matchesJsonPath`, (err as TemplateError).message);
+    problem(`${path}/matchesJsonPath`, (err as Error).message);
     return undefined;
   }
   const select = (v: string | null): { json: boolean; found: unknown[]; value: unknown } => {
     const parsed = v === null ? { ok: false as const } : parseJsonText(v);
     if (!parsed.ok) return { json: false, found: [], value: undefined };
     const found = jsonPathQuery(parsed.value, expression);
-    const definite = !/\*|\.\.|\[\?|,|:/.test(expression);
-    return { json: true, found, value: definite ? found[0] : found };
+    return { json: true, found, value: isDefinite(expression) ? found[0] : found };
   };
   if (typeof spec === 'string') {
     const present = (value: unknown) =>

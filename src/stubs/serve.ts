@@ -10,6 +10,7 @@ import type { Interfaces } from '../http/interface-module.js';
 import { describeBytes, notImplementedBody, outsideBody } from '../http/interface-plugin.js';
 import { pathOf } from '../http/url.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
+import { sentBodyValue } from '../runtime/journal.js';
 import { type HelperSet, templateHelpers, TemplateError } from '../runtime/templates.js';
 import type { RequestView } from './match.js';
 import { ownerOfRequest } from './ownership.js';
@@ -105,16 +106,6 @@ export function requestView(request: FastifyRequest, body: Buffer): RequestView 
   };
 }
 
-/** The body as the journal keeps it: the JSON value when it is JSON, else the text. */
-function journalBody(view: RequestView): unknown {
-  if (view.body.length === 0) return undefined;
-  try {
-    return JSON.parse(view.text);
-  } catch {
-    return view.text;
-  }
-}
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function installStubs(app: FastifyInstance, serving: StubServing): void {
@@ -156,7 +147,7 @@ export function installStubs(app: FastifyInstance, serving: StubServing): void {
       return reply.code(400).type('application/json').send(errorBody(iface, 400, message));
     }
     const view = requestView(request, body);
-    request.body = journalBody(view);
+    request.body = sentBodyValue(body, request.headers['content-type']);
     const found = serving.stubs.find(runtime, view);
     if (found.stub === null) {
       const nearestStub = found.nearest && {

@@ -9,6 +9,7 @@ import { type InterfaceId, renderError, SandboxError, standardBody } from '../ht
 import type { Interfaces } from '../http/interface-module.js';
 import { pathOf } from '../http/url.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
+import { sentBodyValue } from '../runtime/journal.js';
 import { ownerOfRequest } from '../stubs/ownership.js';
 import type { ConformanceChecker } from './conformance.js';
 import { ConformanceLog } from './conformance-report.js';
@@ -47,17 +48,6 @@ export interface ProxyServing {
   recorder: Recorder | undefined;
 }
 
-/** A captured body as the journal keeps it: its JSON value, else its text (undefined when empty or not kept). */
-function bodyValue(bytes: Buffer | null): unknown {
-  if (bytes === null || bytes.length === 0) return undefined;
-  const text = bytes.toString('utf8');
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
 const logs = new WeakMap<Runtime, ConformanceLog>();
 
 /** A workspace's conformance observations. */
@@ -92,7 +82,7 @@ export function installProxy(app: FastifyInstance, serving: ProxyServing): void 
       captureLimit: CAPTURE_LIMIT,
       started: (responseBody, requestBody) => {
         proxied.responseBody = responseBody;
-        proxied.requestBody = () => bodyValue(requestBody());
+        proxied.requestBody = () => sentBodyValue(requestBody(), request.headers['content-type']);
       },
     });
     if ('failed' in result) {

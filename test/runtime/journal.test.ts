@@ -361,6 +361,34 @@ describe('the request journal', () => {
     expect(e?.responseBody).toMatchObject({ seen: 'Bearer [redacted]', body: { nome: 'kept', password: '[redacted]' }, q: '[redacted]' });
   });
 
+  it("redacts a form body's secret fields (an OAuth token request), in the entry and in an answer that echoes it", async () => {
+    const app = await testApp();
+    await stubbed(app, {
+      request: { method: 'POST', urlPath: '/api/v1.0/service/dup/oauth/token' },
+      response: { status: 200, body: '{"echo":"{{{request.body}}}"}', transformers: ['response-template'] },
+    });
+    const form = 'grant_type=client_credentials&client_id=ana&client_secret=SECRET-FORM-CLIENT&password=SECRET%20FORM%2BPWD';
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1.0/service/dup/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+      payload: form,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('SECRET-FORM-CLIENT');
+    const text = (await app.inject({ url: '/_sandbox/requests' })).body;
+    for (const secret of ['SECRET-FORM-CLIENT', 'SECRET%20FORM%2BPWD', 'SECRET FORM+PWD']) {
+      expect(text.includes(secret), `${secret} leaked into the journal`).toBe(false);
+    }
+    const e = (JSON.parse(text) as JournalPage).entries[0];
+    const kept = 'grant_type=client_credentials&client_id=ana&client_secret=[redacted]&password=[redacted]';
+    expect(e?.requestBody).toBe(kept);
+    expect(e?.responseBody).toEqual({ echo: kept });
+    // The same text sent as plain text is no form: it is kept as it came.
+    await app.inject({ method: 'POST', url: '/api/v1.0/service/dup/oauth/token', headers: { 'content-type': 'text/plain' }, payload: 'client_secret=plain' });
+    expect((await journal(app)).entries[0]?.requestBody).toBe('client_secret=plain');
+  });
+
   it('bounds the size of an entry whatever the size of the body', async () => {
     const app = await testApp();
     const huge = 'A'.repeat(5 * 1024 * 1024);

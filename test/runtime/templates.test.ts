@@ -1,6 +1,5 @@
 // The template module on its own: what every user of it (stub responses, notification payloads) gets.
 // The same helpers are driven over HTTP through stub mappings in test/stubs/.
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SandboxIds } from '../../src/runtime/ids.js';
 import {
@@ -8,8 +7,6 @@ import {
   formatDate,
   HELPER_NAMES,
   type HelperContext,
-  jsonPathQuery,
-  jsonPathSyntaxProblem,
   templateHelpers,
   TemplateError,
 } from '../../src/runtime/templates.js';
@@ -141,38 +138,5 @@ describe('JSON, text, list and condition helpers', () => {
 
   it('lists every helper it knows (the docs name the same)', () => {
     expect(HELPER_NAMES).toEqual(expect.arrayContaining(['inspect', 'now', 'randomValue', 'jsonPath', 'concat', 'eq']));
-  });
-});
-
-describe('JSONPath syntax', () => {
-  it('accepts the expressions jsonpath-plus reads as meant, and names the problem of each it would misread', () => {
-    for (const ok of ['$', '$.a', '$.a.b[0]', '$..a', '$..*', '$..[0]', '$[*]', '$[-1]', '$[1:3]', "$['a b','c']", '$.a.size()', '$[?(@.name =~ /ab+c/i)]', '$.x[?(@.v > 2 && @.w == "q")].id', '$[(@.length-1)]']) {
-      expect(jsonPathSyntaxProblem(ok), ok).toBeUndefined();
-    }
-    const bad: Array<[string, RegExp]> = [
-      ['$[', /unclosed "\["/],
-      ['$.a[', /unclosed "\["/],
-      ['$[?(@.a', /unclosed "\("/],
-      ['$[?(@.a==)]', /expression that cannot be read/],
-      ['$..', /needs a name/],
-      ['$.a]', /in brackets/],
-      ["$['a", /unclosed quote/],
-      ['$a', /where "\.", "\.\." or "\[" must come/],
-      ['$[a b]', /a bracket holds/],
-      ['status', /must start with \$/],
-      [`$${'.a'.repeat(600)}`, /at most 1000/],
-    ];
-    for (const [path, problem] of bad) expect(jsonPathSyntaxProblem(path), path).toMatch(problem);
-  });
-
-  it('never throws, and whatever it accepts jsonpath-plus evaluates (fast-check)', () => {
-    const part = fc.constantFrom('$', '.', '..', '[', ']', '*', 'a', '0', ':', "'", '"', '?', '(', ')', '@', '==', ' ', ',', '-');
-    fc.assert(
-      fc.property(fc.array(part, { maxLength: 12 }).map((ps) => ps.join('')), (path) => {
-        const problem = jsonPathSyntaxProblem(path);
-        if (problem === undefined) expect(() => jsonPathQuery({ a: [{ a: 1 }] }, path)).not.toThrow();
-      }),
-      { numRuns: 2000 },
-    );
   });
 });
