@@ -256,6 +256,45 @@ describe('the inspector page in chromium', () => {
     }
   });
 
+  it('shows more of a journal of large entries by following its pages, which end at their byte budget', async () => {
+    const ws = `${base}/ws/journal-pages`;
+    const stub = await fetch(`${ws}/_sandbox/stubs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        request: { method: 'POST', urlPath: '/api/v1.0/service/dup/consultar_lote' },
+        response: { status: 200, body: '{{{request.body}}}', headers: { 'Content-Type': 'application/json' }, transformers: ['response-template'] },
+      }),
+    });
+    expect(stub.status).toBe(201);
+    // About 15 KB each way: an entry of about 30 KB, so a page of 50 ends at its 1 MB budget first.
+    const body = JSON.stringify(Object.fromEntries(Array.from({ length: 700 }, (_, i) => [`campo${i}`, `valor ${i}`])));
+    for (let i = 0; i < 80; i++) {
+      const res = await fetch(`${ws}/api/v1.0/service/dup/consultar_lote`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(res.status).toBe(200);
+    }
+    const tab = await context.newPage();
+    try {
+      await tab.goto(`${ws}/_sandbox/ui`, WAIT);
+      await tab.waitForSelector('#journal-body li', WAIT);
+      const shown = () => tab.locator('#journal-body li').count();
+      const first = await shown();
+      expect(first).toBeGreaterThan(0);
+      expect(first).toBeLessThan(50);
+      expect(await tab.textContent('#journal-body p')).toContain(`Showing ${first} of 80 kept`);
+      await tab.click('#journal-body button');
+      await tab.locator('#journal-body li').nth(first).waitFor(WAIT);
+      const second = await shown();
+      expect(second).toBeLessThanOrEqual(80);
+      const ids = await tab.locator('#journal-body li').evaluateAll((items) => items.map((li) => Number(li.getAttribute('data-entry'))));
+      // Newest first, each entry once.
+      expect(ids).toEqual([...ids].sort((a, b) => b - a));
+      expect(new Set(ids).size).toBe(second);
+    } finally {
+      await tab.close();
+    }
+  });
+
   it('shows the answers of a user-defined operation: its mapping in the journal, its hits in coverage', async () => {
     const ws = `${base}/ws/stubbed`;
     const added = await fetch(`${ws}/_sandbox/stubs`, {

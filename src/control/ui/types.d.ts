@@ -143,6 +143,8 @@ export interface JournalList {
   capacity: number;
   count: number;
   entries: JournalEntry[];
+  /** The next page's cursor; null on the last page. */
+  nextCursor: string | null;
 }
 
 // --- coverage (GET /_sandbox/coverage): the server's own types, as JSON carries them.

@@ -8,7 +8,7 @@ import { adoptTokenFromFragment, api, setToken } from './api.js';
 import { coverage } from './coverage.js';
 import { fill, h, json, when } from './dom.js';
 import { events } from './events.js';
-import { $, badge, handle, lazyDetails, LIST_MAX, messageOf, PAGE, refreshSection, say, state } from './page.js';
+import { $, badge, handle, lazyDetails, messageOf, PAGE, refreshSection, say, state } from './page.js';
 import { workspacePicker } from './workspaces.js';
 
 /** @typedef {import('../types.js').Overview} Overview */
@@ -115,14 +115,21 @@ async function countsOnly(id, data) {
 // --- journal ----------------------------------------------------------------------------------------
 
 async function journal() {
-  const data = /** @type {JournalList} */ (await api(`/requests?limit=${Math.min(state.journalLimit, LIST_MAX)}`));
+  // Pages followed by their cursor: a page ends at its byte budget as well as at its limit, so
+  // asking for a larger limit would not show more of a journal of large entries.
+  let data = /** @type {JournalList} */ (await api(`/requests?limit=${PAGE}`));
+  const entries = [...data.entries];
+  for (let page = 1; page < state.journalPages && data.nextCursor; page++) {
+    data = /** @type {JournalList} */ (await api(`/requests?limit=${PAGE}&cursor=${encodeURIComponent(data.nextCursor)}`));
+    entries.push(...data.entries);
+  }
   fill(
     $('journal-body'),
-    h('p', {}, `Showing ${data.entries.length} of ${data.count} kept (capacity ${data.capacity}).`),
+    h('p', {}, `Showing ${entries.length} of ${data.count} kept (capacity ${data.capacity}).`),
     h(
       'ol',
       { class: 'journal plain' },
-      data.entries.map((e) =>
+      entries.map((e) =>
         h(
           'li',
           { 'data-entry': e.id },
@@ -152,8 +159,8 @@ async function journal() {
         ),
       ),
     ),
-    data.entries.length < data.count
-      ? h('button', { type: 'button', onclick: () => ((state.journalLimit += PAGE), refreshSection(journal)) }, `Show ${PAGE} more`)
+    data.nextCursor
+      ? h('button', { type: 'button', onclick: () => ((state.journalPages += 1), refreshSection(journal)) }, 'Show more')
       : null,
   );
 }

@@ -15,7 +15,8 @@ export const state = {
   billOffset: new Map(),
   /** offsets of lists paged in the page, by list @type {Map<string, number>} */
   offsets: new Map(),
-  journalLimit: PAGE,
+  /** pages of the journal shown, each followed from the one before by its cursor */
+  journalPages: 1,
   /** the import whose file is shown, and the first line of the page @type {string | null} */
   openImport: null,
   /** @type {number | null} */
