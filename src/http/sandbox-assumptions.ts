@@ -442,7 +442,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'A response template that fails while rendering (a helper given a bad value)',
     decision:
-      "a 500 in the interface's error shape (the standard body outside the prefixes) naming the mapping and the failure; the documented statuses of an interface bind its documented operations, not the answers a user defines",
+      "a 500 in the interface's error shape (the standard body outside the prefixes) naming the mapping and the failure: the helper, which argument and what is wrong with it, never the value it failed on (a template renders what a client sent: a password in a form, an API key in a header), or the header whose rendered value a head cannot carry (a character above U+00FF or a control character a client sent; the value is not quoted), or the render limit passed; the documented statuses of an interface bind its documented operations, not the answers a user defines",
     reason: 'a mapping is the user\'s own contract; hiding its fault behind another status would mislead',
   },
   {
@@ -452,6 +452,15 @@ export const assumptions = [
     decision:
       'an answer given by a mapping is journaled with the mapping\'s id (journal field mapping) and, when the mapping implements a named-only operation (metadata.sandbox.operation), that operation\'s id; coverage lists every mapping as a user-defined operation with its hits; GET /_sandbox/operations shows a named-only operation with mappings as "stubbed", with them; answers of mappings carry no Sandbox-Outcome',
     reason: 'a user sees which of the operations their client crosses were answered by their own contract',
+  },
+  {
+    id: 'template-render-limits',
+    interface: 'sandbox',
+    topic: 'How much work one render of a template may do (response templates and subscription payloads alike)',
+    decision:
+      'at most 100000 block iterations (#each, a list used as a block, arrayJoin as a block, over the whole render) and 16777216 characters (the text of each iteration as it ends, nested blocks counted at each level, and the whole text), counted as it renders, so it stops at the limit; passing either fails the render as any template error, naming the limit (a mapping answers its 500, a subscription fails that delivery)',
+    reason:
+      'templates render on the event loop that serves every workspace: nested blocks within every other limit (range 0 10000 inside range 0 3000) would hold it for seconds and take a gigabyte; a real answer or payload is far below both',
   },
   {
     id: 'inspect-helper',
