@@ -142,7 +142,7 @@ export const stubRoutes: FastifyPluginAsyncTypebox = async (app) => {
           400: StandardError,
           401: StandardError,
         },
-        'x-sandbox-assumption': a('stub-format', 'stub-ownership', 'stub-scope', 'stub-unmatched', 'stub-template-error', 'inspect-helper'),
+        'x-sandbox-assumption': a('stub-format', 'stub-ownership', 'stub-scope', 'stub-unmatched', 'stub-template-error', 'template-render-limits', 'inspect-helper'),
       },
     },
     async (request, reply) => {

@@ -225,7 +225,7 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox<{ inspect?: Inspect 
           'one the sandbox generated is answered here, once.',
         body: SubscriptionInput,
         response: { 201: Created, 400: StandardError, 401: StandardError, 409: StandardError },
-        'x-sandbox-assumption': a('webhook-deliveries', 'webhook-faults', 'webhook-template'),
+        'x-sandbox-assumption': a('webhook-deliveries', 'webhook-faults', 'webhook-template', 'template-render-limits'),
       },
     },
     async (request, reply) => {

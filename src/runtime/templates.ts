@@ -12,6 +12,7 @@
 // mapping written for WireMock renders the same here.
 import { createRequire } from 'node:module';
 import type Handlebars from 'handlebars';
+import { CLOCK_MAX_MS, CLOCK_MIN_MS } from './clock.js';
 import { addDuration, type Duration } from './duration.js';
 import { JsonPathError, jsonPathValue } from './jsonpath.js';
 import { type UserRegex, userRegex } from './user-regex.js';
@@ -43,13 +44,61 @@ export interface HelperContext {
   inspect?: (path: string) => unknown;
 }
 
+/**
+ * What one render may do, so that no template holds a shared sandbox (nested blocks multiply:
+ * `{{#each (range 0 10000)}}{{#each (range 0 3000)}}x{{/each}}{{/each}}` would run 30 million
+ * iterations and build 30 MB): block iterations (`#each`, a list used as a block, `arrayJoin` as a
+ * block), and characters (each iteration's text as it ends, nested blocks counted at each level,
+ * and the whole text). Counted as the render runs, so it stops at the limit, not after.
+ */
+export const RENDER_LIMITS = { iterations: 100_000, characters: 16 * 1024 * 1024 } as const;
+
+/** The render under way (renders are synchronous: one at a time, a nested one restores the outer's). */
+let budget: { iterations: number; characters: number } | undefined;
+
+const limitError = (what: string) =>
+  new TemplateError(`the render passes the limit of ${what} in one render (docs/stubs.md, "Limits of a render")`);
+
+function spendIteration(): void {
+  if (budget && ++budget.iterations > RENDER_LIMITS.iterations) throw limitError(`${RENDER_LIMITS.iterations} block iterations`);
+}
+
+function spendCharacters(n: number): void {
+  if (budget && (budget.characters += n) > RENDER_LIMITS.characters) throw limitError(`${RENDER_LIMITS.characters} characters`);
+}
+
+/** One iteration of a block: counted, and its text measured. */
+function iterate(fn: (context: unknown, options?: object) => string, context: unknown, options?: object): string {
+  spendIteration();
+  const out = fn(context, options);
+  spendCharacters(out.length);
+  return out;
+}
+
 // Handlebars loads on first use (a sandbox with no template never needs it, and loading it is
 // start-up time): synchronously, by require, since a template compiles synchronously.
 const load = createRequire(import.meta.url);
 let environment: typeof Handlebars | undefined;
 // An isolated Handlebars environment: no helper or partial registered here leaks into another
 // user of the library, and its prototype-access protection stays on (templates read own properties only).
-const handlebars = (): typeof Handlebars => (environment ??= (load('handlebars') as typeof Handlebars).create());
+// Its `each` counts each iteration; a list used as a block (`{{#list}}...{{/list}}`) goes through it too.
+const handlebars = (): typeof Handlebars => {
+  if (environment) return environment;
+  const env = (load('handlebars') as typeof Handlebars).create();
+  const each = env.helpers.each as Helper;
+  env.registerHelper('each', function (this: unknown, context: unknown, options: Options) {
+    const fn = options.fn;
+    return each.call(this, context, fn ? { ...options, fn: (value: unknown, opts?: object) => iterate(fn, value, opts) } : options);
+  });
+  return (environment = env);
+};
+
+/** An error of the library or the engine (not a helper's own), as a template error that quotes nothing it rendered. */
+function engineError(err: unknown): TemplateError {
+  if (err instanceof RangeError && /string length/i.test(err.message)) return limitError(`${RENDER_LIMITS.characters} characters`);
+  if (err instanceof TypeError && /primitive value/.test(err.message)) return new TemplateError('a value of the template is an object that cannot print as text');
+  return new TemplateError((err as Error).message);
+}
 
 /**
  * WireMock's engine (handlebars.java) reads a numeric path segment as an index, `request.path.3`;
@@ -76,11 +125,17 @@ export function compileTemplate(template: string): Template {
   }
   const compiled = handlebars().compile(source);
   return (model, helpers) => {
+    const outer = budget;
+    budget = { iterations: 0, characters: 0 };
     try {
-      return compiled(model, { helpers: helpers as Record<string, Handlebars.HelperDelegate> });
+      const out = compiled(model, { helpers: helpers as Record<string, Handlebars.HelperDelegate> });
+      if (out.length > RENDER_LIMITS.characters) throw limitError(`${RENDER_LIMITS.characters} characters`);
+      return out;
     } catch (err) {
       if (err instanceof TemplateError) throw err;
-      throw new TemplateError((err as Error).message);
+      throw engineError(err);
+    } finally {
+      budget = outer;
     }
   };
 }
@@ -148,13 +203,24 @@ function order(a: unknown, b: unknown): number {
   return String(x).localeCompare(String(y));
 }
 
+/**
+ * What a helper was given, for its error messages: its kind and size, never its text (a template
+ * renders what a client sent: a password in a form, an API key in a header).
+ */
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return 'nothing';
+  if (typeof value === 'string') return `text of ${value.length} characters`;
+  if (Array.isArray(value)) return `a list of ${value.length}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 /** Parses JSON text (a request body), or returns an object as it is. */
 function jsonOf(value: unknown, helper: string): unknown {
   if (typeof value !== 'string') return value;
   try {
     return JSON.parse(value);
   } catch {
-    throw new TemplateError(`${helper}: the value is not JSON (${value.slice(0, 40)}${value.length > 40 ? '…' : ''})`);
+    throw new TemplateError(`${helper}: its first argument is not JSON (${kindOf(value)})`);
   }
 }
 
@@ -168,17 +234,25 @@ const UNITS: Record<string, keyof Omit<Duration, 'sign'>> = {
   year: 'years',
 };
 
-/** WireMock's offsets: '3 days', '-24 seconds', '1 years' (months and years on the UTC calendar). */
-export function applyOffset(from: Date, offset: string): Date {
+/**
+ * WireMock's offsets: '3 days', '-24 seconds', '1 years' (months and years on the UTC calendar). The
+ * result stays in the sandbox clock's range, 0001-01-01 to 9998-12-31, so every date prints.
+ */
+export function applyOffset(from: Date, offset: string, helper = 'now'): Date {
   const m = /^\s*([+-]?\d+)\s*([a-z]+?)s?\s*$/i.exec(offset);
   const unit = m ? UNITS[(m[2] ?? '').toLowerCase()] : undefined;
   if (!m || !unit) {
-    throw new TemplateError(`the offset "${offset}" is not "<number> <seconds|minutes|hours|days|weeks|months|years>"`);
+    throw new TemplateError(`${helper}: the offset is not "<number> <seconds|minutes|hours|days|weeks|months|years>" (${kindOf(offset)})`);
   }
   const n = Number(m[1]);
   const d: Duration = { sign: n < 0 ? -1 : 1, years: 0, months: 0, weeks: 0, days: 0, hours: 0, minutes: 0, seconds: 0 };
   d[unit] = Math.abs(n);
-  return addDuration(from, d);
+  const at = Number.isSafeInteger(n) ? addDuration(from, d) : new Date(NaN);
+  const ms = at.getTime();
+  if (!(ms >= CLOCK_MIN_MS && ms <= CLOCK_MAX_MS)) {
+    throw new TemplateError(`${helper}: the offset takes the date outside 0001-01-01 to 9998-12-31, the dates the sandbox writes`);
+  }
+  return at;
 }
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -214,7 +288,7 @@ function wallClock(date: Date, timezone: string | undefined): Wall {
         second: 'numeric',
       }).formatToParts(date);
     } catch {
-      throw new TemplateError(`the time zone "${timezone}" is unknown (an IANA name such as America/Sao_Paulo)`);
+      throw new TemplateError(`the time zone is unknown (${kindOf(timezone)}; an IANA name such as America/Sao_Paulo)`);
     }
     const part = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
     const local = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
@@ -306,7 +380,7 @@ export function formatDate(date: Date, pattern: string | undefined, timezone: st
         out += n === 1 ? (w.offset === 0 ? 'Z' : zone(w.offset, false, false).slice(0, 3)) : zone(w.offset, n >= 3, true);
         break;
       default:
-        if (/[A-Za-z]/.test(letter)) throw new TemplateError(`the date pattern "${pattern}" uses "${token}", which is not supported`);
+        if (/[A-Za-z]/.test(letter)) throw new TemplateError(`the date format uses the letter "${letter}", which is not supported (docs/stubs.md lists the letters)`);
         out += token;
     }
   }
@@ -314,26 +388,27 @@ export function formatDate(date: Date, pattern: string | undefined, timezone: st
 }
 
 /** Reads a date the way WireMock's parseDate does without a format: ISO 8601 or RFC 1123, or epoch/unix. */
-export function parseDateText(value: unknown, format: string | undefined): Date {
+export function parseDateText(value: unknown, format: string | undefined, helper = 'parseDate'): Date {
   const raw = text(value).trim();
+  const given = `${helper}: its first argument (${kindOf(raw)})`;
   if (format === 'epoch' || format === 'unix') {
     const n = Number(raw);
-    if (raw === '' || !Number.isFinite(n)) throw new TemplateError(`parseDate: "${raw}" is not a number`);
+    if (raw === '' || !Number.isFinite(n)) throw new TemplateError(`${given} is not a number`);
     return new Date(format === 'unix' ? n * 1000 : n);
   }
   if (format !== undefined) {
-    const parsed = parseWithPattern(raw, format);
+    const parsed = parseWithPattern(raw, format, helper);
     if (parsed) return parsed;
-    throw new TemplateError(`parseDate: "${raw}" does not fit the pattern "${format}"`);
+    throw new TemplateError(`${given} does not fit the format`);
   }
   // A date without time is midnight UTC; anything Date.parse reads (ISO 8601, RFC 1123) otherwise.
   const ms = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? Date.parse(`${raw}T00:00:00Z`) : Date.parse(raw);
-  if (Number.isNaN(ms)) throw new TemplateError(`parseDate: "${raw}" is not an ISO 8601 or RFC 1123 date`);
+  if (Number.isNaN(ms)) throw new TemplateError(`${given} is not an ISO 8601 or RFC 1123 date`);
   return new Date(ms);
 }
 
 /** The numeric fields of a SimpleDateFormat pattern (yyyy MM dd HH mm ss SSS, literals in between), in UTC. */
-function parseWithPattern(raw: string, pattern: string): Date | undefined {
+function parseWithPattern(raw: string, pattern: string, helper: string): Date | undefined {
   const fields: string[] = [];
   const source = (pattern.match(/'(?:[^']|'')*'|([A-Za-z])\1*|[^A-Za-z']+/g) ?? [])
     .map((token) => {
@@ -342,7 +417,7 @@ function parseWithPattern(raw: string, pattern: string): Date | undefined {
         fields.push(token[0] ?? '');
         return `(\\d{1,${Math.max(token.length, token[0] === 'y' ? 4 : 2)}})`;
       }
-      if (/[A-Za-z]/.test(token)) throw new TemplateError(`parseDate: the pattern "${pattern}" uses "${token}", which is not supported`);
+      if (/[A-Za-z]/.test(token)) throw new TemplateError(`${helper}: the format uses the letter "${token[0] ?? ''}", which is not supported (docs/stubs.md lists the letters)`);
       return token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     })
     .join('');
@@ -372,9 +447,18 @@ function uuidOf(hex: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+/** A helper's pattern argument: RE2's reason quotes the pattern, which may be what a client sent, so it is not repeated. */
+function regexArg(value: unknown, helper: string): UserRegex {
+  try {
+    return userRegex(text(value));
+  } catch {
+    throw new TemplateError(`${helper}: its second argument (${kindOf(text(value))}) is not a regular expression RE2 reads (no backreferences or lookaround)`);
+  }
+}
+
 function numberArg(value: unknown, helper: string, name: string): number {
   const n = typeof value === 'number' ? value : Number(text(value));
-  if (text(value) === '' || !Number.isFinite(n)) throw new TemplateError(`${helper}: ${name} must be a number, got "${text(value)}"`);
+  if (text(value) === '' || !Number.isFinite(n)) throw new TemplateError(`${helper}: ${name} must be a number (got ${kindOf(value)})`);
   return n;
 }
 
@@ -390,7 +474,7 @@ export function templateHelpers(context: HelperContext): HelperSet {
       const { values } = split(args);
       if (!context.inspect) throw new TemplateError('inspect: no sandbox state to inspect here');
       const path = values.map(text).join('');
-      if (!path.startsWith('/')) throw new TemplateError(`inspect: the path must start with "/" (as after /_sandbox), got "${path}"`);
+      if (!path.startsWith('/')) throw new TemplateError(`inspect: the path must start with "/" (as after /_sandbox; got ${kindOf(path)})`);
       return renderableJson(context.inspect(path));
     },
 
@@ -398,14 +482,14 @@ export function templateHelpers(context: HelperContext): HelperSet {
     now(...args) {
       const { options } = split(args);
       const { offset, format, timezone } = options.hash;
-      const at = offset === undefined ? now() : applyOffset(now(), text(offset));
+      const at = offset === undefined ? now() : applyOffset(now(), text(offset), 'now');
       return formatDate(at, format === undefined ? undefined : text(format), timezone === undefined ? undefined : text(timezone));
     },
     date(...args) {
       const { values, options } = split(args);
       const { offset, format, timezone } = options.hash;
-      const base = values[0] instanceof Date ? values[0] : values[0] === undefined ? now() : parseDateText(values[0], undefined);
-      const at = offset === undefined ? base : applyOffset(base, text(offset));
+      const base = values[0] instanceof Date ? values[0] : values[0] === undefined ? now() : parseDateText(values[0], undefined, 'date');
+      const at = offset === undefined ? base : applyOffset(base, text(offset), 'date');
       return formatDate(at, format === undefined ? undefined : text(format), timezone === undefined ? undefined : text(timezone));
     },
     parseDate(...args) {
@@ -420,7 +504,7 @@ export function templateHelpers(context: HelperContext): HelperSet {
       const type = text(options.hash.type ?? 'ALPHANUMERIC').toUpperCase();
       if (type === 'UUID') return newUuid(context.ids);
       const alphabet = ALPHABETS[type];
-      if (!alphabet) throw new TemplateError(`randomValue: type must be one of ${[...Object.keys(ALPHABETS), 'UUID'].join(', ')}, got "${type}"`);
+      if (!alphabet) throw new TemplateError(`randomValue: type must be one of ${[...Object.keys(ALPHABETS), 'UUID'].join(', ')} (got ${kindOf(type)})`);
       const length = numberArg(options.hash.length ?? 36, 'randomValue', 'length');
       if (!Number.isInteger(length) || length < 0 || length > 10_000) throw new TemplateError('randomValue: length must be a whole number from 0 to 10000');
       const value = context.ids.randomText(length, alphabet);
@@ -491,20 +575,19 @@ export function templateHelpers(context: HelperContext): HelperSet {
     urlEncode(...args) {
       const { values, options } = split(args);
       const source = options.fn ? options.fn(this).trim() : text(values[0]);
-      return options.hash.decode === true ? decodeURIComponent(source) : encodeURIComponent(source);
+      try {
+        return options.hash.decode === true ? decodeURIComponent(source) : encodeURIComponent(source);
+      } catch {
+        throw new TemplateError(`urlEncode: its argument (${kindOf(source)}) is not ${options.hash.decode === true ? 'percent-encoded UTF-8' : 'text of whole characters'}`);
+      }
     },
     regexExtract(...args) {
       const { values, options } = split(args);
-      let re: UserRegex;
-      try {
-        re = userRegex(text(values[1]));
-      } catch (err) {
-        throw new TemplateError(`regexExtract: ${(err as Error).message}`);
-      }
+      const re = regexArg(values[1], 'regexExtract');
       const m = re.exec(text(values[0]));
       if (!m) {
         if (options.hash.default !== undefined) return options.hash.default;
-        throw new TemplateError(`regexExtract: "${text(values[1])}" matches nothing and no default was given`);
+        throw new TemplateError('regexExtract: the pattern matches nothing and no default was given');
       }
       if (values[2] !== undefined && options.data?.root) {
         options.data.root[text(values[2])] = m.slice(1);
@@ -526,12 +609,7 @@ export function templateHelpers(context: HelperContext): HelperSet {
     },
     matches(...args) {
       const { values, options } = split(args);
-      let re: UserRegex;
-      try {
-        re = userRegex(text(values[1]));
-      } catch (err) {
-        throw new TemplateError(`matches: ${(err as Error).message}`);
-      }
+      const re = regexArg(values[1], 'matches');
       return decide(re.matchesWhole(text(values[0])), options, this);
     },
 
@@ -554,7 +632,7 @@ export function templateHelpers(context: HelperContext): HelperSet {
           if (b === 0) throw new TemplateError('math: division by zero');
           return a % b;
         default:
-          throw new TemplateError(`math: the operator must be one of + - * / %, got "${text(values[1])}"`);
+          throw new TemplateError(`math: the operator must be one of + - * / % (got ${kindOf(values[1])})`);
       }
     },
     range(...args) {
@@ -569,7 +647,8 @@ export function templateHelpers(context: HelperContext): HelperSet {
       const { values, options } = split(args);
       const [separator, ...rest] = values;
       const items = rest.length === 1 && Array.isArray(rest[0]) ? (rest[0] as unknown[]) : rest;
-      const parts = options.fn ? items.map((item) => options.fn?.(item) ?? '') : items.map(text);
+      const fn = options.fn;
+      const parts = fn ? items.map((item) => iterate(fn, item)) : items.map(text);
       return `${text(options.hash.prefix)}${parts.join(text(separator))}${text(options.hash.suffix)}`;
     },
     join(...args) {

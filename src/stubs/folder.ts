@@ -28,6 +28,14 @@ function stableId(file: string, index: number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[parseInt(h[16] ?? '0', 16) % 4]}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+/** " at line L, column C" from the position JSON.parse names in its message ('' when it names none). */
+function whereInText(source: string, message: string): string {
+  const m = /at position (\d+)/.exec(message);
+  if (!m) return message.includes('end of JSON input') ? ' at its end' : '';
+  const before = source.slice(0, Number(m[1])).split('\n');
+  return ` at line ${before.length}, column ${(before[before.length - 1] ?? '').length + 1}`;
+}
+
 /** Reads every mapping of the folder; throws StubFolderError naming every problem. */
 export function readStubFolder(dir: string, context: Pick<ReadContext, 'operations' | 'interfaceOfPath'>): Stub[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new StubFolderError(`the stub folder ${dir} is not a folder`);
@@ -40,10 +48,12 @@ export function readStubFolder(dir: string, context: Pick<ReadContext, 'operatio
     if (path.startsWith(`${filesDir}/`)) continue;
     const file = relative(dir, path);
     let doc: unknown;
+    // A byte order mark (editors on Windows write one) is read past, as WireMock's JSON reader does.
+    const source = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
     try {
-      doc = JSON.parse(readFileSync(path, 'utf8'));
+      doc = JSON.parse(source);
     } catch (err) {
-      problems.push(`${file}: not JSON (${(err as Error).message})`);
+      problems.push(`${file}: not JSON${whereInText(source, (err as Error).message)} (${(err as Error).message})`);
       continue;
     }
     const list =

@@ -9,6 +9,7 @@ import type { ValidateFunction } from 'ajv';
 import type { Operation } from '../http/catalog.js';
 import type { ErrorDetail, InterfaceId } from '../http/errors.js';
 import { pointer } from '../http/errors.js';
+import { HEADER_TEXT_RULE, isHeaderName, isHeaderText } from '../http/header-text.js';
 import { bodyAjv, detailsFromAjv, MAX_DETAILS } from '../http/validation.js';
 import { isDefinite, jsonPathQuery, jsonPathSyntaxProblem } from '../runtime/jsonpath.js';
 import { compileTemplate, type Template } from '../runtime/templates.js';
@@ -400,11 +401,12 @@ function readRequest(mapping: StubMapping, problem: Problem): StubRequestRule | 
     const at = `/request/${key}`;
     if (key === 'url' || key === 'urlPath') {
       if (!value.startsWith('/')) problem(at, 'must start with "/"');
+      else urlText(value, at, problem);
       url = { kind: key, text: value };
     } else if (key === 'urlPattern' || key === 'urlPathPattern') {
       const regex = compileRegex(value, at, problem);
       if (regex) url = { kind: key, text: value, regex };
-    } else {
+    } else if (urlText(value, at, problem)) {
       const segments = templateSegments(value, at, problem);
       if (segments) url = { kind: 'urlPathTemplate', text: value, segments };
     }
@@ -441,6 +443,22 @@ function readRequest(mapping: StubMapping, problem: Problem): StubRequestRule | 
     headers: multi(r.headers, '/request/headers', true),
     bodyPatterns,
   };
+}
+
+/**
+ * A literal URL is compared with the request's as the client sends it, percent-encoded: a space, a
+ * control character, "#" (a fragment is never sent) or a character outside ASCII never comes as it
+ * is, so a mapping holding one could never match. WireMock compares the same way and accepts it;
+ * the sandbox says so instead, with the form to write.
+ */
+function urlText(value: string, at: string, problem: Problem): boolean {
+  if (!/[^\x21-\x7e]|#/.test(value)) return true;
+  const encoded = Array.from(value, (c) => (/[^\x21-\x7e]|#/.test(c) ? [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('') : c)).join('');
+  problem(
+    at,
+    `holds a character a request's URL never carries as it is (a space, a control character, "#" or one outside ASCII): clients send it percent-encoded, and the mapping is compared with what they send; write ${JSON.stringify(encoded)}`,
+  );
+  return false;
 }
 
 /** `/v1/batches/{chave}` -> literal and parameter segments; RFC 6570's simple form only. */
@@ -486,6 +504,13 @@ function compileText(source: string, templated: boolean, path: string, problem: 
  */
 const SERVER_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade']);
 
+/** Why a 1xx is refused (RFC 9110 section 15.2). */
+export const FINAL_STATUS =
+  'is informational (1xx): an interim answer that a final one must follow (101 switches the connection to another protocol), so a client would wait forever; a mapping answers a final status, 200 to 599';
+
+/** Why an empty Content-Type is refused (RFC 9110 section 8.3). */
+export const EMPTY_CONTENT_TYPE = 'is empty: a Content-Type is a media type such as text/plain (leave the header out to send none)';
+
 function readResponse(mapping: StubMapping, context: ReadContext, problem: Problem): StubResponseRule | undefined {
   const r = mapping.response ?? {};
   const transformers = r.transformers ?? [];
@@ -498,7 +523,7 @@ function readResponse(mapping: StubMapping, context: ReadContext, problem: Probl
 
   const headers: Array<[string, string | Template]> = [];
   for (const [name, value] of Object.entries(r.headers ?? {})) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) problem(`/response/headers${pointer(name)}`, 'is not a valid header name');
+    if (!isHeaderName(name)) problem(`/response/headers${pointer(name)}`, 'is not a valid header name');
     else if (SERVER_HEADERS.has(name.toLowerCase()))
       problem(
         `/response/headers${pointer(name)}`,
@@ -507,7 +532,9 @@ function readResponse(mapping: StubMapping, context: ReadContext, problem: Probl
     const values = Array.isArray(value) ? value : [value];
     values.forEach((v, i) => {
       const at = `/response/headers${pointer(name)}${Array.isArray(value) ? `/${i}` : ''}`;
-      if (/[\r\n\0]/.test(v)) problem(at, 'must not contain CR, LF or NUL');
+      // A template's text is checked as it renders (a character of a helper's argument need not be sent).
+      if (templated ? /[\r\n\0]/.test(v) : !isHeaderText(v)) problem(at, `must hold only ${HEADER_TEXT_RULE}`);
+      else if (name.toLowerCase() === 'content-type' && v.trim() === '') problem(at, EMPTY_CONTENT_TYPE);
       const compiled = compileText(v, templated, at, problem);
       if (compiled !== undefined) headers.push([name, compiled]);
     });
@@ -530,7 +557,8 @@ function readResponse(mapping: StubMapping, context: ReadContext, problem: Probl
       }
     }
   }
-  if (r.statusMessage !== undefined && /[\r\n\0]/.test(r.statusMessage)) problem('/response/statusMessage', 'must not contain CR, LF or NUL');
+  if (r.statusMessage !== undefined && !isHeaderText(r.statusMessage)) problem('/response/statusMessage', `must hold only ${HEADER_TEXT_RULE}`);
+  if (r.status !== undefined && r.status < 200) problem('/response/status', FINAL_STATUS);
   return {
     status: r.status ?? 200,
     statusMessage: r.statusMessage,

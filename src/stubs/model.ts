@@ -49,9 +49,19 @@ class RequestPath {
   }
 }
 
+/** As WireMock prints a map of them (Java's Map.toString): {name=value, other=[a, b]}. */
+function mapText(map: Record<string, OneOrMany>): string {
+  const parts = Object.keys(map).map((name) => {
+    const values = (map[name] as unknown as { values: readonly string[] }).values;
+    return `${name}=${values.length === 1 ? values[0] : `[${values.join(', ')}]`}`;
+  });
+  return `{${parts.join(', ')}}`;
+}
+
 function multi(entries: Iterable<[string, readonly string[]]>): Record<string, OneOrMany> {
   const out: Record<string, OneOrMany> = {};
   for (const [name, values] of entries) out[name] = new OneOrMany(values);
+  Object.defineProperty(out, 'toString', { value: () => mapText(out), enumerable: false });
   return out;
 }
 
@@ -72,11 +82,11 @@ function cookiesOf(header: readonly string[]): Record<string, OneOrMany> {
 
 /** Headers by name in any case (WireMock's header names ignore case), listed in lower case. */
 function headersOf(view: RequestView): Record<string, OneOrMany> {
-  const byName: Record<string, OneOrMany> = {};
-  for (const [name, values] of view.headers) byName[name] = new OneOrMany(values);
+  const byName = multi(view.headers);
   const key = (prop: string | symbol) => (typeof prop === 'string' ? prop.toLowerCase() : prop);
   return new Proxy(byName, {
-    get: (target, prop) => Reflect.get(target, key(prop)),
+    // Its own toString (the names are in lower case, so none is "toString") prints it whole.
+    get: (target, prop) => (prop === 'toString' ? Reflect.get(target, prop) : Reflect.get(target, key(prop))),
     has: (target, prop) => Reflect.has(target, key(prop)),
     getOwnPropertyDescriptor: (target, prop) => Reflect.getOwnPropertyDescriptor(target, key(prop)),
   });

@@ -2,8 +2,9 @@
 // given (nothing added but Matched-Stub-Id and Matched-Stub-Name, which WireMock adds too), its body
 // bytes (jsonBody as compact JSON), rendered through the templates when the mapping asks for the
 // response-template transformer.
+import { asHeaderText, HEADER_TEXT_RULE, isHeaderName, isHeaderText } from '../http/header-text.js';
 import { type HelperSet, TemplateError } from '../runtime/templates.js';
-import type { Stub } from './mapping.js';
+import { EMPTY_CONTENT_TYPE, FINAL_STATUS, type Stub } from './mapping.js';
 import type { RequestView } from './match.js';
 import { templateModel } from './model.js';
 
@@ -16,16 +17,28 @@ export interface StubAnswer {
   delayMs: number;
 }
 
-/** Renders a mapping's response for one request; throws TemplateError when a template fails. */
+/**
+ * Renders a mapping's response for one request; throws TemplateError when a template fails, or when
+ * the head could not be written: a rendered value a header cannot carry (a client's "€" echoed), or
+ * a mapping read before the rules that refuse it were checked (Node would throw while writing, and
+ * take the server down with it).
+ */
 export function renderAnswer(stub: Stub, view: RequestView, pathParams: Record<string, string>, helpers: HelperSet): StubAnswer {
   const r = stub.response;
+  if (r.status < 200 || r.status > 599) throw new TemplateError(`the status ${r.status} ${FINAL_STATUS}`);
+  if (r.statusMessage !== undefined && !isHeaderText(r.statusMessage)) {
+    throw new TemplateError(`the statusMessage holds a character a reason phrase cannot carry: it may hold only ${HEADER_TEXT_RULE}`);
+  }
   const model = r.templated ? templateModel(view, pathParams, r.parameters) : {};
   const headers: Array<[string, string]> = r.headers.map(([name, value]) => [name, typeof value === 'string' ? value : value(model, helpers)]);
-  for (const [, value] of headers) {
-    if (/[\r\n\0]/.test(value)) throw new TemplateError('a templated header value holds CR, LF or NUL');
+  for (const [name, value] of headers) {
+    if (!isHeaderName(name)) throw new TemplateError('a header name is not an RFC 9110 token');
+    // The value is not quoted: it may be what a client sent.
+    if (!isHeaderText(value)) throw new TemplateError(`the header ${name} renders a character a header cannot carry: it may hold only ${HEADER_TEXT_RULE}`);
+    if (value.trim() === '' && name.toLowerCase() === 'content-type') throw new TemplateError(`the header ${name} ${EMPTY_CONTENT_TYPE}`);
   }
   headers.push(['Matched-Stub-Id', stub.id]);
-  if (stub.name !== null) headers.push(['Matched-Stub-Name', stub.name.replace(/[^\t\x20-\x7e]/g, '?')]);
+  if (stub.name !== null) headers.push(['Matched-Stub-Name', asHeaderText(stub.name)]);
   let body: Buffer;
   switch (r.body.kind) {
     case 'none':

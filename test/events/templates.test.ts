@@ -79,6 +79,11 @@ describe('a subscription with a template', () => {
     // A brace right after }} would read as Handlebars' }}}: a space keeps them apart.
     { when: 'a helper fails on the event', template: "{\"x\": {{inspect '/no/such/view'}} }", error: /template failed.*not an inspection call/ },
     { when: 'what it renders is not JSON', template: 'paid {{event.data.uid}}', error: /not JSON/ },
+    {
+      when: 'it passes the limit of a render',
+      template: '{"x": "{{#each (range 0 10000)}}{{#each (range 0 3000)}}x{{/each}}{{/each}}" }',
+      error: /template failed.*100000 block iterations/,
+    },
   ])('when $when, that delivery fails without an attempt, saying why; it cannot be redelivered', async ({ template, error }) => {
     const app = await testApp({ fixtures: COVERAGE_FIXTURES });
     const r = await receiver();

@@ -34,7 +34,7 @@ describe('compileTemplate', () => {
   });
 
   it('turns a failing helper into a TemplateError that names it', () => {
-    expect(() => render("{{jsonPath body '$.a'}}", { body: 'not json' })).toThrow(/jsonPath: the value is not JSON/);
+    expect(() => render("{{jsonPath body '$.a'}}", { body: 'not json' })).toThrow(/jsonPath: its first argument is not JSON/);
     expect(() => render("{{math 1 '^' 2}}")).toThrow(/math: the operator/);
   });
 });
@@ -58,7 +58,7 @@ describe('time helpers read the clock they are given', () => {
   it('formatDate writes Java pattern letters, quoted text and zones', () => {
     const d = new Date(AT);
     expect(formatDate(d, "EEEE, MMMM d, yy h:mm a 'o''clock' Z", undefined)).toBe("Thursday, November 5, 26 1:04 PM o'clock +0000");
-    expect(() => formatDate(d, 'yyyy-QQ', undefined)).toThrow(/"QQ"/);
+    expect(() => formatDate(d, 'yyyy-QQ', undefined)).toThrow(/the letter "Q"/);
   });
 });
 
@@ -138,5 +138,105 @@ describe('JSON, text, list and condition helpers', () => {
 
   it('lists every helper it knows (the docs name the same)', () => {
     expect(HELPER_NAMES).toEqual(expect.arrayContaining(['inspect', 'now', 'randomValue', 'jsonPath', 'concat', 'eq']));
+  });
+});
+
+describe('a render is bounded', () => {
+  it('stops nested #each blocks at the iteration limit, before running them all, naming the limit', () => {
+    let ticks = 0;
+    const model = {
+      get tick() {
+        ticks += 1;
+        return '';
+      },
+    };
+    const source = '{{#each (range 0 10000)}}{{#each (range 0 3000)}}x{{@root.tick}}{{/each}}{{/each}}';
+    expect(() => render(source, model)).toThrow(TemplateError);
+    ticks = 0;
+    expect(() => render(source, model)).toThrow(/100000 block iterations/);
+    expect(ticks).toBeGreaterThan(0);
+    expect(ticks).toBeLessThanOrEqual(100_000);
+  });
+
+  it('counts the iterations of a list used as a block and of arrayJoin blocks alike', () => {
+    const list = Array.from({ length: 100_001 }, (_, i) => i);
+    expect(() => render('{{#list}}x{{/list}}', { list })).toThrow(/100000 block iterations/);
+    expect(() => render("{{#arrayJoin ',' list}}x{{/arrayJoin}}", { list })).toThrow(/100000 block iterations/);
+    expect(render('{{#list}}x{{/list}}', { list: list.slice(0, 100_000) })).toHaveLength(100_000);
+  });
+
+  it('stops a render whose output passes the character limit as the blocks produce it', () => {
+    let reads = 0;
+    const big = 'x'.repeat(1_000_000);
+    const model = {
+      get big() {
+        reads += 1;
+        return big;
+      },
+    };
+    expect(() => render('{{#each (range 0 1000)}}{{@root.big}}{{/each}}', model)).toThrow(/16777216 characters/);
+    expect(reads).toBeLessThanOrEqual(17);
+    // Without blocks the whole text is measured once it is rendered.
+    reads = 0;
+    expect(() => render('{{big}}'.repeat(17), model)).toThrow(/16777216 characters/);
+    expect(render('{{big}}', model)).toHaveLength(1_000_000);
+  });
+
+  it('gives every render its own budget', () => {
+    const template = compileTemplate('{{#each list}}x{{/each}}');
+    const model = { list: Array.from({ length: 60_000 }, (_, i) => i) };
+    const set = helpers();
+    expect(template(model, set)).toHaveLength(60_000);
+    expect(template(model, set)).toHaveLength(60_000);
+  });
+});
+
+describe('a helper that fails names itself and the problem, never the value it was given', () => {
+  const secret = 'LEAKSECRET1';
+  const cases: Array<[string, object, RegExp]> = [
+    ["{{jsonPath body '$.username'}}", { body: `username=u7&password=${secret}` }, /jsonPath: its first argument is not JSON \(text of \d+ characters\)/],
+    ['{{parseDate v}}', { v: secret }, /parseDate: its first argument .* is not an ISO 8601 or RFC 1123 date/],
+    ["{{parseDate v format='epoch'}}", { v: secret }, /parseDate: its first argument .* is not a number/],
+    ["{{parseDate v format='yyyy-MM-dd'}}", { v: secret }, /parseDate: its first argument .* does not fit the format/],
+    ['{{parseJson v}}', { v: secret }, /parseJson: /],
+    ['{{formatJson v}}', { v: secret }, /formatJson: /],
+    ["{{math v '+' 1}}", { v: secret }, /math: the left operand must be a number/],
+    ['{{math 1 v 1}}', { v: secret }, /math: the operator must be one of/],
+    ['{{now offset=v}}', { v: secret }, /now: the offset is not/],
+    ['{{now timezone=v}}', { v: secret }, /the time zone is unknown/],
+    ['{{now format=v}}', { v: secret }, /the date format uses the letters? "[A-Z]+", which/],
+    ['{{randomValue type=v}}', { v: secret }, /randomValue: type must be one of/],
+    ['{{randomValue length=v}}', { v: secret }, /randomValue: length must be a number/],
+    ['{{inspect v}}', { v: secret }, /inspect: the path must start with "\/"/],
+    ['{{regexExtract "abc" v}}', { v: `[0-9]${secret}` }, /regexExtract: the pattern matches nothing/],
+    ['{{regexExtract "abc" v}}', { v: `(${secret}` }, /regexExtract: /],
+    ['{{urlEncode v decode=true}}', { v: `%E0%A4%A${secret}` }, /urlEncode: /],
+  ];
+  for (const [source, model, message] of cases) {
+    it(source, () => {
+      let error: unknown;
+      try {
+        render(source, model, helpers({ inspect: () => null }));
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(TemplateError);
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).not.toContain(secret);
+    });
+  }
+});
+
+describe('helpers refuse what they cannot render', () => {
+  it('an offset that takes the date outside 0001-01-01..9998-12-31', () => {
+    expect(() => render("{{now offset='100000000 years'}}")).toThrow(/0001-01-01 to 9998-12-31/);
+    expect(() => render("{{now offset='-2100 years'}}")).toThrow(/0001-01-01 to 9998-12-31/);
+    expect(() => render("{{date (parseDate '2026-01-01') offset='8000 years'}}")).toThrow(/0001-01-01 to 9998-12-31/);
+    expect(render("{{now offset='7000 years' format='yyyy'}}")).toBe('9026');
+  });
+
+  it('a jsonPath expression that does not parse, as a template error naming the JSONPath', () => {
+    expect(() => render("{{jsonPath body '$..['}}", { body: '{"a":[1]}' })).toThrow(TemplateError);
+    expect(() => render("{{jsonPath body '$..['}}", { body: '{"a":[1]}' })).toThrow(/JSONPath \$\.\.\[ cannot be read/);
   });
 });

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { HELPER_NAMES } from '../../src/runtime/templates.js';
-import { DEMO_FIXTURES, testApp } from '../helpers.js';
+import { DEMO_FIXTURES, LogCapture, testApp } from '../helpers.js';
 import { BK, RG, stubbed } from './helpers.js';
 
 const templated = (id: string, urlPath: string, body: string, extra: Record<string, unknown> = {}) => ({
@@ -194,6 +194,52 @@ describe('inspect reads the state of the same workspace', () => {
         expect(res.json().message, where).toContain(`inspect: GET /_sandbox${path.split('?')[0]}`);
         expect(res.json().message, where).not.toMatch(/Cannot read|undefined|TypeError/);
       }
+    }
+  });
+});
+
+describe('the request model prints as WireMock prints it', () => {
+  it('request.headers and request.query print as maps of their values', async () => {
+    const app = await testApp();
+    await stubbed(app, templated('maps', `${RG}/mapas`, '{{{request.headers}}}|{{request.query}}'));
+    const res = await app.inject({ method: 'GET', url: `${RG}/mapas?a=1&b=x&b=y`, headers: { 'X-One': 'um' } });
+    expect(res.statusCode, res.body).toBe(200);
+    const [headers, query] = res.body.split('|');
+    expect(headers).toMatch(/^\{.*x-one=um.*\}$/);
+    // {{ }} escapes "=" as handlebars.java does.
+    expect(query).toBe('{a&#x3D;1, b&#x3D;[x, y]}');
+  });
+});
+
+describe('a template that fails', () => {
+  it('answers a 500 naming the mapping and the helper, and neither that answer nor the log quotes the value it failed on', async () => {
+    const capture = new LogCapture();
+    const app = await testApp({ logger: { level: 'debug', stream: capture } });
+    await stubbed(app, {
+      id: 'login-form',
+      request: { method: 'POST', urlPath: `${RG}/oauth/tok` },
+      response: { status: 200, body: "{{jsonPath request.body '$.username'}}|{{parseDate request.headers.X-Api-Key}}", transformers: ['response-template'] },
+    });
+    const form = await app.inject({
+      method: 'POST',
+      url: `${RG}/oauth/tok`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'username=u7&password=LEAKPASSWORD1',
+    });
+    expect(form.statusCode).toBe(500);
+    expect(form.body).toMatch(/login-form could not render its response: jsonPath: its first argument is not JSON/);
+    const json = await app.inject({
+      method: 'POST',
+      url: `${RG}/oauth/tok`,
+      headers: { 'content-type': 'application/json', 'x-api-key': 'LEAKAPIKEY77' },
+      payload: '{"username":"u7"}',
+    });
+    expect(json.statusCode).toBe(500);
+    expect(json.body).toMatch(/parseDate: its first argument \(text of 12 characters\) is not an ISO 8601/);
+    expect(capture.text).toMatch(/stub template failed/);
+    for (const secret of ['LEAKPASSWORD1', 'LEAKAPIKEY77']) {
+      expect(form.body + json.body).not.toContain(secret);
+      expect(capture.text).not.toContain(secret);
     }
   });
 });
