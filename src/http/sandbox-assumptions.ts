@@ -108,7 +108,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'How large an answer of a control-plane list may be (the sandbox\'s own views)',
     decision:
-      'a page of a control list (the journal, the event feed, workspaces, and the inspection lists of each interface) holds up to limit items and up to 1 000 000 bytes of items as JSON, whichever comes first; a page holds one item at least, however large; its cursor (next, for the event feed) points after the last item given, so following it gives every item once',
+      'a page of a control list (the journal, the event feed, workspaces, the stub mappings, and the inspection lists of each interface) holds up to limit items and up to 1 000 000 bytes of items as JSON, whichever comes first; a page holds one item at least, however large; its cursor (next, for the event feed) points after the last item given, so following it gives every item once',
     reason:
       'an item can be tens of kilobytes (a journal entry with its bodies, a registry document with long text fields): counted in items alone, a page at the largest limit ran to megabytes, too much for a browser or a test log',
   },
@@ -452,6 +452,15 @@ export const assumptions = [
     decision:
       'an answer given by a mapping is journaled with the mapping\'s id (journal field mapping) and, when the mapping implements a named-only operation (metadata.sandbox.operation), that operation\'s id; coverage lists every mapping as a user-defined operation with its hits; GET /_sandbox/operations shows a named-only operation with mappings as "stubbed", with them; answers of mappings carry no Sandbox-Outcome',
     reason: 'a user sees which of the operations their client crosses were answered by their own contract',
+  },
+  {
+    id: 'stub-limits',
+    interface: 'sandbox',
+    topic: 'How many user-defined operations a workspace holds, how deep their JSON is read, and how far the nearest one is looked for',
+    decision:
+      'a workspace holds at most 2000 mappings, the --stubs folder\'s included (POST /_sandbox/stubs adds at most 1000 at a time; one that would take the workspace past 2000 is a 409 naming the limit, a mapping replacing one of the same id adds none; a folder of more stops the start); a mapping nesting arrays and objects deeper than 64 levels, the mapping itself the first (in jsonBody, equalToJson, its text, or anywhere else), is a 400 naming the pointer of the first value too deep and the limit, and stops the start in a folder, naming the file; a client\'s body nested deeper than 64 levels is not read as JSON by equalToJson and matchesJsonPath (they do not match it, and the nearest mapping\'s reasons say so); the nearest mapping of a request none matches is looked for among the 50 nearest by method and URL, compared in full; GET /_sandbox/stubs answers pages (control-pages)',
+    reason:
+      'every request no mapping answers is compared with each mapping, which a workspace of thousands made a second\'s work that held every other request; recursive readers of JSON run out of stack a few thousand levels down, and no real mapping or body nests near 64',
   },
   {
     id: 'inspect-helper',

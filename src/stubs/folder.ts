@@ -6,7 +6,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { parseJsonExact } from '../http/json.js';
 import { type ReadContext, readMapping, type Stub } from './mapping.js';
+import { MAX_MAPPINGS_PER_WORKSPACE } from './stub-set.js';
 
 export class StubFolderError extends Error {
   override name = 'StubFolderError';
@@ -41,7 +43,8 @@ export function readStubFolder(dir: string, context: Pick<ReadContext, 'operatio
     const file = relative(dir, path);
     let doc: unknown;
     try {
-      doc = JSON.parse(readFileSync(path, 'utf8'));
+      // Numbers as written: a mapping sends and compares them (stub-set.ts stores them so too).
+      doc = parseJsonExact(readFileSync(path, 'utf8'));
     } catch (err) {
       problems.push(`${file}: not JSON (${(err as Error).message})`);
       continue;
@@ -64,6 +67,9 @@ export function readStubFolder(dir: string, context: Pick<ReadContext, 'operatio
       seen.set(result.stub.id, file);
       stubs.push(result.stub);
     }
+  }
+  if (stubs.length > MAX_MAPPINGS_PER_WORKSPACE) {
+    problems.push(`${mappingsDir}: holds ${stubs.length} mappings: at most ${MAX_MAPPINGS_PER_WORKSPACE}, the most a workspace holds (the folder's are in every one)`);
   }
   if (problems.length > 0) {
     throw new StubFolderError(`the stub folder ${dir} has ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n  ${problems.slice(0, 100).join('\n  ')}`);
