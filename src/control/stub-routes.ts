@@ -5,6 +5,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import type { FastifyInstance } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError } from '../http/errors.js';
+import { decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
 import { StandardError, StringEnum, Strict } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { runtimeOf } from '../runtime/index.js';
@@ -51,9 +52,14 @@ const stubView = (InterfaceName: Name) => Type.Object(
   { additionalProperties: false, title: 'StubMappingView', description: 'the mapping as given, with its id, and what the sandbox made of it' },
 );
 
+/** Mappings per page of GET /_sandbox/stubs, by default and at most (docs/control-plane.md). */
+const STUBS_PAGE = 100;
+const STUBS_PAGE_MAX = 1000;
+
 const mappingList = (StubView: ReturnType<typeof stubView>) => Type.Object({
-  mappings: Type.Array(StubView),
-  meta: Type.Object({ total: Type.Integer() }),
+  mappings: Type.Array(StubView, { description: 'a page of them, in the order they are tried' }),
+  meta: Type.Object({ total: Type.Integer({ description: 'mappings in all, as WireMock counts them' }) }),
+  nextCursor: NextCursor,
 });
 
 const ScenarioSchema = Type.Object({
@@ -135,14 +141,16 @@ export const stubRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Mappings answer requests that no documented operation owns, in this workspace only, until removed or reset. ' +
           'A mapping whose id exists already replaces it. A malformed mapping, or one that can only match a documented ' +
-          'operation, is a 400 naming each problem by its JSON pointer.',
+          'operation, is a 400 naming each problem by its JSON pointer; one past the mappings a workspace holds (2000, the ' +
+          '--stubs folder\'s included) is a 409.',
         body: Type.Union([StubMapping, Type.Object({ mappings: Type.Array(StubMapping) })]),
         response: {
           201: Type.Object({ mappings: Type.Array(StubView), replaced: Type.Array(Type.String()) }),
           400: StandardError,
           401: StandardError,
+          409: StandardError,
         },
-        'x-sandbox-assumption': a('stub-format', 'stub-ownership', 'stub-scope', 'stub-unmatched', 'stub-template-error', 'template-render-limits', 'inspect-helper'),
+        'x-sandbox-assumption': a('stub-format', 'stub-ownership', 'stub-scope', 'stub-unmatched', 'stub-template-error', 'template-render-limits', 'inspect-helper', 'stub-limits'),
       },
     },
     async (request, reply) => {
@@ -161,14 +169,20 @@ export const stubRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'listStubs',
         tags: TAG,
         summary: 'The user-defined operations of this workspace, in the order they are tried',
-        description: 'The --stubs folder\'s mappings and those added at run time, by priority, then the last added first (as WireMock tries them).',
-        response: { 200: MappingList, 401: StandardError },
-        'x-sandbox-assumption': a('stub-scope', 'stub-records'),
+        description:
+          'The --stubs folder\'s mappings and those added at run time, by priority, then the last added first (as WireMock tries them). ' +
+          'A page of limit mappings (default 100); nextCursor, passed as cursor, gives the next ones.',
+        querystring: Type.Object(pageQuery(STUBS_PAGE, STUBS_PAGE_MAX), { additionalProperties: false }),
+        response: { 200: MappingList, 400: StandardError, 401: StandardError },
+        'x-sandbox-assumption': a('stub-scope', 'stub-records', 'stub-limits', 'control-pages'),
       },
     },
     (request) => {
-      const mappings = user.stubs.all(runtimeOf(request)).map(view);
-      return { mappings, meta: { total: mappings.length } };
+      const { limit = STUBS_PAGE, cursor } = request.query;
+      const after = cursor === undefined ? undefined : (decodeCursor(cursor, ['number', 'number']) as [number, number]);
+      const { stubs, total } = user.stubs.page(runtimeOf(request), after, limit + 1);
+      const page = pageOf(stubs, limit, (s) => [s.priority, s.seq], view);
+      return { mappings: page.items, meta: { total }, nextCursor: page.nextCursor };
     },
   );
 

@@ -26,6 +26,7 @@ import {
   invalidWorkspaceNameOf,
   refusedWorkspaceOf,
   SIMILAR_HEADER,
+  removalRefusal,
   WorkspaceRemovingError,
   WorkspaceUnknownError,
   WORKSPACE_NAME,
@@ -205,16 +206,16 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
         // The control plane's own answer without its key: whether a workspace exists is not told.
         return reply.code(401).send(standardBody(401, adminKeyRefusal(request.headers)));
       }
-      const err =
-        refused.reason === 'unknown'
-          ? new WorkspaceUnknownError(refused.name, adminKeyProblem(request.headers))
-          : new WorkspaceRemovingError(refused.name);
-      // Under an interface, its shape; a removal there is its documented 400 (the unknown workspace's
-      // 404 is the sandbox's own, like the 404 outside every prefix: workspace-locked).
-      const status = owner && refused.reason === 'removing' ? 400 : err.status;
-      const shown = new SandboxError(status, err.message, { code: err.code });
-      const body = owner ? renderError(owner.contract.shape, shown) : standardBody(status, err.message);
-      return reply.code(status).type('application/json').send(body);
+      if (refused.reason === 'removing') {
+        const place = owner ? owner.contract.shape : rest.startsWith('/_sandbox') ? 'control' : 'standard';
+        const { status, body } = removalRefusal(new WorkspaceRemovingError(refused.name), place);
+        return reply.code(status).type('application/json').send(body);
+      }
+      // Under an interface, its shape (the unknown workspace's 404 is the sandbox's own, like the 404
+      // outside every prefix: workspace-locked).
+      const err = new WorkspaceUnknownError(refused.name, adminKeyProblem(request.headers));
+      const body = owner ? renderError(owner.contract.shape, err) : standardBody(err.status, err.message);
+      return reply.code(err.status).type('application/json').send(body);
     }
     const bad = invalidWorkspaceNameOf(request.raw);
     if (bad === undefined) {

@@ -5,6 +5,7 @@
 // the object and key that hold them: money is read from its text (moneyCents), and any other field
 // holding one is refused (http/validation.ts), so nothing is silently changed.
 import { randomUUID } from 'node:crypto';
+import { MAX_JSON_DEPTH } from '../domain/json-depth.js';
 import { centsFromText, DecimalText, toCents } from '../domain/money.js';
 
 /** A number of a parsed body that its double does not carry exactly. */
@@ -63,6 +64,41 @@ export function exactText(holder: unknown, key: string | number): string | undef
   return entry.text;
 }
 
+/** The text recorded for the number at `holder[key]`, without counting it as read (see exactText). */
+function recordedText(holder: object, key: string | number): string | undefined {
+  return texts.get(holder)?.get(String(key))?.text;
+}
+
+/** The text of the number at `holder[key]` when its double would change it, for a reader that compares, not a money field. */
+export function numberText(holder: unknown, key: string | number): string | undefined {
+  return typeof holder === 'object' && holder !== null ? recordedText(holder, key) : undefined;
+}
+
+/**
+ * A copy of a parsed JSON value (read within MAX_JSON_DEPTH) whose numbers a double would change are
+ * DecimalTexts of their texts: what a user wrote, to be compared by its decimal value and written
+ * back digit for digit (stringifyExact). The value itself when it holds no such number.
+ */
+export function exactCopy(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || value instanceof DecimalText) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((v, i) => {
+      const text = typeof v === 'number' ? recordedText(value, i) : undefined;
+      const next = text !== undefined ? new DecimalText(text) : exactCopy(v);
+      if (next !== v) (copy ??= [...value])[i] = next;
+    });
+    return copy ?? value;
+  }
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, v] of Object.entries(value)) {
+    const text = typeof v === 'number' ? recordedText(value, key) : undefined;
+    const next = text !== undefined ? new DecimalText(text) : exactCopy(v);
+    if (next !== v) (copy ??= { ...value })[key] = next;
+  }
+  return copy ?? value;
+}
+
 /** The numbers of `root` a double would change, or undefined when it has none (no allocation: every body asks). */
 export function exactNumbersOf(root: unknown): readonly ExactNumber[] | undefined {
   if (typeof root !== 'object' || root === null) return undefined;
@@ -85,10 +121,13 @@ export function exactValue(holder: object, key: string): unknown {
   return text === undefined ? (holder as Record<string, unknown>)[key] : new DecimalText(text);
 }
 
+/** Levels an answer's envelope adds around a value read within MAX_JSON_DEPTH ({"mappings": [...]} and the like). */
+const ENVELOPE_DEPTH = 8;
+
 /** Whether a value to be serialized holds a DecimalText anywhere. */
 export function holdsDecimalText(value: unknown, depth = 0): boolean {
   if (value instanceof DecimalText) return true;
-  if (typeof value !== 'object' || value === null || depth > 64) return false;
+  if (typeof value !== 'object' || value === null || depth > MAX_JSON_DEPTH + ENVELOPE_DEPTH) return false;
   if (Array.isArray(value)) return value.some((v) => holdsDecimalText(v, depth + 1));
   for (const key in value) if (holdsDecimalText((value as Record<string, unknown>)[key], depth + 1)) return true;
   return false;
@@ -99,11 +138,16 @@ export function holdsDecimalText(value: unknown, depth = 0): boolean {
 const MARK = `\u0001${randomUUID()}:`;
 const PLACEHOLDER = new RegExp(`"${JSON.stringify(MARK).slice(1, -1).replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}(-?[0-9.eE+-]+)"`, 'g');
 
-/** JSON text of `value` with every DecimalText written digit for digit, as a JSON number. */
+/**
+ * JSON text of `value` with every DecimalText, and every number whose text was recorded when it was
+ * parsed (recordExactNumbers), written digit for digit, as a JSON number.
+ */
 export function stringifyExact(value: unknown): string {
   const text = JSON.stringify(value, function replacer(this: Record<string, unknown>, key: string, v: unknown) {
     const own = this[key];
-    return own instanceof DecimalText ? `${MARK}${own.text}` : v;
+    if (own instanceof DecimalText) return `${MARK}${own.text}`;
+    const recorded = typeof own === 'number' ? recordedText(this, key) : undefined;
+    return recorded === undefined ? v : `${MARK}${recorded}`;
   });
   return text.replace(PLACEHOLDER, '$1');
 }

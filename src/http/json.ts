@@ -490,6 +490,18 @@ export function parseJsonDocument(bytes: Buffer): unknown {
 }
 
 /**
+ * JSON.parse, with the numbers a double would change recorded (http/exact-numbers.ts), so that a
+ * reader that compares or writes them back takes their texts: JSON the sandbox stored, a client's
+ * body a mapping compares, a file of mappings. Throws what JSON.parse throws.
+ */
+export function parseJsonExact(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  const { inexact } = scanJson(text);
+  if (inexact.length > 0) recordExactNumbers(value, inexact);
+  return value;
+}
+
+/**
  * Parses JSON text the sandbox stored itself, for showing: a number a double would change (an
  * amount written by stringifyExact) comes back as a DecimalText, written out digit for digit.
  */

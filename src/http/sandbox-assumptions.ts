@@ -108,7 +108,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'How large an answer of a control-plane list may be (the sandbox\'s own views)',
     decision:
-      'a page of a control list (the journal, the event feed, workspaces, and the inspection lists of each interface) holds up to limit items and up to 1 000 000 bytes of items as JSON, whichever comes first; a page holds one item at least, however large; its cursor (next, for the event feed) points after the last item given, so following it gives every item once',
+      'a page of a control list (the journal, the event feed, workspaces, the stub mappings, and the inspection lists of each interface) holds up to limit items and up to 1 000 000 bytes of items as JSON, whichever comes first; a page holds one item at least, however large; its cursor (next, for the event feed) points after the last item given, so following it gives every item once',
     reason:
       'an item can be tens of kilobytes (a journal entry with its bodies, a registry document with long text fields): counted in items alone, a page at the largest limit ran to megabytes, too much for a browser or a test log',
   },
@@ -297,7 +297,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Requests to a workspace while DELETE /_sandbox/workspaces/{name} removes it',
     decision:
-      'the removal waits for the requests in flight in that workspace (at most 5 s, then closes it under them) and answers once its state and files are gone; its waits and long polls (POST /_sandbox/wait, GET /_sandbox/events?wait=) are answered at once with the 409 below instead of holding the removal; a request that reaches it meanwhile, or one still in flight after the wait, is refused: under an interface path with that interface\'s 400 in its error shape (receivables code WorkspaceRemoved), on the control plane with a 409, each saying the workspace is being removed; a request after the removal answered starts a new workspace of that name, whose files the removal never touches (they are renamed away before being deleted, and the name is free only after)',
+      'the removal waits for the requests in flight in that workspace (at most 5 s, then closes it under them) and answers once its state and files are gone; its waits and long polls (POST /_sandbox/wait, GET /_sandbox/events?wait=) are answered at once with the 409 below instead of holding the removal; a request that reaches it meanwhile, or one still in flight after the wait (a mapping\'s answer still in its fixedDelayMilliseconds included: what it rendered is not sent), is refused: under an interface path with that interface\'s 400 in its error shape (receivables code WorkspaceRemoved), on the control plane with a 409, outside every prefix (where mappings answer) with a 400 in the standard shape, each saying the workspace is being removed; a request after the removal answered starts a new workspace of that name, whose files the removal never touches (they are renamed away before being deleted, and the name is free only after)',
     reason: 'an acknowledged write must never vanish with a workspace created after it, and a request must be refused, never failed, when its state goes away',
   },
   {
@@ -461,6 +461,15 @@ export const assumptions = [
       'at most 100000 block iterations (#each, a list used as a block, arrayJoin as a block, over the whole render) and 16777216 characters (the text of each iteration as it ends, nested blocks counted at each level, and the whole text), counted as it renders, so it stops at the limit; passing either fails the render as any template error, naming the limit (a mapping answers its 500, a subscription fails that delivery)',
     reason:
       'templates render on the event loop that serves every workspace: nested blocks within every other limit (range 0 10000 inside range 0 3000) would hold it for seconds and take a gigabyte; a real answer or payload is far below both',
+  },
+  {
+    id: 'stub-limits',
+    interface: 'sandbox',
+    topic: 'How many user-defined operations a workspace holds, how deep their JSON is read, and how far the nearest one is looked for',
+    decision:
+      'a workspace holds at most 2000 mappings, the --stubs folder\'s included (POST /_sandbox/stubs adds at most 1000 at a time; one that would take the workspace past 2000 is a 409 naming the limit, a mapping replacing one of the same id adds none; a folder of more stops the start); a mapping nesting arrays and objects deeper than 64 levels, the mapping itself the first (in jsonBody, equalToJson, its text, or anywhere else), is a 400 naming the pointer of the first value too deep and the limit, and stops the start in a folder, naming the file; a client\'s body nested deeper than 64 levels is not read as JSON by equalToJson and matchesJsonPath (they do not match it, and the nearest mapping\'s reasons say so); the nearest mapping of a request none matches is looked for among the 50 nearest by method and URL, compared in full; GET /_sandbox/stubs answers pages (control-pages)',
+    reason:
+      'every request no mapping answers is compared with each mapping, which a workspace of thousands made a second\'s work that held every other request; recursive readers of JSON run out of stack a few thousand levels down, and no real mapping or body nests near 64',
   },
   {
     id: 'inspect-helper',

@@ -4,7 +4,7 @@
 // error pointers all see the path relative to the base URL, exactly as in the default workspace.
 import type { IncomingMessage } from 'node:http';
 import { type AdminKeyProblem, adminKeyProblem } from '../http/bearer.js';
-import { SandboxError } from '../http/errors.js';
+import { type ErrorShape, renderError, SandboxError, standardBody } from '../http/errors.js';
 import type { Runtime, RuntimeLog } from './index.js';
 
 export const DEFAULT_WORKSPACE = 'default';
@@ -185,6 +185,17 @@ export class WorkspaceRemovingError extends SandboxError {
       { code: 'WorkspaceRemoved' },
     );
   }
+}
+
+/**
+ * What a request refused because its workspace is being removed is answered (assumption
+ * workspace-removal): on the control plane a 409; under an interface path the documented 400 in that
+ * interface's shape, with the code WorkspaceRemoved; outside every prefix (where a mapping may
+ * answer) a 400 in the standard shape, as the sandbox's answers there are 400s and 404s.
+ */
+export function removalRefusal(err: WorkspaceRemovingError, place: ErrorShape | 'control'): { status: number; body: object } {
+  if (place === 'control') return { status: err.status, body: standardBody(err.status, err.message) };
+  return { status: 400, body: renderError(place, new SandboxError(400, err.message, { code: err.code })) };
 }
 
 /**

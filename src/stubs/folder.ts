@@ -6,7 +6,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { parseJsonExact } from '../http/json.js';
 import { type ReadContext, readMapping, type Stub } from './mapping.js';
+import { MAX_MAPPINGS_PER_WORKSPACE } from './stub-set.js';
 
 export class StubFolderError extends Error {
   override name = 'StubFolderError';
@@ -51,7 +53,8 @@ export function readStubFolder(dir: string, context: Pick<ReadContext, 'operatio
     // A byte order mark (editors on Windows write one) is read past, as WireMock's JSON reader does.
     const source = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
     try {
-      doc = JSON.parse(source);
+      // Numbers as written: a mapping sends and compares them (stub-set.ts stores them so too).
+      doc = parseJsonExact(source);
     } catch (err) {
       problems.push(`${file}: not JSON${whereInText(source, (err as Error).message)} (${(err as Error).message})`);
       continue;
@@ -74,6 +77,9 @@ export function readStubFolder(dir: string, context: Pick<ReadContext, 'operatio
       seen.set(result.stub.id, file);
       stubs.push(result.stub);
     }
+  }
+  if (stubs.length > MAX_MAPPINGS_PER_WORKSPACE) {
+    problems.push(`${mappingsDir}: holds ${stubs.length} mappings: at most ${MAX_MAPPINGS_PER_WORKSPACE}, the most a workspace holds (the folder's are in every one)`);
   }
   if (problems.length > 0) {
     throw new StubFolderError(`the stub folder ${dir} has ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n  ${problems.slice(0, 100).join('\n  ')}`);

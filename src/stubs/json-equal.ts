@@ -4,8 +4,13 @@
 // ${json-unit.regex}<expression>) and WireMock's two options: ignoreArrayOrder, and
 // ignoreExtraElements (fields and array items beyond the expected ones). JsonUnit is a Java library;
 // no JavaScript one reads its placeholders, hence this code. It answers the first difference, for
-// the near-miss sentence, or null when equal.
+// the near-miss sentence, or null when equal. Numbers are compared by their exact decimal value: a
+// mapping's as written (DecimalText where a double would change it), a body's from its text where
+// one would (http/exact-numbers.ts), so 12345678901234567890 never equals 12345678901234567891.
+import { sameDecimal } from '../domain/decimal.js';
+import { DecimalText } from '../domain/money.js';
 import { pointer } from '../http/errors.js';
+import { numberText, stringifyExact } from '../http/exact-numbers.js';
 import { isRedactedKey, REDACTED } from '../runtime/redact.js';
 import { type UserRegex, userRegex } from '../runtime/user-regex.js';
 
@@ -21,22 +26,30 @@ const EXHAUSTIVE_LIMIT = 64;
 
 function kind(value: unknown): string {
   if (value === null) return 'null';
+  if (value instanceof DecimalText) return 'a number';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
   return `a ${typeof value}`;
 }
 
 const show = (value: unknown) => {
-  const text = JSON.stringify(value) ?? 'nothing';
+  const text = value === undefined ? 'nothing' : stringifyExact(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 };
 
 /** A value of the request as a reason may quote it: never under a secret's key (token, documento...). */
-function quoted(value: unknown, at: string): string {
+function quoted(value: unknown, at: string, text?: string): string {
   if (value === undefined) return 'nothing';
   const secret = at.split('/').some((segment) => isRedactedKey(segment.replace(/~1/g, '/').replace(/~0/g, '~')));
-  return secret ? REDACTED : show(value);
+  return secret ? REDACTED : (text ?? show(value));
 }
+
+/** A number's decimal text: a DecimalText's own, else the text recorded for it, else the double's. */
+function decimalOf(value: number | DecimalText, recorded: string | undefined): string {
+  return value instanceof DecimalText ? value.text : (recorded ?? String(value));
+}
+
+const isNumber = (value: unknown): value is number | DecimalText => typeof value === 'number' || value instanceof DecimalText;
 
 /** Checks a placeholder's own rule; undefined when `expected` is no placeholder. */
 function placeholder(expected: string, actual: unknown, at: string): string | null | undefined {
@@ -50,7 +63,7 @@ function placeholder(expected: string, actual: unknown, at: string): string | nu
     case 'any-string':
       return typeof actual === 'string' ? null : `${at || '/'}: expected any string, got ${kind(actual)}`;
     case 'any-number':
-      return typeof actual === 'number' ? null : `${at || '/'}: expected any number, got ${kind(actual)}`;
+      return isNumber(actual) ? null : `${at || '/'}: expected any number, got ${kind(actual)}`;
     case 'any-boolean':
       return typeof actual === 'boolean' ? null : `${at || '/'}: expected any boolean, got ${kind(actual)}`;
     case 'regex': {
@@ -68,16 +81,21 @@ function placeholder(expected: string, actual: unknown, at: string): string | nu
   }
 }
 
-/** The first difference between `expected` and `actual` under the options, or null when they are equal. */
-export function jsonDifference(expected: unknown, actual: unknown, options: JsonEqualOptions, at = ''): string | null {
+/**
+ * The first difference between `expected` and `actual` under the options, or null when they are
+ * equal. `actualText`: the text recorded for `actual` when it is a number a double would change.
+ */
+export function jsonDifference(expected: unknown, actual: unknown, options: JsonEqualOptions, at = '', actualText?: string): string | null {
   if (typeof expected === 'string') {
     const p = placeholder(expected, actual, at);
     if (p !== undefined) return p;
   }
-  if (expected === null || typeof expected !== 'object') {
-    if (typeof expected === 'number' && typeof actual === 'number') {
-      return expected === actual ? null : `${at || '/'}: expected ${expected}, got ${quoted(actual, at)}`;
-    }
+  if (isNumber(expected) && isNumber(actual)) {
+    const want = decimalOf(expected, undefined);
+    const got = decimalOf(actual, actualText);
+    return sameDecimal(want, got) ? null : `${at || '/'}: expected ${want}, got ${quoted(actual, at, got)}`;
+  }
+  if (expected === null || typeof expected !== 'object' || expected instanceof DecimalText) {
     return expected === actual ? null : `${at || '/'}: expected ${show(expected)}, got ${quoted(actual, at)}`;
   }
   if (Array.isArray(expected)) {
@@ -92,7 +110,7 @@ export function jsonDifference(expected: unknown, actual: unknown, options: Json
       if (typeof value === 'string' && /^\$\{json-unit\.ignore-element\}$/.test(value)) continue;
       return `${here}: expected ${show(value)}, the field is missing`;
     }
-    const difference = jsonDifference(value, got[key], options, here);
+    const difference = jsonDifference(value, got[key], options, here, numberText(got, key));
     if (difference !== null) return difference;
   }
   if (!options.ignoreExtraElements) {
@@ -108,13 +126,13 @@ function arrayDifference(expected: unknown[], actual: unknown[], options: JsonEq
   }
   if (!options.ignoreArrayOrder) {
     for (let i = 0; i < expected.length; i++) {
-      const difference = jsonDifference(expected[i], actual[i], options, `${at}/${i}`);
+      const difference = jsonDifference(expected[i], actual[i], options, `${at}/${i}`, numberText(actual, i));
       if (difference !== null) return difference;
     }
     return null;
   }
   // Any order: each expected item needs an equal actual item of its own (a bipartite matching).
-  const equal = (i: number, j: number) => jsonDifference(expected[i], actual[j], options, '') === null;
+  const equal = (i: number, j: number) => jsonDifference(expected[i], actual[j], options, '', numberText(actual, j)) === null;
   const owner: Array<number | undefined> = new Array(actual.length);
   const exhaustive = expected.length < EXHAUSTIVE_LIMIT && actual.length < EXHAUSTIVE_LIMIT;
   const place = (i: number, seen: boolean[]): boolean => {

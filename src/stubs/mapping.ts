@@ -9,7 +9,10 @@ import type { ValidateFunction } from 'ajv';
 import type { Operation } from '../http/catalog.js';
 import type { ErrorDetail, InterfaceId } from '../http/errors.js';
 import { pointer } from '../http/errors.js';
+import { deeperThan, jsonTextDeeperThan, MAX_JSON_DEPTH } from '../domain/json-depth.js';
 import { HEADER_TEXT_RULE, isHeaderName, isHeaderText } from '../http/header-text.js';
+import { exactCopy, stringifyExact } from '../http/exact-numbers.js';
+import { parseJsonExact } from '../http/json.js';
 import { bodyAjv, detailsFromAjv, MAX_DETAILS } from '../http/validation.js';
 import { isDefinite, jsonPathQuery, jsonPathSyntaxProblem } from '../runtime/jsonpath.js';
 import { compileTemplate, type Template } from '../runtime/templates.js';
@@ -109,6 +112,9 @@ let validateStructure: ValidateFunction | undefined;
 
 /** Reads one mapping; `at` is the pointer of the mapping in what was sent ('' or '/mappings/3'). */
 export function readMapping(raw: unknown, at: string, context: ReadContext): ReadResult {
+  // Before anything walks it: the checks and copies below recurse into the mapping's JSON values.
+  const deep = deeperThan(raw);
+  if (deep !== undefined) return { problems: [{ path: `${at}${pointer(...deep)}`, message: TOO_DEEP }] };
   validateStructure ??= bodyAjv.compile(StubMapping);
   if (!validateStructure(raw)) {
     return { problems: structureProblems(detailsFromAjv(validateStructure.errors ?? []), at) };
@@ -152,7 +158,8 @@ export function readMapping(raw: unknown, at: string, context: ReadContext): Rea
       operation: binding.operation,
       request,
       response,
-      mapping: { ...mapping, id },
+      // Numbers as written (a double would change a 20-digit id): what is shown and stored.
+      mapping: { ...(exactCopy(mapping) as StubMapping), id },
     },
   };
 }
@@ -173,6 +180,8 @@ function structureProblems(details: ErrorDetail[], at: string): ErrorDetail[] {
 }
 
 type Problem = (path: string, message: string) => void;
+
+const TOO_DEEP = `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels (the mapping itself is the first), the most this sandbox reads in a mapping`;
 
 function compileRegex(source: string, path: string, problem: Problem): UserRegex | undefined {
   try {
@@ -205,11 +214,53 @@ function operatorOf(m: Matcher, path: string, problem: Problem): (typeof OPERATO
   return op;
 }
 
-function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false } {
+type JsonRead = { ok: true; value: unknown; queries: Map<string, unknown[]> } | { ok: false; deep: boolean };
+
+/**
+ * The last text read as JSON, per kind of text: every mapping of a workspace is tried against the same
+ * body, which is then parsed once (and each JSONPath run on it once), not once per mapping.
+ */
+const lastRead = new Map<Where, { text: string; read: JsonRead }>();
+
+/**
+ * A body (or a value selected in one) read as JSON: numbers a double would change recorded, and
+ * nothing read when it nests deeper than MAX_JSON_DEPTH (`deep`), which JSONPath and the comparison
+ * of equalToJson walk recursively.
+ */
+function readJson(text: string, where: Where): JsonRead {
+  const last = lastRead.get(where);
+  if (last !== undefined && last.text === text) return last.read;
+  let read: JsonRead;
+  if (jsonTextDeeperThan(text)) read = { ok: false, deep: true };
+  else {
+    try {
+      read = { ok: true, value: parseJsonExact(text), queries: new Map() };
+    } catch {
+      read = { ok: false, deep: false };
+    }
+  }
+  lastRead.set(where, { text, read });
+  return read;
+}
+
+/** Forgets the texts read (a body can be megabytes): called once a request has been tried against every mapping. */
+export function forgetReadJson(): void {
+  lastRead.clear();
+}
+
+/** Why a text gave no JSON to match. */
+const notJson = (read: JsonRead & { ok: false }, where: Where) =>
+  read.deep
+    ? `the ${where} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, which JSON patterns do not read`
+    : `the ${where} is not JSON`;
+
+/** A mapping's JSON given as text (equalToJson as a string), read as the mapping's own values are. */
+function parseMappingJson(text: string): { ok: true; value: unknown } | { ok: false; deep: boolean } {
+  if (jsonTextDeeperThan(text)) return { ok: false, deep: true };
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: exactCopy(parseJsonExact(text)) };
   } catch {
-    return { ok: false };
+    return { ok: false, deep: false };
   }
 }
 
@@ -256,11 +307,12 @@ export function compileMatcher(m: Matcher | LeafMatcher, path: string, problem: 
     case 'absent':
       return { text: 'absent', test: (v) => v === null, why: (v) => `it is present (${seen(v)})` };
     case 'equalToJson': {
-      let expected = full.equalToJson;
+      // Numbers as written: compared by their exact decimal value.
+      let expected = exactCopy(full.equalToJson);
       if (typeof expected === 'string') {
-        const parsed = parseJsonText(expected);
+        const parsed = parseMappingJson(expected);
         if (!parsed.ok) {
-          problem(`${path}/equalToJson`, 'is a string that is not JSON: give the JSON value itself, or its text');
+          problem(`${path}/equalToJson`, parsed.deep ? `is JSON text that ${TOO_DEEP}` : 'is a string that is not JSON: give the JSON value itself, or its text');
           return undefined;
         }
         expected = parsed.value;
@@ -268,13 +320,13 @@ export function compileMatcher(m: Matcher | LeafMatcher, path: string, problem: 
       const options = { ignoreArrayOrder: full.ignoreArrayOrder === true, ignoreExtraElements: full.ignoreExtraElements === true };
       const difference = (v: string | null): string | null => {
         if (v === null) return `the ${where} is absent`;
-        const parsed = parseJsonText(v);
-        if (!parsed.ok) return `the ${where} is not JSON`;
-        return jsonDifference(expected, parsed.value, options);
+        const read = readJson(v, where);
+        if (!read.ok) return notJson(read, where);
+        return jsonDifference(expected, read.value, options);
       };
       const flags = [options.ignoreArrayOrder ? 'ignoreArrayOrder' : '', options.ignoreExtraElements ? 'ignoreExtraElements' : ''].filter(Boolean);
       return {
-        text: `equalToJson ${JSON.stringify(expected).slice(0, 80)}${flags.length ? ` (${flags.join(', ')})` : ''}`,
+        text: `equalToJson ${stringifyExact(expected).slice(0, 80)}${flags.length ? ` (${flags.join(', ')})` : ''}`,
         test: (v) => difference(v) === null,
         why: (v) => `not the expected JSON: ${difference(v) ?? ''}`,
       };
@@ -323,11 +375,12 @@ function jsonPathMatcher(m: Matcher, path: string, problem: Problem, where: Wher
     problem(`${path}/matchesJsonPath`, (err as Error).message);
     return undefined;
   }
-  const select = (v: string | null): { json: boolean; found: unknown[]; value: unknown } => {
-    const parsed = v === null ? { ok: false as const } : parseJsonText(v);
-    if (!parsed.ok) return { json: false, found: [], value: undefined };
-    const found = jsonPathQuery(parsed.value, expression);
-    return { json: true, found, value: isDefinite(expression) ? found[0] : found };
+  const select = (v: string | null): { json: boolean; why: string; found: unknown[]; value: unknown } => {
+    const read: JsonRead = v === null ? { ok: false, deep: false } : readJson(v, where);
+    if (!read.ok) return { json: false, why: notJson(read, where), found: [], value: undefined };
+    let found = read.queries.get(expression);
+    if (found === undefined) read.queries.set(expression, (found = jsonPathQuery(read.value, expression)));
+    return { json: true, why: '', found, value: isDefinite(expression) ? found[0] : found };
   };
   if (typeof spec === 'string') {
     const present = (value: unknown) =>
@@ -335,7 +388,10 @@ function jsonPathMatcher(m: Matcher, path: string, problem: Problem, where: Wher
     return {
       text: `matchesJsonPath ${expression}`,
       test: (v) => present(select(v).value),
-      why: (v) => (select(v).json ? `${expression} selects nothing in the ${where}` : `the ${where} is not JSON`),
+      why: (v) => {
+        const selected = select(v);
+        return selected.json ? `${expression} selects nothing in the ${where}` : selected.why;
+      },
     };
   }
   const { expression: _expression, ...sub } = spec ?? { expression: '' };
@@ -345,14 +401,16 @@ function jsonPathMatcher(m: Matcher, path: string, problem: Problem, where: Wher
   const candidates = (v: string | null): Array<string | null> => {
     const { value } = select(v);
     if (value === undefined || value === null) return inner.test(null) ? [null] : [];
-    if (Array.isArray(value) && !usesJson) return value.map((x) => (typeof x === 'string' ? x : JSON.stringify(x)));
-    return [typeof value === 'string' ? value : JSON.stringify(value)];
+    // Numbers a double would change are written as the body wrote them (http/exact-numbers.ts).
+    if (Array.isArray(value) && !usesJson) return value.map((x) => (typeof x === 'string' ? x : stringifyExact(x)));
+    return [typeof value === 'string' ? value : stringifyExact(value)];
   };
   return {
     text: `matchesJsonPath ${expression} ${inner.text}`,
     test: (v) => candidates(v).some((c) => inner.test(c)),
     why: (v) => {
-      if (!select(v).json) return `the ${where} is not JSON`;
+      const selected = select(v);
+      if (!selected.json) return selected.why;
       const values = candidates(v);
       return values.length === 0 ? `${expression} selects nothing` : `${expression} selects ${values.map((c) => inner.why(c)).join('; ')}`;
     },
@@ -547,7 +605,7 @@ function readResponse(mapping: StubMapping, context: ReadContext, problem: Probl
   } else if (r.body !== undefined || r.jsonBody !== undefined || r.bodyFileName !== undefined) {
     let source: string | undefined;
     if (r.body !== undefined) source = r.body;
-    else if (r.jsonBody !== undefined) source = JSON.stringify(r.jsonBody);
+    else if (r.jsonBody !== undefined) source = stringifyExact(exactCopy(r.jsonBody));
     else source = readBodyFile(r.bodyFileName ?? '', context, problem);
     if (source !== undefined) {
       const at = `/response/${bodies[0] ?? 'body'}`;

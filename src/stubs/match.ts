@@ -91,6 +91,45 @@ function pathOff(path: string, expected: string, rule: string): { distance: numb
   return { distance: 1 + Math.min(distance, 3), differences: [`the path ${path} is not the ${rule} ${expected}: ${why.replace(/the operation/g, "the mapping")}`] };
 }
 
+/**
+ * How far the request is at least from the mapping by its method and URL alone (0: both fit), never
+ * more than matchStub's distance: the cheap first look of the search for the nearest mapping.
+ */
+export function leastDistance(stub: Stub, view: RequestView): number {
+  const method = stub.request.method !== 'ANY' && stub.request.method !== view.method ? 1 : 0;
+  const url = stub.request.url;
+  switch (url.kind) {
+    case 'any':
+      return method;
+    case 'url':
+      return method + (view.url === url.text ? 0 : view.path === url.text.split('?')[0] ? 0.5 : 1);
+    case 'urlPath':
+      return method + (view.path === url.text ? 0 : 1);
+    case 'urlPattern':
+      return method + (url.regex.matchesWhole(view.url) ? 0 : 2);
+    case 'urlPathPattern':
+      return method + (url.regex.matchesWhole(view.path) ? 0 : 2);
+    case 'urlPathTemplate':
+      return method + (templateParams(stub, view.path) ? 0 : 1);
+  }
+}
+
+/**
+ * The path parameters when the request matches the mapping, else undefined: matchStub's verdict
+ * without its reasons, stopping at the first part that does not fit (the body last, the costliest).
+ * Call it only when leastDistance is 0.
+ */
+export function fits(stub: Stub, view: RequestView, state: string | undefined): Record<string, string> | undefined {
+  const rule = stub.request;
+  if (stub.scenario?.required && stub.scenario.required !== state) return undefined;
+  const params = templateParams(stub, view.path) ?? {};
+  for (const [name, m] of rule.pathParameters) if (!m.test(params[name] ?? null)) return undefined;
+  for (const [name, m] of rule.queryParameters) if (!m.test(view.query.get(name) ?? [])) return undefined;
+  for (const [name, m] of rule.headers) if (!m.test(view.headers.get(name) ?? [])) return undefined;
+  for (const m of rule.bodyPatterns) if (!m.test(view.text)) return undefined;
+  return params;
+}
+
 /** Matches one request against one mapping; `state` is the current state of the mapping's scenario. */
 export function matchStub(stub: Stub, view: RequestView, state: string | undefined): MatchResult {
   const rule = stub.request;

@@ -10,6 +10,7 @@ import type { Interfaces } from '../http/interface-module.js';
 import { describeBytes, notImplementedBody, outsideBody } from '../http/interface-plugin.js';
 import { pathOf } from '../http/url.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
+import { removalRefusal, WorkspaceRemovingError } from '../runtime/workspaces.js';
 import { sentBodyValue } from '../runtime/journal.js';
 import { type HelperSet, templateHelpers, TemplateError } from '../runtime/templates.js';
 import type { RequestView } from './match.js';
@@ -180,7 +181,16 @@ export function installStubs(app: FastifyInstance, serving: StubServing): void {
     const contentType = rendered.headers.some(([name]) => name.toLowerCase() === 'content-type');
     request.stubHit = { stub, interface: stub.interface ?? iface, contentType };
     if (runtime.coverage.enabled) runtime.coverage.hitUserDefined(stub.id);
-    if (rendered.delayMs > 0) await sleep(rendered.delayMs);
+    if (rendered.delayMs > 0) {
+      await sleep(rendered.delayMs);
+      // The workspace was removed while the answer waited, and closed under it (workspace-removal):
+      // the answer, rendered from the state that is gone, is not sent; the request is refused.
+      if (runtime.retired instanceof WorkspaceRemovingError) {
+        request.stubHit = null;
+        const { status, body } = removalRefusal(runtime.retired, iface === null ? 'standard' : serving.interfaces.contract(iface).shape);
+        return reply.code(status).type('application/json').send(body);
+      }
+    }
     if (rendered.statusMessage !== undefined) reply.raw.statusMessage = rendered.statusMessage;
     reply.code(rendered.status);
     const grouped = new Map<string, string[]>();

@@ -2,13 +2,15 @@
 // workspace, kept by reset) and the mappings each workspace adds at run time (in its database), with
 // each workspace's scenario states. Finds the mapping that answers a request, or the closest one and
 // why it did not match.
-import { type ErrorDetail, validationError } from '../http/errors.js';
+import { type ErrorDetail, SandboxError, validationError } from '../http/errors.js';
+import { stringifyExact } from '../http/exact-numbers.js';
+import { parseJsonExact } from '../http/json.js';
 import type { UserDefinedOperation } from '../runtime/coverage.js';
 import type { Runtime } from '../runtime/index.js';
 import { newUuid } from '../runtime/templates.js';
 import type { StubRow } from '../store/stubs.js';
-import { type ReadContext, readMapping, STARTED, type Stub } from './mapping.js';
-import { byPrecedence, matchStub, type RequestView } from './match.js';
+import { forgetReadJson, type ReadContext, readMapping, STARTED, type Stub } from './mapping.js';
+import { byPrecedence, fits, leastDistance, matchStub, type RequestView } from './match.js';
 import { plural } from '../domain/plural.js';
 
 /** A stub in the order of addition (folder mappings first, in file order; run-time ones after). */
@@ -16,13 +18,31 @@ export type OrderedStub = Stub & { seq: number };
 
 export type Found =
   | { stub: OrderedStub; pathParams: Record<string, string> }
-  | { stub: null; nearest: { stub: OrderedStub; differences: string[] } | null };
+  | {
+      stub: null;
+      nearest: { stub: OrderedStub; differences: string[] } | null;
+      /** How many mappings were compared in full (every part, with its reasons) to find the nearest. */
+      compared: number;
+    };
 
 /** Compiled run-time mappings kept at most (past it the cache starts over): text -> stub. */
 const COMPILED_LIMIT = 10_000;
 
 /** Mappings one POST may add. */
 export const MAX_MAPPINGS_PER_CALL = 1000;
+
+/**
+ * Mappings a workspace holds at most, the --stubs folder's included (assumption stub-limits): every
+ * request no mapping answers is tried against each of them, and the list is held in memory.
+ */
+export const MAX_MAPPINGS_PER_WORKSPACE = 2000;
+
+/**
+ * Mappings compared in full (every part, and why each does not fit) to find the one nearest a request
+ * none matches: those nearest by method and URL first, so the nearest is found within it unless more
+ * than this many are as near by method and URL (then the nearest of those compared is told).
+ */
+export const NEAREST_BUDGET = 50;
 
 export interface ScenarioView {
   name: string;
@@ -89,7 +109,7 @@ export class StubSet {
     const key = `${row.id}\u0000${row.mapping}`;
     let stub = this.compiled.get(key);
     if (stub === undefined) {
-      const result = readMapping(JSON.parse(row.mapping), '', { ...this.context, source: 'runtime', newId: () => row.id });
+      const result = readMapping(parseJsonExact(row.mapping), '', { ...this.context, source: 'runtime', newId: () => row.id });
       stub = 'stub' in result ? result.stub : null;
       if (!stub && 'problems' in result) this.onUnreadable(row.id, result.problems);
       if (this.compiled.size >= COMPILED_LIMIT) this.compiled.clear();
@@ -135,8 +155,19 @@ export class StubSet {
       added.push(stub);
     }
     if (problems.length > 0) throw validationError(problems);
+    const rows = this.rows(runtime);
+    const stored = new Set(rows.map((r) => r.id));
+    const more = added.filter((s) => !stored.has(s.id)).length;
+    const held = this.folder.length + rows.length;
+    if (held + more > MAX_MAPPINGS_PER_WORKSPACE) {
+      throw new SandboxError(
+        409,
+        `this workspace holds ${plural(held, 'mapping')}${this.folder.length > 0 ? ` (${this.folder.length} of the --stubs folder)` : ''} and this call adds ${more}: ` +
+          `at most ${MAX_MAPPINGS_PER_WORKSPACE} per workspace; remove some first (DELETE /_sandbox/stubs/{id}, or DELETE /_sandbox/stubs)`,
+      );
+    }
     const { replaced } = runtime.store.transaction(() =>
-      runtime.store.stubs.put(added.map((s) => ({ id: s.id, mapping: JSON.stringify(s.mapping) }))),
+      runtime.store.stubs.put(added.map((s) => ({ id: s.id, mapping: stringifyExact(s.mapping) }))),
     );
     return { added, replaced };
   }
@@ -158,8 +189,18 @@ export class StubSet {
 
   /** The mapping that answers the request (moving its scenario), or the closest one and why not. */
   find(runtime: Runtime, view: RequestView): Found {
+    try {
+      return this.search(runtime, view);
+    } finally {
+      forgetReadJson();
+    }
+  }
+
+  private search(runtime: Runtime, view: RequestView): Found {
     const states = new Map<string, string>();
-    const stateOf = (name: string) => {
+    const stateOf = (stub: Stub) => {
+      if (!stub.scenario) return undefined;
+      const name = stub.scenario.name;
       let state = states.get(name);
       if (state === undefined) {
         state = runtime.store.stubs.scenario(name) ?? STARTED;
@@ -167,20 +208,62 @@ export class StubSet {
       }
       return state;
     };
-    let nearest: { stub: OrderedStub; differences: string[]; distance: number } | null = null;
-    for (const stub of this.all(runtime)) {
-      const result = matchStub(stub, view, stub.scenario ? stateOf(stub.scenario.name) : undefined);
-      if (result.matched) {
-        const next = stub.scenario?.next;
-        if (stub.scenario && next !== null && next !== undefined) {
-          const name = stub.scenario.name;
-          runtime.store.transaction(() => runtime.store.stubs.setScenario(name, next));
-        }
-        return { stub, pathParams: result.pathParams };
+    const all = this.all(runtime);
+    // First the answer: each mapping's method and URL, then the rest only where those fit, without reasons.
+    const least: number[] = new Array(all.length);
+    for (let i = 0; i < all.length; i++) {
+      const stub = all[i] as OrderedStub;
+      least[i] = leastDistance(stub, view);
+      if (least[i] !== 0) continue;
+      const pathParams = fits(stub, view, stateOf(stub));
+      if (pathParams === undefined) continue;
+      const next = stub.scenario?.next;
+      if (stub.scenario && next !== null && next !== undefined) {
+        const name = stub.scenario.name;
+        runtime.store.transaction(() => runtime.store.stubs.setScenario(name, next));
       }
-      if (nearest === null || result.distance < nearest.distance) nearest = { stub, differences: result.differences, distance: result.distance };
+      return { stub, pathParams };
     }
-    return { stub: null, nearest: nearest && { stub: nearest.stub, differences: nearest.differences } };
+    // None answers: the nearest, compared in full from the nearest by method and URL on, until no
+    // other can be nearer (a mapping's distance is never below its method and URL's) or the budget is spent.
+    const order = all.map((_, i) => i).sort((a, b) => (least[a] as number) - (least[b] as number) || a - b);
+    let nearest: { index: number; differences: string[]; distance: number } | null = null;
+    let compared = 0;
+    for (const i of order) {
+      if (compared >= NEAREST_BUDGET || (nearest !== null && (least[i] as number) > nearest.distance)) break;
+      const stub = all[i] as OrderedStub;
+      const result = matchStub(stub, view, stateOf(stub));
+      compared++;
+      if (result.matched) continue;
+      if (nearest === null || result.distance < nearest.distance || (result.distance === nearest.distance && i < nearest.index)) {
+        nearest = { index: i, differences: result.differences, distance: result.distance };
+      }
+    }
+    const stub = nearest && (all[nearest.index] as OrderedStub);
+    return { stub: null, nearest: stub && nearest && { stub, differences: nearest.differences }, compared };
+  }
+
+  /**
+   * A page of the workspace's mappings in the order they are tried: `limit` of them after the one
+   * whose precedence key (priority, order of addition) is `after`, and how many there are in all.
+   */
+  page(runtime: Runtime, after: readonly [number, number] | undefined, limit: number): { stubs: OrderedStub[]; total: number } {
+    const all = this.all(runtime);
+    let start = 0;
+    if (after !== undefined) {
+      const [priority, seq] = after;
+      const key = { priority, seq } as OrderedStub;
+      // The list is sorted by byPrecedence: the first mapping that comes after the key.
+      let lo = 0;
+      let hi = all.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (byPrecedence(all[mid] as OrderedStub, key) <= 0) lo = mid + 1;
+        else hi = mid;
+      }
+      start = lo;
+    }
+    return { stubs: all.slice(start, start + limit), total: all.length };
   }
 
   /** Every scenario the workspace's mappings name, with its state and the states its mappings use. */

@@ -489,4 +489,27 @@ describe('removing a workspace while it is in use', () => {
     expect(errorShapeProblem('registry', 400, late.body)).toBeNull();
     expect(late.json().message).toContain('workspace "slow" is being removed');
   });
+
+  it('refuses a delayed mapping answer still waiting after the wait, never answering from the removed state', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES, workspaceRemovalWaitMs: 50 });
+    const templated = { status: 200, body: 'clock {{inspect "/clock"}}', transformers: ['response-template'], fixedDelayMilliseconds: 400 };
+    const added = await app.inject({
+      method: 'POST',
+      url: '/ws/gone/_sandbox/stubs',
+      payload: { mappings: [{ request: { urlPath: '/api/v1.0/service/dup/consultar' }, response: templated }, { request: { urlPath: '/outside' }, response: templated }] },
+    });
+    expect(added.statusCode).toBe(201);
+    const registry = app.inject({ url: '/ws/gone/api/v1.0/service/dup/consultar' });
+    const outside = app.inject({ url: '/ws/gone/outside' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await json(app, 'DELETE', '/_sandbox/workspaces/gone')).status).toBe(200);
+    const underPrefix = await registry;
+    expect(underPrefix.statusCode).toBe(400);
+    expect(errorShapeProblem('registry', 400, underPrefix.body)).toBeNull();
+    expect(underPrefix.json().message).toContain('workspace "gone" is being removed');
+    const beside = await outside;
+    expect(beside.statusCode).toBe(400);
+    expect(beside.json().message).toContain('workspace "gone" is being removed');
+    expect(beside.body).not.toContain('clock');
+  });
 });
