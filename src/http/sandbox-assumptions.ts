@@ -466,15 +466,15 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Proxy mode: what goes to the real service',
     decision:
-      '--upstream URL (SANDBOX_UPSTREAM) sends every request of every interface, and every request outside the prefixes that would be a 404, to URL + the path and query relative to the workspace\'s base URL; --upstream IFACE=URL (repeatable) one interface; documented and named-only operations alike, bypassing the emulation and the mappings of that interface; fault rules still apply first; hop-by-hop headers (RFC 9110) and the sandbox\'s own Sandbox-* headers are not forwarded, Host is the upstream\'s; the answer comes back unchanged (status, reason phrase, end-to-end headers in order and case, body bytes), with no Date of the sandbox\'s own',
+      '--upstream URL (SANDBOX_UPSTREAM) sends every request of every interface, and every request outside the prefixes that would be a 404, to URL + the path and query relative to the workspace\'s base URL; --upstream IFACE=URL (repeatable) one interface; documented and named-only operations alike, bypassing the emulation and the mappings of that interface; fault rules still apply first; hop-by-hop headers (RFC 9110) and the sandbox\'s own Sandbox-* headers are not forwarded, Host is the upstream\'s; the answer comes back unchanged (status, reason phrase, end-to-end headers in order and case, body bytes), with no Date of the sandbox\'s own; only what Node cannot write is left out, and logged as a warning: a reason phrase with a control character (the status line then has none), a header Node would refuse',
     reason: 'the client must see exactly what the real service answers, and the admin key must never reach it',
   },
   {
     id: 'proxy-upstream-failure',
     interface: 'sandbox',
-    topic: 'An upstream that gives no answer (unreachable, refused, silent for 30 seconds)',
+    topic: 'An upstream that gives no answer (unreachable, refused, silent for 30 seconds), or one that cannot be passed on',
     decision:
-      'the sandbox answers, naming the upstream and the cause: bookkeeping and registry their documented 500, receivables and loan-bond (no documented 5xx) a 400 in their error shape (receivables code UpstreamUnavailable), 502 outside the prefixes; an answer cut off midway cuts the client\'s connection; an upstream that answers, whatever its status, is passed through',
+      'the sandbox answers, naming the upstream and the cause: bookkeeping and registry their documented 500, receivables and loan-bond (no documented 5xx) a 400 in their error shape (receivables code UpstreamUnavailable), 502 outside the prefixes; so it answers too an upstream whose answer cannot be passed on (not HTTP, or a status under 100); an answer cut off midway cuts the client\'s connection, is journaled with the status sent and the body so far ending in "[truncated: the upstream\'s answer broke off after N bytes of its body; ...]", and logged as a warning; an upstream that answers, whatever its status (100 to 999), is passed through',
     reason: 'a client must never see from the sandbox a status the interface cannot send, nor mistake the upstream\'s silence for its own fault',
   },
   {
