@@ -361,7 +361,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Checking what a client sent',
     decision:
-      'GET /_sandbox/requests/count counts the journal\'s entries by its filters, the method and a JSONPath condition on the journaled (redacted) body, checked for syntax first (a 400 naming /jsonpath and the problem, at most 1000 characters; jsonpath-plus reads $[ as the root) and evaluated by jsonpath-plus; a filter at the root applies to the body itself, as WireMock reads it; equals is JSON when it parses as JSON, else text; closest=N adds the nearest misses with what each missed; counts see only what the journal holds (dropped says how much it overwrote)',
+      'GET /_sandbox/requests/count counts the journal\'s entries by its filters, the method and a JSONPath condition on the journaled (redacted) body, checked for syntax first (a 400 naming /jsonpath and the problem, at most 1000 characters; jsonpath-plus reads $[ as the root) and evaluated by jsonpath-plus; a filter at the root applies to the body itself, as WireMock reads it; equals is JSON when it parses as JSON, else text; closest=N adds the nearest misses with what each missed; counts see only what the journal holds (dropped says how much it overwrote); an operation filter that is no id of GET /_sandbox/operations (documented or named only), here and in GET /_sandbox/requests, or a method that is no HTTP method Node reads (any case), is a 400 naming /operation or /method with the nearest valid value, never a count of 0 that a check of none would pass',
     reason: 'a test asserts on its client\'s requests with the same filters it reads the journal with, and a redacted secret can never be probed by a condition',
   },
   {
