@@ -8,7 +8,7 @@ import { type ErrorDetail, pointer, SandboxError, validationError } from '../htt
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { StandardError, Strict } from '../http/schema.js';
 import { parseSpanMs } from '../runtime/duration.js';
-import type { SandboxEvent } from '../runtime/events.js';
+import { type SandboxEvent, typePatternProblem } from '../runtime/events.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
 import {
   DEFAULT_RETRY_MS,
@@ -55,7 +55,7 @@ const FaultsInput = Strict(
 const SubscriptionInput = Strict({
   url: Type.String({ minLength: 1, maxLength: 2000, description: 'an absolute http or https URL', example: 'http://127.0.0.1:4000/hooks' }),
   types: Type.Array(
-    Type.String({ minLength: 1, maxLength: 200, description: 'an event type, or a prefix followed by * (* alone: every type)' }),
+    Type.String({ minLength: 1, maxLength: 200, description: 'an event type, or its beginning followed by one * (* alone: every type); docs/events.md' }),
     { minItems: 1, maxItems: 50, example: ['sandbox.receivables.import.*'] },
   ),
   secret: Type.Optional(
@@ -190,10 +190,6 @@ function secretProblem(secret: string): string | undefined {
   return undefined;
 }
 
-function typeProblem(type: string): string | undefined {
-  return /^[A-Za-z0-9._-]*\*?$/.test(type) ? undefined : 'an event type is letters, digits, dots, dashes, optionally ending with *';
-}
-
 /** What the inspect helper of a template reads: GET /_sandbox{path} in `runtime`, as an object. */
 export type Inspect = (runtime: Runtime, path: string) => unknown;
 
@@ -235,7 +231,7 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox<{ inspect?: Inspect 
       const url = urlProblem(body.url);
       if (url) problems.push({ path: pointer('url'), message: url });
       body.types.forEach((t, i) => {
-        const problem = typeProblem(t);
+        const problem = typePatternProblem(t);
         if (problem) problems.push({ path: pointer('types', i), message: problem });
       });
       if (body.secret !== undefined) {
