@@ -53,7 +53,12 @@ const FaultsInput = Strict(
 );
 
 const SubscriptionInput = Strict({
-  url: Type.String({ minLength: 1, maxLength: 2000, description: 'an absolute http or https URL', example: 'http://127.0.0.1:4000/hooks' }),
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2000,
+    description: 'an absolute http or https URL, written as it is called (RFC 3986 characters; a space or a line break is refused, not mended)',
+    example: 'http://127.0.0.1:4000/hooks',
+  }),
   types: Type.Array(
     Type.String({ minLength: 1, maxLength: 200, description: 'an event type, or its beginning followed by one * (* alone: every type); docs/events.md' }),
     { minItems: 1, maxItems: 50, example: ['sandbox.receivables.import.*'] },
@@ -171,7 +176,15 @@ function faultsOf(input: Static<typeof FaultsInput> | undefined, where: string[]
   };
 }
 
+/** The characters a URL is written in (RFC 3986: unreserved, reserved, and % starting an escape). */
+const URL_TEXT = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
+
 function urlProblem(url: string): string | undefined {
+  // The URL parser would mend the others (strip a CR, LF or tab, escape a space or a non-ASCII
+  // character, read a backslash as a slash): the subscription would show one URL and call another.
+  if (!URL_TEXT.test(url) || /%(?![0-9A-Fa-f]{2})/.test(url)) {
+    return 'must be written as it is called: an absolute http or https URL in the characters RFC 3986 allows, anything else (a space, a line break, a non-ASCII letter) percent-encoded';
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);
