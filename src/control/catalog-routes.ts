@@ -22,6 +22,10 @@ const MappingRef = Type.Object({
 
 const operationSchema = (ids: readonly string[]) =>
   Type.Object({
+    id: Type.String({
+      description:
+        'the operation id, as the journal and coverage name it, as the journal and count filters take it (operation=), and as a mapping names the named-only operation it implements (metadata.sandbox.operation)',
+    }),
     interface: StringEnum(ids),
     name: Type.String(),
     method: Type.Union([Type.String(), Type.Null()]),

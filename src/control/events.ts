@@ -9,7 +9,7 @@ import { assumptions } from '../http/sandbox-assumptions.js';
 import { StandardError, Strict } from '../http/schema.js';
 import { type Condition, ConditionError, evaluate, jsonpathProblem } from '../runtime/conditions.js';
 import { parseSpanMs } from '../runtime/duration.js';
-import type { EventFilter, Events, SandboxEvent } from '../runtime/events.js';
+import { type EventFilter, type Events, type SandboxEvent, typePatternProblem } from '../runtime/events.js';
 import { runtimeOf } from '../runtime/index.js';
 import { workspaceNameOf } from '../runtime/workspaces.js';
 
@@ -40,7 +40,8 @@ const EventId = Type.String({ pattern: '^[0-9]{1,15}$', description: 'an event i
 const TypeList = Type.String({
   minLength: 1,
   maxLength: 2000,
-  description: 'event types, comma-separated; a type ending with * takes every type that starts with the rest',
+  description:
+    'event types, comma-separated; a type ending with one * takes every type that starts with the rest (* alone: every type); another * is refused (docs/events.md)',
   example: 'sandbox.receivables.import.*',
 });
 const SubjectPattern = Type.String({
@@ -142,10 +143,24 @@ function spanOf(text: string | undefined, where: Field, fallback: number): numbe
   return ms;
 }
 
-function typesOf(value: string | string[] | undefined): string[] | undefined {
+/**
+ * The type patterns of a filter: one comma-separated list, or several; each must be a pattern by the
+ * rule every type filter follows (runtime/events.ts), else a 400 naming the list it is in.
+ */
+function typesOf(value: string | string[] | undefined, where: Field): string[] | undefined {
   if (value === undefined) return undefined;
-  const list = (Array.isArray(value) ? value : [value]).flatMap((t) => t.split(',')).map((t) => t.trim());
-  return list.filter((t) => t !== '');
+  const problems: ErrorDetail[] = [];
+  const types: string[] = [];
+  (Array.isArray(value) ? value : [value]).forEach((list, i) => {
+    for (const type of list.split(',').map((t) => t.trim())) {
+      if (type === '') continue;
+      const problem = typePatternProblem(type);
+      if (problem) problems.push({ path: Array.isArray(value) ? `${where.path}${pointer(i)}` : where.path, message: `${where.named}${problem}` });
+      else types.push(type);
+    }
+  });
+  if (problems.length > 0) throw validationError(problems);
+  return types;
 }
 
 /** `after` as a number, or a 400 when no such event was ever issued (the feed restarted, or a typo). */
@@ -166,10 +181,10 @@ function afterOf(after: string | undefined, events: Events, where: Field): numbe
 function filterOf(
   events: Events,
   q: { after?: string; type?: string | string[]; subject?: string },
-  where: Field,
+  where: { after: Field; type: Field },
 ): EventFilter {
-  const after = afterOf(q.after, events, where);
-  const types = typesOf(q.type);
+  const after = afterOf(q.after, events, where.after);
+  const types = typesOf(q.type, where.type);
   return {
     ...(after === undefined ? {} : { after }),
     ...(types ? { types } : {}),
@@ -224,7 +239,7 @@ export const eventsPlugin: FastifyPluginAsyncTypebox = async (app) => {
       const { events } = runtimeOf(request);
       const q = request.query;
       const waitMs = spanOf(q.wait, queryParameter('wait'), 0);
-      const filter = filterOf(events, q, queryParameter('after'));
+      const filter = filterOf(events, q, { after: queryParameter('after'), type: queryParameter('type') });
       const after = filter.after;
       if (waitMs > 0) {
         const { signal, done } = deadline(request, waitMs);
@@ -286,7 +301,7 @@ async function waitForEvent(
   timeoutMs: number,
   waited: () => number,
 ): Promise<WaitResult> {
-  const filter = filterOf(events, spec, bodyField('event', 'after'));
+  const filter = filterOf(events, spec, { after: bodyField('event', 'after'), type: bodyField('event', 'type') });
   const after = filter.after;
   const seenFrom = events.lastId;
   const { signal, done } = deadline(request, timeoutMs);

@@ -2,12 +2,14 @@
 // interfaces and what they got (runtime/journal.ts keeps it; control/journal-hooks.ts writes it).
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumption-catalog.js';
+import { validationError } from '../http/errors.js';
 import { CONTROL_TAG } from '../http/openapi.js';
 import { decodeCursor, pageOf } from '../http/paging.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { runtimeOf } from '../runtime/index.js';
 import { interfaceSchemas, JOURNAL_PAGE } from './schemas.js';
+import { journalFilterProblems } from './verifications.js';
 
 const TAG = [CONTROL_TAG.name];
 const assumed = assumptionLookup(assumptions);
@@ -34,8 +36,10 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     (request) => {
-      const runtime = runtimeOf(request);
       const q = request.query;
+      const problems = journalFilterProblems(q, app.interfaces.operations);
+      if (problems.length > 0) throw validationError(problems);
+      const runtime = runtimeOf(request);
       const limit = q.limit ?? JOURNAL_PAGE;
       const before = q.cursor === undefined ? undefined : Number(decodeCursor(q.cursor, ['number'])[0]);
       const page = pageOf(

@@ -81,7 +81,9 @@ const journalEntry = (InterfaceName: Name) => Type.Object({
 
 const journalQuery = (InterfaceName: Name) => Type.Object({
   interface: Type.Optional(InterfaceName),
-  operation: Type.Optional(Type.String({ minLength: 1, description: 'an operation id' })),
+  operation: Type.Optional(
+    Type.String({ minLength: 1, description: 'an operation id of GET /_sandbox/operations (documented or named only); another is refused' }),
+  ),
   status: Type.Optional(
     Type.String({
       pattern: '^([1-5][0-9][0-9]|[1-5]xx)$',

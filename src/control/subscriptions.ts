@@ -8,7 +8,7 @@ import { type ErrorDetail, pointer, SandboxError, validationError } from '../htt
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { StandardError, Strict } from '../http/schema.js';
 import { parseSpanMs } from '../runtime/duration.js';
-import type { SandboxEvent } from '../runtime/events.js';
+import { type SandboxEvent, typePatternProblem } from '../runtime/events.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
 import {
   DEFAULT_RETRY_MS,
@@ -53,9 +53,14 @@ const FaultsInput = Strict(
 );
 
 const SubscriptionInput = Strict({
-  url: Type.String({ minLength: 1, maxLength: 2000, description: 'an absolute http or https URL', example: 'http://127.0.0.1:4000/hooks' }),
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2000,
+    description: 'an absolute http or https URL, written as it is called (RFC 3986 characters; a space or a line break is refused, not mended)',
+    example: 'http://127.0.0.1:4000/hooks',
+  }),
   types: Type.Array(
-    Type.String({ minLength: 1, maxLength: 200, description: 'an event type, or a prefix followed by * (* alone: every type)' }),
+    Type.String({ minLength: 1, maxLength: 200, description: 'an event type, or its beginning followed by one * (* alone: every type); docs/events.md' }),
     { minItems: 1, maxItems: 50, example: ['sandbox.receivables.import.*'] },
   ),
   secret: Type.Optional(
@@ -171,7 +176,15 @@ function faultsOf(input: Static<typeof FaultsInput> | undefined, where: string[]
   };
 }
 
+/** The characters a URL is written in (RFC 3986: unreserved, reserved, and % starting an escape). */
+const URL_TEXT = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
+
 function urlProblem(url: string): string | undefined {
+  // The URL parser would mend the others (strip a CR, LF or tab, escape a space or a non-ASCII
+  // character, read a backslash as a slash): the subscription would show one URL and call another.
+  if (!URL_TEXT.test(url) || /%(?![0-9A-Fa-f]{2})/.test(url)) {
+    return 'must be written as it is called: an absolute http or https URL in the characters RFC 3986 allows, anything else (a space, a line break, a non-ASCII letter) percent-encoded';
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -188,10 +201,6 @@ function secretProblem(secret: string): string | undefined {
   const bytes = Buffer.from(secret.slice('whsec_'.length), 'base64').length;
   if (bytes < 24 || bytes > 64) return `must encode 24 to 64 bytes of key (it encodes ${bytes})`;
   return undefined;
-}
-
-function typeProblem(type: string): string | undefined {
-  return /^[A-Za-z0-9._-]*\*?$/.test(type) ? undefined : 'an event type is letters, digits, dots, dashes, optionally ending with *';
 }
 
 /** What the inspect helper of a template reads: GET /_sandbox{path} in `runtime`, as an object. */
@@ -235,7 +244,7 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox<{ inspect?: Inspect 
       const url = urlProblem(body.url);
       if (url) problems.push({ path: pointer('url'), message: url });
       body.types.forEach((t, i) => {
-        const problem = typeProblem(t);
+        const problem = typePatternProblem(t);
         if (problem) problems.push({ path: pointer('types', i), message: problem });
       });
       if (body.secret !== undefined) {

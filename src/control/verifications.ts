@@ -3,8 +3,10 @@
 // the requests that reached no documented operation with the operation they nearly were.
 import { type FastifyPluginAsyncTypebox, type Static, Type } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumption-catalog.js';
-import { pointer, validationError } from '../http/errors.js';
-import { nearestOperation } from '../http/near-miss.js';
+import { METHODS } from 'node:http';
+import type { Operation } from '../http/catalog.js';
+import { type ErrorDetail, pointer, validationError } from '../http/errors.js';
+import { nearestName, nearestOperation, operationIdProblem } from '../http/near-miss.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { StandardError } from '../http/schema.js';
 import { type Condition, ConditionError, evaluate, jsonpathProblem } from '../runtime/conditions.js';
@@ -33,7 +35,7 @@ function verificationSchemas(interfaces: Interfaces) {
   const { limit: _limit, ...journalFilters } = JournalQuery.properties;
   const CountQuery = Type.Object({
     ...journalFilters,
-    method: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'the HTTP method, e.g. PUT' })),
+    method: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'the HTTP method, e.g. PUT (any case); one Node does not know is refused' })),
     jsonpath: Type.Optional(
       Type.String({
         minLength: 1,
@@ -93,8 +95,31 @@ function jsonValue(text: string): unknown {
   }
 }
 
-function criteriaOf(q: CountQueryT): RequestCriteria {
-  const problems = [];
+/** The methods a request can come with (Node reads no other), the common ones first, as a message lists them. */
+const KNOWN_METHODS = [...new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', ...METHODS])];
+
+/**
+ * What is wrong with the journal filters that name things (an operation id, a method): a filter that
+ * names nothing that exists would match nothing, and a check that none was sent would pass.
+ */
+export function journalFilterProblems(q: { operation?: string; method?: string }, operations: readonly Operation[]): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  if (q.operation !== undefined) {
+    const problem = operationIdProblem(q.operation, operations);
+    if (problem) problems.push({ path: pointer('operation'), message: problem });
+  }
+  if (q.method !== undefined && !KNOWN_METHODS.includes(q.method.toUpperCase())) {
+    const near = nearestName(q.method.toUpperCase(), KNOWN_METHODS);
+    problems.push({
+      path: pointer('method'),
+      message: `${JSON.stringify(q.method)} is no HTTP method: ${near === undefined ? '' : `did you mean "${near}"? `}one of ${KNOWN_METHODS.join(', ')}`,
+    });
+  }
+  return problems;
+}
+
+function criteriaOf(q: CountQueryT, operations: readonly Operation[]): RequestCriteria {
+  const problems = journalFilterProblems(q, operations);
   if (q.equals !== undefined && q.jsonpath === undefined)
     problems.push({ path: pointer('equals'), message: 'needs jsonpath: the value is compared with what it selects' });
   if (q.jsonpath !== undefined) {
@@ -177,7 +202,7 @@ export const verificationsPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { journal } = runtimeOf(request);
-      const criteria = criteriaOf(request.query);
+      const criteria = criteriaOf(request.query, operations);
       const entries = journal.list({});
       let result;
       try {

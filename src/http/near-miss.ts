@@ -114,3 +114,31 @@ export function nearMissSentence(miss: NearMiss): string {
 
 /** How far a path outside every prefix may be from an operation to be suggested (a version or prefix typo). */
 export const OUTSIDE_PREFIX_DISTANCE = 1.5;
+
+/**
+ * The candidate `text` is most likely a typo of: the nearest by edit distance, when within a third of
+ * the text's length (at least 2 edits); undefined when none is that near.
+ */
+export function nearestName(text: string, candidates: readonly string[]): string | undefined {
+  const within = Math.max(2, Math.floor(text.length / 3));
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of candidates) {
+    const distance = editDistance(text, candidate);
+    if (distance <= within && distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/**
+ * Why `id` is no operation id of the catalog (null: it is one, documented or named only). A filter by
+ * an id that names nothing would match nothing, and a check that none was sent would pass.
+ */
+export function operationIdProblem(id: string, operations: readonly Operation[]): string | null {
+  if (operations.some((o) => o.id === id)) return null;
+  const near = nearestName(id, operations.map((o) => o.id));
+  return `${JSON.stringify(id.slice(0, 80))} is no operation id: ${near === undefined ? '' : `did you mean "${near}"? `}the ids are those of GET /_sandbox/operations`;
+}

@@ -73,6 +73,19 @@ export interface EventType {
   data: readonly string[];
 }
 
+/** An event type pattern: a type, or a type's beginning followed by one `*`; `*` alone takes every type. */
+const TYPE_PATTERN = /^(?:[A-Za-z0-9._-]+\*?|\*)$/;
+
+/**
+ * Why `pattern` is no event type pattern (undefined: it is one). The one rule of every type filter
+ * (the feed's, a wait's, a subscription's): a `*` anywhere but at the end, or a character no type
+ * holds, would match no event, and a wait or a subscription would wait on it for nothing.
+ */
+export function typePatternProblem(pattern: string): string | undefined {
+  if (TYPE_PATTERN.test(pattern)) return undefined;
+  return `${JSON.stringify(pattern.slice(0, 200))} is no event type pattern: a type is letters, digits, dots, dashes and underscores, and a pattern is a type or its beginning followed by one * (* alone: every type)`;
+}
+
 /** A type or subject pattern: exact, or a prefix followed by `*`. */
 export function patternMatches(pattern: string, value: string): boolean {
   return pattern.endsWith('*') ? value.startsWith(pattern.slice(0, -1)) : pattern === value;

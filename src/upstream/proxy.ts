@@ -4,8 +4,9 @@
 // Proxy-*) belong to each connection and are not forwarded; nor are the sandbox's own request
 // headers (Sandbox-*: the admin key must never reach another service). Connections to each upstream
 // are kept alive and reused. A copy of each body, up to a limit, is kept for the journal, the
-// recorder and the conformance report.
-import http, { type IncomingMessage } from 'node:http';
+// recorder and the conformance report. Only what Node cannot write back is left out (sendableHead):
+// whatever the upstream sends, the sandbox goes on.
+import http, { type IncomingMessage, validateHeaderName, validateHeaderValue } from 'node:http';
 import https from 'node:https';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Upstream } from './upstreams.js';
@@ -29,7 +30,14 @@ export interface Exchange {
   complete: boolean;
 }
 
-export type ForwardResult = { answered: Exchange } | { failed: string };
+export type ForwardResult =
+  | { answered: Exchange }
+  | {
+      /** Why nothing of the upstream's answer reached the client (nothing was sent: the caller answers). */
+      failed: string;
+      /** True: the upstream answered, in a form that cannot be passed on; else it gave no answer. */
+      unusable?: boolean;
+    };
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
@@ -49,6 +57,42 @@ function endToEnd(raw: readonly string[], drop: (lower: string) => boolean): Arr
     out.push([name, raw[i + 1] ?? '']);
   }
   return out;
+}
+
+/** What Node refuses to write in a reason phrase or a header value (the rule of its writeHead). */
+const UNWRITABLE_TEXT = /[^\t\x20-\x7e\x80-\xff]/;
+
+/** The upstream's status line and headers as they can be written to the client. */
+type Head = { status: number; statusMessage: string; headers: Array<[string, string]>; changes: string[] } | { unusable: string };
+
+/**
+ * The head of the upstream's answer as it can be written to the client. Node's parser lets through
+ * what Node's writeHead refuses: a status under 100 (no answer can carry it: the whole answer is
+ * unusable), a reason phrase with control characters (left out: the status line goes without one),
+ * a header Node would refuse (left out). Each thing left out is named in `changes`, never a value.
+ */
+function sendableHead(answer: IncomingMessage): Head {
+  const status = answer.statusCode ?? 0;
+  if (!Number.isInteger(status) || status < 100 || status > 999) {
+    return { unusable: `it answered status ${status}, which no HTTP answer can carry (a status runs from 100 to 999)` };
+  }
+  const changes: string[] = [];
+  let statusMessage = answer.statusMessage ?? '';
+  if (UNWRITABLE_TEXT.test(statusMessage)) {
+    statusMessage = '';
+    changes.push('its reason phrase holds a control character: the status line went without one');
+  }
+  const headers: Array<[string, string]> = [];
+  for (const [name, value] of endToEnd(answer.rawHeaders, () => false)) {
+    try {
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+      headers.push([name, value]);
+    } catch {
+      changes.push(`its header ${JSON.stringify(name.slice(0, 64))} cannot be written: it was left out`);
+    }
+  }
+  return { status, statusMessage, headers, changes };
 }
 
 const agents = new Map<string, http.Agent>();
@@ -96,12 +140,20 @@ export interface ForwardOptions {
   captureLimit: number;
   /** Called when the answer starts, with ways to read the copies of both bodies kept so far. */
   started?(responseBody: () => Buffer | null, requestBody: () => Buffer | null): void;
+  /** Called as the answer starts when its head could not be written as the upstream sent it: what was left out. */
+  changed?(changes: readonly string[]): void;
+  /**
+   * Called when an answer that has begun stops short, with why, just before the client's connection
+   * is cut and the request is journaled.
+   */
+  cut?(note: string): void;
 }
 
 /**
  * Forwards the request and, once the upstream answers, writes its answer to the client as it comes
- * (the reply is hijacked: Fastify sends nothing of its own). Resolves when the answer is complete, or
- * with `failed` when no answer came (nothing was sent then: the caller answers).
+ * (the reply is hijacked: Fastify sends nothing of its own). Resolves when the answer is complete or
+ * cut, or with `failed` when nothing of it could be sent (the caller answers then). Every write to the
+ * client is guarded: whatever the upstream sends, the sandbox answers or cuts the connection, and goes on.
  */
 export function forward(request: FastifyRequest, reply: FastifyReply, upstream: Upstream, options: ForwardOptions): Promise<ForwardResult> {
   return new Promise((resolve) => {
@@ -132,53 +184,94 @@ export function forward(request: FastifyRequest, reply: FastifyReply, upstream: 
       agent: agentFor(upstream),
     });
     outgoing.setTimeout(options.timeoutMs, () => outgoing.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`)));
+    // Set once the upstream's answer has begun to reach the client: from then on the client's
+    // connection can only be cut, no longer answered.
+    let began = false;
     outgoing.on('error', (err: NodeJS.ErrnoException) => {
-      if (!reply.sent && !settled) {
+      if (!began) {
         raw.unpipe(outgoing);
-        settle({ failed: err.code ? `${err.code} (${err.message})` : err.message });
+        settle(err.code?.startsWith('HPE_') ? { failed: `it answered what is not HTTP: ${err.message} (${err.code})`, unusable: true } : { failed: err.code ? `${err.code} (${err.message})` : err.message });
       } else {
         // The answer had begun: the client's connection is cut, as the upstream's was.
-        reply.raw.destroy();
+        cut(`the connection to the upstream failed (${err.code ?? err.message})`);
       }
     });
-    outgoing.on('response', (incoming: IncomingMessage) => {
-      const status = incoming.statusCode ?? 502;
-      const statusMessage = incoming.statusMessage ?? '';
-      const responseHeaders = endToEnd(incoming.rawHeaders, () => false);
-      const responseCopy = new Capture(options.captureLimit);
-      options.started?.(() => responseCopy.bytes, () => requestCopy.bytes);
-      reply.hijack();
-      const res = reply.raw;
+    const res = reply.raw;
+    let responseCopy: Capture | undefined;
+    let incoming: IncomingMessage | undefined;
+    /**
+     * Ends an answer that has begun but cannot be completed: the client's connection is cut, the only
+     * way left to say so. Fastify's onResponse hooks (the journal entry, the request's log line) run on
+     * the response's 'finish' or 'error' only, and a destroyed response emits neither: the error is
+     * emitted for them first.
+     */
+    const cut = (note: string) => {
+      if (settled) return;
+      done(false);
+      options.cut?.(note);
+      incoming?.destroy();
+      res.emit('error', new Error(note));
+      res.destroy();
+    };
+    const done = (complete: boolean) =>
+      settle({
+        answered: {
+          upstream,
+          method: request.method,
+          url,
+          requestHeaders,
+          requestBody: requestCopy.bytes,
+          status: res.statusCode,
+          statusMessage: res.statusMessage,
+          responseHeaders: sentHeaders,
+          responseBody: responseCopy?.bytes ?? null,
+          complete,
+        },
+      });
+    let sentHeaders: Array<[string, string]> = [];
+    let responseBytes = 0;
+    // Fastify stops listening for errors once the answer is finished; a late one of a closing
+    // connection must not become an uncaught exception.
+    res.on('error', () => {});
+    outgoing.on('response', (answer: IncomingMessage) => {
+      incoming = answer;
+      const head = sendableHead(answer);
+      if ('unusable' in head) {
+        answer.destroy();
+        raw.unpipe(outgoing);
+        settle({ failed: head.unusable, unusable: true });
+        return;
+      }
       // Only the upstream's headers: no Date of the sandbox's own when the upstream sent none.
       res.sendDate = false;
-      res.writeHead(status, statusMessage, responseHeaders.flat());
-      incoming.on('data', (chunk: Buffer) => responseCopy.add(chunk));
-      incoming.pipe(res);
-      const done = (complete: boolean) =>
-        settle({
-          answered: {
-            upstream,
-            method: request.method,
-            url,
-            requestHeaders,
-            requestBody: requestCopy.bytes,
-            status,
-            statusMessage,
-            responseHeaders,
-            responseBody: responseCopy.bytes,
-            complete,
-          },
-        });
-      incoming.on('end', () => done(true));
-      incoming.on('aborted', () => {
-        res.destroy();
-        done(false);
+      try {
+        res.writeHead(head.status, head.statusMessage, head.headers.flat());
+      } catch (err) {
+        // Nothing was written (Node checks the head before it keeps it): the sandbox answers instead,
+        // with what writeHead left behind undone.
+        res.sendDate = true;
+        res.statusMessage = '';
+        answer.destroy();
+        raw.unpipe(outgoing);
+        settle({ failed: `its answer's head cannot be written: ${(err as Error).message}`, unusable: true });
+        return;
+      }
+      began = true;
+      sentHeaders = head.headers;
+      const copy = new Capture(options.captureLimit);
+      responseCopy = copy;
+      options.started?.(() => copy.bytes, () => requestCopy.bytes);
+      if (head.changes.length > 0) options.changed?.(head.changes);
+      reply.hijack();
+      answer.on('data', (chunk: Buffer) => {
+        responseBytes += chunk.length;
+        copy.add(chunk);
       });
+      answer.pipe(res);
+      answer.on('end', () => done(true));
+      answer.on('aborted', () => cut(`the upstream's answer broke off after ${responseBytes} bytes of its body`));
       res.on('close', () => {
-        if (!incoming.complete) {
-          incoming.destroy();
-          done(false);
-        }
+        if (!answer.complete) cut(`the client's connection closed after ${responseBytes} bytes of the body`);
       });
     });
     raw.on('data', (chunk: Buffer) => requestCopy.add(chunk));

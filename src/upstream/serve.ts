@@ -29,6 +29,8 @@ export interface ProxiedAnswer {
   responseBody(): Buffer | null;
   /** The request body as forwarded, JSON read when it is JSON (undefined: none, or not kept). */
   requestBody(): unknown;
+  /** Why the answer stopped short of complete, the client's connection cut (null: it did not). */
+  cut: string | null;
 }
 
 declare module 'fastify' {
@@ -75,7 +77,7 @@ export function installProxy(app: FastifyInstance, serving: ProxyServing): void 
     if (iface === null && !request.is404) return;
     const upstream = serving.upstreams.for(iface);
     if (!upstream) return;
-    const proxied: ProxiedAnswer = { upstream: upstream.url, responseBody: () => null, requestBody: () => undefined };
+    const proxied: ProxiedAnswer = { upstream: upstream.url, responseBody: () => null, requestBody: () => undefined, cut: null };
     request.proxied = proxied;
     const result = await forward(request, reply, upstream, {
       timeoutMs: UPSTREAM_TIMEOUT_MS,
@@ -84,11 +86,17 @@ export function installProxy(app: FastifyInstance, serving: ProxyServing): void 
         proxied.responseBody = responseBody;
         proxied.requestBody = () => sentBodyValue(requestBody(), request.headers['content-type']);
       },
+      changed: (changes) => request.log.warn({ upstream: upstream.url, changes }, "the upstream's answer could not be passed on unchanged"),
+      cut: (note) => {
+        proxied.cut = note;
+        request.log.warn({ upstream: upstream.url, status: reply.raw.statusCode, note }, "the answer was cut midway: the client's connection is cut");
+      },
     });
     if ('failed' in result) {
       const status = upstreamFailureStatus(iface === null ? null : serving.interfaces.contract(iface).statuses);
-      const message = `the upstream ${upstream.url} gave no answer: ${result.failed} (proxy mode sends every ${iface ?? 'request outside the interfaces'}${iface ? ' request' : ''} to it)`;
-      request.log.warn({ upstream: upstream.url, reason: result.failed }, 'upstream gave no answer');
+      const what = result.unusable ? 'gave no answer the sandbox can pass on' : 'gave no answer';
+      const message = `the upstream ${upstream.url} ${what}: ${result.failed} (proxy mode sends every ${iface ?? 'request outside the interfaces'}${iface ? ' request' : ''} to it)`;
+      request.log.warn({ upstream: upstream.url, reason: result.failed }, `upstream ${what}`);
       const body =
         iface === null
           ? standardBody(status, message)

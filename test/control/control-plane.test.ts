@@ -35,7 +35,7 @@ describe('GET /_sandbox/operations', () => {
       operations: Array<Record<string, string | null>>;
     };
     for (const o of operations)
-      expect(Object.keys(o).sort()).toEqual(['interface', 'method', 'name', 'path', 'status']);
+      expect(Object.keys(o).sort()).toEqual(['id', 'interface', 'method', 'name', 'path', 'status']);
     const implemented = operations.filter((o) => o.status === 'implemented');
     expect(implemented.map((o) => `${o.method} ${o.path}`)).toEqual([
       'GET /api/bookkeeping/integration/v1/{tenantId}/trade-receivable-certificates/extract',

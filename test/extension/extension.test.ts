@@ -37,8 +37,8 @@ describe('an interface added by one entry in the interfaces list', () => {
       operations: Array<{ interface: string; name: string; status: string; path: string | null }>;
     };
     expect(operations.filter((o) => o.interface === 'notes')).toEqual([
-      { interface: 'notes', name: 'add note', method: 'POST', path: ADD, status: 'implemented' },
-      { interface: 'notes', name: 'list notes by tag', method: 'GET', path: null, status: 'named-only' },
+      { id: 'add-note', interface: 'notes', name: 'add note', method: 'POST', path: ADD, status: 'implemented' },
+      { id: 'list-notes-by-tag', interface: 'notes', name: 'list notes by tag', method: 'GET', path: null, status: 'named-only' },
     ]);
     expect(operations.filter((o) => o.interface === 'bookkeeping').length).toBeGreaterThan(0);
 

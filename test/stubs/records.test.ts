@@ -67,6 +67,7 @@ describe('the answers of user-defined operations', () => {
     await stubbed(app, { mappings: [batchQuery, unbound] });
     const after = (await app.inject({ url: '/_sandbox/operations' })).json();
     expect(after.operations.find((o: { name: string }) => o.name === 'batch query')).toEqual({
+      id: 'batch-query',
       interface: 'registry',
       name: 'batch query',
       method: 'GET',
