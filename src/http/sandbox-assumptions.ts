@@ -434,7 +434,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'A request no documented operation owns and no mapping matches',
     decision:
-      'the usual 501 under an interface prefix (404 outside), plus nearestStub {id, name, differences}: the mapping closest to the request (method, URL, each query parameter, header and body pattern, scenario state) and every reason it did not match; a reason never quotes a body, a value selected in one, or a secret\'s value',
+      'the usual 501 under an interface prefix (404 outside), plus nearestStub {id, name, differences}: the mapping closest to the request (method, URL, each query parameter, header and body pattern, scenario state) and every reason it did not match; a reason never quotes a body or a value selected in one, nor the value, sent or the mapping\'s, of a query parameter, header, path parameter or JSON field named like a secret (the journal\'s name rule): only the matcher\'s operator ("equalTo [redacted]")',
     reason: 'the author of a mapping fixes a typo in seconds when told which part did not match',
   },
   {
