@@ -482,7 +482,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'What --record DIR writes',
     decision:
-      'each proxied exchange of a request no documented operation owns becomes a WireMock mapping in DIR/mappings/ (served again by --stubs DIR); request headers are not recorded; the URL is matched exactly, query parameters named like a secret by any value; a JSON body by equalToJson ignoring array order and extra elements, secrets (token, token_acesso, password, documento, conteudo, ...) replaced by ${json-unit.any-string}; a form by its other fields; any other body (it may be a document) is not matched; in the answer, secrets under those keys and Set-Cookie read "[redacted]", a compressed body is stored decompressed; identical requests with different answers become a scenario replaying them in order',
+      'each proxied exchange of a request no documented operation owns becomes a WireMock mapping in DIR/mappings/ (served again by --stubs DIR); request headers are not recorded; the URL is matched exactly, query parameters named like a secret by any value; a JSON body by equalToJson ignoring array order and extra elements, secrets (token, token_acesso, password, documento, conteudo, ...) replaced by ${json-unit.any-string}; a form by its other fields; any other body (it may be a document) is not matched; in the answer, secrets under those keys, headers named like a secret (Set-Cookie), secret query values of Location, Content-Location and Link, and secret fields of a form-encoded answer read "[redacted]"; each secret of the exchange (the request\'s and the answer\'s) is replaced wherever else it appears, as the journal replaces echoes, and a query value holding one is matched by a pattern; a compressed body is stored decompressed; identical requests with different answers become a scenario replaying them in order',
     reason: 'a recorded folder can be shared and committed with no secret in it, and replays what the homologation environment answered',
   },
   {
@@ -498,7 +498,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'What the conformance report holds and for how long',
     decision:
-      'per workspace, in memory: per documented operation the exchanges proxied, how many conformed, and each distinct finding with its count, first and last time (sandbox clock) and one redacted example; kept across reset and snapshot restore (the real service did answer so); DELETE /_sandbox/conformance starts it again',
+      'per workspace, in memory: per documented operation the exchanges proxied, how many conformed, and each distinct finding with its count, first and last time (sandbox clock) and one redacted example (secrets by name, and each secret of the exchange wherever the answer echoes it, as in the journal); a compressed answer is judged decoded; kept across reset and snapshot restore (the real service did answer so); DELETE /_sandbox/conformance starts it again',
     reason: 'a CI run resets between tests and reads the report at the end',
   },
 ] as const satisfies readonly Assumption[];
