@@ -44,11 +44,17 @@ export function captureText(payload: unknown): Captured {
   return { redacted: false, value: text, text: true };
 }
 
+/**
+ * A text made only of name=value pairs joined by & (a form-encoded answer: an OAuth token endpoint's
+ * access_token=...&token_type=bearer). Its Content-Type is not kept with the answer; the shape is enough.
+ */
+const FORM_SHAPE = /^[^\s=&]+=[^\s&]*(?:&[^\s=&]+=[^\s&]*)*$/;
+
 function redactText(text: string): unknown {
   try {
     return redact(JSON.parse(text));
   } catch {
-    return redact(text);
+    return redact(FORM_SHAPE.test(text) ? new FormText(text) : text);
   }
 }
 

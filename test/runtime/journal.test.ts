@@ -453,6 +453,17 @@ describe('the request journal', () => {
     expect(e?.requestLine).toBe(`GET ${BATCH_QUERY}?x=1;token=[redacted];page=2 HTTP/1.1`);
   });
 
+  it('redacts the secret fields of a form-encoded answer (a token endpoint)', async () => {
+    const app = await testApp();
+    await stubbed(app, {
+      request: { method: 'POST', urlPath: '/api/v1.0/service/dup/oauth/form-answer' },
+      response: { status: 200, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'access_token=ANSWERED-FORM-TOKEN&token_type=bearer&expires_in=3600' },
+    });
+    await app.inject({ method: 'POST', url: '/api/v1.0/service/dup/oauth/form-answer', payload: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const e = (await journal(app)).entries[0];
+    expect(e?.responseBody).toBe('access_token=[redacted]&token_type=bearer&expires_in=3600');
+  });
+
   it("redacts a secret-named query value in a URL a request header holds (a Referer)", async () => {
     const app = await testApp();
     await app.inject({ url: BATCH_QUERY, headers: { referer: 'https://app.example/cb?code=1&access_token=SECRET-REFERER#top' } });
