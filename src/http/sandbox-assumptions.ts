@@ -99,7 +99,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'A record of the requests clients sent (the real services show none)',
     decision:
-      'GET /_sandbox/requests keeps every request under an interface prefix (501s and refused bodies included) and every 404 outside them, not control-plane or documentation calls; the last SANDBOX_JOURNAL_SIZE (default 1000), newest first; secrets redacted by one name rule for headers, query parameters, body keys at any depth and the fields of a form body (application/x-www-form-urlencoded, shown as its text) (a name containing token, secret, password, pwd, bearer, credential, authorization, apikey, private, signature, session, cookie or senha, or with the word key, pass, pin or auth, in any case and with any separators; not one ending in the word type), document bytes (documento, conteudo, operationFile) too, and a secret value of 6 characters or more the request carried replaced wherever the response echoes it, strings over 512 characters and bodies over about 16 KB cut with "[truncated: ...]"; beside the parsed query, the request line, query string and headers as sent, credentials redacted by the same rule (Authorization keeps its scheme)',
+      'GET /_sandbox/requests keeps every request under an interface prefix (501s and refused bodies included) and every 404 outside them, not control-plane or documentation calls; the last SANDBOX_JOURNAL_SIZE (default 1000), newest first; secrets redacted by one name rule for headers, query parameters, body keys at any depth and the fields of a form body (application/x-www-form-urlencoded, shown as its text) (a name containing token, secret, password, pwd, bearer, credential, authorization, apikey, private, signature, session, cookie or senha, or with the word key, pass, pin or auth, in any case and with any separators; not one ending in the word type), document bytes (documento, conteudo, operationFile) too; query pairs split at ; as well as & for redaction only (the sandbox parses a query as URLSearchParams does); each secret value the request carried (a secret header\'s credentials, Basic ones also decoded, each cookie, secret query and form fields, strings and numbers under a secret\'s key) replaced in the query and bodies wherever they echo it, as sent, HTML-escaped as Handlebars escapes, JSON-escaped or percent-encoded: one of 6 characters or more anywhere, a shorter one where it stands whole (a whole string, key or number, or a run touching no letter, digit, _ or -), strings over 512 characters and bodies over about 16 KB cut with "[truncated: ...]"; beside the parsed query, the request line, query string and headers as sent, credentials redacted by the same rule (Authorization keeps its scheme)',
     reason:
       'a user sees what the client sent wrongly, memory stays flat under any load, and no secret or document leaves the sandbox',
   },
@@ -434,7 +434,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'A request no documented operation owns and no mapping matches',
     decision:
-      'the usual 501 under an interface prefix (404 outside), plus nearestStub {id, name, differences}: the mapping closest to the request (method, URL, each query parameter, header and body pattern, scenario state) and every reason it did not match; a reason never quotes a body, a value selected in one, or a secret\'s value',
+      'the usual 501 under an interface prefix (404 outside), plus nearestStub {id, name, differences}: the mapping closest to the request (method, URL, each query parameter, header and body pattern, scenario state) and every reason it did not match; a reason never quotes a body or a value selected in one, nor the value, sent or the mapping\'s, of a query parameter, header, path parameter or JSON field named like a secret (the journal\'s name rule): only the matcher\'s operator ("equalTo [redacted]")',
     reason: 'the author of a mapping fixes a typo in seconds when told which part did not match',
   },
   {
@@ -500,7 +500,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'What --record DIR writes',
     decision:
-      'each proxied exchange of a request no documented operation owns becomes a WireMock mapping in DIR/mappings/ (served again by --stubs DIR); request headers are not recorded; the URL is matched exactly, query parameters named like a secret by any value; a JSON body by equalToJson ignoring array order and extra elements, secrets (token, token_acesso, password, documento, conteudo, ...) replaced by ${json-unit.any-string}; a form by its other fields; any other body (it may be a document) is not matched; in the answer, secrets under those keys and Set-Cookie read "[redacted]", a compressed body is stored decompressed; identical requests with different answers become a scenario replaying them in order',
+      'each proxied exchange of a request no documented operation owns becomes a WireMock mapping in DIR/mappings/ (served again by --stubs DIR); request headers are not recorded; the URL is matched exactly, query parameters named like a secret by any value; a JSON body by equalToJson ignoring array order and extra elements, secrets (token, token_acesso, password, documento, conteudo, ...) replaced by ${json-unit.any-string}; a form by its other fields; any other body (it may be a document) is not matched; in the answer, secrets under those keys, headers named like a secret (Set-Cookie), secret query values of Location, Content-Location and Link, and secret fields of a form-encoded answer read "[redacted]"; each secret of the exchange (the request\'s and the answer\'s) is replaced wherever else it appears, as the journal replaces echoes, and a query value holding one is matched by a pattern; a compressed body is stored decompressed; identical requests with different answers become a scenario replaying them in order',
     reason: 'a recorded folder can be shared and committed with no secret in it, and replays what the homologation environment answered',
   },
   {
@@ -516,7 +516,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'What the conformance report holds and for how long',
     decision:
-      'per workspace, in memory: per documented operation the exchanges proxied, how many conformed, and each distinct finding with its count, first and last time (sandbox clock) and one redacted example; kept across reset and snapshot restore (the real service did answer so); DELETE /_sandbox/conformance starts it again',
+      'per workspace, in memory: per documented operation the exchanges proxied, how many conformed, and each distinct finding with its count, first and last time (sandbox clock) and one redacted example (secrets by name, and each secret of the exchange wherever the answer echoes it, as in the journal); a compressed answer is judged decoded; kept across reset and snapshot restore (the real service did answer so); DELETE /_sandbox/conformance starts it again',
     reason: 'a CI run resets between tests and reads the report at the end',
   },
 ] as const satisfies readonly Assumption[];

@@ -4,19 +4,7 @@
 // and headers as sent, secrets redacted.
 import { Buffer } from 'node:buffer';
 import type { InterfaceId } from '../http/errors.js';
-import {
-  collectSecretValues,
-  FormText,
-  isFormType,
-  isRedactedKey,
-  MIN_ECHOED_SECRET,
-  pairSecretValues,
-  REDACTED,
-  redact,
-  redactPairs,
-  scrubEchoes,
-  truncatedMarker,
-} from './redact.js';
+import { EchoSecrets, FormText, isFormType, isRedactedKey, REDACTED, redact, redactPairs, redactUrlQuery, truncatedMarker } from './redact.js';
 import { Ring } from './ring.js';
 
 /** Bodies up to this many characters are kept as they came and redacted when read. */
@@ -56,11 +44,17 @@ export function captureText(payload: unknown): Captured {
   return { redacted: false, value: text, text: true };
 }
 
+/**
+ * A text made only of name=value pairs joined by & (a form-encoded answer: an OAuth token endpoint's
+ * access_token=...&token_type=bearer). Its Content-Type is not kept with the answer; the shape is enough.
+ */
+const FORM_SHAPE = /^[^\s=&]+=[^\s&]*(?:&[^\s=&]+=[^\s&]*)*$/;
+
 function redactText(text: string): unknown {
   try {
     return redact(JSON.parse(text));
   } catch {
-    return redact(text);
+    return redact(FORM_SHAPE.test(text) ? new FormText(text) : text);
   }
 }
 
@@ -118,14 +112,18 @@ function headerValue(name: string, value: string): string {
     const scheme = /authorization$/i.test(name) ? /^([A-Za-z][\w.+-]*)\s+\S/.exec(value)?.[1] : undefined;
     return scheme === undefined ? REDACTED : `${scheme} ${REDACTED}`;
   }
-  return cut(value);
+  return cut(redactUrlQuery(value));
 }
 
 
-/** The request line, query string and headers of an entry, as sent and redacted. */
-function revealSent(sent: SentRequest): Pick<JournalEntry, 'requestLine' | 'rawQuery' | 'headers'> {
+/**
+ * The request line, query string and headers of an entry, as sent and redacted: values by their name
+ * (also in the query of a URL a header holds: a Referer), and a secret the query carried wherever else
+ * the query echoes it.
+ */
+function revealSent(sent: SentRequest, secrets: EchoSecrets): Pick<JournalEntry, 'requestLine' | 'rawQuery' | 'headers'> {
   const mark = sent.url.indexOf('?');
-  const rawQuery = mark === -1 ? '' : redactPairs(sent.url.slice(mark + 1));
+  const rawQuery = mark === -1 ? '' : secrets.scrubText(redactPairs(sent.url.slice(mark + 1)));
   const target = mark === -1 ? sent.url : `${sent.url.slice(0, mark)}?${rawQuery}`;
   const headers: Array<{ name: string; value: string }> = [];
   for (let i = 0; i + 1 < sent.rawHeaders.length; i += 2) {
@@ -135,28 +133,19 @@ function revealSent(sent: SentRequest): Pick<JournalEntry, 'requestLine' | 'rawQ
   return { requestLine: cut(`${sent.method} ${target} HTTP/${sent.httpVersion}`), rawQuery: cut(rawQuery), headers };
 }
 
+function* headerPairs(rawHeaders: readonly string[]): Generator<[string, string]> {
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) yield [rawHeaders[i] as string, rawHeaders[i + 1] as string];
+}
+
 /**
  * The secret values a request carried: those of headers and query parameters named like a secret
- * (an Authorization's credentials without its scheme) and the strings under a secret's key in its
- * body (a body too large to keep as sent was redacted at once, and gives none).
+ * and the values under a secret's key in its body (a body too large to keep as sent was redacted at
+ * once, and gives none).
  */
-function sentSecrets(sent: SentRequest, body: Captured): string[] {
-  const found = new Set<string>();
-  const add = (value: string) => {
-    if (value.length >= MIN_ECHOED_SECRET) found.add(value);
-  };
-  for (let i = 0; i + 1 < sent.rawHeaders.length; i += 2) {
-    const name = sent.rawHeaders[i] as string;
-    if (!isRedactedKey(name)) continue;
-    const value = sent.rawHeaders[i + 1] as string;
-    // "Bearer abc": the credentials alone, so that an echo reads "Bearer [redacted]" as the header does.
-    add(/^[A-Za-z][\w.+-]*\s+(\S.*)$/.exec(value)?.[1] ?? value);
-  }
+function sentSecrets(sent: SentRequest, body: Captured): EchoSecrets {
   const mark = sent.url.indexOf('?');
-  if (mark !== -1) pairSecretValues(sent.url.slice(mark + 1), add);
-  if (!body.redacted) collectSecretValues(body.text ? parseOrNothing(body.value as string) : body.value, found);
-  // The longest first: a secret that holds a shorter one is replaced whole.
-  return [...found].sort((a, b) => b.length - a.length);
+  const sentBody = body.redacted ? undefined : body.text ? parseOrNothing(body.value as string) : body.value;
+  return EchoSecrets.ofRequest(headerPairs(sent.rawHeaders), mark === -1 ? '' : sent.url.slice(mark + 1), sentBody);
 }
 
 function parseOrNothing(text: string): unknown {
@@ -262,12 +251,13 @@ export class Journal {
   list(filter: JournalFilter = {}): JournalEntry[] {
     return this.select(filter).map(({ sent, ...e }) => {
       const request = unpackRequest(sent);
+      const secrets = sentSecrets(request, e.requestBody);
       return {
         ...e,
-        ...revealSent(request),
-        query: reveal(e.query),
-        requestBody: reveal(e.requestBody),
-        responseBody: scrubEchoes(reveal(e.responseBody), sentSecrets(request, e.requestBody)),
+        ...revealSent(request, secrets),
+        query: secrets.scrub(reveal(e.query)),
+        requestBody: secrets.scrub(reveal(e.requestBody)),
+        responseBody: secrets.scrub(reveal(e.responseBody)),
       };
     });
   }

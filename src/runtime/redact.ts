@@ -1,6 +1,7 @@
 // Copies of request and response bodies for the journal: secrets and document bytes replaced by key
 // anywhere in the tree, long strings cut, and a budget per body so that a 100 MB request costs the
 // journal a few kilobytes. The copy is built while walking, so the walk stops where the budget ends.
+import { Buffer } from 'node:buffer';
 import { DecimalText } from '../domain/money.js';
 import { exactText } from '../http/exact-numbers.js';
 
@@ -77,29 +78,47 @@ export function secretValueAt(pair: string): number {
   return isRedactedKey(name) ? eq + 1 : -1;
 }
 
+/**
+ * The pairs of a query string or form body, with the separators between them (at odd indexes).
+ * `;` separates pairs here as `&` does: the sandbox parses a query as Node's URLSearchParams does
+ * (`;` is part of a value), but some servers split at `;`, so a secret named after one is redacted
+ * too (a value redacted for nothing costs less than a secret kept).
+ */
+function pairsOf(text: string): string[] {
+  return text.split(/([&;])/);
+}
+
 /** A query string or form body as sent, the value of each field named like a secret redacted. */
 export function redactPairs(text: string): string {
-  return text
-    .split('&')
-    .map((pair) => {
-      const at = secretValueAt(pair);
+  return pairsOf(text)
+    .map((pair, i) => {
+      const at = i % 2 === 1 ? -1 : secretValueAt(pair);
       return at === -1 ? pair : `${pair.slice(0, at)}${REDACTED}`;
     })
-    .join('&');
+    .join('');
+}
+
+/** A URL (a Location, a Referer) with the values of its query parameters named like a secret redacted. */
+export function redactUrlQuery(url: string): string {
+  const mark = url.indexOf('?');
+  if (mark === -1) return url;
+  const hash = url.indexOf('#', mark);
+  const end = hash === -1 ? url.length : hash;
+  return `${url.slice(0, mark + 1)}${redactPairs(url.slice(mark + 1, end))}${url.slice(end)}`;
 }
 
 /** The values of the fields named like a secret in a query string or form body: as sent, and decoded. */
 export function pairSecretValues(text: string, add: (value: string) => void): void {
-  for (const pair of text.split('&')) {
-    const at = secretValueAt(pair);
-    if (at === -1) continue;
+  pairsOf(text).forEach((pair, i) => {
+    const at = i % 2 === 1 ? -1 : secretValueAt(pair);
+    if (at === -1) return;
     add(pair.slice(at));
     try {
       add(decodeURIComponent(pair.slice(at).replaceAll('+', ' ')));
     } catch {
       // Not percent-encoding: nothing a template could have echoed decoded.
     }
-  }
+  });
 }
 
 export interface RedactLimits {
@@ -176,52 +195,183 @@ function walk(value: unknown, limits: RedactLimits, state: { left: number }, dep
 }
 
 /**
- * A value shorter than this is not looked for in an answer: "1234" as a PIN would turn every 1234 of
- * the answer into [redacted], and a secret that short is no secret a test suite needs kept.
+ * A secret of this many characters or more is replaced wherever it appears in an echo. A shorter one
+ * (a 4-digit PIN) only where it stands whole: "1234" as a PIN would otherwise turn every 1234 of the
+ * answer (an amount, an id) into [redacted].
  */
 export const MIN_ECHOED_SECRET = 6;
 
-/** The strings under redacted keys anywhere in `value` (a request body), added to `out`. */
-export function collectSecretValues(value: unknown, out: Set<string>, depth = 0): void {
+/** What Handlebars' `{{...}}` writes for each character it escapes (its escapeExpression). */
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#x27;',
+  '`': '&#x60;',
+  '=': '&#x3D;',
+};
+
+const htmlEscaped = (text: string) => text.replace(/[&<>"'`=]/g, (c) => HTML_ESCAPES[c] ?? c);
+const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
+
+/**
+ * The ways an answer may carry `secret`: as it is, HTML-escaped as `{{...}}` writes it, JSON-escaped
+ * as in a JSON text that quotes it (a password holding `"`), both, and percent-encoded (as a URL
+ * component and as a form field).
+ */
+function formsOf(secret: string): string[] {
+  const forms = [secret, htmlEscaped(secret), jsonEscaped(secret), htmlEscaped(jsonEscaped(secret))];
+  try {
+    forms.push(encodeURIComponent(secret), new URLSearchParams([['', secret]]).toString().slice(1));
+  } catch {
+    // A lone surrogate has no percent-encoding: nothing could have echoed it encoded.
+  }
+  return forms;
+}
+
+/** Credentials of a Basic Authorization ("user:password" in base64), decoded; undefined when they are not. */
+function basicCredentials(encoded: string): string | undefined {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) return undefined;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  return decoded.includes(':') && !decoded.includes('\uFFFD') ? decoded : undefined;
+}
+
+/** Whether `c` continues a token: a letter, a digit, `_` or `-`. */
+const TOKEN_CHAR = /[\p{L}\p{N}_-]/u;
+
+/**
+ * The secret values one request carried, to be replaced by [redacted] wherever an answer (or the
+ * entry's other parts) echoes them: a stub's template with `{{request.headers.Authorization}}` or
+ * `{{request.body}}`, a real service that quotes the request. Each value is looked for in every
+ * form of formsOf; Basic credentials also decoded (user:password, and the password alone); each
+ * cookie's value. A value of MIN_ECHOED_SECRET characters or more is replaced wherever it appears;
+ * a shorter one where it stands whole: the whole of a string, key or number, or a run of a string
+ * not touching a letter, digit, `_` or `-` on either side ("PIN 4321 refused", `pin=4321&`).
+ */
+export class EchoSecrets {
+  /** Forms of long secrets, replaced anywhere. */
+  private readonly anywhere = new Set<string>();
+  /** Forms of short secrets, replaced where they stand whole. */
+  private readonly whole = new Set<string>();
+  private longestFirst: string[] | undefined;
+
+  /** The secrets of a request: its headers (name, value), its query string and its body (parsed, or FormText). */
+  static ofRequest(headers: Iterable<readonly [string, string]>, query: string, body: unknown): EchoSecrets {
+    const secrets = new EchoSecrets();
+    for (const [name, value] of headers) secrets.addHeader(name, value);
+    if (query !== '') pairSecretValues(query, (v) => secrets.add(v));
+    collectSecretValues(body, (v) => secrets.add(v));
+    return secrets;
+  }
+
+  get empty(): boolean {
+    return this.anywhere.size === 0 && this.whole.size === 0;
+  }
+
+  add(value: string): void {
+    if (value === '') return;
+    const into = value.length >= MIN_ECHOED_SECRET ? this.anywhere : this.whole;
+    for (const form of formsOf(value)) into.add(form);
+    this.longestFirst = undefined;
+  }
+
+  /** A header's value, when its name names a secret. */
+  addHeader(name: string, value: string): void {
+    if (!isRedactedKey(name)) return;
+    const lower = name.toLowerCase();
+    if (lower.includes('cookie')) {
+      // Cookie: every name=value pair; Set-Cookie: its first pair (the rest are attributes: Path=/).
+      this.add(value);
+      const pairs = value.split(';');
+      for (const pair of lower === 'cookie' ? pairs : pairs.slice(0, 1)) {
+        const cookie = pair.slice(pair.indexOf('=') + 1).trim();
+        this.add(cookie);
+        if (/^".*"$/.test(cookie)) this.add(cookie.slice(1, -1));
+      }
+      return;
+    }
+    // "Bearer abc": the credentials alone, so that an echo reads "Bearer [redacted]" as the header does.
+    const credentials = /^[A-Za-z][\w.+-]*\s+(\S.*)$/.exec(value)?.[1];
+    if (credentials === undefined) {
+      this.add(value);
+      return;
+    }
+    this.add(credentials);
+    const basic = /^basic\s/i.test(value) ? basicCredentials(credentials) : undefined;
+    if (basic !== undefined) {
+      this.add(basic);
+      this.add(basic.slice(basic.indexOf(':') + 1));
+    }
+  }
+
+  private has(text: string): boolean {
+    return this.anywhere.has(text) || this.whole.has(text);
+  }
+
+  /** `text` with every echo of a secret replaced by [redacted]. */
+  scrubText(text: string): string {
+    if (this.empty || text === '') return text;
+    if (this.has(text)) return REDACTED;
+    this.longestFirst ??= [...this.anywhere].sort((a, b) => b.length - a.length);
+    let out = text;
+    // The longest first: a secret that holds a shorter one is replaced whole.
+    for (const form of this.longestFirst) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    for (const form of this.whole) if (out.includes(form)) out = replaceWhole(out, form);
+    return out;
+  }
+
+  /** `value` (a body or query already redacted by key) with every echo of a secret replaced, in keys too. */
+  scrub(value: unknown): unknown {
+    if (this.empty) return value;
+    const walk = (v: unknown): unknown => {
+      if (typeof v === 'string') return this.scrubText(v);
+      if (typeof v === 'number') return this.has(String(v)) ? REDACTED : v;
+      if (v instanceof DecimalText) return this.has(v.text) ? REDACTED : v;
+      if (v === null || typeof v !== 'object') return v;
+      if (Array.isArray(v)) return v.map(walk);
+      const out: Record<string, unknown> = {};
+      for (const [key, inner] of Object.entries(v)) out[this.scrubText(key)] = walk(inner);
+      return out;
+    };
+    return walk(value);
+  }
+}
+
+/** `text` with each occurrence of `form` that touches no token character on either side replaced. */
+function replaceWhole(text: string, form: string): string {
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + form.length)) {
+    const before = text[at - 1];
+    const after = text[at + form.length];
+    if ((before !== undefined && TOKEN_CHAR.test(before)) || (after !== undefined && TOKEN_CHAR.test(after))) continue;
+    out += text.slice(from, at) + REDACTED;
+    from = at + form.length;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/**
+ * The values under redacted keys anywhere in `value` (a request body), given to `add`: strings, and
+ * numbers as written (a numeric PIN).
+ */
+export function collectSecretValues(value: unknown, add: (secret: string) => void, depth = 0): void {
   if (value instanceof FormText) {
-    pairSecretValues(value.text, (v) => {
-      if (v.length >= MIN_ECHOED_SECRET) out.add(v);
-    });
+    pairSecretValues(value.text, add);
     return;
   }
   if (value === null || typeof value !== 'object' || depth > DEFAULT_LIMITS.maxDepth) return;
   if (Array.isArray(value)) {
-    for (const v of value) collectSecretValues(v, out, depth + 1);
+    for (const v of value) collectSecretValues(v, add, depth + 1);
     return;
   }
   for (const [key, v] of Object.entries(value)) {
     // Document bytes are redacted but are no secret to look for in an answer (megabytes of base64).
-    if (typeof v === 'string' && v.length >= MIN_ECHOED_SECRET && isRedactedKey(key) && !DOCUMENT_KEYS.has(key.toLowerCase()))
-      out.add(v);
-    else collectSecretValues(v, out, depth + 1);
+    if (isRedactedKey(key) && !DOCUMENT_KEYS.has(key.toLowerCase())) {
+      if (typeof v === 'string') add(v);
+      else if (typeof v === 'number') add(exactText(value, key) ?? String(v));
+      else collectSecretValues(v, add, depth + 1);
+    } else collectSecretValues(v, add, depth + 1);
   }
-}
-
-/**
- * `value` (an answer, already redacted by key) with every occurrence of each of `secrets` in its
- * strings and keys replaced by [redacted]: a stub's template that echoes the request
- * ({{request.headers.Authorization}}, {{request.body}}) would otherwise carry the request's secrets
- * into the journaled answer.
- */
-export function scrubEchoes(value: unknown, secrets: readonly string[]): unknown {
-  if (secrets.length === 0) return value;
-  const scrub = (text: string) => {
-    let out = text;
-    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    return out;
-  };
-  const walkEcho = (v: unknown): unknown => {
-    if (typeof v === 'string') return scrub(v);
-    if (v === null || typeof v !== 'object' || v instanceof DecimalText) return v;
-    if (Array.isArray(v)) return v.map(walkEcho);
-    const out: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(v)) out[scrub(key)] = walkEcho(inner);
-    return out;
-  };
-  return walkEcho(value);
 }

@@ -15,6 +15,7 @@ import { exactCopy, stringifyExact } from '../http/exact-numbers.js';
 import { parseJsonExact } from '../http/json.js';
 import { bodyAjv, detailsFromAjv, MAX_DETAILS } from '../http/validation.js';
 import { isDefinite, jsonPathQuery, jsonPathSyntaxProblem } from '../runtime/jsonpath.js';
+import { redact } from '../runtime/redact.js';
 import { compileTemplate, type Template } from '../runtime/templates.js';
 import { type UserRegex, userRegex } from '../runtime/user-regex.js';
 import { jsonDifference } from './json-equal.js';
@@ -326,7 +327,8 @@ export function compileMatcher(m: Matcher | LeafMatcher, path: string, problem: 
       };
       const flags = [options.ignoreArrayOrder ? 'ignoreArrayOrder' : '', options.ignoreExtraElements ? 'ignoreExtraElements' : ''].filter(Boolean);
       return {
-        text: `equalToJson ${stringifyExact(expected).slice(0, 80)}${flags.length ? ` (${flags.join(', ')})` : ''}`,
+        // The mapping's own secrets (a fixture's password) are no more quoted than the request's.
+        text: `equalToJson ${stringifyExact(redact(expected)).slice(0, 80)}${flags.length ? ` (${flags.join(', ')})` : ''}`,
         test: (v) => difference(v) === null,
         why: (v) => `not the expected JSON: ${difference(v) ?? ''}`,
       };

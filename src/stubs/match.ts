@@ -3,6 +3,7 @@
 // lowest priority number wins, then the mapping added last. A request that matches none is told the
 // closest mapping and why it did not match.
 import { pathDistance } from '../http/near-miss.js';
+import { isRedactedKey, REDACTED, redactUrlQuery } from '../runtime/redact.js';
 import type { Stub } from './mapping.js';
 
 /** What a mapping is matched against: one request, read once. */
@@ -67,7 +68,8 @@ function urlDifference(stub: Stub, view: RequestView): { distance: number; diffe
     case 'url':
       if (view.url === url.text) return { distance: 0, differences: [] };
       if (view.path === url.text.split('?')[0]) {
-        return { distance: 0.5, differences: [`the query string is "${view.url.slice(view.path.length)}"; the mapping's url has "${url.text.slice(view.path.length)}"`] };
+        const sent = redactUrlQuery(view.url.slice(view.path.length));
+        return { distance: 0.5, differences: [`the query string is "${sent}"; the mapping's url has "${redactUrlQuery(url.text.slice(view.path.length))}"`] };
       }
       return pathOff(view.path, url.text.split('?')[0] ?? '', 'url');
     case 'urlPath':
@@ -77,7 +79,7 @@ function urlDifference(stub: Stub, view: RequestView): { distance: number; diffe
       const value = url.kind === 'urlPattern' ? view.url : view.path;
       return url.regex.matchesWhole(value)
         ? { distance: 0, differences: [] }
-        : { distance: 2, differences: [`the ${url.kind === 'urlPattern' ? 'URL' : 'path'} ${value} does not match ${url.kind} /${url.text}/`] };
+        : { distance: 2, differences: [`the ${url.kind === 'urlPattern' ? 'URL' : 'path'} ${redactUrlQuery(value)} does not match ${url.kind} /${url.text}/`] };
     }
     case 'urlPathTemplate':
       return templateParams(stub, view.path) ? { distance: 0, differences: [] } : pathOff(view.path, url.text, 'urlPathTemplate');
@@ -130,6 +132,17 @@ export function fits(stub: Stub, view: RequestView, state: string | undefined): 
   return params;
 }
 
+/**
+ * Why the values sent under a name that names a secret (the journal's rule, isRedactedKey) did not
+ * fit its matcher, quoting neither them nor the mapping's: only the matcher's operator.
+ */
+function secretReason(m: { text: string }, values: readonly string[]): string {
+  const operator = m.text.split(' ')[0] ?? '';
+  const text = operator === 'absent' ? operator : `${operator} ${REDACTED}`;
+  const n = values.length;
+  return `(${text}): ${n === 0 ? 'it is absent' : `the value${n === 1 ? '' : 's'} sent (${REDACTED}) ${n === 1 ? 'does' : 'do'} not fit`}`;
+}
+
 /** Matches one request against one mapping; `state` is the current state of the mapping's scenario. */
 export function matchStub(stub: Stub, view: RequestView, state: string | undefined): MatchResult {
   const rule = stub.request;
@@ -148,7 +161,7 @@ export function matchStub(stub: Stub, view: RequestView, state: string | undefin
       const value = params[name] ?? null;
       if (!m.test(value)) {
         distance += 0.5;
-        differences.push(`path parameter ${name}: ${m.why(value)}`);
+        differences.push(`path parameter ${name}${isRedactedKey(name) ? ` ${secretReason(m, value === null ? [] : [value])}` : `: ${m.why(value)}`}`);
       }
     }
   }
@@ -156,14 +169,14 @@ export function matchStub(stub: Stub, view: RequestView, state: string | undefin
     const values = view.query.get(name) ?? [];
     if (!m.test(values)) {
       distance += 0.5;
-      differences.push(`query parameter ${name} (${m.text}): ${m.why(values)}`);
+      differences.push(`query parameter ${name} ${isRedactedKey(name) ? secretReason(m, values) : `(${m.text}): ${m.why(values)}`}`);
     }
   }
   for (const [name, m] of rule.headers) {
     const values = view.headers.get(name) ?? [];
     if (!m.test(values)) {
       distance += 0.5;
-      differences.push(`header ${name} (${m.text}): ${m.why(name === 'authorization' ? values.map(() => '[redacted]') : values)}`);
+      differences.push(`header ${name} ${isRedactedKey(name) ? secretReason(m, values) : `(${m.text}): ${m.why(values)}`}`);
     }
   }
   for (const m of rule.bodyPatterns) {

@@ -4,6 +4,7 @@
 // that found something) or Markdown. In memory, per workspace, until DELETE /_sandbox/conformance.
 import { junitDocument, markdownCell as cell, xmlText } from '../http/report-text.js';
 import { type Basis, type ConformanceChecker, type Example, exampleOf, type Finding } from './conformance.js';
+import { exchangeSecrets } from './exchange.js';
 import type { Exchange } from './proxy.js';
 import { plural } from '../domain/plural.js';
 
@@ -85,13 +86,16 @@ export class ConformanceLog {
       return;
     }
     const t = this.now();
+    const secrets = exchangeSecrets(exchange);
     let example: Example | undefined;
-    for (const f of findings) {
+    for (const found of findings) {
+      // A message may quote the answer (an error code): the exchange's secrets are replaced in it too.
+      const f = { ...found, message: secrets.scrubText(found.message) };
       const key = `${f.check}\u0000${f.basis.kind}:${f.basis.id}\u0000${f.message}`;
       let group = log.groups.get(key);
       if (!group && log.groups.size >= MAX_GROUPS) group = [...log.groups.values()].pop();
       if (!group) {
-        example ??= exampleOf(exchange);
+        example ??= exampleOf(exchange, secrets);
         group = { ...f, count: 0, firstMs: t, lastMs: t, example };
         log.groups.set(key, group);
       }

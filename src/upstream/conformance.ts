@@ -15,7 +15,8 @@ import { isMoney } from '../domain/money.js';
 import type { Assumption } from '../http/assumption-catalog.js';
 import type { Operation } from '../http/catalog.js';
 import type { ErrorShape } from '../http/errors.js';
-import { isRedactedKey, redact, REDACTED } from '../runtime/redact.js';
+import { type EchoSecrets, redact, redactUrlQuery } from '../runtime/redact.js';
+import { plainResponseBody, responseHeader } from './exchange.js';
 import type { Exchange } from './proxy.js';
 import { plural } from '../domain/plural.js';
 
@@ -366,8 +367,9 @@ export class ConformanceChecker {
       spec,
       query: new URLSearchParams(q < 0 ? '' : exchange.url.slice(q + 1)),
       requestJson: /json/i.test(requestType) ? json(exchange.requestBody) : { ok: false },
-      responseJson: json(exchange.responseBody),
-      responseType: exchange.responseHeaders.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? '',
+      // Judged as the upstream meant it: a gzip answer is JSON once decoded, as a client reads it.
+      responseJson: json(plainResponseBody(exchange)),
+      responseType: responseHeader(exchange, 'content-type') ?? '',
       success: exchange.status >= 200 && exchange.status < 300,
     };
     return CHECKS.flatMap((c) => c.run(observed, this));
@@ -384,14 +386,6 @@ export interface Example {
   response: { status: number; contentType: string | null; body: unknown };
 }
 
-function redactedUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  const params = new URLSearchParams(url.slice(q + 1));
-  for (const name of new Set(params.keys())) if (isRedactedKey(name)) params.set(name, REDACTED);
-  return `${url.slice(0, q)}?${params.toString()}`;
-}
-
 function redactedBody(bytes: Buffer | null): unknown {
   if (bytes === null) return '[not kept: larger than the capture limit]';
   if (bytes.length === 0) return null;
@@ -400,13 +394,18 @@ function redactedBody(bytes: Buffer | null): unknown {
   return redact(`[${plural(bytes.length, 'byte')} that ${bytes.length === 1 ? 'is' : 'are'} not JSON]`);
 }
 
-export function exampleOf(x: Exchange): Example {
+/**
+ * The example of a finding: secret query values redacted by name (after a ";" too), bodies by key,
+ * and each secret of the exchange replaced wherever else it appears (a real service that echoes the
+ * request), as the journal shows them.
+ */
+export function exampleOf(x: Exchange, secrets: EchoSecrets): Example {
   return {
-    request: { method: x.method, url: redactedUrl(x.url), body: redactedBody(x.requestBody) },
+    request: { method: x.method, url: secrets.scrubText(redactUrlQuery(x.url)), body: secrets.scrub(redactedBody(x.requestBody)) },
     response: {
       status: x.status,
-      contentType: x.responseHeaders.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? null,
-      body: redactedBody(x.responseBody),
+      contentType: responseHeader(x, 'content-type') ?? null,
+      body: secrets.scrub(redactedBody(plainResponseBody(x))),
     },
   };
 }

@@ -3,16 +3,20 @@
 // WireMock). Secrets never reach a file: request headers are not recorded at all (Authorization
 // included), and values under a secret's key (token, token_acesso, password, documento, conteudo...)
 // are replaced, in the request by a JsonUnit placeholder that matches any value and in the response
-// by "[redacted]". The request is matched as WireMock's recorder matches it: the URL exactly (query
-// parameters holding a secret by any value), a JSON body by equalToJson ignoring array order and extra
-// elements, a form by its fields. Identical requests that got different answers become a scenario
-// that replays the answers in the order they came, the last one repeating.
+// by "[redacted]"; so are the response's headers named like a secret, the secret query values of a
+// URL it gives (Location, Content-Location, Link) and the secret fields of a form-encoded answer; and
+// each secret the exchange carried is replaced wherever else it appears (an answer that echoes the
+// request), as the journal replaces it (EchoSecrets). The request is matched as WireMock's recorder
+// matches it: the URL exactly (query parameters holding a secret by any value), a JSON body by
+// equalToJson ignoring array order and extra elements, a form by its fields. Identical requests that
+// got different answers become a scenario that replays the answers in the order they came, the last
+// one repeating.
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { join } from 'node:path';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import { isRedactedKey, REDACTED } from '../runtime/redact.js';
+import { type EchoSecrets, isFormType, isRedactedKey, REDACTED, redactPairs, redactUrlQuery } from '../runtime/redact.js';
+import { exchangeSecrets, plainResponseBody, responseHeader } from './exchange.js';
 import type { Exchange } from './proxy.js';
 
 const ANY_STRING = '${json-unit.any-string}';
@@ -20,19 +24,34 @@ const ANY_VALUE = '${json-unit.ignore}';
 
 const isSecret = isRedactedKey;
 
-/** Response headers a recorded answer does not repeat: the body's length and framing change, and secrets. */
+/** Response headers a recorded answer does not repeat: the body's length and framing change. */
 const DROPPED_RESPONSE_HEADERS = new Set(['content-length', 'content-encoding', 'date']);
-const SECRET_RESPONSE_HEADERS = new Set(['set-cookie', 'authorization', 'www-authenticate-token', 'x-api-key', 'x-auth-token']);
+/** Response headers whose value is a URL (Link: several, each in <...>), whose query may hold a token. */
+const URL_RESPONSE_HEADERS = new Set(['location', 'content-location']);
 
-/** A JSON value with every secret's value replaced by `replacement(value)`. */
-export function maskSecrets(value: unknown, replacement: (secret: unknown) => unknown): unknown {
-  if (Array.isArray(value)) return value.map((v) => maskSecrets(v, replacement));
+/**
+ * A JSON value with every secret's value replaced by `replacement(value)`: the values under a
+ * secret's key, and (given the exchange's secrets) every string that echoes one.
+ */
+export function maskSecrets(value: unknown, replacement: (secret: unknown) => unknown, secrets?: EchoSecrets): unknown {
+  if (Array.isArray(value)) return value.map((v) => maskSecrets(v, replacement, secrets));
+  if (typeof value === 'string' && secrets !== undefined && secrets.scrubText(value) !== value) return replacement(value);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
-    out[key] = isSecret(key) && v !== null && v !== undefined ? replacement(v) : maskSecrets(v, replacement);
+    out[secrets?.scrubText(key) ?? key] = isSecret(key) && v !== null && v !== undefined ? replacement(v) : maskSecrets(v, replacement, secrets);
   }
   return out;
+}
+
+/** A regular expression matching `value` as sent, any text where it echoed a secret. */
+function echoPattern(value: string, secrets: EchoSecrets): string | undefined {
+  const scrubbed = secrets.scrubText(value);
+  if (scrubbed === value) return undefined;
+  return scrubbed
+    .split(REDACTED)
+    .map((part) => part.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&'))
+    .join('.*');
 }
 
 function parseJson(bytes: Buffer): { ok: true; value: unknown } | { ok: false } {
@@ -46,15 +65,20 @@ function parseJson(bytes: Buffer): { ok: true; value: unknown } | { ok: false } 
 const header = (headers: ReadonlyMap<string, string[]>, name: string) => headers.get(name)?.[0] ?? '';
 
 /** The request part of a recorded mapping: what a replay must match, secrets matched by any value. */
-function requestPattern(x: Exchange): Record<string, unknown> {
+function requestPattern(x: Exchange, secrets: EchoSecrets): Record<string, unknown> {
   const q = x.url.indexOf('?');
   const path = q < 0 ? x.url : x.url.slice(0, q);
   const query = q < 0 ? [] : [...new URLSearchParams(x.url.slice(q + 1))];
   const pattern: Record<string, unknown> = { method: x.method };
-  if (query.some(([name]) => isSecret(name))) {
+  // A value that echoes a secret (after a ";", which URLSearchParams does not split at) is matched by
+  // a pattern with any text in the secret's place.
+  const echoes = query.map(([, value]) => echoPattern(value, secrets));
+  if (query.some(([name], i) => isSecret(name) || echoes[i] !== undefined)) {
     pattern.urlPath = path;
     const params: Record<string, unknown> = {};
-    for (const [name, value] of query) params[name] = isSecret(name) ? { matches: '.*' } : { equalTo: value };
+    query.forEach(([name, value], i) => {
+      params[name] = isSecret(name) ? { matches: '.*' } : echoes[i] !== undefined ? { matches: echoes[i] } : { equalTo: value };
+    });
     pattern.queryParameters = params;
   } else {
     pattern.url = x.url;
@@ -64,10 +88,10 @@ function requestPattern(x: Exchange): Record<string, unknown> {
     const type = header(x.requestHeaders, 'content-type').toLowerCase();
     const json = type.includes('json') ? parseJson(body) : { ok: false as const };
     if (json.ok) {
-      const masked = maskSecrets(json.value, (v) => (typeof v === 'string' ? ANY_STRING : ANY_VALUE));
+      const masked = maskSecrets(json.value, (v) => (typeof v === 'string' ? ANY_STRING : ANY_VALUE), secrets);
       pattern.bodyPatterns = [{ equalToJson: masked, ignoreArrayOrder: true, ignoreExtraElements: true }];
-    } else if (type.startsWith('application/x-www-form-urlencoded')) {
-      const fields = [...new URLSearchParams(body.toString('utf8'))].filter(([name]) => !isSecret(name));
+    } else if (isFormType(type)) {
+      const fields = [...new URLSearchParams(body.toString('utf8'))].filter(([name, value]) => !isSecret(name) && secrets.scrubText(value) === value);
       if (fields.length > 0) {
         pattern.bodyPatterns = fields.map(([name, value]) => ({
           contains: `${encodeURIComponent(name)}=${encodeURIComponent(value)}`.replace(/%20/g, '+'),
@@ -79,46 +103,41 @@ function requestPattern(x: Exchange): Record<string, unknown> {
   return pattern;
 }
 
-/** The body the upstream meant, without its transfer compression (so secrets inside can be masked). */
-function plainBody(x: Exchange): Buffer {
-  const body = x.responseBody ?? Buffer.alloc(0);
-  const encoding = x.responseHeaders.find(([n]) => n.toLowerCase() === 'content-encoding')?.[1]?.trim().toLowerCase();
-  try {
-    if (encoding === 'gzip' || encoding === 'x-gzip') return gunzipSync(body);
-    if (encoding === 'deflate') return inflateSync(body);
-    if (encoding === 'br') return brotliDecompressSync(body);
-  } catch {
-    return body;
-  }
-  return body;
-}
-
 function isText(bytes: Buffer): boolean {
   return !bytes.includes(0) && Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes);
 }
 
+/** A response header's value as recorded: a secret's redacted, a URL's secret query values redacted, echoes replaced. */
+function recordedHeader(name: string, value: string, secrets: EchoSecrets): string {
+  const lower = name.toLowerCase();
+  if (isSecret(lower)) return REDACTED;
+  const urls =
+    lower === 'link' ? value.replace(/<([^>]*)>/g, (_, url: string) => `<${redactUrlQuery(url)}>`) : URL_RESPONSE_HEADERS.has(lower) ? redactUrlQuery(value) : value;
+  return secrets.scrubText(urls);
+}
+
 /** The response part of a recorded mapping: the upstream's answer with its secrets replaced. */
-function responsePattern(x: Exchange): Record<string, unknown> {
+function responsePattern(x: Exchange, secrets: EchoSecrets): Record<string, unknown> {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of x.responseHeaders) {
-    const lower = name.toLowerCase();
-    if (DROPPED_RESPONSE_HEADERS.has(lower)) continue;
-    const v = SECRET_RESPONSE_HEADERS.has(lower) ? REDACTED : value;
+    if (DROPPED_RESPONSE_HEADERS.has(name.toLowerCase())) continue;
+    const v = recordedHeader(name, value, secrets);
     const existing = headers[name];
     headers[name] = existing === undefined ? v : [...(Array.isArray(existing) ? existing : [existing]), v];
   }
   const response: Record<string, unknown> = { status: x.status };
-  if (x.statusMessage && x.statusMessage !== STATUS_CODES[x.status]) response.statusMessage = x.statusMessage;
+  if (x.statusMessage && x.statusMessage !== STATUS_CODES[x.status]) response.statusMessage = secrets.scrubText(x.statusMessage);
   if (Object.keys(headers).length > 0) response.headers = headers;
-  const body = plainBody(x);
+  const body = plainResponseBody(x) ?? Buffer.alloc(0);
   if (body.length > 0) {
     const json = parseJson(body);
     if (json.ok) {
-      const masked = maskSecrets(json.value, () => REDACTED);
+      const masked = secrets.scrub(maskSecrets(json.value, () => REDACTED));
       // The upstream's own text where it held no secret; else the masked value as JSON.
       response.body = JSON.stringify(masked) === JSON.stringify(json.value) ? body.toString('utf8') : JSON.stringify(masked);
     } else if (isText(body)) {
-      response.body = body.toString('utf8');
+      const text = body.toString('utf8');
+      response.body = secrets.scrubText(isFormType(responseHeader(x, 'content-type')) ? redactPairs(text) : text);
     } else {
       response.base64Body = body.toString('base64');
     }
@@ -151,8 +170,9 @@ export class Recorder {
   /** Writes the exchange as a mapping (or as the next state of its request's scenario); returns its file. */
   record(x: Exchange, interfaceId: string | null): string | null {
     if (!x.complete || x.requestBody === null || x.responseBody === null) return null;
-    const request = requestPattern(x);
-    const response = responsePattern(x);
+    const secrets = exchangeSecrets(x);
+    const request = requestPattern(x, secrets);
+    const response = responsePattern(x, secrets);
     const signature = JSON.stringify(request);
     const previous = this.bySignature.get(signature) ?? [];
     const last = previous[previous.length - 1];

@@ -19,16 +19,28 @@ export interface Upstream {
   host: string;
 }
 
+/**
+ * A URL (or what was meant as one) as messages print it: the password of its credentials written
+ * [redacted] (`user:[redacted]@`), a user alone too (it may be a token), whatever else is wrong with it.
+ */
+export function printableUrl(text: string): string {
+  return text.replace(/^([^:/?#]+:\/\/)([^/?#]*)@/, (_, scheme: string, userinfo: string) => {
+    const colon = userinfo.indexOf(':');
+    return `${scheme}${colon === -1 ? '[redacted]' : `${userinfo.slice(0, colon)}:[redacted]`}@`;
+  });
+}
+
 export function parseUpstreamUrl(text: string): Upstream {
+  const shown = printableUrl(text);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UpstreamConfigError(`the upstream "${text}" is not a URL (write e.g. https://homologation.example.com)`);
+    throw new UpstreamConfigError(`the upstream "${shown}" is not a URL (write e.g. https://homologation.example.com)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UpstreamConfigError(`the upstream ${text} must be http or https`);
-  if (url.search || url.hash) throw new UpstreamConfigError(`the upstream ${text} must have no query string or fragment`);
-  if (url.username || url.password) throw new UpstreamConfigError(`the upstream ${text} must carry no credentials: clients send their own`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UpstreamConfigError(`the upstream ${shown} must be http or https`);
+  if (url.search || url.hash) throw new UpstreamConfigError(`the upstream ${shown} must have no query string or fragment`);
+  if (url.username || url.password) throw new UpstreamConfigError(`the upstream ${shown} must carry no credentials: clients send their own`);
   return {
     url: text,
     protocol: url.protocol,
@@ -61,7 +73,7 @@ export class Upstreams {
       if (m && !/^https?$/.test(m[1] ?? '')) {
         const id = m[1] ?? '';
         if (!interfaces.includes(id)) {
-          throw new UpstreamConfigError(`--upstream ${value}: "${id}" is not an interface (one of ${interfaces.join(', ')})`);
+          throw new UpstreamConfigError(`--upstream ${id}=${printableUrl(m[2] ?? '')}: "${id}" is not an interface (one of ${interfaces.join(', ')})`);
         }
         if (byInterface.has(id)) throw new UpstreamConfigError(`--upstream names ${id} twice`);
         byInterface.set(id, parseUpstreamUrl(m[2] ?? ''));

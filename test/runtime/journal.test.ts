@@ -389,6 +389,88 @@ describe('the request journal', () => {
     expect((await journal(app)).entries[0]?.requestBody).toBe('client_secret=plain');
   });
 
+  it('finds a secret echoed escaped or encoded: HTML-escaped Basic credentials, a JSON-escaped password, a cookie', async () => {
+    const app = await testApp();
+    await stubbed(app, {
+      request: { method: 'POST', urlPath: '/api/v1.0/service/dup/echo' },
+      response: {
+        status: 200,
+        body: '{"echo":"{{{request.body}}}","pw":"{{jsonPath request.body \'$.password\'}}","auth":"{{request.headers.Authorization}}","sid":"{{request.cookies.sid}}","q":"{{urlEncode request.query.secret}}"}',
+        transformers: ['response-template'],
+      },
+    });
+    const password = 'p<ss"w&rd12';
+    const basic = Buffer.from('ana:BASIC-PASSWORD1').toString('base64');
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/v1.0/service/dup/echo?secret=${encodeURIComponent('SECRET Q&V')}`,
+      headers: { authorization: `Basic ${basic}`, cookie: 'sid=COOKIEVAL1; lang=pt', 'content-type': 'application/json' },
+      payload: JSON.stringify({ username: 'u7', password, note: 'ana:BASIC-PASSWORD1 and BASIC-PASSWORD1' }),
+    });
+    expect(res.statusCode).toBe(200);
+    // The answer does carry them, escaped: the journal's copy must not.
+    expect(res.body).toContain('&#x3D;');
+    expect(res.body).toContain('COOKIEVAL1');
+    const text = (await app.inject({ url: '/_sandbox/requests' })).body;
+    const forms = [basic, basic.replaceAll('=', '&#x3D;'), 'p&lt;ss&quot;w&amp;rd12', 'p<ss\\"w&rd12', 'COOKIEVAL1', 'BASIC-PASSWORD1', 'SECRET%20Q%26V', 'SECRET Q&V'];
+    for (const form of forms) expect(text.includes(form), `${form} leaked into the journal`).toBe(false);
+    const e = (JSON.parse(text) as JournalPage).entries[0];
+    expect(e?.requestBody).toMatchObject({ username: 'u7', note: '[redacted] and [redacted]' });
+  });
+
+  it('replaces a secret shorter than 6 characters only where it stands whole, and never under its name', async () => {
+    const app = await testApp();
+    await stubbed(app, {
+      request: { method: 'GET', urlPath: '/api/v1.0/service/dup/pin' },
+      response: {
+        status: 200,
+        body: '{"code":"{{request.query.pin}}","message":"PIN {{request.query.pin}} refused","n":{{request.query.pin}},"order":"A4321-4321","total":"143210","amount":1234}',
+        transformers: ['response-template'],
+      },
+    });
+    const res = await app.inject({ url: '/api/v1.0/service/dup/pin?pin=4321&page=4321' });
+    expect(res.json()).toMatchObject({ code: '4321', n: 4321 });
+    const e = (await journal(app)).entries[0];
+    expect(e?.responseBody).toEqual({
+      code: '[redacted]',
+      message: 'PIN [redacted] refused',
+      n: '[redacted]',
+      order: 'A4321-4321',
+      total: '143210',
+      amount: 1234,
+    });
+    expect(e?.rawQuery).toBe('pin=[redacted]&page=[redacted]');
+    expect(e?.query).toMatchObject({ pin: '[redacted]', page: '[redacted]' });
+  });
+
+  it("redacts a secret-named query value after a ';' as after a '&'", async () => {
+    const app = await testApp();
+    await app.inject({ url: `${BATCH_QUERY}?x=1;token=SECRET-SEMICOLON;page=2` });
+    const text = (await app.inject({ url: '/_sandbox/requests' })).body;
+    expect(text).not.toContain('SECRET-SEMICOLON');
+    const e = (JSON.parse(text) as JournalPage).entries[0];
+    expect(e?.rawQuery).toBe('x=1;token=[redacted];page=2');
+    expect(e?.requestLine).toBe(`GET ${BATCH_QUERY}?x=1;token=[redacted];page=2 HTTP/1.1`);
+  });
+
+  it('redacts the secret fields of a form-encoded answer (a token endpoint)', async () => {
+    const app = await testApp();
+    await stubbed(app, {
+      request: { method: 'POST', urlPath: '/api/v1.0/service/dup/oauth/form-answer' },
+      response: { status: 200, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'access_token=ANSWERED-FORM-TOKEN&token_type=bearer&expires_in=3600' },
+    });
+    await app.inject({ method: 'POST', url: '/api/v1.0/service/dup/oauth/form-answer', payload: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const e = (await journal(app)).entries[0];
+    expect(e?.responseBody).toBe('access_token=[redacted]&token_type=bearer&expires_in=3600');
+  });
+
+  it("redacts a secret-named query value in a URL a request header holds (a Referer)", async () => {
+    const app = await testApp();
+    await app.inject({ url: BATCH_QUERY, headers: { referer: 'https://app.example/cb?code=1&access_token=SECRET-REFERER#top' } });
+    const e = (await journal(app)).entries[0];
+    expect(e?.headers.find((h) => h.name === 'referer')?.value).toBe('https://app.example/cb?code=1&access_token=[redacted]#top');
+  });
+
   it('bounds the size of an entry whatever the size of the body', async () => {
     const app = await testApp();
     const huge = 'A'.repeat(5 * 1024 * 1024);

@@ -324,6 +324,49 @@ describe('a request no mapping matches', () => {
     expect(res.body).not.toContain('c2VjcmV0');
   });
 
+  it('never quotes the value of a query parameter or header named like a secret, sent or expected, nor the journal', async () => {
+    await stubbed(app, {
+      name: 'balance',
+      request: {
+        method: 'GET',
+        urlPath: `${RG}/saldo`,
+        queryParameters: { api_key: { equalTo: 'MAPPING-KEY' }, pin: { equalTo: '0000' }, conta: { equalTo: '1' } },
+        headers: { 'X-Client-Secret': { equalTo: 'MAPPING-SECRET' } },
+      },
+      response: ok(),
+    });
+    const res = await get(`${RG}/saldo?api_key=REQ-API-KEY&pin=4321&conta=2`, { 'x-client-secret': 'REQ-CLIENT-SECRET' });
+    expect(res.statusCode).toBe(501);
+    const differences = (res.json() as { nearestStub: { differences: string[] } }).nearestStub.differences;
+    expect(differences).toEqual([
+      'query parameter api_key (equalTo [redacted]): the value sent ([redacted]) does not fit',
+      'query parameter pin (equalTo [redacted]): the value sent ([redacted]) does not fit',
+      'query parameter conta (equalTo "1"): "2" is not equal to "1"',
+      'header x-client-secret (equalTo [redacted]): the value sent ([redacted]) does not fit',
+    ]);
+    for (const value of ['REQ-API-KEY', '4321', 'REQ-CLIENT-SECRET', 'MAPPING-KEY', '0000', 'MAPPING-SECRET']) expect(res.body).not.toContain(value);
+    const entry = (await get('/_sandbox/requests?limit=1')).body;
+    for (const value of ['REQ-API-KEY', '4321', 'REQ-CLIENT-SECRET']) expect(entry).not.toContain(value);
+  });
+
+  it("never quotes a secret query value in the differences of a url rule's query string", async () => {
+    await stubbed(app, { request: { method: 'GET', url: `${RG}/saldo-url?conta=1&token=MAPPING-TOKEN` }, response: ok() });
+    const res = await get(`${RG}/saldo-url?conta=2&token=REQ-TOKEN`);
+    expect(res.statusCode).toBe(501);
+    expect((res.json() as { nearestStub: { differences: string[] } }).nearestStub.differences).toEqual([
+      'the query string is "?conta=2&token=[redacted]"; the mapping\'s url has "?conta=1&token=[redacted]"',
+    ]);
+  });
+
+  it("never quotes a secret of the mapping's equalToJson", async () => {
+    await stubbed(app, { request: { method: 'POST', urlPath: `${RG}/login-json`, bodyPatterns: [{ equalToJson: { user: 'ana', password: 'MAPPING-PW' } }] }, response: ok() });
+    const res = await post(`${RG}/login-json`, '{"user":"bia","password":"REQ-PW"}');
+    expect(res.statusCode).toBe(501);
+    expect(res.body).toContain('equalToJson {\\"user\\":\\"ana\\",\\"password\\":\\"[redacted]\\"}');
+    expect(res.body).not.toContain('MAPPING-PW');
+    expect(res.body).not.toContain('REQ-PW');
+  });
+
   it('is told what in its body differs, never the values of its secrets', async () => {
     await stubbed(app, {
       request: { method: 'POST', urlPath: `${RG}/login`, bodyPatterns: [{ equalToJson: { user: 'ana', password: '${json-unit.any-string}', mode: 'a' } }] },
