@@ -23,6 +23,9 @@ export interface OpenedDatabase {
   isNew: boolean;
 }
 
+/** The page cache of each connection, in KiB (SQLite's own default; PRAGMA cache_size = -N). */
+export const PAGE_CACHE_KIB = 2000;
+
 let schemaImage: Buffer | undefined;
 
 /**
@@ -74,6 +77,13 @@ export function openDatabase(path: string): OpenedDatabase {
     }
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // SQLite's own page cache bound instead of better-sqlite3's build default (16 MB per connection):
+    // a connection's cache grows with the pages it touches and is only given back when it closes, so
+    // a database that keeps growing (the default workspace of a long-running shared service) takes
+    // 16 MB over its first minutes, and so may each of up to SANDBOX_MAX_WORKSPACES workspaces. The
+    // pages a request reads again (a tenant's bills, index interiors) fit in far less; the rest of a
+    // file is in the operating system's cache, one read away (docs/reliability.md, the service soak).
+    db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     const isNew = migrate(db, path) || created;
     if (!inMemory) db.pragma('synchronous = NORMAL');
     return { db, isNew };

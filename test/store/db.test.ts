@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { DatabaseTooNewError, migrate, openDatabase } from '../../src/store/db.js';
+import { DatabaseTooNewError, migrate, openDatabase, PAGE_CACHE_KIB } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations.js';
 import { BASE_FIXTURES } from '../helpers.js';
 
@@ -56,6 +56,23 @@ describe('opening the database', () => {
     const triggers = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger'").pluck().all();
     expect(triggers).toEqual([]);
     db.close();
+  });
+
+  it('bounds the page cache of every connection it opens: the default workspace and each other workspace', async () => {
+    // Without it, better-sqlite3's build default: 16 MB per connection (-16000), kept until it closes.
+    expect(PAGE_CACHE_KIB).toBeLessThanOrEqual(2000);
+    const { db } = openDatabase(tempDb());
+    expect(db.pragma('cache_size', { simple: true })).toBe(-PAGE_CACHE_KIB);
+    db.close();
+    const app = await buildApp({ db: tempDb(), fixtures: BASE_FIXTURES });
+    try {
+      expect(app.runtime.store.db.pragma('cache_size', { simple: true })).toBe(-PAGE_CACHE_KIB);
+      const workspace = app.workspaces.runtime('w1').store.db;
+      expect(workspace.memory).toBe(false);
+      expect(workspace.pragma('cache_size', { simple: true })).toBe(-PAGE_CACHE_KIB);
+    } finally {
+      await app.close();
+    }
   });
 
   it('works in memory', () => {
