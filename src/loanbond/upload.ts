@@ -200,7 +200,7 @@ export class Upload {
   /**
    * Waits while the files have more bytes queued for the disk than MAX_BACKLOG. A file that could
    * not be written (a cause store/errors.ts names: disk full, file too large, folder missing) makes the request refused: nothing more is
-   * written, the rest of the body is read as any refused body is, and settle() throws the failure.
+   * written, the rest of the body is read as every refused body is, and settle() throws the failure.
    */
   async drained(): Promise<void> {
     for (const r of this.all) {

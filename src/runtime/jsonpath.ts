@@ -135,20 +135,24 @@ function sandboxMatches(value: unknown, source: string): boolean {
 // Each distinct expression is checked once. jsonpath-plus keeps every path and script it has read in
 // a cache of its own that never shrinks; it is emptied with this one, so memory stays bounded however
 // many distinct expressions users send.
-const verdicts = new Map<string, string | null>();
+/** Per expression: why it cannot run, or the translated expression jsonpath-plus reads. */
+const verdicts = new Map<string, { problem: string } | { expression: string }>();
 const MAX_VERDICTS = 1024;
 
-function checked(path: string): void {
+/** The translated expression of a path that passed the check (checked and translated once per path). */
+function checked(path: string): string {
   let verdict = verdicts.get(path);
   if (verdict === undefined) {
-    verdict = jsonPathSyntaxProblem(path) ?? null;
+    const problem = jsonPathSyntaxProblem(path);
+    verdict = problem === undefined ? { expression: translated(path) } : { problem };
     if (verdicts.size >= MAX_VERDICTS) {
       verdicts.clear();
       jsonPathOf().cache = {};
     }
     verdicts.set(path, verdict);
   }
-  if (verdict !== null) throw new JsonPathError(`the JSONPath ${path} cannot be read: it ${verdict}`);
+  if ('problem' in verdict) throw new JsonPathError(`the JSONPath ${path} cannot be read: it ${verdict.problem}`);
+  return verdict.expression;
 }
 
 /**
@@ -156,8 +160,7 @@ function checked(path: string): void {
  * root tests the root itself. Throws JsonPathError when the expression cannot be read or run.
  */
 export function jsonPathQuery(json: unknown, path: string): unknown[] {
-  checked(path);
-  const expression = translated(path);
+  const expression = checked(path);
   const rootFilter = /^\$\[\?/.test(expression) && json !== null && typeof json === 'object' && !Array.isArray(json);
   try {
     // The safe evaluator: a script reaches nothing but the document and the sandbox's match (a fresh
