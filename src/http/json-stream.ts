@@ -40,8 +40,8 @@ export interface StringSink {
   fast(bytes: Buffer): boolean;
   /** Bytes of whole UTF-8 characters, without control characters. */
   slow(bytes: Buffer): void;
-  /** Characters written as escape sequences. */
-  text(text: string): void;
+  /** Characters written as escape sequences; `at`: the byte offset of the (first) escape's backslash. */
+  text(text: string, at: number): void;
   end(): void;
 }
 
@@ -143,6 +143,12 @@ export class JsonStreamReader {
   private sink: StringSink | undefined;
   private unicode = '';
   private highSurrogate = '';
+  /** Byte offsets of the current escape's backslash, and of the pending high surrogate's. */
+  private escapeAt = 0;
+  private highAt = 0;
+  /** Where the kept text lacks bytes of the body: each sink's string content (its offset in the body, its length). */
+  private readonly taken: Array<{ at: number; length: number }> = [];
+  private sinkAt = 0;
   private number = N.Minus;
   private literal = '';
   private literalAt = 0;
@@ -159,6 +165,16 @@ export class JsonStreamReader {
   /** Bytes read so far. */
   get bytesRead(): number {
     return this.seen;
+  }
+
+  /** The byte offset in the body of a byte offset in the kept text (they differ by the sinks' strings before it). */
+  bodyOffset(keptOffset: number): number {
+    let offset = keptOffset;
+    for (const t of this.taken) {
+      if (t.at > offset) break;
+      offset += t.length;
+    }
+    return offset;
   }
 
   push(input: Buffer): void {
@@ -245,6 +261,7 @@ export class JsonStreamReader {
           i = end + 1;
           if (bs >= 0) {
             this.state = S.Escape;
+            this.escapeAt = this.base + end;
             if (this.inKey) this.keyParts.push(Buffer.from([BACKSLASH]));
             continue;
           }
@@ -261,6 +278,7 @@ export class JsonStreamReader {
             if (this.sink) {
               this.sink.end();
               this.sink = undefined;
+              this.taken.push({ at: this.sinkAt, length: this.base + end - this.sinkAt });
               keepFrom = end;
             }
             this.state = this.stack.length === 0 ? S.Done : S.AfterValue;
@@ -281,7 +299,7 @@ export class JsonStreamReader {
           if (this.inKey) this.keyParts.push(Buffer.from([c]));
           else if (this.sink) {
             this.flushHigh();
-            this.sink.text(ch);
+            this.sink.text(ch, this.escapeAt);
           }
           this.state = S.String;
           i++;
@@ -387,6 +405,7 @@ export class JsonStreamReader {
       this.state = S.ValueOrArrayEnd;
     } else if (c === QUOTE) {
       this.sink = this.options.sinkFor(this.path());
+      this.sinkAt = this.base + i + 1;
       this.state = S.String;
     } else if (c === 0x2d || isDigit(c)) {
       this.state = S.Number;
@@ -491,16 +510,18 @@ export class JsonStreamReader {
     if (this.highSurrogate) {
       const high = this.highSurrogate;
       this.highSurrogate = '';
-      if (unit >= 0xdc00 && unit <= 0xdfff) return this.sink?.text(high + ch);
-      this.sink?.text(high);
+      if (unit >= 0xdc00 && unit <= 0xdfff) return this.sink?.text(high + ch, this.highAt);
+      this.sink?.text(high, this.highAt);
     }
-    if (unit >= 0xd800 && unit <= 0xdbff) this.highSurrogate = ch;
-    else this.sink?.text(ch);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      this.highSurrogate = ch;
+      this.highAt = this.escapeAt;
+    } else this.sink?.text(ch, this.escapeAt);
   }
 
   private flushHigh(): void {
     if (!this.highSurrogate) return;
-    this.sink?.text(this.highSurrogate);
+    this.sink?.text(this.highSurrogate, this.highAt);
     this.highSurrogate = '';
   }
 }

@@ -81,6 +81,19 @@ export function duplicateKeyError(path: string): SandboxError {
 export interface JsonTextOptions {
   /** False when the text is not the body as sent (the loan-bond body without its files): no byte offsets. */
   offsets?: boolean;
+  /**
+   * The text is the body without the contents of strings a stream reader took out (http/json-stream.ts,
+   * the receivables submission's file): where a byte offset of the text falls in the body, and the
+   * unpaired surrogate escapes of those strings, so that the answer is the whole body's.
+   */
+  streamed?: { bodyOffset(offset: number): number; loneSurrogates: readonly TakenSurrogate[] };
+}
+
+/** An unpaired surrogate escape in a string the stream reader took out of the text: its backslash's byte offset, unit and pointer. */
+export interface TakenSurrogate {
+  offset: number;
+  unit: number;
+  path: string;
 }
 
 /**
@@ -103,7 +116,7 @@ export function parseJsonText(
     }
     const scan = scanJson(text);
     if (scan.duplicate !== undefined) return done(duplicateKeyError(scan.duplicate));
-    if (mayHoldLoneSurrogate(text)) {
+    if (mayHoldLoneSurrogate(text) || (options.streamed?.loneSurrogates.length ?? 0) > 0) {
       const lone = loneSurrogateError(text, options);
       if (lone) return done(lone);
     }
@@ -175,17 +188,26 @@ export function loneSurrogates(text: string): LoneSurrogate[] {
  */
 export function loneSurrogateError(text: string, options: JsonTextOptions = {}): SandboxError | undefined {
   const lone = loneSurrogates(text);
-  if (lone.length === 0) return undefined;
-  const shown = lone.slice(0, MAX_DETAILS);
-  const { marks } = scanJson(text, shown.map((l) => l.index));
-  const details = shown.map((l, k) => {
+  const taken = options.streamed?.loneSurrogates ?? [];
+  if (lone.length === 0 && taken.length === 0) return undefined;
+  // Only the first MAX_DETAILS of the text's can be among the first MAX_DETAILS of the body's.
+  const first = lone.slice(0, MAX_DETAILS);
+  const { marks } = scanJson(text, first.map((l) => l.index));
+  const bodyOffset = options.streamed?.bodyOffset ?? ((offset: number) => offset);
+  const found: TakenSurrogate[] = first.map((l, k) => ({
+    offset: bodyOffset(Buffer.byteLength(text.slice(0, l.index))),
+    unit: l.unit,
+    path: marks[k] ?? '',
+  }));
+  const shown = taken.length === 0 ? found : [...found, ...taken].sort((a, b) => a.offset - b.offset).slice(0, MAX_DETAILS);
+  const details = shown.map((l) => {
     const escape = `\\u${l.unit.toString(16).toUpperCase()}`;
-    const where = options.offsets === false ? '' : ` at byte offset ${Buffer.byteLength(text.slice(0, l.index))}`;
+    const where = options.offsets === false ? '' : ` at byte offset ${l.offset}`;
     const half = l.unit < 0xdc00 ? 'a high surrogate not followed by an escaped low one (DC00-DFFF)' : 'a low surrogate not preceded by an escaped high one (D800-DBFF)';
     const message = `holds the escape ${escape}${where}, an unpaired surrogate escape (${half}): it writes no Unicode character, so the string is not Unicode text; escape a character outside the Basic Multilingual Plane as its surrogate pair, or send the character itself`;
-    return { path: marks[k] ?? '', message };
+    return { path: l.path, message };
   });
-  return validationError(details, undefined, lone.length).tag(FALLBACK.malformed);
+  return validationError(details, undefined, lone.length + taken.length).tag(FALLBACK.malformed);
 }
 
 const QUOTE = 0x22;

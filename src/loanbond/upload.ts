@@ -13,6 +13,7 @@ import { pointer, SandboxError } from '../http/errors.js';
 import { bodyTooLargeMessage } from '../http/interface-plugin.js';
 import { emptyBodyError, malformedBodyError, parseJsonText } from '../http/json.js';
 import { JsonReadError, JsonStreamReader, type PathSegment, type StringSink } from '../http/json-stream.js';
+import { readSliced } from '../http/json-body-stream.js';
 import { FALLBACK } from '../http/outcomes.js';
 import type { DocumentFiles, IncomingFile } from '../store/documents.js';
 import { type LoanbondOutcome, outcome } from './outcomes.js';
@@ -35,13 +36,6 @@ const PDF_OUTCOME: Record<PdfRule, LoanbondOutcome> = {
 };
 /** Decoded bytes a file may have waiting for the disk before the request is paused. */
 const MAX_BACKLOG = 4 * 1024 * 1024;
-/**
- * Body bytes read (scanned, decoded, checked, hashed) before other requests get their turn. While the
- * client sends faster than the server reads, the next chunk is always there and the reading loop
- * would go on without ever leaving the event loop to anyone else; a slice of this size is about a
- * millisecond of work.
- */
-const SLICE_BYTES = 128 * 1024;
 
 /** One documento or conteudo: base64 -> rules 3-5, SHA-256 and an incoming file, as it arrives. */
 class FileReceiver implements StringSink {
@@ -260,20 +254,17 @@ export async function readRegistration(request: FastifyRequest, payload: Readabl
   uploads.set(request, upload);
   const reader = new JsonStreamReader({ sinkFor: (path) => upload.sinkFor(path), keepLimit: FIELDS_LIMIT });
   try {
-    // A chunk is whatever the stream holds when it is read: megabytes when the client sent faster
-    // than the server read. It is read in slices, other requests taking their turn after each.
-    for await (const chunk of payload as AsyncIterable<Buffer>) {
-      if (reader.bytesRead + chunk.length > options.limit) throw tooLarge(options);
-      for (let at = 0; at < chunk.length; at += SLICE_BYTES) {
-        if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-        reader.push(chunk.subarray(at, at + SLICE_BYTES));
+    // Read in slices, other requests taking their turn after each (http/json-body-stream.ts).
+    await readSliced(payload, reader, {
+      limit: options.limit,
+      tooLarge: () => tooLarge(options),
+      slice: async () => {
         const problem = reader.error;
         if (problem?.kind === 'kept-limit') throw keptLimit(problem);
         if (problem) upload.refuse();
         else await upload.drained();
-      }
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
+      },
+    });
     let kept: Buffer;
     try {
       kept = reader.end();

@@ -1,0 +1,37 @@
+// A JSON body read from its stream in slices, other requests taking their turn between them: the
+// loan-bond registration (up to about 1 GB) and the receivables submission (up to the body limit)
+// read their bodies so. While the client sends faster than the server reads, the stream always holds
+// the next chunk (megabytes of it when the server fell behind), and a loop that only awaited the
+// stream would never leave the event loop to anyone else; a slice is about a millisecond of work.
+import type { Readable } from 'node:stream';
+import type { JsonStreamReader } from './json-stream.js';
+
+/** Body bytes read (scanned, decoded, checked) before other requests get their turn. */
+export const SLICE_BYTES = 128 * 1024;
+
+/** Lets the other requests (and timers) waiting on the event loop run. */
+export function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+export interface SlicedReadOptions {
+  /** Most bytes of the body: past it, `tooLarge()` is thrown as soon as a chunk would pass it. */
+  limit: number;
+  tooLarge(): Error;
+  /** Called with each slice once the reader has it (a check of its own, a back-pressure wait). */
+  slice?(bytes: Buffer): void | Promise<void>;
+}
+
+/** Pushes the whole body into `reader`, slice by slice, yielding between slices and after each chunk. */
+export async function readSliced(payload: Readable, reader: JsonStreamReader, options: SlicedReadOptions): Promise<void> {
+  for await (const chunk of payload as AsyncIterable<Buffer>) {
+    if (reader.bytesRead + chunk.length > options.limit) throw options.tooLarge();
+    for (let at = 0; at < chunk.length; at += SLICE_BYTES) {
+      if (at > 0) await nextTurn();
+      const slice = chunk.subarray(at, at + SLICE_BYTES);
+      reader.push(slice);
+      await options.slice?.(slice);
+    }
+    await nextTurn();
+  }
+}
