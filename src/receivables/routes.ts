@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError } from '../http/errors.js';
 import { serveInterface } from '../http/interface-plugin.js';
+import { bodyHeadersError } from '../http/json.js';
 import { strictFor } from '../runtime/strict.js';
 import { EnvelopeError, errorResponses, StrictHeaders } from '../http/schema.js';
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
@@ -14,7 +15,8 @@ import { outcome } from './outcomes.js';
 import { importWork } from './runner.js';
 import { ImportCnabBody, NoBody } from './schemas.js';
 import { refusedImportProblems, submitImport } from './submit.js';
-import { runtimeOf } from '../runtime/index.js';
+import { resolvedRuntimeOf, runtimeOf } from '../runtime/index.js';
+import { readImportBody, receivedFileOf } from './upload.js';
 
 const assumed = assumptionLookup(assumptions);
 const IMPORT = contract.route('import-cnab');
@@ -22,13 +24,34 @@ const assumedSandbox = assumptionLookup(sandboxAssumptions);
 
 export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
   serveInterface(app, contract);
+  await app.register(importRoute);
+};
+
+/**
+ * The submission, in a context of its own: its body is read as a stream (upload.ts), so that a file
+ * near the body limit never holds the event loop for more than a slice of it.
+ */
+const importRoute: FastifyPluginAsyncTypebox = async (app) => {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  const limit = app.settings.bodyLimit;
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', (request, payload, done) => {
+    const refused = bodyHeadersError(request);
+    if (refused) return done(refused, undefined);
+    readImportBody(request, payload, { limit, parse }).then(
+      (body) => done(null, body),
+      (err: Error) => done(err, undefined),
+    );
+  });
 
   app.post(
     IMPORT.url,
     {
       config: {
         ...IMPORT.config,
-        refusedBodyChecks: (request: FastifyRequest) => ({ details: refusedImportProblems(request.body, runtimeOf(request).store) }),
+        refusedBodyChecks: (request: FastifyRequest) => ({
+          details: refusedImportProblems(request.body, runtimeOf(request).store, receivedFileOf(request)),
+        }),
       },
       schema: {
         tags: [contract.id],
@@ -66,7 +89,13 @@ export const receivablesPlugin: FastifyPluginAsyncTypebox = async (app) => {
         const refusal = runtime.work.refusal(importWork.name, 'CNAB imports');
         if (refusal) throw new SandboxError(400, refusal, { code: 'SandboxBusy', outcome: outcome('backlog-full') });
       };
-      const submitted = submitImport(request.body, { store, ids, now: clock.now(), strict: strictFor(request), events, admit });
+      const file = receivedFileOf(request);
+      const submitted = await submitImport(request.body, { store, ids, now: clock.now(), strict: strictFor(request), events, admit, file }).catch(
+        // A workspace removed while the file was written: that, not the failed write, is the answer.
+        (err: unknown) => {
+          throw resolvedRuntimeOf(request).retired ?? err;
+        },
+      );
       const { importId } = submitted;
       runtime.workOf(importWork).handOff(importId, submitted.file, submitted.lines);
       runtime.schedule(importWork.name);

@@ -1,17 +1,21 @@
-// Submission of an operation file: the fund and its token, then the file's synchronous checks
-// (base64, not empty, every line 400 or 444 bytes); the import is stored pending, and the line index
-// found here goes to processing (runner.ts) with the bytes, so the file is scanned once.
-import { decodeBase64 } from '../domain/base64.js';
+// Submission of an operation file: the fund and its token, then the file's checks (base64, not
+// empty, every line 400 or 444 bytes, found while the body was read: upload.ts); the import is stored
+// pending, its file a part per turn of the event loop, and the line index goes to processing
+// (runner.ts) with the bytes, so the file is scanned once.
+import { type Base64Decode, decodeBase64 } from '../domain/base64.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { sameSecret } from '../http/bearer.js';
 import { type ErrorDetail, SandboxError, validationError } from '../http/errors.js';
 import type { EventSink } from '../runtime/events.js';
 import type { Ids } from '../runtime/ids.js';
+import { nextTurn } from '../http/json-body-stream.js';
 import type { Store } from '../store/index.js';
-import { type LineIndex, scanLines } from './cnab-scan.js';
+import { FILE_PART_BYTES, type NewImport } from '../store/receivables.js';
+import { type LineIndex, type LineScan, scanLines } from './cnab-scan.js';
 import { importReceived } from './events.js';
 import { outcome, type ReceivablesOutcome } from './outcomes.js';
 import type { ImportCnabBody } from './schemas.js';
+import type { ReceivedFile } from './upload.js';
 
 export interface SubmitContext {
   store: Store;
@@ -22,6 +26,10 @@ export interface SubmitContext {
   events: EventSink;
   /** Throws when the import may not be stored now (back-pressure); called once every check passed. */
   admit?: () => void;
+  /** The operationFile as the body's stream delivered it (upload.ts); else the body's string is read here. */
+  file?: ReceivedFile;
+  /** Waits for the next turn of the event loop, between two parts of the file written. */
+  turn?: () => Promise<void>;
 }
 
 export interface Submitted {
@@ -57,20 +65,30 @@ function looksLikeCnabText(text: string): boolean {
 
 const CNAB_TEXT = 'is not base64: this looks like CNAB text, not base64; send the bytes of the file encoded as base64';
 
-/** The file's synchronous checks: its bytes and line index, or the refusal. */
-function readFile(operationFile: string): { file: Buffer; lines: LineIndex } | { error: SandboxError } {
-  const decoded = decodeBase64(operationFile);
+type FileRead = { file: Buffer; lines: LineIndex } | { error: SandboxError };
+
+/**
+ * The file's checks: its bytes and line index, or the refusal. `text`: the operationFile text, or
+ * at least its first HEAD_CHARS characters (upload.ts).
+ */
+function judgeFile(decoded: Base64Decode, text: string, scanOf: (bytes: Buffer) => LineScan): FileRead {
   if (!decoded.ok) {
-    const reason = looksLikeCnabText(operationFile) ? CNAB_TEXT : `is not base64 text: ${decoded.reason}`;
+    const reason = looksLikeCnabText(text) ? CNAB_TEXT : `is not base64 text: ${decoded.reason}`;
     return { error: badFile(reason, 'file-not-base64') };
   }
   if (decoded.bytes.length === 0) return { error: badFile('is empty', 'file-empty') };
-  const scan = scanLines(decoded.bytes);
+  const scan = scanOf(decoded.bytes);
   if (!scan.ok) {
-    if (looksLikeCnabText(operationFile)) return { error: badFile(CNAB_TEXT, 'file-not-base64') };
+    if (looksLikeCnabText(text)) return { error: badFile(CNAB_TEXT, 'file-not-base64') };
     return { error: badFile(`is not a CNAB 400/444 file: ${scan.reason}`, 'file-not-cnab') };
   }
   return { file: decoded.bytes, lines: scan.lines };
+}
+
+/** The checks of the file as the body's stream delivered it, or of the body's operationFile text. */
+function readFile(operationFile: string, received: ReceivedFile | undefined): FileRead {
+  if (!received) return judgeFile(decodeBase64(operationFile), operationFile, scanLines);
+  return judgeFile(received.decoded, received.head, (bytes) => received.scan ?? scanLines(bytes));
 }
 
 /**
@@ -79,7 +97,7 @@ function readFile(operationFile: string): { file: Buffer; lines: LineIndex } | {
  * unauthenticated caller learns nothing of the file, and a wrong token is reported once the shape is
  * right).
  */
-export function refusedImportProblems(body: unknown, store: Store): ErrorDetail[] {
+export function refusedImportProblems(body: unknown, store: Store, file?: ReceivedFile): ErrorDetail[] {
   const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   if (typeof fields.fundCnpj !== 'string') return [];
   const cnpj = checkTaxId(fields.fundCnpj, { kinds: ['cnpj'] });
@@ -88,11 +106,12 @@ export function refusedImportProblems(body: unknown, store: Store): ErrorDetail[
   const token = fields.token;
   if (!fund || fund.token === null || typeof token !== 'string' || !sameSecret(token, fund.token)) return [];
   if (typeof fields.operationFile !== 'string') return [];
-  const read = readFile(fields.operationFile);
+  const read = readFile(fields.operationFile, file);
   return 'error' in read ? read.error.details : [];
 }
 
-export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitted {
+/** The fund's CNPJ when the body's fund and token authenticate; else the refusal is thrown. */
+function authenticate(body: ImportCnabBody, ctx: SubmitContext): string {
   const store = ctx.store.receivables;
   const cnpj = checkTaxId(body.fundCnpj, { kinds: ['cnpj'] });
   if (!cnpj.ok) throw fundCnpjError(cnpj.reason);
@@ -117,22 +136,72 @@ export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitte
     );
   }
 
-  const read = readFile(body.operationFile);
+  return cnpj.value;
+}
+
+export async function submitImport(body: ImportCnabBody, ctx: SubmitContext): Promise<Submitted> {
+  const fundCnpj = authenticate(body, ctx);
+  const read = readFile(body.operationFile, ctx.file);
   if ('error' in read) throw read.error;
 
   ctx.admit?.();
-  const importId = ctx.ids.newId('CNAB-');
   const stored = {
-    importId,
-    fundCnpj: cnpj.value,
+    importId: ctx.ids.newId('CNAB-'),
+    fundCnpj,
     fileName: body.fileName,
     additiveNumber: body.additiveNumber,
     receivedAt: ctx.now.toISOString(),
-    file: read.file,
     lineCount: read.lines.count,
     strict: ctx.strict,
   };
-  ctx.store.transaction(() => store.insertImport(stored));
+  await storeImport(body, stored, read.file, ctx);
   importReceived(ctx.events, stored);
-  return { importId, file: read.file, lines: read.lines };
+  return { importId: stored.importId, file: read.file, lines: read.lines };
+}
+
+/**
+ * Stores the import: every part of its file but the last in a transaction and a turn of its own
+ * (one statement writing 70 MB held the event loop for a second), then the last part with the
+ * import's row, in one transaction that sees the state as it is then. Other requests ran between
+ * the parts: the fund and token are checked again, and parts a reset or a restore took away (or an
+ * id the restored key sequence gave out again) are written anew, at once. A failure leaves no part.
+ */
+async function storeImport(body: ImportCnabBody, row: Omit<NewImport, 'file'>, file: Buffer, ctx: SubmitContext): Promise<void> {
+  const store = ctx.store.receivables;
+  const parts = Math.max(1, Math.ceil(file.length / FILE_PART_BYTES));
+  const part = (k: number) => file.subarray(k * FILE_PART_BYTES, (k + 1) * FILE_PART_BYTES);
+  const turn = ctx.turn ?? nextTurn;
+  try {
+    if (parts > 1) {
+      ctx.store.transaction(() => store.deleteFile(row.importId));
+      for (let k = 0; k < parts - 1; k++) {
+        ctx.store.transaction(() => store.insertFilePart(row.importId, k, part(k)));
+        await turn();
+      }
+    }
+    ctx.store.transaction(
+      () => {
+        authenticate(body, ctx);
+        const written = parts > 1 ? store.fileParts(row.importId) : { parts: 0, size: 0 };
+        if (store.import(row.importId) !== undefined) {
+          store.deleteFile(row.importId);
+          row.importId = ctx.ids.newId('CNAB-');
+          store.writeFile(row.importId, file);
+        } else if (written.parts !== parts - 1 || written.size !== (parts - 1) * FILE_PART_BYTES) {
+          store.writeFile(row.importId, file);
+        } else {
+          store.insertFilePart(row.importId, parts - 1, part(parts - 1));
+        }
+        store.insertImportRow(row, file.length);
+      },
+      { immediate: true },
+    );
+  } catch (err) {
+    try {
+      ctx.store.transaction(() => store.deleteFile(row.importId));
+    } catch {
+      // The state is gone (its workspace removed): nothing of it is left to clean.
+    }
+    throw err;
+  }
 }

@@ -1,5 +1,6 @@
 // Receivables storage: funds and their management-system tokens; CNAB imports (the status and the
-// outcome; the file's bytes in rc_import_files, so that a change of status never copies them again)
+// outcome; the file's bytes in parts in rc_import_file_parts, so that a change of status never copies
+// them again, and a large file is written a part per turn of the event loop)
 // and their line-level diagnostics. Titles are not copied into rows: they are a
 // pure function of the stored bytes, read again when inspected (CnabFile in receivables/cnab-record.ts).
 import type { Db } from './db.js';
@@ -68,6 +69,9 @@ const IMPORT_COLUMNS = `import_id AS importId, fund_cnpj AS fundCnpj, file_name 
   title_count AS titleCount, other_record_count AS otherRecordCount,
   total_face_value_cents AS totalFaceValueCents, error_count AS errorCount, warning_count AS warningCount`;
 
+/** Bytes of a stored file's part: one part is written per turn of the event loop. */
+export const FILE_PART_BYTES = 1024 * 1024;
+
 export class ReceivablesStore {
   private readonly statements;
 
@@ -88,12 +92,16 @@ export class ReceivablesStore {
          VALUES (@importId, @fundCnpj, @fileName, @additiveNumber, @receivedAt, 'pending',
            @byteLength, @lineCount, @strict)`,
       ),
-      insertFile: db.prepare('INSERT INTO rc_import_files (import_id, file) VALUES (?, ?)'),
+      insertPart: db.prepare('INSERT INTO rc_import_file_parts (import_id, part, bytes) VALUES (?, ?, ?)'),
+      deleteParts: db.prepare('DELETE FROM rc_import_file_parts WHERE import_id = ?'),
+      partsOf: db.prepare(
+        'SELECT count(*) AS parts, coalesce(sum(length(bytes)), 0) AS size FROM rc_import_file_parts WHERE import_id = ?',
+      ),
       nextPending: db
         .prepare(`SELECT import_id FROM rc_imports WHERE status = 'pending' ORDER BY rowid LIMIT 1`)
         .pluck(),
       status: db.prepare('SELECT status FROM rc_imports WHERE import_id = ?').pluck(),
-      file: db.prepare('SELECT file FROM rc_import_files WHERE import_id = ?').pluck(),
+      file: db.prepare('SELECT bytes FROM rc_import_file_parts WHERE import_id = ? ORDER BY part').pluck(),
       clearDiagnostics: db.prepare('DELETE FROM rc_diagnostics WHERE import_id = ?'),
       insertDiagnostic: db.prepare(
         `INSERT INTO rc_diagnostics (import_id, ordinal, line, columns, rule, severity, message)
@@ -113,6 +121,8 @@ export class ReceivablesStore {
         `SELECT line, columns, rule, severity, message FROM rc_diagnostics WHERE import_id = ? ORDER BY ordinal`,
       ),
     };
+    // Parts of a submission the process stopped in the middle of writing (no import row came).
+    db.prepare('DELETE FROM rc_import_file_parts WHERE import_id NOT IN (SELECT import_id FROM rc_imports)').run();
   }
 
   insertFund(fundCnpj: string, token: string | null): void {
@@ -149,15 +159,45 @@ export class ReceivablesStore {
     };
   }
 
-  /** The import's row and its file's (callers wrap the two in one transaction). */
+  /** The import's row and its file's parts (callers wrap them in one transaction). */
   insertImport(i: NewImport): void {
     const { file, ...row } = i;
-    this.statements.insertImport.run({ ...row, byteLength: file.length, strict: i.strict ? 1 : 0 });
-    this.statements.insertFile.run(i.importId, file);
+    this.writeFile(i.importId, file);
+    this.insertImportRow(row, file.length);
+  }
+
+  /**
+   * The import's row, once its file's parts are written (insertFilePart, writeFile); callers wrap it
+   * with the last of them in one transaction.
+   */
+  insertImportRow(row: Omit<NewImport, 'file'>, byteLength: number): void {
+    this.statements.insertImport.run({ ...row, byteLength, strict: row.strict ? 1 : 0 });
     this.counts.add('rc_imports');
-    this.counts.add('rc_import_files');
     this.counts.add(groupKey('rc_imports', 'status', 'pending'));
-    this.counts.add(groupKey('rc_imports', 'fund_cnpj', i.fundCnpj));
+    this.counts.add(groupKey('rc_imports', 'fund_cnpj', row.fundCnpj));
+  }
+
+  /** One part of a file, numbered from 0 (FILE_PART_BYTES each but the last). */
+  insertFilePart(importId: string, part: number, bytes: Buffer): void {
+    this.statements.insertPart.run(importId, part, bytes);
+    this.counts.add('rc_import_file_parts');
+  }
+
+  /** The whole file in parts, replacing any part stored under the id. */
+  writeFile(importId: string, file: Buffer): void {
+    this.deleteFile(importId);
+    for (let part = 0; part * FILE_PART_BYTES < file.length || part === 0; part++)
+      this.insertFilePart(importId, part, file.subarray(part * FILE_PART_BYTES, (part + 1) * FILE_PART_BYTES));
+  }
+
+  /** Removes the parts stored under the id (a submission that could not finish). */
+  deleteFile(importId: string): void {
+    this.counts.add('rc_import_file_parts', -this.statements.deleteParts.run(importId).changes);
+  }
+
+  /** How many parts, and bytes in all, are stored under the id. */
+  fileParts(importId: string): { parts: number; size: number } {
+    return this.statements.partsOf.get(importId) as { parts: number; size: number };
   }
 
   /** The id of the oldest import still waiting for processing. */
@@ -170,7 +210,9 @@ export class ReceivablesStore {
   }
 
   file(importId: string): Buffer | undefined {
-    return this.statements.file.get(importId) as Buffer | undefined;
+    const parts = this.statements.file.all(importId) as Buffer[];
+    if (parts.length === 0) return undefined;
+    return parts.length === 1 ? parts[0] : Buffer.concat(parts);
   }
 
   /** Forgets the diagnostics an interrupted run of this import wrote, so processing can start over. */
