@@ -6,13 +6,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cnab444, extractRequests, loanBondRecord, pdf, TENANTS } from './data.js';
 import { largeBatch, send } from './loanbond-large.js';
+import { largeCnab } from './cnab-large.js';
 import type autocannon from 'autocannon';
 import { cpuTicks, fmt, latencies, load, type LoadResult, median, peakRss, printTable, type Row, type Server, startChild, startNpm } from './lib.js';
 
 const quick = process.argv.includes('--quick');
 /** `npm run bench -- --start`: only the start figures (a few seconds). */
 const startOnly = process.argv.includes('--start');
-/** --only=coverage: just the coverage-cost figure (its rounds alternate two servers; the rest is long); --only=bookkeeping: the hot path. */
+/** --only=coverage: just the coverage-cost figure (its rounds alternate two servers; the rest is long); --only=bookkeeping: the hot path; --only=cnab-large: the large CNAB submissions. */
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const DURATION = startOnly ? 1 : quick ? 2 : 10;
 /** Interleaved rounds of the hot-path load runs; each round lasts DURATION / ROUNDS seconds. */
@@ -88,6 +89,12 @@ async function main(): Promise<void> {
   if (only === 'loanbond') {
     // Only the loan-bond registration figures: -- --only=loanbond
     await loanbondFigures();
+    process.stdout.write(`\n${printTable(rows)}\n`);
+    return;
+  }
+  if (only === 'cnab-large') {
+    // Only the large CNAB submissions (health and event-loop delay during the upload): -- --only=cnab-large
+    await cnabLargeFigures();
     process.stdout.write(`\n${printTable(rows)}\n`);
     return;
   }
@@ -216,6 +223,7 @@ async function main(): Promise<void> {
   }
   await snapshotFigures();
   await loanbondFigures();
+  await cnabLargeFigures();
   await workspaceFigures();
   await idleWorkspaceFigures();
   await coverageCost();
@@ -1112,6 +1120,18 @@ async function loanbondFigures(): Promise<void> {
     }
   }
   await bare.stop();
+}
+
+/** CNAB files of about 10 MB and 90 MB of base64 (quick: 10 MB only), each on a fresh sandbox. */
+async function cnabLargeFigures(): Promise<void> {
+  const sizes = quick ? [10_000_000] : [10_000_000, 90_000_000];
+  for (const size of sizes) {
+    try {
+      for (const r of await largeCnab([size])) row(r.figure, r.value, r.baseline, r.ratio, r.bar, r.pass);
+    } catch (err) {
+      failed(`POST import-cnab, ${fmt.n(size / 1e6)} MB of base64`, 'health p99 < 50 ms', err);
+    }
+  }
 }
 
 async function loanbond(s: Server): Promise<void> {
