@@ -139,7 +139,8 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
   -h, --help            this text
   env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token, and only a
                         request carrying it creates a workspace. Unset, the control plane is open.
-  HOST or SANDBOX_ADMIN_TOKEN set but empty is refused at start.
+  HOST, SANDBOX_DB, SANDBOX_FIXTURES or SANDBOX_ADMIN_TOKEN set but empty (or an empty --host, --db,
+  --fixtures) is refused at start.
 `;
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -221,7 +222,17 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   const workBacklog = Number(backlogText);
   if (!/^\d+$/.test(backlogText.trim()) || workBacklog < 1 || workBacklog > 1_000_000)
     throw new ConfigError(`invalid SANDBOX_WORK_BACKLOG "${backlogText}": a whole number from 1 to 1000000`);
-  const fixtures = values.fixtures ?? env.SANDBOX_FIXTURES ?? DEMO_FIXTURES;
+  const fixtures =
+    nonEmpty(
+      { name: '--fixtures', value: values.fixtures, advice: ": give a file, or 'none' for an empty start" },
+      {
+        name: 'SANDBOX_FIXTURES',
+        value: env.SANDBOX_FIXTURES,
+        advice:
+          ', which would silently start without fixtures (the demo credentials missing): unset it to load the demo ' +
+          "fixtures, or set SANDBOX_FIXTURES=none to start empty on purpose",
+      },
+    ) ?? DEMO_FIXTURES;
   const stubs = values.stubs ?? (env.SANDBOX_STUBS || DEFAULTS.stubs);
   const given = values.upstream ?? (env.SANDBOX_UPSTREAM ?? '').split(/\s+/).filter((u) => u !== '');
   const upstreams = given.length === 0 ? DEFAULTS.upstreams : given;
@@ -229,8 +240,18 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   return {
     host: hostOf(values.host, env.HOST),
     port,
-    db: values.db ?? env.SANDBOX_DB ?? DEFAULTS.db,
-    fixtures: fixtures === 'none' || fixtures === '' ? null : fixtures,
+    db:
+      nonEmpty(
+        { name: '--db', value: values.db, advice: ': give a file, or :memory: for a database gone at exit' },
+        {
+          name: 'SANDBOX_DB',
+          value: env.SANDBOX_DB,
+          advice:
+            ', which would open a temporary database whose data is gone at restart: unset it to use ' +
+            `${DEFAULTS.db}, give a file, or set SANDBOX_DB=:memory: to mean a database gone at exit`,
+        },
+      ) ?? DEFAULTS.db,
+    fixtures: fixtures === 'none' ? null : fixtures,
     logLevel,
     bodyLimit: parseSize(values['body-limit'] ?? env.SANDBOX_BODY_LIMIT ?? formatSize(DEFAULTS.bodyLimit)),
     loanbondBodyLimit: parseSize(
@@ -256,32 +277,52 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   };
 }
 
-// An empty value is refused rather than read: HOST= (a compose file's unset variable) would make the
-// server listen on every interface, and an empty key would leave the control plane open, both while
-// the user believed otherwise.
+// An empty value is refused rather than read: a compose file's unset ${VAR} gives one, and each would
+// silently mean something the user did not ask for: HOST= listening on every interface, an empty key
+// an open control plane, SANDBOX_DB= a temporary database lost at restart, SANDBOX_FIXTURES= no fixtures.
+
+interface Source {
+  /** '--host' or 'HOST', as the message names it. */
+  name: string;
+  value: string | undefined;
+  /** What the message says after the name: what the empty value would have meant and what to do. */
+  advice: string;
+}
+
+/** The flag's value, else the variable's (undefined when neither is given); empty or blank is refused. */
+function nonEmpty(flag: Source | undefined, variable: Source): string | undefined {
+  if (flag?.value !== undefined) {
+    if (flag.value.trim() === '') throw new ConfigError(`${flag.name} is empty${flag.advice}`);
+    return flag.value;
+  }
+  if (variable.value === undefined) return undefined;
+  if (variable.value.trim() === '') throw new ConfigError(`${variable.name} is set but empty${variable.advice}`);
+  return variable.value;
+}
 
 function hostOf(flag: string | undefined, variable: string | undefined): string {
-  if (flag !== undefined) {
-    if (flag.trim() === '') throw new ConfigError('--host is empty: give an address (127.0.0.1, or 0.0.0.0 for every interface)');
-    return flag;
-  }
-  if (variable === undefined) return DEFAULTS.host;
-  if (variable.trim() === '')
-    throw new ConfigError(
-      'HOST is set but empty, which would listen on every interface: unset it to listen on 127.0.0.1 only, ' +
-        'or set HOST=0.0.0.0 to mean every interface',
-    );
-  return variable;
+  return (
+    nonEmpty(
+      { name: '--host', value: flag, advice: ': give an address (127.0.0.1, or 0.0.0.0 for every interface)' },
+      {
+        name: 'HOST',
+        value: variable,
+        advice:
+          ', which would listen on every interface: unset it to listen on 127.0.0.1 only, ' +
+          'or set HOST=0.0.0.0 to mean every interface',
+      },
+    ) ?? DEFAULTS.host
+  );
 }
 
 function adminTokenOf(variable: string | undefined): string | undefined {
-  if (variable === undefined) return undefined;
-  if (variable.trim() === '')
-    throw new ConfigError(
-      'SANDBOX_ADMIN_TOKEN is set but empty: the control plane would be open to anyone who reaches the port. ' +
-        'Give it a key, or unset it to run with an open control plane on purpose',
-    );
-  return variable;
+  return nonEmpty(undefined, {
+    name: 'SANDBOX_ADMIN_TOKEN',
+    value: variable,
+    advice:
+      ': the control plane would be open to anyone who reaches the port. ' +
+      'Give it a key, or unset it to run with an open control plane on purpose',
+  });
 }
 
 function parse(argv: readonly string[]) {

@@ -209,6 +209,30 @@ describe('configuration', () => {
     expect(parseConfig(['--host', '0.0.0.0'], { HOST: '' })).toMatchObject({ host: '0.0.0.0' });
   });
 
+  it('refuses an empty SANDBOX_DB, SANDBOX_FIXTURES, --db or --fixtures, saying what each would have meant', () => {
+    // SANDBOX_DB= (a compose file's unset variable) would open a temporary database whose data is
+    // gone at restart; SANDBOX_FIXTURES= would silently mean no fixtures (the demo tokens missing).
+    for (const empty of ['', ' ']) {
+      expect(() => parseConfig([], { SANDBOX_DB: empty })).toThrow(ConfigError);
+      expect(() => parseConfig([], { SANDBOX_DB: empty })).toThrow(
+        /SANDBOX_DB is set but empty.*temporary database.*unset it to use data\/sandbox\.db.*:memory:/,
+      );
+      expect(() => parseConfig(['--db', empty], {})).toThrow(/--db is empty/);
+      expect(() => parseConfig([], { SANDBOX_FIXTURES: empty })).toThrow(ConfigError);
+      expect(() => parseConfig([], { SANDBOX_FIXTURES: empty })).toThrow(
+        /SANDBOX_FIXTURES is set but empty.*unset it to load the demo fixtures.*none/,
+      );
+      expect(() => parseConfig(['--fixtures', empty], {})).toThrow(/--fixtures is empty.*none/);
+    }
+    // Unset, both keep their defaults; 'none' still means no fixtures; a flag wins over an empty variable.
+    expect(parseConfig([], {})).toMatchObject({ db: 'data/sandbox.db', fixtures: DEMO_FIXTURES });
+    expect(parseConfig([], { SANDBOX_FIXTURES: 'none' })).toMatchObject({ fixtures: null });
+    expect(parseConfig(['--db', ':memory:', '--fixtures', 'none'], { SANDBOX_DB: '', SANDBOX_FIXTURES: '' })).toMatchObject({
+      db: ':memory:',
+      fixtures: null,
+    });
+  });
+
   it('reads sizes in bytes, kb, mb and gb (1024-based)', () => {
     expect(parseSize('100mb')).toBe(104857600);
     expect(parseSize('1.5MB')).toBe(1572864);

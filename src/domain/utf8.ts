@@ -63,8 +63,11 @@ export class Utf8Check {
   /** Continuation bytes since the line began: the column counts characters. */
   private lineExtra = 0;
   private carry: Buffer | undefined;
-  /** The first byte that starts no UTF-8 character, once found: nothing more is read after it. */
-  invalid: (Utf8Position & { byte: number }) | undefined;
+  /**
+   * The first byte that starts no UTF-8 character, once found, with the bytes from it on as far as
+   * read (up to 4, for utf8Fault): nothing more is read after it.
+   */
+  invalid: (Utf8Position & { bytes: Uint8Array }) | undefined;
 
   push(piece: Buffer): void {
     if (this.invalid) return;
@@ -76,7 +79,7 @@ export class Utf8Check {
       const at = firstInvalidUtf8(whole);
       this.advance(whole.subarray(0, at));
       const column = this.seen - this.lineStart - this.lineExtra + 1;
-      this.invalid = { byte: whole[at] as number, offset: this.seen, line: this.line, column };
+      this.invalid = { bytes: Buffer.from(bytes.subarray(at, at + 4)), offset: this.seen, line: this.line, column };
       return;
     }
     this.advance(whole);
@@ -88,7 +91,7 @@ export class Utf8Check {
     if (this.invalid || !this.carry) return;
     const carry = this.carry;
     this.carry = undefined;
-    this.invalid = { byte: carry[0] as number, offset: this.seen, line: this.line, column: this.seen - this.lineStart - this.lineExtra + 1 };
+    this.invalid = { bytes: carry, offset: this.seen, line: this.line, column: this.seen - this.lineStart - this.lineExtra + 1 };
   }
 
   /** Counts valid bytes: lines, and continuation bytes of the last line. */
@@ -117,3 +120,64 @@ function completeEnd(bytes: Buffer): number {
   }
   return to;
 }
+
+const hex = (b: number): string => b.toString(16).toUpperCase().padStart(2, '0');
+const isContinuation = (b: number | undefined): boolean => b !== undefined && b >= 0x80 && b <= 0xbf;
+
+/** Why the second byte after a lead byte is out of its range, though a continuation byte. */
+const SECOND_BYTE_FAULTS: Record<number, string> = {
+  0xe0: 'encodes a character below U+0800 in 3 bytes, an overlong form UTF-8 forbids',
+  0xed: 'encodes a UTF-16 surrogate (U+D800 to U+DFFF), which UTF-8 does not carry (CESU-8, or each half of a surrogate pair encoded on its own)',
+  0xf0: 'encodes a character below U+10000 in 4 bytes, an overlong form UTF-8 forbids',
+  0xf4: 'encodes a code point above U+10FFFF, the last in Unicode',
+};
+
+export interface Utf8Fault {
+  /** What is wrong, after "the byte 0xE2 <where>": "starts a 3-byte UTF-8 character, but ...". */
+  sentence: string;
+  /**
+   * Whether the byte stands alone as a Latin-1 letter or sign would (A0 to FF, no continuation byte
+   * after it): only then is Latin-1 or Windows-1252 text the likely cause.
+   */
+  looksLatin1: boolean;
+}
+
+/**
+ * Why the bytes at `at` (where firstInvalidUtf8 stopped) are no UTF-8 character, naming the byte at
+ * fault: a byte UTF-8 never uses, a continuation byte without a lead, a character cut short (by a
+ * byte that does not continue it, or by the end of `what`), an overlong form, a surrogate, or a code
+ * point above U+10FFFF. `where(i)` names the position of bytes[i] ("at byte offset 12").
+ */
+export function utf8Fault(bytes: Uint8Array, at: number, where: (i: number) => string, what: string): Utf8Fault {
+  const lead = bytes[at] as number;
+  const looksLatin1 = lead >= 0xa0 && !isContinuation(bytes[at + 1]);
+  const n = sequenceLength(lead);
+  if (n === 0) {
+    const sentence =
+      lead <= 0xbf
+        ? 'is a continuation byte (80 to BF) with no lead byte before it'
+        : lead <= 0xc1
+          ? 'never appears in UTF-8 (C0 and C1 could only start an overlong form of an ASCII character)'
+          : 'never appears in UTF-8 (F5 to FF would start a character above U+10FFFF)';
+    return { sentence, looksLatin1 };
+  }
+  for (let k = 1; k < n; k++) {
+    const b = bytes[at + k];
+    if (b === undefined) return { sentence: `starts a ${n}-byte UTF-8 character, but ${what} ends after ${k} of its bytes`, looksLatin1 };
+    if (!isContinuation(b))
+      return {
+        sentence: `starts a ${n}-byte UTF-8 character, but the byte 0x${hex(b)} ${where(at + k)} is not a continuation byte (80 to BF)`,
+        looksLatin1,
+      };
+    if (k === 1) {
+      const [lo, hi] = secondRange(lead);
+      if (b < lo || b > hi)
+        return { sentence: `followed by 0x${hex(b)} ${SECOND_BYTE_FAULTS[lead] ?? 'is no UTF-8 character'}`, looksLatin1 };
+    }
+  }
+  // firstInvalidUtf8 stopped here, so one of the cases above holds; kept for a caller that errs.
+  return { sentence: 'starts no UTF-8 character', looksLatin1 };
+}
+
+/** The hint for bytes that look like Latin-1 text. */
+export const LATIN1_HINT = '(text in Latin-1 or Windows-1252, such as José written with the single byte E9, is not UTF-8)';

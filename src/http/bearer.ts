@@ -63,7 +63,9 @@ export function bearerToken(request: FastifyRequest, reply: FastifyReply, whose:
       'token-missing',
     );
   }
-  // The scheme is case-insensitive (RFC 7235); the token is one run of non-space characters.
+  // The scheme is case-insensitive and one or more spaces (SP, not a tab) separate it from the token:
+  // credentials = "Bearer" 1*SP b64token (RFC 6750, section 2.1; RFC 9110, section 11.4). The token
+  // is one run of non-space characters.
   const token = /^Bearer +(\S+)$/i.exec(header.trim())?.[1];
   if (token === undefined)
     throw refuse(

@@ -11,7 +11,8 @@
 // loses the answer of a change that was stored. Node keeps the responses waiting on a connection to
 // itself, so trackAnswers() notes, per socket, the responses not yet finished (pruned as requests
 // arrive, no listener per request).
-import { type IncomingMessage, type Server, ServerResponse } from 'node:http';
+import { isUtf8 } from 'node:buffer';
+import { IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { finished } from 'node:stream';
 import { type ErrorShape, renderError, SandboxError, standardBody } from './errors.js';
@@ -74,7 +75,21 @@ export function clientErrorHandler(shapeOf: (path: string) => ErrorShape | undef
     refused.add(socket);
     const head = Buffer.isBuffer(err.rawPacket) ? err.rawPacket.subarray(0, 2048).toString('latin1') : '';
     const path = /^[A-Z]+ (\/\S*) HTTP\//.exec(head)?.[1]?.split('?')[0] ?? '';
-    const shape = shapeOf(path);
+    const shape = shapeOf(path.replace(WORKSPACE_PREFIX, ''));
+    // A target with bytes a URL cannot hold, under an interface prefix: the request goes through the
+    // sandbox as any other (its interface's shape, the journal, the log), refused there.
+    const server = (socket as Socket & { server?: Server }).server;
+    const rebuilt =
+      err.code === 'HPE_INVALID_URL' && shape !== undefined && server && Buffer.isBuffer(err.rawPacket)
+        ? rebuildRefusedTarget(err.rawPacket, socket)
+        : undefined;
+    if (rebuilt && server) {
+      const last = unanswered(socket).at(-1);
+      const emit = () => (socket.destroyed ? undefined : answerOnce(server, rebuilt, socket));
+      if (last) finished(last, emit);
+      else emit();
+      return;
+    }
     const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const status = timeout && shape === undefined ? 408 : 400;
     const message = `the request is malformed at the HTTP level: ${
@@ -114,15 +129,86 @@ export function answerUnusualRequests(server: Server): void {
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     server.emit('request', request, response);
   });
-  server.on('connect', (request: IncomingMessage, socket: Socket) => {
-    const response = new ServerResponse(request);
-    response.shouldKeepAlive = false;
-    response.assignSocket(socket);
-    response.on('finish', () => {
-      response.detachSocket(socket);
-      socket.end();
-    });
-    socket.on('error', () => socket.destroy());
-    server.emit('request', request, response);
+  server.on('connect', (request: IncomingMessage, socket: Socket) => answerOnce(server, request, socket));
+}
+
+/** Hands `request` to the app as its connection's last: answered, then the connection closes. */
+function answerOnce(server: Server, request: IncomingMessage, socket: Socket): void {
+  const response = new ServerResponse(request);
+  response.shouldKeepAlive = false;
+  response.assignSocket(socket);
+  response.on('finish', () => {
+    response.detachSocket(socket);
+    socket.end();
   });
+  socket.on('error', () => socket.destroy());
+  server.emit('request', request, response);
+}
+
+/** A base URL /ws/{name} in front of an interface's prefix. */
+const WORKSPACE_PREFIX = /^\/ws\/[^/?]+(?=\/)/;
+
+/** Marks a request rebuilt from a head whose target Node refused: the message of its 400. */
+const REFUSED_TARGET = Symbol('refusedTarget');
+
+/**
+ * The 400 message of a request whose target Node's parser refused (assumption journal-scope), for
+ * the interface to answer; undefined for every other request.
+ */
+export function refusedTargetOf(request: IncomingMessage): string | undefined {
+  return (request as IncomingMessage & { [REFUSED_TARGET]?: string })[REFUSED_TARGET];
+}
+
+/**
+ * The request whose head `packet` holds, its target refused by Node's parser (raw bytes outside
+ * ASCII, a control character), rebuilt so that the app answers and journals it; its body is not
+ * read (the parser stopped at the target). The target is kept as sent: its bytes read as UTF-8
+ * when they are UTF-8, else one Latin-1 character per byte, as Node reads header values.
+ * Undefined when the packet does not hold a whole, otherwise well-formed head.
+ */
+function rebuildRefusedTarget(packet: Buffer, socket: Socket): IncomingMessage | undefined {
+  const end = packet.indexOf('\r\n\r\n');
+  if (end < 0 || end > 16 * 1024) return undefined;
+  const lineEnd = packet.indexOf('\r\n');
+  const line = /^([A-Z]+) (\/[^ ]*) HTTP\/1\.([01])$/.exec(packet.subarray(0, lineEnd).toString('latin1'));
+  if (!line) return undefined;
+  const [, method = '', target = '', minor = '1'] = line;
+  const rawHeaders: string[] = [];
+  if (lineEnd < end) {
+    for (const field of packet.subarray(lineEnd + 2, end).toString('latin1').split('\r\n')) {
+      const colon = field.indexOf(':');
+      if (colon <= 0 || /[\s]/.test(field.slice(0, colon))) return undefined;
+      rawHeaders.push(field.slice(0, colon), field.slice(colon + 1).trim());
+    }
+  }
+  const bytes = Buffer.from(target, 'latin1');
+  const request = new IncomingMessage(socket);
+  request.method = method;
+  request.url = isUtf8(bytes) ? bytes.toString('utf8') : target;
+  request.httpVersionMajor = 1;
+  request.httpVersionMinor = Number(minor);
+  request.httpVersion = `1.${minor}`;
+  request.rawHeaders = rawHeaders;
+  request.complete = true;
+  request.push(null);
+  (request as IncomingMessage & { [REFUSED_TARGET]?: string })[REFUSED_TARGET] = targetProblem(bytes);
+  return request;
+}
+
+/** What is wrong with a target Node's parser refused: its first byte a URL cannot hold, and where. */
+function targetProblem(target: Buffer): string {
+  const at = target.findIndex((b) => b <= 0x20 || b >= 0x7f);
+  const query = target.indexOf(0x3f);
+  const fragment = target.indexOf(0x23);
+  const part = fragment !== -1 && at > fragment ? 'fragment' : query !== -1 && at > query ? 'query' : 'path';
+  const prefix = 'the request is malformed at the HTTP level: the request target';
+  if (at === -1) return `${prefix} is not a valid URL`;
+  const byte = target[at] as number;
+  const hex = (b: number) => b.toString(16).toUpperCase().padStart(2, '0');
+  if (byte < 0x80)
+    return `${prefix} holds the control character 0x${hex(byte)} at offset ${at}, in its ${part}: a URL carries it percent-encoded (RFC 3986, section 2.1): %${hex(byte)}`;
+  let run = at;
+  while (run < target.length && run - at < 4 && (target[run] as number) >= 0x80) run++;
+  const escaped = [...target.subarray(at, run)].map((b) => `%${hex(b)}`).join('');
+  return `${prefix} holds the byte 0x${hex(byte)} at offset ${at}, in its ${part}: a URL carries bytes outside ASCII percent-encoded (RFC 3986, section 2.1): ${escaped}`;
 }

@@ -150,6 +150,7 @@ const everyRoute = assumed(
   'duplicate-keys',
   'malformed-body',
   'malformed-http',
+  'repeated-headers',
   'body-limit',
   'money-cents',
   'exact-numbers',

@@ -26,8 +26,8 @@ export class JsonReadError extends Error {
     readonly kind: JsonProblemKind,
     readonly what: string,
     readonly at: JsonPosition,
-    /** A `utf8` problem's first byte that starts no UTF-8 character. */
-    readonly byte?: number,
+    /** A `utf8` problem's bytes from the first that starts no UTF-8 character (up to 4, as far as read). */
+    readonly bytes?: Uint8Array,
   ) {
     super(`${what} at byte offset ${at.offset} (line ${at.line}, column ${at.column})`);
     this.name = 'JsonReadError';
@@ -213,8 +213,8 @@ export class JsonStreamReader {
     return Buffer.concat(this.kept, this.keptBytes);
   }
 
-  private fail(kind: JsonProblemKind, what: string, offset: number, byte?: number): never {
-    throw new JsonReadError(kind, what, { offset, line: this.line, column: offset - this.lineStart - this.lineExtra + 1 }, byte);
+  private fail(kind: JsonProblemKind, what: string, offset: number, bytes?: Uint8Array): never {
+    throw new JsonReadError(kind, what, { offset, line: this.line, column: offset - this.lineStart - this.lineExtra + 1 }, bytes);
   }
 
   private unexpected(b: Buffer, i: number, expected: string): never {
@@ -480,16 +480,16 @@ export class JsonStreamReader {
     if (this.sink) {
       this.flushHigh();
       if (this.sink.fast(part)) return;
-      this.checkContent(part, from);
+      this.checkContent(b, part, from);
       this.sink.slow(part);
       return;
     }
-    this.checkContent(part, from);
+    this.checkContent(b, part, from);
     if (this.inKey) this.keyParts.push(Buffer.from(part));
   }
 
   /** No control characters, valid UTF-8; counts the line's continuation bytes for columns. */
-  private checkContent(part: Buffer, from: number): void {
+  private checkContent(b: Buffer, part: Buffer, from: number): void {
     for (let k = 0; k < part.length; k++) {
       const c = part[k] as number;
       if (c < 0x20) {
@@ -500,7 +500,8 @@ export class JsonStreamReader {
     if (!isUtf8(part)) {
       const k = firstInvalidUtf8(part);
       this.lineExtra -= part.subarray(k).filter((c) => (c & 0xc0) === 0x80).length;
-      this.fail('utf8', `${describeByte(part, k)} is not valid UTF-8`, this.base + from + k, part[k]);
+      // The bytes after it in the chunk, past the string's end too: a closing quote cuts a character short.
+      this.fail('utf8', `${describeByte(part, k)} is not valid UTF-8`, this.base + from + k, Buffer.from(b.subarray(from + k, from + k + 4)));
     }
   }
 

@@ -6,11 +6,13 @@ import { Buffer, isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sameDecimal, significantDigits } from '../domain/decimal.js';
 import { DecimalText } from '../domain/money.js';
-import { firstInvalidUtf8 } from '../domain/utf8.js';
+import { firstInvalidUtf8, LATIN1_HINT, utf8Fault } from '../domain/utf8.js';
 import { pointer, SandboxError, validationError } from './errors.js';
 import { recordExactNumbers } from './exact-numbers.js';
 import { BYTE_ORDER_MARK, type JsonPosition, JsonReadError, JsonStreamReader } from './json-stream.js';
+import { refusedTargetOf } from './client-errors.js';
 import { FALLBACK } from './outcomes.js';
+import { repeatedHeaderError } from './single-headers.js';
 import { MAX_DETAILS } from './validation.js';
 
 // One set of messages for a body that is not JSON, whether it was read whole (every route) or as a
@@ -18,7 +20,7 @@ import { MAX_DETAILS } from './validation.js';
 
 /** A body that is not JSON or not UTF-8: what is wrong, at which byte offset, line and column. */
 export function malformedBodyError(problem: JsonReadError): SandboxError {
-  if (problem.kind === 'utf8' && problem.byte !== undefined) return notUtf8Error(problem.byte, problem.at);
+  if (problem.kind === 'utf8' && problem.bytes !== undefined) return notUtf8Error(problem.bytes, problem.at);
   if (problem.at.offset === 0 && problem.what.startsWith(`unexpected ${BYTE_ORDER_MARK}`)) return byteOrderMarkError();
   const where = `at byte offset ${problem.at.offset} (line ${problem.at.line}, column ${problem.at.column})`;
   const kind = problem.kind === 'utf8' ? 'UTF-8' : 'JSON';
@@ -36,14 +38,16 @@ export function byteOrderMarkError(): SandboxError {
 
 /**
  * A body that is not UTF-8, whether read whole or as a stream: the first byte that starts no UTF-8
- * character, its offset, line and column (in characters).
+ * character, its offset, line and column (in characters), and what is wrong there (the byte at
+ * fault may be a later one of `bytes`, which starts at that first byte and holds up to 4 bytes).
  */
-export function notUtf8Error(byte: number, at: JsonPosition): SandboxError {
+export function notUtf8Error(bytes: Uint8Array, at: JsonPosition): SandboxError {
+  const byte = bytes[0] as number;
   const hex = byte.toString(16).toUpperCase().padStart(2, '0');
-  const hint = byte >= 0xa0 ? ' (text in Latin-1 or Windows-1252, such as José written with the single byte E9, is not UTF-8)' : '';
+  const fault = utf8Fault(bytes, 0, (i) => `at byte offset ${at.offset + i}`, 'the body');
   const message =
     `the body is not valid UTF-8: the byte 0x${hex} at byte offset ${at.offset} (line ${at.line}, column ${at.column}) ` +
-    `starts no UTF-8 character${hint}; send the body encoded as UTF-8`;
+    `${fault.sentence}${fault.looksLatin1 ? ` ${LATIN1_HINT}` : ''}; send the body encoded as UTF-8`;
   return new SandboxError(400, message, { outcome: FALLBACK.malformed });
 }
 
@@ -371,6 +375,10 @@ export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: 
   // A callback, not an async function: every request passes here, and a promise each costs the hot path.
   // The Expect check shares the hook: a header lookup per request, the rest only when one is sent.
   app.addHook('onRequest', (request, _reply, done) => {
+    const target = refusedTargetOf(request.raw);
+    if (target !== undefined) return done(new SandboxError(400, target));
+    const repeated = repeatedHeaderError(request.raw.rawHeaders);
+    if (repeated) return done(repeated);
     const expectation = request.headers.expect;
     if (expectation !== undefined && !CONTINUE.test(expectation)) return done(expectationError(expectation));
     const coding = request.headers['transfer-encoding'];
@@ -453,6 +461,11 @@ const charsets = new Map<string, string | undefined>();
  */
 export function charsetError(contentType: string | undefined): SandboxError | undefined {
   if (contentType === undefined || !contentType.includes(';')) return undefined;
+  // Only a second semicolon can bring a parameter twice.
+  if (contentType.indexOf(';') !== contentType.lastIndexOf(';')) {
+    const repeated = repeatedParameterError(contentType);
+    if (repeated) return repeated;
+  }
   const m = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
   if (!m) return undefined;
   const label = (m[1] ?? m[2] ?? '').slice(0, 64);
@@ -473,6 +486,25 @@ export function charsetError(contentType: string | undefined): SandboxError | un
   return problem === undefined ? undefined : new SandboxError(400, problem, { outcome: FALLBACK.malformed });
 }
 
+/**
+ * A 400 for a Content-Type that gives one parameter twice (charset=utf-8; charset=latin1): which
+ * one a reader takes differs from one library to the next, so the sandbox takes neither.
+ */
+function repeatedParameterError(contentType: string): SandboxError | undefined {
+  const names: string[] = [];
+  for (const m of contentType.matchAll(/;\s*([^\s;=]+)\s*=\s*(?:"(?:[^"\\]|\\.)*"|[^;]*)/g)) {
+    const name = (m[1] as string).toLowerCase();
+    if (names.includes(name))
+      return new SandboxError(
+        400,
+        `Content-Type has the parameter ${name.slice(0, 64)} twice: a parameter of a media type is given once (RFC 6838, section 4.3), and the sandbox reads neither rather than pick one; send it once${name === 'charset' ? ' (charset=utf-8, or no charset parameter)' : ''}`,
+        { outcome: FALLBACK.malformed },
+      );
+    names.push(name);
+  }
+  return undefined;
+}
+
 /** Where bytes known not to be UTF-8 stop being it: offset, line and column (in characters). */
 function utf8Position(bytes: Buffer): JsonPosition {
   const offset = firstInvalidUtf8(bytes);
@@ -490,7 +522,8 @@ function utf8Position(bytes: Buffer): JsonPosition {
 
 /** The error of bytes known not to be UTF-8. */
 function utf8Error(bytes: Buffer): SandboxError {
-  return notUtf8Error(bytes[firstInvalidUtf8(bytes)] as number, utf8Position(bytes));
+  const at = utf8Position(bytes);
+  return notUtf8Error(bytes.subarray(at.offset, at.offset + 4), at);
 }
 
 /**

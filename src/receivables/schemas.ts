@@ -41,6 +41,7 @@ export const NoBody = Type.Null({
     'Sandbox-Import-Id': {
       type: 'string',
       'x-required': true,
+      'x-sandbox-assumption': assumed('rc-import-id-header'),
       description: 'the handle on this import: GET /_sandbox/receivables/imports/{importId} shows its processing',
     },
   },

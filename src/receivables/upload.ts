@@ -121,7 +121,7 @@ export async function readImportBody(request: FastifyRequest, payload: Readable,
   utf8.end();
   // In the order of the parser of every other body (http/json.ts): byte-order mark, UTF-8, JSON.
   if (head?.[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) throw byteOrderMarkError();
-  if (utf8.invalid) throw notUtf8Error(utf8.invalid.byte, utf8.invalid);
+  if (utf8.invalid) throw notUtf8Error(utf8.invalid.bytes, utf8.invalid);
   let kept: Buffer;
   try {
     kept = reader.end();

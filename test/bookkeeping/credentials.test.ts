@@ -55,6 +55,18 @@ describe('bookkeeping credentials', () => {
     expect(res.statusCode).toBe(200);
   });
 
+  it('accepts one or more spaces after Bearer (RFC 6750, 1*SP) but not a tab or a second word', async () => {
+    const app = await bookkeepingApp();
+    for (const authorization of ['Bearer  bk-token-1', 'Bearer   bk-token-1']) {
+      const res = await app.inject({ url: extractUrl(TENANT), headers: { authorization } });
+      expect(res.statusCode, authorization).toBe(200);
+    }
+    for (const authorization of ['Bearer\tbk-token-1', 'Bearer bk-token-1 x']) {
+      const res = await app.inject({ url: extractUrl(TENANT), headers: { authorization } });
+      expect(res.statusCode, authorization).toBe(401);
+    }
+  });
+
   it("refuses a tenant outside the user's tenants with 403", async () => {
     const app = await bookkeepingApp();
     const res = await app.inject({ url: extractUrl(OTHER_TENANT), headers: AUTH });

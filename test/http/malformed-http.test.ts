@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 /** Sends raw bytes and reads the first answer: status and body. */
-function send(text: string): Promise<{ status: number; body: string }> {
+function send(text: string | Buffer): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let out = '';
@@ -97,6 +97,95 @@ describe('requests malformed at the HTTP level', () => {
   it('still answers a GET with an empty Content-Length normally', async () => {
     const res = await send(head('GET', EXTRACT, 'Authorization: Bearer bk-token-1\r\nContent-Length: 0\r\n'));
     expect(res.status).toBe(200);
+  });
+});
+
+describe('a request target with bytes a URL cannot hold', () => {
+  /** The target carries UTF-8 bytes as sent, unencoded. */
+  const sendBytes = (bytes: Buffer) => send(bytes);
+  const raw = (line: string, extra = '') => Buffer.from(`${line} HTTP/1.1\r\nHost: sandbox\r\nAuthorization: Bearer bk-token-1\r\n${extra}\r\n`, 'utf8');
+
+  it('refuses raw UTF-8 in the query with a 400 naming the byte, journals it, and shows its request line as sent', async () => {
+    const res = await sendBytes(raw(`GET ${EXTRACT}?x=é`));
+    expect(res.status).toBe(400);
+    expect(errorShapeProblem('bookkeeping', 400, res.body)).toBeNull();
+    const { message } = JSON.parse(res.body) as { message: string };
+    expect(message).toContain(`the request target holds the byte 0xC3 at offset ${EXTRACT.length + 3}, in its query`);
+    expect(message).toContain('percent-encoded (RFC 3986, section 2.1): %C3%A9');
+    const [entry] = await sandbox.requests({ limit: 1 });
+    expect(entry).toMatchObject({ interface: 'bookkeeping', method: 'GET', path: EXTRACT, status: 400 });
+    expect(entry?.requestLine).toBe(`GET ${EXTRACT}?x=é HTTP/1.1`);
+    expect(entry?.headers).toContainEqual({ name: 'Authorization', value: 'Bearer [redacted]' });
+    expect(JSON.stringify(entry)).not.toContain('bk-token-1');
+  });
+
+  it('refuses raw UTF-8 in the path the same way, the request line showing the bytes sent', async () => {
+    const res = await sendBytes(raw('POST /v1/import-cnab/é', 'Content-Length: 0\r\n'));
+    expect(res.status).toBe(400);
+    expect(errorShapeProblem('receivables', 400, res.body)).toBeNull();
+    expect(res.body).toContain('the request target holds the byte 0xC3 at offset 16, in its path');
+    const [entry] = await sandbox.requests({ limit: 1 });
+    expect(entry).toMatchObject({ interface: 'receivables', status: 400 });
+    expect(entry?.requestLine).toBe('POST /v1/import-cnab/é HTTP/1.1');
+  });
+
+  it('redacts a secret in a refused query as in any other', async () => {
+    const res = await sendBytes(raw(`GET ${EXTRACT}?token=s3cr3t-value&x=é`));
+    expect(res.status).toBe(400);
+    const [entry] = await sandbox.requests({ limit: 1 });
+    expect(entry?.requestLine).toBe(`GET ${EXTRACT}?token=[redacted]&x=é HTTP/1.1`);
+    expect(JSON.stringify(entry)).not.toContain('s3cr3t-value');
+  });
+});
+
+describe('a single-valued header sent twice', () => {
+  const registered = async () => ((await (await fetch(`${sandbox.url}/_sandbox/registry/participants/PART-1`)).json()) as { batchCount: number }).batchCount;
+  const BODY = JSON.stringify({ registros: [{ numeroDuplicata: 'DUP-1', valorDuplicata: 10 }] });
+  const post = (extra: string, contentType = 'application/json') =>
+    `POST ${REGISTRY} HTTP/1.1\r\nHost: sandbox\r\nContent-Type: ${contentType}\r\n${extra}Content-Length: ${Buffer.byteLength(BODY)}\r\n\r\n${BODY}`;
+
+  it.each([
+    ['two Content-Type headers', post('Authorization: Bearer rg-token-1\r\nContent-Type: application/json; charset=latin1\r\n'), 'the request has 2 Content-Type headers'],
+    ['two Authorization headers', post('Authorization: Bearer rg-token-1\r\nAuthorization: Bearer nope\r\n'), 'the request has 2 Authorization headers'],
+    ['two Host headers', post('Authorization: Bearer rg-token-1\r\nHost: elsewhere\r\n'), 'the request has 2 Host headers'],
+    ['two Sandbox-Strict headers', post('Authorization: Bearer rg-token-1\r\nSandbox-Strict: false\r\nsandbox-strict: true\r\n'), 'the request has 2 Sandbox-Strict headers'],
+  ] as const)('refuses %s with a 400 naming the header and the rule, applying nothing', async (_name, bytes, message) => {
+    const before = await registered();
+    const res = await send(bytes);
+    expect(res.status, res.body).toBe(400);
+    expect(errorShapeProblem('registry', 400, res.body)).toBeNull();
+    expect(res.body).toContain(message);
+    expect(res.body).toContain('takes one value (RFC 9110, section 5.3)');
+    expect(res.body).not.toContain('rg-token-1');
+    expect(await registered()).toBe(before);
+    const journal = await sandbox.requests({ limit: 1 });
+    expect(journal[0]).toMatchObject({ interface: 'registry', status: 400 });
+  });
+
+  it.each([
+    ['utf-8 then latin1', 'application/json; charset=utf-8; charset=latin1'],
+    ['latin1 then utf-8', 'application/json; charset=latin1; charset=utf-8'],
+    ['utf-8 twice, in two cases', 'application/json; charset=utf-8; CHARSET="utf-8"'],
+  ])('refuses a Content-Type with two charset parameters (%s), whichever comes first', async (_name, contentType) => {
+    const before = await registered();
+    const res = await send(post('Authorization: Bearer rg-token-1\r\n', contentType));
+    expect(res.status, res.body).toBe(400);
+    expect(errorShapeProblem('registry', 400, res.body)).toBeNull();
+    expect(res.body).toContain('Content-Type has the parameter charset twice: a parameter of a media type is given once (RFC 6838, section 4.3)');
+    expect(await registered()).toBe(before);
+  });
+
+  it('refuses a control-plane key sent twice on the control plane', async () => {
+    const res = await send('GET /_sandbox/clock HTTP/1.1\r\nHost: sandbox\r\nSandbox-Admin-Token: a\r\nSandbox-Admin-Token: b\r\n\r\n');
+    expect(res.status).toBe(400);
+    expect(res.body).toContain('the request has 2 Sandbox-Admin-Token headers');
+  });
+
+  it('still reads a list-valued header sent twice, and one Content-Type with one charset', async () => {
+    const before = await registered();
+    const res = await send(post('Authorization: Bearer rg-token-1\r\nAccept: application/json\r\nAccept: */*\r\n', 'application/json; charset=utf-8'));
+    expect(res.status, res.body).toBe(200);
+    expect(await registered()).toBe(before + 1);
   });
 });
 

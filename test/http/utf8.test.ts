@@ -40,7 +40,7 @@ describe('bodies that are not UTF-8', () => {
     expect(res.statusCode).toBe(400);
     const offset = body.indexOf(0xe9);
     expect(res.json().message).toBe(
-      `the body is not valid UTF-8: the byte 0xE9 at byte offset ${offset} (line 1, column ${offset + 1}) starts no UTF-8 character (text in Latin-1 or Windows-1252, such as José written with the single byte E9, is not UTF-8); send the body encoded as UTF-8`,
+      `the body is not valid UTF-8: the byte 0xE9 at byte offset ${offset} (line 1, column ${offset + 1}) starts a 3-byte UTF-8 character, but the byte 0x22 at byte offset ${offset + 1} is not a continuation byte (80 to BF) (text in Latin-1 or Windows-1252, such as José written with the single byte E9, is not UTF-8); send the body encoded as UTF-8`,
     );
     expect(await openValue(a)).toBe(100);
   });
@@ -198,6 +198,58 @@ describe('a compressed body', () => {
       payload: payment('José'),
     });
     expect(res.statusCode, res.body).toBe(204);
+  });
+});
+
+describe('the fault a body that is not UTF-8 has', () => {
+  const LATIN1 = 'Latin-1';
+  it.each([
+    ['a truncated character followed by ASCII (E2 82 b)', [0xe2, 0x82, 0x62], 0, 'the byte 0xE2 at byte offset {0} (line 1, column {c}) starts a 3-byte UTF-8 character, but the byte 0x62 at byte offset {2} is not a continuation byte (80 to BF)'],
+    ['a truncated character at the end of the body (E2 82)', [0xe2, 0x82], 0, 'the byte 0xE2 at byte offset {0} (line 1, column {c}) starts a 3-byte UTF-8 character, but the body ends after 2 of its bytes'],
+    ['a UTF-16 surrogate encoded in UTF-8 (ED A0 80)', [0xed, 0xa0, 0x80], 0, 'the byte 0xED at byte offset {0} (line 1, column {c}) followed by 0xA0 encodes a UTF-16 surrogate (U+D800 to U+DFFF), which UTF-8 does not carry'],
+    ['an overlong "/" (C0 AF)', [0xc0, 0xaf], 0, 'the byte 0xC0 at byte offset {0} (line 1, column {c}) never appears in UTF-8'],
+    ['a code point above U+10FFFF (F4 90 80 80)', [0xf4, 0x90, 0x80, 0x80], 0, 'the byte 0xF4 at byte offset {0} (line 1, column {c}) followed by 0x90 encodes a code point above U+10FFFF'],
+    ['a lone continuation byte (80)', [0x80], 0, 'the byte 0x80 at byte offset {0} (line 1, column {c}) is a continuation byte (80 to BF) with no lead byte before it'],
+    ['an overlong 3-byte form (E0 80 AF)', [0xe0, 0x80, 0xaf], 0, 'followed by 0x80 encodes a character below U+0800 in 3 bytes, an overlong form'],
+  ] as const)('names %s, with no Latin-1 hint', async (_name, bad, _unused, expected) => {
+    const a = await app();
+    const body = Buffer.concat([Buffer.from('{"type":"bankSlip","informantId":"a', 'utf8'), Buffer.from(bad), Buffer.from(bad.length === 2 && bad[0] === 0xe2 ? '' : 'b","isPartial":true,"paymentValue":10}', 'utf8')]);
+    const res = await a.inject({ method: 'PUT', url: PAYMENT, headers: { ...AUTH, 'content-type': 'application/json' }, payload: body });
+    expect(res.statusCode).toBe(400);
+    const at = body.indexOf(Buffer.from(bad));
+    const message = res.json().message as string;
+    expect(message).toContain(expected.replace('{0}', String(at)).replace('{2}', String(at + 2)).replace('{c}', String(at + 1)));
+    expect(message).not.toContain('starts no UTF-8 character');
+    expect(message).not.toContain(LATIN1);
+    expect(await openValue(a)).toBe(100);
+  });
+
+  it('keeps the Latin-1 hint for a byte that looks like Latin-1 text (C0 before ASCII)', async () => {
+    const a = await app();
+    const res = await a.inject({ method: 'PUT', url: PAYMENT, headers: { ...AUTH, 'content-type': 'application/json' }, payload: payment('\u00c0s', 'latin1') });
+    expect(res.json().message).toContain('never appears in UTF-8');
+    expect(res.json().message).toContain(LATIN1);
+  });
+
+  it('names the same fault in the streamed loan-bond registration', async () => {
+    const a = await testApp({ fixtures: LB_FIXTURES });
+    const body = Buffer.concat([Buffer.from(`{"versao":"2.0","token":"${LB_TOKEN}","registros":[{"nome_documento":"a`, 'utf8'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from(`.pdf","documento":"${pdf()}"}]}`, 'utf8')]);
+    const res = await a.inject({ method: 'POST', url: LB_URL, headers: { 'content-type': 'application/json' }, payload: body });
+    expect(res.statusCode).toBe(400);
+    expect(JSON.stringify(res.json())).toContain('followed by 0xA0 encodes a UTF-16 surrogate');
+  });
+
+  it('says a well-formed percent-escape in the path encodes bytes that are not UTF-8', async () => {
+    const a = await app();
+    const res = await a.inject({ method: 'PUT', url: PAYMENT.replace('IUD-1', 'IUD-%E9'), headers: { ...AUTH, 'content-type': 'application/json' }, payload: payment('Jose') });
+    expect(res.statusCode).toBe(400);
+    const message = res.json().message as string;
+    expect(message).toContain('the path is not a valid URL: its percent-escapes are well formed, but the bytes they encode are not UTF-8: the byte 0xE9 (%E9 at offset');
+    expect(message).toContain('starts a 3-byte UTF-8 character, but the byte 0x2F (/ at offset');
+    expect(message).toContain(LATIN1);
+    expect(message).not.toContain('malformed');
+    const malformed = await a.inject({ method: 'PUT', url: PAYMENT.replace('IUD-1', 'IUD-%zz'), headers: { ...AUTH, 'content-type': 'application/json' }, payload: payment('Jose') });
+    expect(malformed.json().message).toContain('the path is not a valid URL: the percent-escape %zz at offset');
   });
 });
 

@@ -138,7 +138,8 @@ describe('malformed bodies, streamed', () => {
     const res = await postStreamed(app, bytes, 1000);
     expect(res.statusCode).toBe(400);
     expect((res.json() as ErrorBody).message).toBe(
-      `the body is not valid UTF-8: the byte 0xE9 at byte offset ${at} (line 1, column ${at + 1}) starts no UTF-8 character ` +
+      `the body is not valid UTF-8: the byte 0xE9 at byte offset ${at} (line 1, column ${at + 1}) starts a 3-byte UTF-8 character, ` +
+        `but the byte 0x22 at byte offset ${at + 1} is not a continuation byte (80 to BF) ` +
         '(text in Latin-1 or Windows-1252, such as José written with the single byte E9, is not UTF-8); send the body encoded as UTF-8',
     );
     expect(await documentCount(app)).toBe(0);

@@ -63,6 +63,28 @@ describe('the headers of an answer from a workspace created on first use', () =>
   });
 });
 
+describe('the Sandbox-* headers of the answers of documented operations', () => {
+  it('each carry the assumption that adds them, on the header itself', async () => {
+    const app = await testApp();
+    const document = JSON.parse((await app.inject({ url: '/openapi.json' })).body) as OpenApiDocument;
+    const unmarked: string[] = [];
+    let seen = 0;
+    for (const [path, item] of Object.entries(document.paths))
+      for (const [method, operation] of Object.entries(item)) {
+        if (!METHODS.includes(method) || !(operation as { tags?: string[] }).tags?.some((t) => t !== CONTROL_TAG.name)) continue;
+        for (const [status, response] of Object.entries(operation.responses ?? {}))
+          for (const [name, header] of Object.entries(response.headers ?? {})) {
+            if (!name.startsWith('Sandbox-')) continue;
+            seen++;
+            const text = (header as { schema?: Record<string, unknown> }).schema?.['x-sandbox-assumption'];
+            if (typeof text !== 'string' || !/\[[a-z0-9-]+\]$/.test(text)) unmarked.push(`${method.toUpperCase()} ${path} ${status} ${name}`);
+          }
+      }
+    expect(seen).toBeGreaterThan(20);
+    expect(unmarked).toEqual([]);
+  });
+});
+
 describe('the response check of the whole suite (test/openapi/conformance.ts)', () => {
   const document: OpenApiDocument = {
     paths: {
