@@ -200,12 +200,31 @@ export function redactJsonText(text: string): string {
 }
 
 /**
+ * A name, then `=` (a form's or a query's pair) or a comparison (a JSONPath filter's `==`, `!=`,
+ * `=~`), then its value: quoted, or up to the next separator.
+ */
+const NAMED_VALUE = /([\p{L}\p{N}_.~%+-]+)(\s*(?:===?|!==?|=~)\s*|=)('(?:[^'\\]|\\.)*'?|"(?:[^"\\]|\\.)*"?|[^\s&;'"()\]]*)/gu;
+
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replaceAll('+', ' '));
+  } catch {
+    return name;
+  }
+}
+
+/**
  * A text a mapping gives (a body pattern's equalTo, contains or regular expression, a JSONPath) as a
- * reason may quote it: the values it gives under names that name a secret redacted, as JSON members
- * (redactJsonText) and as name=value pairs (redactPairs: a form, a query, `client_secret=...` in a pattern).
+ * reason may quote it: the values it gives under names that name a secret (isRedactedKey) redacted,
+ * as JSON members (redactJsonText), as name=value pairs (a form, a query, `client_secret=...` in a
+ * pattern) and in comparisons (`@.token == 'abc'`).
  */
 export function redactSecretText(text: string): string {
-  return redactPairs(redactJsonText(text));
+  return redactJsonText(text).replace(NAMED_VALUE, (all, name: string, separator: string, value: string) => {
+    if (value === '' || value.includes(REDACTED) || !isRedactedKey(decodedName(name))) return all;
+    const quote = value[0] === "'" || value[0] === '"' ? value[0] : '';
+    return `${name}${separator}${quote}${REDACTED}${quote}`;
+  });
 }
 
 export interface RedactLimits {

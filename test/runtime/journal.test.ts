@@ -537,6 +537,7 @@ describe('redaction', () => {
     expect(redactSecretText('"user":"ana","password":"pw-1"')).toBe('"user":"ana","password":"[redacted]"');
     expect(redactSecretText('.*"token"\\s*:\\s*"abc123".*')).toBe('.*"token"\\s*:\\s*"[redacted]".*');
     expect(redactSecretText('.*client_secret=abc123.*')).toBe('.*client_secret=[redacted]');
+    expect(redactSecretText("$[?(@.token == 'abc123' && @.n == 1)]")).toBe("$[?(@.token == '[redacted]' && @.n == 1)]");
     expect(redactSecretText('{"token_type":"bearer","n":1}')).toBe('{"token_type":"bearer","n":1}');
   });
 
