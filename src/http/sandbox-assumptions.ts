@@ -108,7 +108,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'How large an answer of a control-plane list may be (the sandbox\'s own views)',
     decision:
-      'a page of a control list (the journal, the event feed, workspaces, the stub mappings, and the inspection lists of each interface) holds up to limit items and up to 1 000 000 bytes of items as JSON, whichever comes first; a page holds one item at least, however large; its cursor (next, for the event feed) points after the last item given, so following it gives every item once',
+      'a page of a control list (the journal and its unmatched requests, the event feed, workspaces, the stub mappings, and the inspection lists of each interface) holds up to limit items and up to 1 000 000 bytes of items as JSON, whichever comes first; a page holds one item at least, however large; its cursor (next, for the event feed) points after the last item given, so following it gives every item once',
     reason:
       'an item can be tens of kilobytes (a journal entry with its bodies, a registry document with long text fields): counted in items alone, a page at the largest limit ran to megabytes, too much for a browser or a test log',
   },

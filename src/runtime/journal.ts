@@ -224,6 +224,8 @@ export interface JournalFilter {
   since?: Date;
   /** Only entries older than this id (the page after an entry of that id). */
   before?: number;
+  /** Only the requests that reached no documented operation (operation null: a 501, a 404, an unreadable path). */
+  unmatched?: boolean;
   limit?: number;
 }
 
@@ -300,6 +302,7 @@ export class Journal {
       if (!e || (filter.before !== undefined && e.id >= filter.before)) continue;
       if (filter.interface !== undefined && e.interface !== filter.interface) continue;
       if (filter.operation !== undefined && e.operation !== filter.operation) continue;
+      if (filter.unmatched === true && e.operation !== null) continue;
       if (
         klass !== undefined
           ? Math.floor(e.status / 100) !== klass
