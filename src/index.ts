@@ -348,7 +348,14 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
           operator: 'verify',
         });
       },
-      unmatched: async () => (await control<{ unmatched: UnmatchedEntry[] }>('GET', '/requests/unmatched')).unmatched,
+      // Every unmatched request: page after page.
+      unmatched: () =>
+        pages<UnmatchedEntry>(new URLSearchParams(), false, (qs) =>
+          control<{ unmatched: UnmatchedEntry[]; nextCursor: string | null }>('GET', `/requests/unmatched${qs}`).then((p) => ({
+            items: p.unmatched,
+            nextCursor: p.nextCursor,
+          })),
+        ),
       subscribe: (input) => control('POST', '/subscriptions', input),
       deliveries: async (id) =>
         (await control<{ deliveries: Delivery[] }>('GET', `/subscriptions/${encodeURIComponent(id)}/deliveries`)).deliveries,

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InterfaceId } from '../http/errors.js';
 import { pathOf } from '../http/url.js';
 import { runtimeOf } from '../runtime/index.js';
-import { captureText, captureValue, type PackedRequest, packRequest } from '../runtime/journal.js';
+import { type Captured, captureCutText, captureText, captureValue, type PackedRequest, packRequest } from '../runtime/journal.js';
 import { redact, truncatedMarker } from '../runtime/redact.js';
 
 /** What the journal keeps of a request while it is answered. */
@@ -54,9 +54,9 @@ export function startTrace(request: FastifyRequest, iface: InterfaceId | null, p
  * A proxied answer's body as the client got it. One cut midway ends with a marker saying so: the
  * status was sent, the body broke off, and the client saw its connection cut.
  */
-function proxiedBody(body: Buffer | null, cut: string | null): unknown {
-  if (cut === null) return body;
-  return `${body?.toString('utf8') ?? ''}${truncatedMarker(`${cut}; the client's connection was cut`)}`;
+function proxiedBody(body: Buffer | null, cut: string | null): Captured {
+  if (cut === null) return captureText(body);
+  return captureCutText(body, truncatedMarker(`${cut}; the client's connection was cut`));
 }
 
 /** Writes the journal entry of an answered request. */
@@ -68,7 +68,7 @@ export function writeEntry(request: FastifyRequest, reply: FastifyReply, trace: 
   // answer went to the client unseen by onSend, its copy is read here.
   const hit = request.stubHit;
   const proxied = request.proxied;
-  const response = proxied && trace.response === undefined ? proxiedBody(proxied.responseBody(), proxied.cut) : trace.response;
+  const response = proxied && trace.response === undefined ? proxiedBody(proxied.responseBody(), proxied.cut) : captureText(trace.response);
   journal.add({
     id: journal.nextId(),
     time: trace.time,
@@ -90,7 +90,7 @@ export function writeEntry(request: FastifyRequest, reply: FastifyReply, trace: 
       proxied && request.body === undefined ? proxied.requestBody() : request.body,
       Number(request.headers['content-length'] ?? Number.POSITIVE_INFINITY),
     ),
-    responseBody: captureText(response),
+    responseBody: response,
   });
 }
 

@@ -7,12 +7,30 @@ import { CONTROL_TAG } from '../http/openapi.js';
 import { decodeCursor, pageOf } from '../http/paging.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
+import type { Runtime } from '../runtime/index.js';
 import { runtimeOf } from '../runtime/index.js';
+import type { JournalEntry, JournalFilter } from '../runtime/journal.js';
 import { interfaceSchemas, JOURNAL_PAGE } from './schemas.js';
 import { journalFilterProblems } from './verifications.js';
 
 const TAG = [CONTROL_TAG.name];
 const assumed = assumptionLookup(assumptions);
+
+/**
+ * A page of the journal's entries that match `filter`, newest first, as every journal view pages:
+ * `limit` entries (default JOURNAL_PAGE), fewer past the page's byte budget, and the cursor after the
+ * last given (the entry's id). `view` is what each entry is shown as.
+ */
+export function journalPage<V = JournalEntry>(
+  runtime: Runtime,
+  filter: Omit<JournalFilter, 'before' | 'limit'>,
+  query: { limit?: number; cursor?: string },
+  view?: (entry: JournalEntry) => V,
+): { items: V[]; nextCursor: string | null } {
+  const limit = query.limit ?? JOURNAL_PAGE;
+  const before = query.cursor === undefined ? undefined : Number(decodeCursor(query.cursor, ['number'])[0]);
+  return pageOf(runtime.journal.list({ ...filter, before, limit: limit + 1 }), limit, (e) => [e.id], view);
+}
 
 export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { JournalQuery, JournalList } = interfaceSchemas(app.interfaces);
@@ -40,19 +58,10 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const problems = journalFilterProblems(q, app.interfaces.operations);
       if (problems.length > 0) throw validationError(problems);
       const runtime = runtimeOf(request);
-      const limit = q.limit ?? JOURNAL_PAGE;
-      const before = q.cursor === undefined ? undefined : Number(decodeCursor(q.cursor, ['number'])[0]);
-      const page = pageOf(
-        runtime.journal.list({
-          interface: q.interface,
-          operation: q.operation,
-          status: q.status,
-          since: q.since === undefined ? undefined : new Date(q.since),
-          before,
-          limit: limit + 1,
-        }),
-        limit,
-        (e) => [e.id],
+      const page = journalPage(
+        runtime,
+        { interface: q.interface, operation: q.operation, status: q.status, since: q.since === undefined ? undefined : new Date(q.since) },
+        q,
       );
       return {
         capacity: runtime.journal.capacity,

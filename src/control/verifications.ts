@@ -13,7 +13,9 @@ import { type Condition, ConditionError, evaluate, jsonpathProblem } from '../ru
 import type { Interfaces } from '../http/interface-module.js';
 import { runtimeOf } from '../runtime/index.js';
 import type { JournalEntry, JournalFilter } from '../runtime/journal.js';
-import { interfaceSchemas } from './schemas.js';
+import { NextCursor, pageQuery } from '../http/paging.js';
+import { journalPage } from './journal-routes.js';
+import { interfaceSchemas, JOURNAL_PAGE, JOURNAL_PAGE_MAX } from './schemas.js';
 
 const TAG = ['sandbox control plane'];
 const a = assumptionLookup(assumptions);
@@ -73,7 +75,8 @@ function verificationSchemas(interfaces: Interfaces) {
     closest: Type.Optional(Type.Array(Miss, { description: 'requests that did not match, those that miss least first' })),
   });
   const UnmatchedAnswer = Type.Object({
-    unmatched: Type.Array(Type.Object({ entry: JournalEntry, nearest: NearestSchema }), { description: 'newest first' }),
+    unmatched: Type.Array(Type.Object({ entry: JournalEntry, nearest: NearestSchema }), { description: 'newest first: a page of them' }),
+    nextCursor: NextCursor,
   });
   return { CountQuery, CountAnswer, UnmatchedAnswer };
 }
@@ -228,27 +231,20 @@ export const verificationsPlugin: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Requests that reached no documented operation (404, 501, unreadable paths), each with its nearest operation',
         description:
           'From the request journal, newest first: what a client sent that the sandbox does not emulate or that matched ' +
-          'no route, and the documented operation it nearly was (the near miss), with what differs.',
-        querystring: Type.Object({
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'at most this many; default all' })),
-        }),
+          'no route, and the documented operation it nearly was (the near miss), with what differs. A page of limit ' +
+          'requests (default 100), fewer when the next would take them past about 1 MB of JSON (one at least); ' +
+          'nextCursor, passed as cursor, gives the older ones.',
+        querystring: Type.Object(pageQuery(JOURNAL_PAGE, JOURNAL_PAGE_MAX)),
         response: { 200: UnmatchedAnswer, 400: StandardError, 401: StandardError },
-        'x-sandbox-assumption': a('near-miss'),
+        'x-sandbox-assumption': a('near-miss', 'control-pages'),
       },
     },
     async (request) => {
-      const limit = request.query.limit ?? Number.POSITIVE_INFINITY;
-      const unmatched = [];
-      for (const entry of runtimeOf(request).journal.list({})) {
-        if (unmatched.length >= limit) break;
-        if (entry.operation !== null) continue;
+      const page = journalPage(runtimeOf(request), { unmatched: true }, request.query, (entry) => {
         const near = nearestOperation(entry.method, entry.path, operations);
-        unmatched.push({
-          entry,
-          nearest: near && { operation: near.operation, method: near.method, path: near.path, differences: near.differences },
-        });
-      }
-      return { unmatched };
+        return { entry, nearest: near && { operation: near.operation, method: near.method, path: near.path, differences: near.differences } };
+      });
+      return { unmatched: page.items, nextCursor: page.nextCursor };
     },
   );
 };

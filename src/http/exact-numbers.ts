@@ -140,14 +140,15 @@ const PLACEHOLDER = new RegExp(`"${JSON.stringify(MARK).slice(1, -1).replace(/[\
 
 /**
  * JSON text of `value` with every DecimalText, and every number whose text was recorded when it was
- * parsed (recordExactNumbers), written digit for digit, as a JSON number.
+ * parsed (recordExactNumbers), written digit for digit, as a JSON number; indented by `space` as
+ * JSON.stringify indents.
  */
-export function stringifyExact(value: unknown): string {
+export function stringifyExact(value: unknown, space?: number): string {
   const text = JSON.stringify(value, function replacer(this: Record<string, unknown>, key: string, v: unknown) {
     const own = this[key];
     if (own instanceof DecimalText) return `${MARK}${own.text}`;
     const recorded = typeof own === 'number' ? recordedText(this, key) : undefined;
     return recorded === undefined ? v : `${MARK}${recorded}`;
-  });
+  }, space);
   return text.replace(PLACEHOLDER, '$1');
 }

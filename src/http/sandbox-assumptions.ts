@@ -117,7 +117,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'How large an answer of a control-plane list may be (the sandbox\'s own views)',
     decision:
-      'a page of a control list (the journal, the event feed, workspaces, the stub mappings, and the inspection lists of each interface) holds up to limit items and up to 1 000 000 bytes of items as JSON, whichever comes first; a page holds one item at least, however large; its cursor (next, for the event feed) points after the last item given, so following it gives every item once',
+      'a page of a control list (the journal and its unmatched requests, the event feed, workspaces, the stub mappings, and the inspection lists of each interface) holds up to limit items and up to 1 000 000 bytes of items as JSON, whichever comes first; a page holds one item at least, however large; its cursor (next, for the event feed) points after the last item given, so following it gives every item once',
     reason:
       'an item can be tens of kilobytes (a journal entry with its bodies, a registry document with long text fields): counted in items alone, a page at the largest limit ran to megabytes, too much for a browser or a test log',
   },
@@ -306,7 +306,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Requests to a workspace while DELETE /_sandbox/workspaces/{name} removes it',
     decision:
-      'the removal waits for the requests in flight in that workspace (at most 5 s, then closes it under them) and answers once its state and files are gone; its waits and long polls (POST /_sandbox/wait, GET /_sandbox/events?wait=) are answered at once with the 409 below instead of holding the removal; a request that reaches it meanwhile, or one still in flight after the wait (a mapping\'s answer still in its fixedDelayMilliseconds included: what it rendered is not sent), is refused: under an interface path with that interface\'s 400 in its error shape (receivables code WorkspaceRemoved), on the control plane with a 409, outside every prefix (where mappings answer) with a 400 in the standard shape, each saying the workspace is being removed; a request after the removal answered starts a new workspace of that name, whose files the removal never touches (they are renamed away before being deleted, and the name is free only after)',
+      'the removal waits for the requests in flight in that workspace (at most 5 s, then closes it under them) and answers once its state and files are gone; its waits and long polls (POST /_sandbox/wait, GET /_sandbox/events?wait=) are answered at once with the 409 below instead of holding the removal; a mapping\'s answer still in its fixedDelayMilliseconds is woken as the removal starts and refused as below (what it rendered is not sent); a request that reaches it meanwhile, or one still in flight after the wait, is refused: under an interface path with that interface\'s 400 in its error shape (receivables code WorkspaceRemoved), on the control plane with a 409, outside every prefix (where mappings answer) with a 400 in the standard shape, each saying the workspace is being removed; a request after the removal answered starts a new workspace of that name, whose files the removal never touches (they are renamed away before being deleted, and the name is free only after)',
     reason: 'an acknowledged write must never vanish with a workspace created after it, and a request must be refused, never failed, when its state goes away',
   },
   {

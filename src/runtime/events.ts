@@ -138,6 +138,8 @@ export class Events {
   /** Why every wait ends at once (interrupt()). */
   private stopped: Error | undefined;
   private settleStop: () => void = () => {};
+  /** Told once when interrupt() is called (whenInterrupted), each removed when it no longer needs telling. */
+  private readonly onStop = new Set<() => void>();
   private readonly stop = new Promise<void>((resolve) => {
     this.settleStop = resolve;
   });
@@ -292,6 +294,22 @@ export class Events {
     this.settleStop();
     for (const w of this.waiters) w.resolve();
     this.waiters.clear();
+    for (const tell of this.onStop) tell();
+    this.onStop.clear();
+  }
+
+  /**
+   * Calls `tell` once when interrupt() is called (at once if it was already): something else a request
+   * in flight waits for (a delayed answer) ends then too. Returns what stops the telling, for a
+   * wait that ended on its own, so that nothing is kept for it.
+   */
+  whenInterrupted(tell: () => void): () => void {
+    if (this.stopped) {
+      tell();
+      return () => {};
+    }
+    this.onStop.add(tell);
+    return () => this.onStop.delete(tell);
   }
 
   /** Why waits end at once (interrupt()), undefined while they do not. */

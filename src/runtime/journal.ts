@@ -4,7 +4,7 @@
 // and headers as sent, secrets redacted.
 import { Buffer } from 'node:buffer';
 import type { InterfaceId } from '../http/errors.js';
-import { EchoSecrets, FormText, isFormType, isRedactedKey, REDACTED, redact, redactPairs, redactUrlQuery, truncatedMarker } from './redact.js';
+import { EchoSecrets, FormText, isFormType, isRedactedKey, REDACTED, redact, redactJsonText, redactPairs, redactUrlQuery, truncatedMarker } from './redact.js';
 import { Ring } from './ring.js';
 
 /** Bodies up to this many characters are kept as they came and redacted when read. */
@@ -56,6 +56,22 @@ function redactText(text: string): unknown {
   } catch {
     return redact(FORM_SHAPE.test(text) ? new FormText(text) : text);
   }
+}
+
+/** The start of a form-encoded text: FORM_SHAPE, and maybe the start of a name after the last `&`. */
+const CUT_FORM_SHAPE = /^[^\s=&]+=[^\s&]*(?:&[^\s=&]+=[^\s&]*)*(?:&[^\s=&]*)?$/;
+
+/**
+ * A body that broke off midway (a proxied answer cut short), as the journal keeps it: the part that
+ * came, redacted as a complete answer is though it no longer parses (secrets by key in JSON text, by
+ * name in a form), cut to length as a text is, then `marker`, which says it broke off. The secrets
+ * the request carried are replaced in it when the journal is read, as in every body.
+ */
+export function captureCutText(part: Buffer | null, marker: string): Captured {
+  const text = part?.toString('utf8') ?? '';
+  if (text.length > KEEP_RAW_LIMIT * 16) return { redacted: true, value: `${truncatedMarker(`a body of ${text.length} characters`)}${marker}` };
+  const redacted = CUT_FORM_SHAPE.test(text) ? redactPairs(text) : redactJsonText(text);
+  return { redacted: true, value: `${String(redact(redacted))}${marker}` };
 }
 
 /**
@@ -208,6 +224,8 @@ export interface JournalFilter {
   since?: Date;
   /** Only entries older than this id (the page after an entry of that id). */
   before?: number;
+  /** Only the requests that reached no documented operation (operation null: a 501, a 404, an unreadable path). */
+  unmatched?: boolean;
   limit?: number;
 }
 
@@ -284,6 +302,7 @@ export class Journal {
       if (!e || (filter.before !== undefined && e.id >= filter.before)) continue;
       if (filter.interface !== undefined && e.interface !== filter.interface) continue;
       if (filter.operation !== undefined && e.operation !== filter.operation) continue;
+      if (filter.unmatched === true && e.operation !== null) continue;
       if (
         klass !== undefined
           ? Math.floor(e.status / 100) !== klass

@@ -8,6 +8,8 @@
 // the whole value against the pattern, by RE2 (runtime/user-regex.ts), like every other user pattern.
 import { createRequire } from 'node:module';
 import type { JSONPath as JSONPathQuery } from 'jsonpath-plus';
+import { DecimalText } from '../domain/money.js';
+import { numberText } from '../http/exact-numbers.js';
 import { type UserRegex, userRegex } from './user-regex.js';
 
 // Loaded on first use: a sandbox that reads no JSONPath never needs it, and loading it is start-up time.
@@ -155,11 +157,15 @@ function checked(path: string): string {
   return verdict.expression;
 }
 
-/**
- * The nodes a JSONPath expression written for WireMock selects, in document order; a filter at the
- * root tests the root itself. Throws JsonPathError when the expression cannot be read or run.
- */
-export function jsonPathQuery(json: unknown, path: string): unknown[] {
+/** What jsonpath-plus answers for each node with resultType "all" (the parts read here). */
+interface Found {
+  value: unknown;
+  parent: unknown;
+  parentProperty: string | number | null;
+}
+
+/** Runs a checked expression; a filter at the root tests the root itself. */
+function run(json: unknown, path: string, resultType: 'value' | 'all'): unknown[] {
   const expression = checked(path);
   const rootFilter = /^\$\[\?/.test(expression) && json !== null && typeof json === 'object' && !Array.isArray(json);
   try {
@@ -168,6 +174,7 @@ export function jsonPathQuery(json: unknown, path: string): unknown[] {
     return jsonPathOf()({
       path: expression,
       json: (rootFilter ? [json] : json) as object,
+      resultType,
       wrap: true,
       eval: 'safe',
       ignoreEvalErrors: true,
@@ -179,9 +186,33 @@ export function jsonPathQuery(json: unknown, path: string): unknown[] {
   }
 }
 
-/** The value a JSONPath selects, as WireMock's jsonPath helper gives it: one node, or a list. */
+/**
+ * The nodes a JSONPath expression written for WireMock selects, in document order; a filter at the
+ * root tests the root itself. Throws JsonPathError when the expression cannot be read or run.
+ */
+export function jsonPathQuery(json: unknown, path: string): unknown[] {
+  return run(json, path, 'value');
+}
+
+/**
+ * The nodes jsonPathQuery selects, each number a double would change (recorded when its document was
+ * read, http/exact-numbers.ts) as the DecimalText of its text: a selected number is a copy, no longer
+ * beside the object that holds it, so its text is taken while the holder is known. Objects and arrays
+ * are the document's own, whose numbers stringifyExact writes as they were read.
+ */
+export function jsonPathExactQuery(json: unknown, path: string): unknown[] {
+  return (run(json, path, 'all') as Found[]).map(({ value, parent, parentProperty }) => {
+    const text = typeof value === 'number' && parentProperty !== null ? numberText(parent, parentProperty) : undefined;
+    return text === undefined ? value : new DecimalText(text);
+  });
+}
+
+/**
+ * The value a JSONPath selects, as WireMock's jsonPath helper gives it: one node, or a list; numbers
+ * as the document wrote them (jsonPathExactQuery).
+ */
 export function jsonPathValue(json: unknown, path: string): unknown {
-  const found = jsonPathQuery(json, path);
+  const found = jsonPathExactQuery(json, path);
   return isDefinite(path) ? found[0] : found;
 }
 

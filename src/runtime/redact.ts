@@ -121,6 +121,112 @@ export function pairSecretValues(text: string, add: (value: string) => void): vo
   });
 }
 
+/** Index just past the JSON string opening at `start` (its closing quote), or the text's end when it is cut. */
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] === '\\') i += 1;
+    else if (text[i] === '"') return i + 1;
+  }
+  return text.length;
+}
+
+/** Index just past the JSON value starting at `start`: a string, an object or array (to its match), or a scalar; the text's end when it is cut. */
+function valueEnd(text: string, start: number): number {
+  const c = text[start];
+  if (c === '"') return stringEnd(text, start);
+  if (c === '{' || c === '[') {
+    let depth = 0;
+    for (let i = start; i < text.length; i++) {
+      const d = text[i];
+      if (d === '"') i = stringEnd(text, i) - 1;
+      else if (d === '{' || d === '[') depth += 1;
+      else if ((d === '}' || d === ']') && --depth === 0) return i + 1;
+    }
+    return text.length;
+  }
+  SCALAR_END.lastIndex = start;
+  return SCALAR_END.exec(text) ? SCALAR_END.lastIndex - 1 : text.length;
+}
+
+const SCALAR_END = /[\s,}\]]/g;
+
+/** Between a key and its colon, and after the colon: white space, and the same written as a regular expression writes it (`\s*`). */
+const SEPARATOR = /(?:\s|\\s[*+?]?|[*+?])*/y;
+
+/** Index past the separator starting at `at`. */
+function skipSeparator(text: string, at: number): number {
+  SEPARATOR.lastIndex = at;
+  SEPARATOR.exec(text);
+  return SEPARATOR.lastIndex;
+}
+
+/**
+ * JSON text with the value of each member whose key names a secret (isRedactedKey) replaced by
+ * "[redacted]", as redact() replaces it in the parsed value, without parsing: so it reads a text that
+ * does not parse as a whole, an answer cut midway (`{"access_token":"abc` ends `{"access_token":"[redacted]"`)
+ * or a fragment a mapping quotes (`"password":"pw"`, `"token"\s*:\s*"t"` in a pattern). A string
+ * followed by a colon is a key; null is kept, as redact() keeps it.
+ */
+export function redactJsonText(text: string): string {
+  if (!text.includes('"')) return text;
+  let out = '';
+  let from = 0;
+  for (let i = text.indexOf('"'); i !== -1 && i < text.length; i = text.indexOf('"', i)) {
+    const end = stringEnd(text, i);
+    let at = skipSeparator(text, end);
+    if (end === text.length || text[at] !== ':') {
+      i = end;
+      continue;
+    }
+    let key: string;
+    try {
+      key = JSON.parse(text.slice(i, end)) as string;
+    } catch {
+      key = text.slice(i + 1, end - 1);
+    }
+    at = skipSeparator(text, at + 1);
+    if (at >= text.length || !isRedactedKey(key)) {
+      i = at;
+      continue;
+    }
+    const stop = valueEnd(text, at);
+    if (text.slice(at, stop) !== 'null') {
+      out += `${text.slice(from, at)}"${REDACTED}"`;
+      from = stop;
+    }
+    i = stop;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/**
+ * A name, then `=` (a form's or a query's pair) or a comparison (a JSONPath filter's `==`, `!=`,
+ * `=~`), then its value: quoted, or up to the next separator.
+ */
+const NAMED_VALUE = /([\p{L}\p{N}_.~%+-]+)(\s*(?:===?|!==?|=~)\s*|=)('(?:[^'\\]|\\.)*'?|"(?:[^"\\]|\\.)*"?|[^\s&;'"()\]]*)/gu;
+
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replaceAll('+', ' '));
+  } catch {
+    return name;
+  }
+}
+
+/**
+ * A text a mapping gives (a body pattern's equalTo, contains or regular expression, a JSONPath) as a
+ * reason may quote it: the values it gives under names that name a secret (isRedactedKey) redacted,
+ * as JSON members (redactJsonText), as name=value pairs (a form, a query, `client_secret=...` in a
+ * pattern) and in comparisons (`@.token == 'abc'`).
+ */
+export function redactSecretText(text: string): string {
+  return redactJsonText(text).replace(NAMED_VALUE, (all, name: string, separator: string, value: string) => {
+    if (value === '' || value.includes(REDACTED) || !isRedactedKey(decodedName(name))) return all;
+    const quote = value[0] === "'" || value[0] === '"' ? value[0] : '';
+    return `${name}${separator}${quote}${REDACTED}${quote}`;
+  });
+}
+
 export interface RedactLimits {
   /** Characters kept of one string before it is cut. */
   maxString: number;

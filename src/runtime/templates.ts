@@ -12,6 +12,9 @@
 // mapping written for WireMock renders the same here.
 import { createRequire } from 'node:module';
 import type Handlebars from 'handlebars';
+import { DecimalText } from '../domain/money.js';
+import { stringifyExact } from '../http/exact-numbers.js';
+import { parseJsonExact } from '../http/json.js';
 import { CLOCK_MAX_MS, CLOCK_MIN_MS } from './clock.js';
 import { addDuration, type Duration } from './duration.js';
 import { JsonPathError, jsonPathValue } from './jsonpath.js';
@@ -157,13 +160,18 @@ function split(args: unknown[]): { values: unknown[]; options: Options } {
 function text(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
+  if (value instanceof DecimalText) return value.text;
   return String(value);
 }
 
-/** A helper's object or array result prints as its JSON (unescaped) where it stands alone in `{{ }}`. */
+/**
+ * A helper's object or array result prints as its JSON (unescaped) where it stands alone in `{{ }}`,
+ * and a number read from JSON that a double would change (a DecimalText) as its text: a client's
+ * 20-digit id or 80000000000000.01 comes back digit for digit.
+ */
 function renderableJson<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.prototype.hasOwnProperty.call(value, 'toHTML')) {
-    const json = () => JSON.stringify(value);
+    const json = value instanceof DecimalText ? () => value.text : () => stringifyExact(value);
     Object.defineProperty(value, 'toHTML', { value: json, enumerable: false });
     Object.defineProperty(value, 'toString', { value: json, enumerable: false });
   }
@@ -178,6 +186,7 @@ function decide(result: boolean, options: Options, context: unknown): unknown {
 
 function comparable(value: unknown): unknown {
   if (value === null || value === undefined) return value;
+  if (value instanceof DecimalText) return value.text;
   if (typeof value === 'object' && !Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype) {
     // A one-or-many value (query parameter, header) or a path compares as the text it prints.
     const printed = String(value);
@@ -214,11 +223,14 @@ function kindOf(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-/** Parses JSON text (a request body), or returns an object as it is. */
+/**
+ * Parses JSON text (a request body), or returns an object as it is. Numbers a double would change are
+ * recorded with their texts (http/exact-numbers.ts), so what a helper gives back of them is as sent.
+ */
 function jsonOf(value: unknown, helper: string): unknown {
   if (typeof value !== 'string') return value;
   try {
-    return JSON.parse(value);
+    return parseJsonExact(value);
   } catch {
     throw new TemplateError(`${helper}: its first argument is not JSON (${kindOf(value)})`);
   }
@@ -530,7 +542,7 @@ export function templateHelpers(context: HelperContext): HelperSet {
         throw err instanceof JsonPathError ? new TemplateError(err.message) : err;
       }
       if ((found === undefined || found === null) && options.hash.default !== undefined) return options.hash.default;
-      return renderableJson(found === undefined ? null : found);
+      return renderableJson(Array.isArray(found) ? found.map(renderableJson) : found === undefined ? null : found);
     },
     parseJson(...args) {
       const { values, options } = split(args);
@@ -545,13 +557,14 @@ export function templateHelpers(context: HelperContext): HelperSet {
     },
     toJson(...args) {
       const { values } = split(args);
-      return new (handlebars().SafeString)(JSON.stringify(values[0] ?? null));
+      return new (handlebars().SafeString)(stringifyExact(values[0] ?? null));
     },
     formatJson(...args) {
       const { values, options } = split(args);
       const source = options.fn ? options.fn(this) : values[0];
       const json = jsonOf(source, 'formatJson');
-      return new (handlebars().SafeString)(options.hash.format === 'compact' ? JSON.stringify(json) : JSON.stringify(json, null, 2));
+      if (json === undefined) return '';
+      return new (handlebars().SafeString)(stringifyExact(json, options.hash.format === 'compact' ? undefined : 2));
     },
 
     // --- text ----------------------------------------------------------------------------------
@@ -598,7 +611,7 @@ export function templateHelpers(context: HelperContext): HelperSet {
     size(...args) {
       const value = split(args).values[0];
       if (Array.isArray(value)) return value.length;
-      if (value !== null && typeof value === 'object') return Object.keys(value).length;
+      if (value !== null && typeof value === 'object' && !(value instanceof DecimalText)) return Object.keys(value).length;
       return text(value).length;
     },
     contains(...args) {

@@ -15,7 +15,7 @@ import { exactCopy, stringifyExact } from '../http/exact-numbers.js';
 import { parseJsonExact } from '../http/json.js';
 import { bodyAjv, detailsFromAjv, MAX_DETAILS } from '../http/validation.js';
 import { isDefinite, jsonPathQuery, jsonPathSyntaxProblem } from '../runtime/jsonpath.js';
-import { redact } from '../runtime/redact.js';
+import { isRedactedKey, REDACTED, redact, redactSecretText } from '../runtime/redact.js';
 import { compileTemplate, type Template } from '../runtime/templates.js';
 import { type UserRegex, userRegex } from '../runtime/user-regex.js';
 import { jsonDifference } from './json-equal.js';
@@ -198,6 +198,13 @@ type Where = 'value' | 'body' | 'selected value';
 
 const quote = (value: string | null) => (value === null ? 'absent' : JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value));
 
+/**
+ * A text of the mapping's own (an expected value, a part, a pattern, a JSONPath) as a reason quotes
+ * it: the values it gives under names that name a secret redacted by the journal's rule (a fixture's
+ * client_secret in an expected form body, a token in a JSON fragment), before it is cut to length.
+ */
+const own = (text: string) => redactSecretText(text);
+
 const OPERATORS = ['equalTo', 'contains', 'doesNotContain', 'matches', 'doesNotMatch', 'absent', 'equalToJson', 'matchesJsonPath', 'and', 'or', 'not', 'hasExactly', 'includes'] as const;
 
 function operatorOf(m: Matcher, path: string, problem: Problem): (typeof OPERATORS)[number] | undefined {
@@ -278,9 +285,9 @@ export function compileMatcher(m: Matcher | LeafMatcher, path: string, problem: 
       const ci = full.caseInsensitive === true;
       const folded = expected.toLowerCase();
       return {
-        text: `equalTo ${quote(expected)}${ci ? ' (any case)' : ''}`,
+        text: `equalTo ${quote(own(expected))}${ci ? ' (any case)' : ''}`,
         test: (v) => v !== null && (ci ? v.toLowerCase() === folded : v === expected),
-        why: (v) => `${seen(v)} is not equal to ${quote(expected)}${ci ? ' in any case' : ''}`,
+        why: (v) => `${seen(v)} is not equal to ${quote(own(expected))}${ci ? ' in any case' : ''}`,
       };
     }
     case 'contains':
@@ -288,9 +295,9 @@ export function compileMatcher(m: Matcher | LeafMatcher, path: string, problem: 
       const part = (op === 'contains' ? full.contains : full.doesNotContain) ?? '';
       const wanted = op === 'contains';
       return {
-        text: `${op} ${quote(part)}`,
+        text: `${op} ${quote(own(part))}`,
         test: (v) => v !== null && v.includes(part) === wanted,
-        why: (v) => (v === null ? 'it is absent' : `${seen(v)} ${wanted ? 'does not contain' : 'contains'} ${quote(part)}`),
+        why: (v) => (v === null ? 'it is absent' : `${seen(v)} ${wanted ? 'does not contain' : 'contains'} ${quote(own(part))}`),
       };
     }
     case 'matches':
@@ -300,9 +307,9 @@ export function compileMatcher(m: Matcher | LeafMatcher, path: string, problem: 
       if (!regex) return undefined;
       const wanted = op === 'matches';
       return {
-        text: `${op} /${source}/`,
+        text: `${op} /${own(source)}/`,
         test: (v) => v !== null && regex.matchesWhole(v) === wanted,
-        why: (v) => (v === null ? 'it is absent' : `${seen(v)} ${wanted ? 'does not match' : 'matches'} /${source}/`),
+        why: (v) => (v === null ? 'it is absent' : `${seen(v)} ${wanted ? 'does not match' : 'matches'} /${own(source)}/`),
       };
     }
     case 'absent':
@@ -384,21 +391,29 @@ function jsonPathMatcher(m: Matcher, path: string, problem: Problem, where: Wher
     if (found === undefined) read.queries.set(expression, (found = jsonPathQuery(read.value, expression)));
     return { json: true, why: '', found, value: isDefinite(expression) ? found[0] : found };
   };
+  const shown = own(expression);
   if (typeof spec === 'string') {
     const present = (value: unknown) =>
       Array.isArray(value) ? value.length > 0 : value !== null && typeof value === 'object' ? Object.keys(value).length > 0 : value !== undefined && value !== null;
     return {
-      text: `matchesJsonPath ${expression}`,
+      text: `matchesJsonPath ${shown}`,
       test: (v) => present(select(v).value),
       why: (v) => {
         const selected = select(v);
-        return selected.json ? `${expression} selects nothing in the ${where}` : selected.why;
+        return selected.json ? `${shown} selects nothing in the ${where}` : selected.why;
       },
     };
   }
   const { expression: _expression, ...sub } = spec ?? { expression: '' };
-  const inner = compileMatcher(sub, `${path}/matchesJsonPath`, problem, 'selected value');
-  if (!inner) return undefined;
+  const compiled = compileMatcher(sub, `${path}/matchesJsonPath`, problem, 'selected value');
+  if (!compiled) return undefined;
+  // A value selected under a name that names a secret (`$.client_secret`): neither it nor what the
+  // mapping expects of it is quoted, only the matcher's operator.
+  const underSecret = (expression.match(/[\p{L}\p{N}_-]+/gu) ?? []).some(isRedactedKey);
+  const operator = compiled.text.split(' ')[0] ?? '';
+  const inner: ValueMatcher = underSecret
+    ? { text: `${operator} ${REDACTED}`, test: compiled.test, why: () => `a value that does not fit ${operator} ${REDACTED}` }
+    : compiled;
   const usesJson = sub.equalToJson !== undefined;
   const candidates = (v: string | null): Array<string | null> => {
     const { value } = select(v);
@@ -408,13 +423,13 @@ function jsonPathMatcher(m: Matcher, path: string, problem: Problem, where: Wher
     return [typeof value === 'string' ? value : stringifyExact(value)];
   };
   return {
-    text: `matchesJsonPath ${expression} ${inner.text}`,
+    text: `matchesJsonPath ${shown} ${inner.text}`,
     test: (v) => candidates(v).some((c) => inner.test(c)),
     why: (v) => {
       const selected = select(v);
       if (!selected.json) return selected.why;
       const values = candidates(v);
-      return values.length === 0 ? `${expression} selects nothing` : `${expression} selects ${values.map((c) => inner.why(c)).join('; ')}`;
+      return values.length === 0 ? `${shown} selects nothing` : `${shown} selects ${values.map((c) => inner.why(c)).join('; ')}`;
     },
   };
 }

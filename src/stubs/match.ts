@@ -3,7 +3,7 @@
 // lowest priority number wins, then the mapping added last. A request that matches none is told the
 // closest mapping and why it did not match.
 import { pathDistance } from '../http/near-miss.js';
-import { isRedactedKey, REDACTED, redactUrlQuery } from '../runtime/redact.js';
+import { isRedactedKey, REDACTED, redactSecretText, redactUrlQuery } from '../runtime/redact.js';
 import type { Stub } from './mapping.js';
 
 /** What a mapping is matched against: one request, read once. */
@@ -79,7 +79,7 @@ function urlDifference(stub: Stub, view: RequestView): { distance: number; diffe
       const value = url.kind === 'urlPattern' ? view.url : view.path;
       return url.regex.matchesWhole(value)
         ? { distance: 0, differences: [] }
-        : { distance: 2, differences: [`the ${url.kind === 'urlPattern' ? 'URL' : 'path'} ${redactUrlQuery(value)} does not match ${url.kind} /${url.text}/`] };
+        : { distance: 2, differences: [`the ${url.kind === 'urlPattern' ? 'URL' : 'path'} ${redactUrlQuery(value)} does not match ${url.kind} /${redactSecretText(url.text)}/`] };
     }
     case 'urlPathTemplate':
       return templateParams(stub, view.path) ? { distance: 0, differences: [] } : pathOff(view.path, url.text, 'urlPathTemplate');

@@ -107,7 +107,22 @@ export function requestView(request: FastifyRequest, body: Buffer): RequestView 
   };
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * Waits `ms`, or less when the workspace's removal starts (events.interrupt): a delayed answer would
+ * otherwise hold the removal for its delay, then be refused all the same.
+ */
+function delay(ms: number, events: Runtime['events']): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      stop();
+      resolve();
+    }, ms);
+    const stop = events.whenInterrupted(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
 
 export function installStubs(app: FastifyInstance, serving: StubServing): void {
   const helpers = new WeakMap<Runtime, HelperSet>();
@@ -182,12 +197,13 @@ export function installStubs(app: FastifyInstance, serving: StubServing): void {
     request.stubHit = { stub, interface: stub.interface ?? iface, contentType };
     if (runtime.coverage.enabled) runtime.coverage.hitUserDefined(stub.id);
     if (rendered.delayMs > 0) {
-      await sleep(rendered.delayMs);
-      // The workspace was removed while the answer waited, and closed under it (workspace-removal):
-      // the answer, rendered from the state that is gone, is not sent; the request is refused.
-      if (runtime.retired instanceof WorkspaceRemovingError) {
+      await delay(rendered.delayMs, runtime.events);
+      // The workspace's removal started while the answer waited (workspace-removal): the answer,
+      // rendered from a state that is going, is not sent; the request is refused at once.
+      const removed = runtime.retired ?? runtime.events.interruption;
+      if (removed instanceof WorkspaceRemovingError) {
         request.stubHit = null;
-        const { status, body } = removalRefusal(runtime.retired, iface === null ? 'standard' : serving.interfaces.contract(iface).shape);
+        const { status, body } = removalRefusal(removed, iface === null ? 'standard' : serving.interfaces.contract(iface).shape);
         return reply.code(status).type('application/json').send(body);
       }
     }

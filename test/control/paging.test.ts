@@ -160,6 +160,41 @@ describe('the pages of the control views', () => {
     }
   });
 
+  it('page the unmatched requests as the journal: limit, nextCursor, about 1 MB a page, each once, newest first', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    // Bodies the journal keeps at some 17 KB an entry: 70 of them are more than one page holds.
+    const big = JSON.stringify(Object.fromEntries(Array.from({ length: 32 }, (_, j) => [`campo${j}`, 'N'.repeat(500)])));
+    for (let i = 0; i < 70; i++) {
+      await app.inject({ method: 'POST', url: `/api/v1.0/service/dup/nada-${i}`, headers: { 'content-type': 'application/json' }, payload: big });
+      // A documented operation between them: in the journal, not among the unmatched.
+      if (i % 10 === 0) await app.inject({ method: 'POST', url: '/api/v1.0/service/dup/registrar_documentos', headers: rg, payload: { registros: [] } });
+    }
+    for (const limit of ['', 'limit=7&']) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const res = await app.inject({ url: `/_sandbox/requests/unmatched?${limit}${cursor === null ? '' : `cursor=${cursor}`}` });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.rawPayload.length).toBeLessThan(1_048_576);
+        const body = res.json() as { unmatched: Array<{ entry: { path: string; operation: string | null } }>; nextCursor: string | null };
+        expect(body.unmatched.length).toBeGreaterThan(0);
+        if (limit !== '') expect(body.unmatched.length).toBeLessThanOrEqual(7);
+        expect(body).toHaveProperty('nextCursor');
+        for (const u of body.unmatched) expect(u.entry.operation).toBeNull();
+        seen.push(...body.unmatched.map((u) => u.entry.path));
+        cursor = body.nextCursor;
+        pages += 1;
+      } while (cursor !== null);
+      expect(seen).toEqual(Array.from({ length: 70 }, (_, i) => `/api/v1.0/service/dup/nada-${69 - i}`));
+      expect(pages).toBeGreaterThan(1);
+    }
+    const wrong = await app.inject({ url: '/_sandbox/requests/unmatched?cursor=not-a-cursor' });
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json().details[0]).toMatchObject({ path: '/cursor' });
+    expect((await app.inject({ url: '/_sandbox/requests/unmatched?limit=1001' })).statusCode).toBe(400);
+  });
+
   it('refuse a cursor the list did not give, naming it', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
     const journalCursor = Buffer.from(JSON.stringify([5])).toString('base64url');

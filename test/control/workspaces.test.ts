@@ -512,4 +512,31 @@ describe('removing a workspace while it is in use', () => {
     expect(beside.json().message).toContain('workspace "gone" is being removed');
     expect(beside.body).not.toContain('clock');
   });
+
+  it('wakes a delayed mapping answer when the removal starts: it is refused before the removal answers, not after its delay', async () => {
+    // The delay outlasts the removal's wait for requests in flight: unwoken, the answer would be
+    // refused only after the removal had answered.
+    const app = await testApp({ fixtures: BASE_FIXTURES, workspaceRemovalWaitMs: 100 });
+    const added = await app.inject({
+      method: 'POST',
+      url: '/ws/sleepy/_sandbox/stubs',
+      payload: { request: { urlPath: '/api/v1.0/service/dup/consultar' }, response: { status: 200, body: 'late', fixedDelayMilliseconds: 3000 } },
+    });
+    expect(added.statusCode).toBe(201);
+    const order: string[] = [];
+    const delayed = app.inject({ url: '/ws/sleepy/api/v1.0/service/dup/consultar' }).then((res) => {
+      order.push('delayed answered');
+      return res;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const removal = await app.inject({ method: 'DELETE', url: '/_sandbox/workspaces/sleepy' });
+    order.push('removed');
+    expect(removal.json()).toEqual({ removed: 1 });
+    const refused = await delayed;
+    expect(order).toEqual(['delayed answered', 'removed']);
+    expect(refused.statusCode).toBe(400);
+    expect(errorShapeProblem('registry', 400, refused.body)).toBeNull();
+    expect(refused.json().message).toContain('workspace "sleepy" is being removed');
+    expect(refused.body).not.toContain('late');
+  });
 });

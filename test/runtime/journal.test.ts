@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { captureText, captureValue, Journal, type JournalEntry, packRequest, unpackRequest } from '../../src/runtime/journal.js';
-import { namesSecret, redact } from '../../src/runtime/redact.js';
+import { namesSecret, redact, redactJsonText, redactSecretText } from '../../src/runtime/redact.js';
 import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
 import { stubbed } from '../stubs/helpers.js';
 
@@ -507,6 +507,38 @@ describe('redaction', () => {
         expect(namesSecret(`x${sep}${name}`)).toBe(true);
       }),
     );
+  });
+
+  it('redacts JSON text by key as redact() does the parsed value, and every start of it (an answer cut midway) too (fast-check)', () => {
+    // Secret values hold SECRET, other values never do: no start of the text may show any of one.
+    const key = fc.constantFrom('token', 'access_token', 'Password', 'client_secret', 'nome', 'valor', 'token_type', 'itens');
+    const leaf = fc.oneof(fc.constant(null), fc.integer(), fc.constantFrom('a "b" c', 'plain', 'x\\y', 'PLAIN, with: colon'));
+    const tree = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(key, tie('value'), { maxKeys: 4 })),
+    })).value;
+    const mark = (v: unknown, secret: boolean, n: { i: number }): unknown => {
+      if (Array.isArray(v)) return v.map((x) => mark(x, secret, n));
+      if (v !== null && typeof v === 'object')
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, mark(x, secret || namesSecret(k), n)]));
+      return secret && v !== null ? `SECRET${(n.i += 1)}` : v;
+    };
+    fc.assert(
+      fc.property(tree, fc.boolean(), (raw, indented) => {
+        const value = mark(raw, false, { i: 0 });
+        const text = JSON.stringify(value, null, indented ? 1 : undefined);
+        expect(JSON.parse(redactJsonText(text))).toEqual(redact(value));
+        for (let end = 0; end <= text.length; end++) expect(redactJsonText(text.slice(0, end))).not.toContain('SECRET');
+      }),
+    );
+  });
+
+  it("redacts a mapping's text by the same names: JSON members, name=value pairs, a pattern", () => {
+    expect(redactSecretText('grant_type=client_credentials&client_secret=s3cr3t&scope=x')).toBe('grant_type=client_credentials&client_secret=[redacted]&scope=x');
+    expect(redactSecretText('"user":"ana","password":"pw-1"')).toBe('"user":"ana","password":"[redacted]"');
+    expect(redactSecretText('.*"token"\\s*:\\s*"abc123".*')).toBe('.*"token"\\s*:\\s*"[redacted]".*');
+    expect(redactSecretText('.*client_secret=abc123.*')).toBe('.*client_secret=[redacted]');
+    expect(redactSecretText("$[?(@.token == 'abc123' && @.n == 1)]")).toBe("$[?(@.token == '[redacted]' && @.n == 1)]");
+    expect(redactSecretText('{"token_type":"bearer","n":1}')).toBe('{"token_type":"bearer","n":1}');
   });
 
   it('summarises the fields past its budget', () => {

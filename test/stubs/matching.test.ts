@@ -367,6 +367,55 @@ describe('a request no mapping matches', () => {
     expect(res.body).not.toContain('REQ-PW');
   });
 
+  it("never quotes a secret the mapping's own body patterns give: a form, a JSON fragment, a pattern, a JSONPath's matcher", async () => {
+    // An app of its own: six reasons put this mapping farther than others of this file's.
+    const alone = await buildApp({ db: ':memory:', logger: false });
+    await stubbed(alone, {
+      request: {
+        method: 'POST',
+        urlPath: `${RG}/token-form`,
+        bodyPatterns: [
+          { equalTo: 'grant_type=client_credentials&client_secret=MAP-SECRET-1' },
+          { contains: '"token":"MAP-TOKEN-2"' },
+          { matches: '.*"password"\\s*:\\s*"MAP-PW-3".*' },
+          { doesNotContain: 'api_key=MAP-KEY-4' },
+          { matchesJsonPath: { expression: '$.client_secret', equalTo: 'MAP-SECRET-5' } },
+          { matchesJsonPath: "$[?(@.token == 'MAP-TOKEN-6')]" },
+        ],
+      },
+      response: ok(),
+    });
+    const res = await alone.inject({
+      method: 'POST',
+      url: `${RG}/token-form`,
+      payload: '{"client_secret":"REQ-SECRET","api_key=MAP-KEY-4":1}',
+      headers: { 'content-type': 'application/json' },
+    });
+    await alone.close();
+    expect(res.statusCode).toBe(501);
+    const differences = (res.json() as { nearestStub: { differences: string[] } }).nearestStub.differences;
+    expect(differences).toEqual([
+      'body (equalTo "grant_type=client_credentials&client_secret=[redacted]"): the body is not equal to "grant_type=client_credentials&client_secret=[redacted]"',
+      'body (contains "\\"token\\":\\"[redacted]\\""): the body does not contain "\\"token\\":\\"[redacted]\\""',
+      'body (matches /.*"password"\\s*:\\s*"[redacted]".*/): the body does not match /.*"password"\\s*:\\s*"[redacted]".*/',
+      'body (doesNotContain "api_key=[redacted]"): the body contains "api_key=[redacted]"',
+      'body (matchesJsonPath $.client_secret equalTo [redacted]): $.client_secret selects a value that does not fit equalTo [redacted]',
+      "body (matchesJsonPath $[?(@.token == '[redacted]')]): $[?(@.token == '[redacted]')] selects nothing in the body",
+    ]);
+    for (const value of ['MAP-SECRET-1', 'MAP-TOKEN-2', 'MAP-PW-3', 'MAP-KEY-4', 'MAP-SECRET-5', 'MAP-TOKEN-6', 'REQ-SECRET']) expect(res.body, value).not.toContain(value);
+  });
+
+  it('never quotes a secret a URL pattern gives', async () => {
+    const alone = await buildApp({ db: ':memory:', logger: false });
+    await stubbed(alone, { request: { method: 'GET', urlPattern: `${RG}/por-url\\?token=MAP-URL-TOKEN&n=.*` }, response: ok() });
+    const res = await alone.inject({ method: 'GET', url: `${RG}/por-url?token=REQ-URL-TOKEN&n=1x` });
+    await alone.close();
+    expect(res.statusCode).toBe(501);
+    expect((res.json() as { nearestStub: { differences: string[] } }).nearestStub.differences).toEqual([
+      `the URL ${RG}/por-url?token=[redacted]&n=1x does not match urlPattern /${RG}/por-url\\?token=[redacted]&n=.*/`,
+    ]);
+  });
+
   it('is told what in its body differs, never the values of its secrets', async () => {
     await stubbed(app, {
       request: { method: 'POST', urlPath: `${RG}/login`, bodyPatterns: [{ equalToJson: { user: 'ana', password: '${json-unit.any-string}', mode: 'a' } }] },

@@ -64,6 +64,25 @@ describe('JSON, text, number and condition helpers', () => {
       'DUP-9|2;|DUP-9|{"numero":"DUP-9","valor":10.5}|DUP-7|2|21|seven|yes|b2s=|12|dflt',
     );
   });
+  it('jsonPath keeps the numbers a client sent digit for digit, as a value, an object or a list', async () => {
+    const app = await testApp();
+    await stubbed(
+      app,
+      templated(
+        'exact',
+        `${RG}/exato`,
+        "{{jsonPath request.body '$.id'}}|{{jsonPath request.body '$.valor'}}|{{{jsonPath request.body '$.doc'}}}" +
+          "|{{{jsonPath request.body '$.lista[*]'}}}|{{{toJson (jsonPath request.body '$.doc')}}}|{{#each (jsonPath request.body '$.lista[*]')}}{{this}};{{/each}}" +
+          "|{{formatJson request.body format='compact'}}|{{#eq (jsonPath request.body '$.id') '12345678901234567890'}}same{{/eq}}",
+      ),
+    );
+    const body = '{"id":12345678901234567890,"valor":80000000000000.01,"doc":{"id":12345678901234567891,"valor":80000000000000.01,"n":1.5},"lista":[12345678901234567892,2]}';
+    expect(await text(app, `${RG}/exato`, { method: 'POST', payload: body })).toBe(
+      '12345678901234567890|80000000000000.01|{"id":12345678901234567891,"valor":80000000000000.01,"n":1.5}' +
+        '|[12345678901234567892,2]|{"id":12345678901234567891,"valor":80000000000000.01,"n":1.5}|12345678901234567892;2;' +
+        `|${body}|same`,
+    );
+  });
 });
 
 describe('the other helpers', () => {

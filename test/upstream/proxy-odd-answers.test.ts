@@ -17,6 +17,14 @@ const ANSWERS: Record<string, string> = {
   'bad-header': 'HTTP/1.1 200 OK\r\nX-Odd: a\x7fb\r\nContent-Length: 2\r\n\r\n{}',
 };
 const CUT_BODY = '{"partial":';
+/** Answers cut midway that carry secrets: their own, and one the request sent (echoed). */
+const CUT_SECRETS: Record<string, { type: string; body: string }> = {
+  'cut-json': {
+    type: 'application/json',
+    body: '{"access_token":"UPSTREAM-TOKEN-1","user":{"name":"ana","password":"UPSTREAM-PW-2"},"echo":"REQ-TOKEN-123456","list":[{"client_secret":"UPSTREAM-SECRET-3"}],"refresh_token":"UPSTREAM-REFR',
+  },
+  'cut-form': { type: 'application/x-www-form-urlencoded', body: 'token_type=bearer&access_token=UPSTREAM-FORM-4&refresh_token=UPSTREAM-FO' },
+};
 
 interface Got {
   status: number;
@@ -25,9 +33,9 @@ interface Got {
 }
 
 /** One request on a fresh connection; `cut` when the connection broke before the answer's end. */
-function call(base: string, method: string, path: string): Promise<Got | 'cut'> {
+function call(base: string, method: string, path: string, headers: Record<string, string> = {}): Promise<Got | 'cut'> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${base}${path}`, { method, agent: false }, (res) => {
+    const req = httpRequest(`${base}${path}`, { method, agent: false, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, statusMessage: res.statusMessage ?? '', body: Buffer.concat(chunks).toString('latin1') }));
@@ -51,6 +59,11 @@ beforeAll(async () => {
       if (key === 'cut') {
         // Promises 100 bytes, sends a few, then hangs up.
         socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n${CUT_BODY}`, () => setTimeout(() => socket.destroy(), 50));
+        return;
+      }
+      const secret = CUT_SECRETS[key];
+      if (secret) {
+        socket.write(`HTTP/1.1 200 OK\r\nContent-Type: ${secret.type}\r\nContent-Length: 1000\r\n\r\n${secret.body}`, () => setTimeout(() => socket.destroy(), 50));
         return;
       }
       socket.end(Buffer.from(ANSWERS[key] ?? 'HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n', 'latin1'));
@@ -127,5 +140,21 @@ describe('an upstream answer cut midway', () => {
     expect(warnings).toMatchObject([{ upstream: upstreamUrl, status: 200 }]);
     // The request's own log line is written too.
     expect(log.lines.filter((l) => l.includes('"url":"/v1/cut"'))).toHaveLength(1);
+  });
+
+  it('redacts the part that came as a complete answer is redacted: secrets by key in JSON and form bodies, echoes of the request', async () => {
+    for (const [key, expected] of [
+      [
+        'cut-json',
+        '{"access_token":"[redacted]","user":{"name":"ana","password":"[redacted]"},"echo":"[redacted]","list":[{"client_secret":"[redacted]"}],"refresh_token":"[redacted]"',
+      ],
+      ['cut-form', 'token_type=bearer&access_token=[redacted]&refresh_token=[redacted]'],
+    ] as const) {
+      expect(await call(sandbox.url, 'POST', `/v1/${key}`, { authorization: 'Bearer REQ-TOKEN-123456' }), key).toBe('cut');
+      const [entry] = await journalOf(`/v1/${key}`);
+      const body = String(entry?.responseBody);
+      expect(body, key).toBe(`${expected}[truncated: the upstream's answer broke off after ${CUT_SECRETS[key]?.body.length} bytes of its body; the client's connection was cut]`);
+      expect(JSON.stringify(entry), key).not.toMatch(/UPSTREAM-|REQ-TOKEN/);
+    }
   });
 });
