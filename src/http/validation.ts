@@ -240,7 +240,10 @@ function alternative(e: ErrorObject): string | undefined {
  * Ajv reports a value no branch of a union accepts as one error per branch plus one for the union
  * ("must be equal to constant", "must be object", "must match a schema in anyOf"). When every branch
  * failed on the value itself for a reason that fits in a few words, they become one problem naming
- * what the value may be: `must be "default" or an object`. Callers count problems on this list.
+ * what the value may be: `must be "default" or an object`. Otherwise, when the value is of the type
+ * of exactly one branch (every other branch refused its type), that branch's errors are the problems
+ * and the others' are dropped: a 65-character token of a `string | null` field is "too long", not
+ * also "must be null". This is the one place Ajv errors become problems: callers count them here.
  */
 export function collapseAlternatives(errors: readonly ErrorObject[]): ErrorObject[] {
   if (!errors.some((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')) return [...errors];
@@ -262,7 +265,17 @@ export function collapseAlternatives(errors: readonly ErrorObject[]): ErrorObjec
       return best && alternative(best);
     };
     const names = [...byBranch.values()].map(nameOf);
-    if (branches.length === 0 || names.some((n) => n === undefined)) continue;
+    if (branches.length === 0) continue;
+    if (names.some((n) => n === undefined)) {
+      // The branch of the value's type, when only one is: its own errors say what is wrong.
+      const wrongType = (own: ErrorObject[]) => own.some((e) => e.keyword === 'type' && e.instancePath === union.instancePath);
+      const ofItsType = [...byBranch.values()].filter((own) => !wrongType(own));
+      if (ofItsType.length !== 1 || byBranch.size < 2) continue;
+      const kept = new Set(ofItsType[0]);
+      dropped.add(union);
+      for (const e of branches) if (!kept.has(e)) dropped.add(e);
+      continue;
+    }
     for (const e of branches) dropped.add(e);
     replaced.set(union, { ...union, message: `must be ${[...new Set(names)].join(' or ')}` });
   }
