@@ -13,7 +13,7 @@ import {
   standardBody,
 } from './errors.js';
 import { describeStorageFault } from '../store/errors.js';
-import { collapseAlternatives, detailsFromAjv, MAX_DETAILS } from './validation.js';
+import { besideRefused, collapseAlternatives, detailsFromAjv, MAX_DETAILS } from './validation.js';
 import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
 import { assumptionLookup } from './assumption-catalog.js';
 import { emptyBodyError, forbiddenKeyError, useJsonBodies } from './json.js';
@@ -56,8 +56,7 @@ function allBodyProblems(request: FastifyRequest, schema: ErrorDetail[], total: 
     request.log.error({ err }, 'the checks of a refused body failed');
     return { details: schema, total };
   }
-  const refused = schema.map((d) => d.path);
-  const kept = more.filter((d) => !refused.some((p) => d.path === p || d.path.startsWith(`${p}/`)));
+  const kept = besideRefused(schema, more);
   return { details: [...schema, ...kept].slice(0, MAX_DETAILS), total: total + kept.length };
 }
 

@@ -282,6 +282,15 @@ export function collapseAlternatives(errors: readonly ErrorObject[]): ErrorObjec
   return errors.filter((e) => !dropped.has(e)).map((e) => replaced.get(e) ?? e);
 }
 
+/**
+ * The problems other checks found in a request whose schema refused the fields at `refused`, less
+ * those about a refused field or a part of one: its schema problem says what is wrong with it.
+ */
+export function besideRefused(refused: readonly ErrorDetail[], found: readonly ErrorDetail[]): ErrorDetail[] {
+  const paths = refused.map((d) => d.path);
+  return found.filter((d) => !paths.some((p) => d.path === p || d.path.startsWith(`${p}/`)));
+}
+
 /** Ajv errors -> one detail per problem, each with the JSON pointer of the field at fault. */
 export function detailsFromAjv(raw: readonly ErrorObject[], context = 'body'): ErrorDetail[] {
   const details: ErrorDetail[] = [];
