@@ -60,6 +60,14 @@ function allBodyProblems(request: FastifyRequest, schema: ErrorDetail[], total: 
   return { details: [...schema, ...kept].slice(0, MAX_DETAILS), total: total + kept.length };
 }
 
+/** The problems of a request's headers, read as Fastify would after the body (only on a refused body). */
+function headerProblems(request: FastifyRequest): { details: ErrorDetail[]; total: number } {
+  const validate = request.getValidationFunction('headers');
+  if (!validate || validate(request.headers)) return { details: [], total: 0 };
+  const errors = validate.errors ?? [];
+  return { details: detailsFromAjv(errors, 'headers'), total: collapseAlternatives(errors).length };
+}
+
 /** A near miss as the body shows it (the distance is the sandbox's business). */
 function nearMissView(miss: NearMiss) {
   return { operation: miss.operation, method: miss.method, path: miss.path, differences: miss.differences };
@@ -85,9 +93,15 @@ export function toSandboxError(
   const fe = err as FastifyError;
   if (fe.validation) {
     const context = fe.validationContext ?? 'body';
-    const details = detailsFromAjv(fe.validation, context);
-    const problems = collapseAlternatives(fe.validation).length;
-    if (context !== 'body') return validationError(details, undefined, problems);
+    let details = detailsFromAjv(fe.validation, context);
+    let problems = collapseAlternatives(fe.validation).length;
+    // Fastify checks the headers after the body, and stops at the first part refused: a refused
+    // body's answer names the headers' problems too, and a refused header's the body's checks.
+    if (context === 'body') {
+      const headers = headerProblems(request);
+      details = [...details, ...headers.details].slice(0, MAX_DETAILS);
+      problems += headers.total;
+    } else if (context !== 'headers') return validationError(details, undefined, problems);
     const all = allBodyProblems(request, details, problems);
     return validationError(all.details, undefined, all.total);
   }

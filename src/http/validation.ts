@@ -68,8 +68,11 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
   const fields = httpPart === 'body' ? [] : textFields(schema);
   let compiled: ValidateFunction | undefined;
-  const validate = (data: unknown): boolean => {
+  // Headers are read from a copy: the request keeps them as sent (the journal shows "True", not true).
+  const copied = httpPart === 'headers' && fields.length > 0;
+  const validate = (sent: unknown): boolean => {
     compiled ??= ajv.compile(schema as object);
+    const data = copied && typeof sent === 'object' && sent !== null ? { ...sent } : sent;
     const refused = fields.length > 0 ? readText(fields, data) : null;
     const ok = compiled(data);
     validate.errors = compiled.errors;
@@ -168,6 +171,14 @@ const BOOLEAN_TEXT = new Map([
   ['false', false],
   ['0', false],
 ]);
+
+/**
+ * A boolean written as text (a query value, the Sandbox-Strict header): true, false, 1 or 0 in any
+ * case; undefined for anything else (assumption query-booleans). The one reading of such a value.
+ */
+export function readBoolean(text: string): boolean | undefined {
+  return BOOLEAN_TEXT.get(text.toLowerCase());
+}
 const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /**
@@ -194,7 +205,7 @@ function readText(fields: readonly TextField[], data: unknown): ErrorObject[] | 
       if (!field.list) problem = refusal(path, 'repeated', 'is given more than once: give it once');
     } else if (typeof text !== 'string' || kind === 'other') continue;
     else if (kind === 'boolean') {
-      const value = BOOLEAN_TEXT.get(text.toLowerCase());
+      const value = readBoolean(text);
       if (value === undefined) problem = refusal(path, 'boolean', `must be true or false (in any case, or 1 or 0), got "${text.slice(0, 40)}"`);
       else values[name] = value;
     } else {
