@@ -38,8 +38,21 @@ function badFile(message: string, refusal: ReceivablesOutcome): SandboxError {
   return validationError([{ path: '/operationFile', message }], `operationFile ${message}`).tag(refusal);
 }
 
-function fundCnpjError(reason: string): SandboxError {
-  return validationError([{ path: '/fundCnpj', message: reason }], `fundCnpj ${reason}`).tag(outcome('fund-cnpj-invalid'));
+const EMPTY_FILE = 'is empty';
+
+/**
+ * An operationFile sent as "" is empty whoever sends it: a problem of the body's shape, named with a
+ * bad fundCnpj and before the credential (rc-error-precedence), since nothing of a file is decoded.
+ */
+function emptyFile(operationFile: unknown): ErrorDetail[] {
+  return operationFile === '' ? [{ path: '/operationFile', message: EMPTY_FILE }] : [];
+}
+
+/** A fundCnpj that is not a CNPJ, with an empty file beside it. */
+function fundCnpjError(reason: string, operationFile: string): SandboxError {
+  return validationError([{ path: '/fundCnpj', message: reason }, ...emptyFile(operationFile)], `fundCnpj ${reason}`).tag(
+    outcome('fund-cnpj-invalid'),
+  );
 }
 
 /**
@@ -64,7 +77,7 @@ function readFile(operationFile: string): { file: Buffer; lines: LineIndex } | {
     const reason = looksLikeCnabText(operationFile) ? CNAB_TEXT : `is not base64 text: ${decoded.reason}`;
     return { error: badFile(reason, 'file-not-base64') };
   }
-  if (decoded.bytes.length === 0) return { error: badFile('is empty', 'file-empty') };
+  if (decoded.bytes.length === 0) return { error: badFile(EMPTY_FILE, 'file-empty') };
   const scan = scanLines(decoded.bytes);
   if (!scan.ok) {
     if (looksLikeCnabText(operationFile)) return { error: badFile(CNAB_TEXT, 'file-not-base64') };
@@ -81,12 +94,13 @@ function readFile(operationFile: string): { file: Buffer; lines: LineIndex } | {
  */
 export function refusedImportProblems(body: unknown, store: Store): ErrorDetail[] {
   const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  if (typeof fields.fundCnpj !== 'string') return [];
+  const empty = emptyFile(fields.operationFile);
+  if (typeof fields.fundCnpj !== 'string') return empty;
   const cnpj = checkTaxId(fields.fundCnpj, { kinds: ['cnpj'] });
-  if (!cnpj.ok) return [{ path: '/fundCnpj', message: cnpj.reason }];
+  if (!cnpj.ok) return [{ path: '/fundCnpj', message: cnpj.reason }, ...empty];
   const fund = store.receivables.fund(cnpj.value);
   const token = fields.token;
-  if (!fund || fund.token === null || typeof token !== 'string' || !sameSecret(token, fund.token)) return [];
+  if (!fund || fund.token === null || typeof token !== 'string' || !sameSecret(token, fund.token)) return empty;
   if (typeof fields.operationFile !== 'string') return [];
   const read = readFile(fields.operationFile);
   return 'error' in read ? read.error.details : [];
@@ -95,7 +109,8 @@ export function refusedImportProblems(body: unknown, store: Store): ErrorDetail[
 export function submitImport(body: ImportCnabBody, ctx: SubmitContext): Submitted {
   const store = ctx.store.receivables;
   const cnpj = checkTaxId(body.fundCnpj, { kinds: ['cnpj'] });
-  if (!cnpj.ok) throw fundCnpjError(cnpj.reason);
+  if (!cnpj.ok) throw fundCnpjError(cnpj.reason, body.operationFile);
+  if (body.operationFile === '') throw badFile(EMPTY_FILE, 'file-empty');
 
   const fund = store.fund(cnpj.value);
   if (!fund) {
