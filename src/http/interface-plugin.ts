@@ -6,6 +6,7 @@ import { namedOnly, type Operation } from './catalog.js';
 import type { InterfaceContract } from './interface-module.js';
 import {
   type ErrorDetail,
+  namingFirst,
   renderError,
   SandboxError,
   STATUS_TEXT,
@@ -38,6 +39,12 @@ declare module 'fastify' {
      * right type, and skips what an earlier problem makes meaningless; it never writes.
      */
     refusedBodyChecks?: (request: FastifyRequest) => RefusedBodyChecks;
+    /**
+     * Problems found before the request was read in full (bookkeeping: a malformed tenantId, known
+     * at routing), named first in any 400 that refuses the rest of it: its body's problems, or a body
+     * that is not JSON. With the outcome they name. Asked only of a refused request.
+     */
+    pendingProblems?: (request: FastifyRequest) => { details: ErrorDetail[]; outcome: string } | undefined;
   }
 }
 
@@ -60,12 +67,16 @@ function allBodyProblems(request: FastifyRequest, schema: ErrorDetail[], total: 
   return { details: [...schema, ...kept].slice(0, MAX_DETAILS), total: total + kept.length };
 }
 
-/** The problems of a request's headers, read as Fastify would after the body (only on a refused body). */
-function headerProblems(request: FastifyRequest): { details: ErrorDetail[]; total: number } {
-  const validate = request.getValidationFunction('headers');
-  if (!validate || validate(request.headers)) return { details: [], total: 0 };
+/**
+ * The problems of one part of a request (headers, query string), judged by the route's own validator
+ * on a copy, as Fastify would: for a refusal that names them beside others (a refused body, a
+ * malformed path parameter), never on a request that is otherwise accepted.
+ */
+export function partProblems(request: FastifyRequest, part: 'headers' | 'querystring'): { details: ErrorDetail[]; total: number } {
+  const validate = request.getValidationFunction(part);
+  if (!validate || validate({ ...(part === 'headers' ? request.headers : (request.query as object)) })) return { details: [], total: 0 };
   const errors = validate.errors ?? [];
-  return { details: detailsFromAjv(errors, 'headers'), total: collapseAlternatives(errors).length };
+  return { details: detailsFromAjv(errors, part), total: collapseAlternatives(errors).length };
 }
 
 /** A near miss as the body shows it (the distance is the sandbox's business). */
@@ -98,7 +109,7 @@ export function toSandboxError(
     // Fastify checks the headers after the body, and stops at the first part refused: a refused
     // body's answer names the headers' problems too, and a refused header's the body's checks.
     if (context === 'body') {
-      const headers = headerProblems(request);
+      const headers = partProblems(request, 'headers');
       details = [...details, ...headers.details].slice(0, MAX_DETAILS);
       problems += headers.total;
     } else if (context !== 'headers') return validationError(details, undefined, problems);
@@ -232,6 +243,8 @@ export function serveInterface(app: FastifyInstance, contract: InterfaceContract
 
   app.setErrorHandler((err: FastifyError | SandboxError, request, reply) => {
     let e = toSandboxError(err, request);
+    const pending = e.status === 400 ? request.routeOptions.config.pendingProblems?.(request) : undefined;
+    if (pending) e = namingFirst(pending.details, e, MAX_DETAILS).tag(pending.outcome);
     if (e.status >= 500) {
       request.log.error({ err }, 'unexpected error');
     }
