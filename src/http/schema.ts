@@ -96,6 +96,7 @@ export const StrictHeaders = (assumption: string) =>
       Type.Boolean({
         description:
           'true: domain checks refuse (400) instead of warning; written as a boolean query value is (true, false, 1 or 0 in any case)',
+        example: true,
         'x-sandbox-assumption': `${assumption} query-booleans`,
       }),
     ),
