@@ -7,7 +7,7 @@ export const assumptions = [
     interface: 'bookkeeping',
     topic: 'Which check wins when a request has several credential problems',
     decision:
-      'the bearer token is checked first (missing, not "Bearer <token>", or unknown: 401), then the tenantId in the path (not a CPF/CNPJ: 400), then access (tenant not among the user\'s tenants: 403), then the query or body (400)',
+      'the bearer token is checked first (missing, not "Bearer <token>", or unknown: 401), before anything else of the request is read; then access (a tenantId among the user\'s tenants, else 403), then the query or body (400); a tenantId that is not a CPF/CNPJ is a 400 that names it first, together with every problem of the query (extract) or of the body (payment: its schema problems, a body that is not JSON, and the checks that need no trade bill), since only the access check and the comparisons with a bill need a tenant',
     reason:
       'a caller without a valid token learns nothing about tenants; a malformed tenantId is a client bug worth naming before "access denied"',
   },

@@ -5,7 +5,7 @@ import { isValidCnpj, isValidCpf } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer } from '../http/errors.js';
 import { moneyCents } from '../http/exact-numbers.js';
 import { Money, Strict, StringEnum, UtcTimestamp } from '../http/schema.js';
-import { type FixtureSection, UniqueKeys } from '../runtime/fixture-document.js';
+import { type FixtureSection, recordsOf, textOf, UniqueKeys } from '../runtime/fixture-document.js';
 import { TRADE_BILL_STATUSES } from '../store/bookkeeping.js';
 
 
@@ -79,33 +79,37 @@ export const bookkeepingFixtureSection: FixtureSection<typeof BookkeepingFixture
       (k) => store.bookkeeping.userIdByToken(k) !== undefined,
       true,
     );
-    section.users?.forEach((u, i) => {
-      users.add(String(u.userId), pointer('bookkeeping', 'users', i, 'userId'));
-      tokens.add(u.accessToken, pointer('bookkeeping', 'users', i, 'accessToken'));
-      u.tenants.forEach((t, j) => {
-        const problem = tenantIdProblem(t);
-        if (problem)
-          details.push({ path: pointer('bookkeeping', 'users', i, 'tenants', j), message: problem });
-      });
-    });
+    const tenantProblem = (value: unknown, path: string) => {
+      const problem = typeof value === 'string' ? tenantIdProblem(value) : undefined;
+      if (problem) details.push({ path, message: problem });
+    };
+    for (const [i, u] of recordsOf(section, 'users')) {
+      if (Number.isSafeInteger(u.userId)) users.add(String(u.userId), pointer('bookkeeping', 'users', i, 'userId'));
+      const token = textOf(u.accessToken);
+      if (token !== undefined) tokens.add(token, pointer('bookkeeping', 'users', i, 'accessToken'));
+      if (Array.isArray(u.tenants))
+        u.tenants.forEach((t: unknown, j) => tenantProblem(t, pointer('bookkeeping', 'users', i, 'tenants', j)));
+    }
     const bills = new UniqueKeys(details, 'trade bill', (k) => {
       const [tenant = '', uid = ''] = k.split('\u0000');
       return store.bookkeeping.tradeBill(tenant, uid) !== undefined;
     });
-    section.tradeBills?.forEach((b, i) => {
+    for (const [i, b] of recordsOf(section, 'tradeBills')) {
       const at = (field: string) => pointer('bookkeeping', 'tradeBills', i, field);
-      const problem = tenantIdProblem(b.tenantId);
-      if (problem) details.push({ path: at('tenantId'), message: problem });
-      bills.add(`${b.tenantId}\u0000${b.uid}`, at('uid'), `"${b.uid}" of tenant ${b.tenantId}`);
-      if (b.uid === 'extract')
+      tenantProblem(b.tenantId, at('tenantId'));
+      const tenantId = textOf(b.tenantId);
+      const uid = textOf(b.uid);
+      if (tenantId !== undefined && uid !== undefined) bills.add(`${tenantId}\u0000${uid}`, at('uid'), `"${uid}" of tenant ${tenantId}`);
+      if (uid === 'extract')
         details.push({
           path: at('uid'),
           message: '"extract" names the extract list in the path: it cannot be a uid',
         });
-      if (!isMoney(b.amount) || (b.openValue !== undefined && !isMoney(b.openValue))) return;
-      const amount = moneyCents(b, 'amount');
-      const open = billOpenCents(b);
-      const status = b.status ?? 'open';
+      if (!isMoney(b.amount) || (b.openValue !== undefined && !isMoney(b.openValue))) continue;
+      const bill = b as NonNullable<BookkeepingFixtures['tradeBills']>[number];
+      const amount = moneyCents(bill, 'amount');
+      const open = billOpenCents(bill);
+      const status = bill.status ?? 'open';
       if (open > amount) details.push({ path: at('openValue'), message: 'must not exceed amount' });
       else if (status === 'open' && open !== amount)
         details.push({
@@ -116,19 +120,18 @@ export const bookkeepingFixtureSection: FixtureSection<typeof BookkeepingFixture
         details.push({ path: at('openValue'), message: 'a partially-paid bill has 0 < openValue < amount' });
       else if (status === 'paid' && open !== 0)
         details.push({ path: at('openValue'), message: 'a paid bill has openValue 0' });
-    });
+    }
     const requests = new UniqueKeys(details, 'extractTradeReceivableRequestId', (k) =>
       store.bookkeeping.extractRequestExists(Number(k)),
     );
-    section.extractRequests?.forEach((r, i) => {
-      const problem = tenantIdProblem(r.tenantId);
-      if (problem)
-        details.push({ path: pointer('bookkeeping', 'extractRequests', i, 'tenantId'), message: problem });
-      requests.add(
-        String(r.extractTradeReceivableRequestId),
-        pointer('bookkeeping', 'extractRequests', i, 'extractTradeReceivableRequestId'),
-      );
-    });
+    for (const [i, r] of recordsOf(section, 'extractRequests')) {
+      tenantProblem(r.tenantId, pointer('bookkeeping', 'extractRequests', i, 'tenantId'));
+      if (Number.isSafeInteger(r.extractTradeReceivableRequestId))
+        requests.add(
+          String(r.extractTradeReceivableRequestId),
+          pointer('bookkeeping', 'extractRequests', i, 'extractTradeReceivableRequestId'),
+        );
+    }
     return details;
   },
 

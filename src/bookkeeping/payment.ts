@@ -174,6 +174,12 @@ export function refusedPaymentProblems(body: unknown, ctx: Omit<PaymentContext, 
   ];
 }
 
+/** The checks of a declaration that need no bill: all that mean something when the path names none (a malformed tenantId). */
+export function declarationOnlyProblems(body: unknown, now: Date): PaymentProblem[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [];
+  return declarationProblems(body as Record<string, unknown>, toIsoDate(now));
+}
+
 export interface PaymentContext {
   store: Store;
   now: Date;

@@ -4,14 +4,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { bearerToken } from '../http/bearer.js';
-import { pointer, SandboxError, validationError } from '../http/errors.js';
-import { serveInterface } from '../http/interface-plugin.js';
+import { type ErrorDetail, pointer, SandboxError, validationError } from '../http/errors.js';
+import { partProblems, serveInterface } from '../http/interface-plugin.js';
+import { MAX_DETAILS } from '../http/validation.js';
 import { BEARER_CHALLENGE, errorResponses, StandardError } from '../http/schema.js';
 import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
 import { outcome } from './outcomes.js';
 import { tenantIdProblem } from './fixtures.js';
-import { declarePayment, refusedPaymentProblems } from './payment.js';
+import { declarationOnlyProblems, declarePayment, refusedPaymentProblems } from './payment.js';
 import {
   DEFAULT_PAGE_SIZE,
   ExtractList,
@@ -31,10 +32,22 @@ const PAYMENT = contract.route('declare-payment');
 /** The user each authorized request acts as. */
 const actingUser = new WeakMap<FastifyRequest, number>();
 
-function userOf(request: FastifyRequest): number {
+/**
+ * A malformed tenantId of a payment, named with the body's problems once the body is read
+ * (bk-credential-order): the problem, set by authorize() instead of the acting user.
+ */
+const malformedTenant = new WeakMap<FastifyRequest, ErrorDetail>();
+
+const TENANT_INVALID = outcome('tenant-id-invalid');
+
+/** The acting user; on a payment whose tenantId is malformed, the 400 naming it with the body's other problems. */
+function userOf(request: FastifyRequest, now: Date): number {
   const user = actingUser.get(request);
-  if (user === undefined) throw new Error('bookkeeping route reached without authorization');
-  return user;
+  if (user !== undefined) return user;
+  const tenant = malformedTenant.get(request);
+  if (!tenant) throw new Error('bookkeeping route reached without authorization');
+  const problems = declarationOnlyProblems(request.body, now).map((p) => p.detail);
+  throw validationError([tenant, ...problems]).tag(TENANT_INVALID);
 }
 
 /** tenantIdProblem of the tenants requests name, remembered: a pure check, and per request it was a hot path cost. */
@@ -64,9 +77,14 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
     }
     const problem = tenantProblem(tenantId);
     if (problem) {
-      throw validationError([{ path: pointer('tenantId'), message: `path parameter tenantId ${problem}` }]).tag(
-        outcome('tenant-id-invalid'),
-      );
+      // Named with the query's or the body's problems; no access to judge (403) for a tenant that is none.
+      const tenant = { path: pointer('tenantId'), message: `path parameter tenantId ${problem}` };
+      if (request.method === 'PUT') {
+        malformedTenant.set(request, tenant);
+        return;
+      }
+      const query = partProblems(request, 'querystring');
+      throw validationError([tenant, ...query.details].slice(0, MAX_DETAILS), undefined, 1 + query.total).tag(TENANT_INVALID);
     }
     if (!hasTenant) {
       throw new SandboxError(
@@ -85,7 +103,7 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: [contract.id],
         description:
-          "The tenant's extract requests, one page at a time (page from 1, pageSize at most 100, sorted by sortBy, desc for descending order), with the pagination totals. The bearer token is checked first (401), then the tenant id (400), then the user's access to the tenant (403).",
+          "The tenant's extract requests, one page at a time (page from 1, pageSize at most 100, sorted by sortBy, desc for descending order), with the pagination totals. The bearer token is checked first (401), then the tenant id (400, naming every problem of the query with it), then the user's access to the tenant (403).",
         summary: "List the tenant's extract requests, one page at a time",
         params: TenantParams,
         querystring: ExtractQuery,
@@ -133,8 +151,14 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
         refusedBodyChecks: (request: FastifyRequest) => {
           const { tenantId, uid } = request.params as { tenantId: string; uid: string };
           const { store, clock } = runtimeOf(request);
-          const problems = refusedPaymentProblems(request.body, { store, now: clock.now(), tenantId, uid });
+          const problems = malformedTenant.has(request)
+            ? declarationOnlyProblems(request.body, clock.now())
+            : refusedPaymentProblems(request.body, { store, now: clock.now(), tenantId, uid });
           return { details: problems.map((p) => p.detail) };
+        },
+        pendingProblems: (request: FastifyRequest) => {
+          const tenant = malformedTenant.get(request);
+          return tenant && { details: [tenant], outcome: TENANT_INVALID };
         },
       },
       onRequest: async (request, reply) => {
@@ -163,7 +187,8 @@ export const bookkeepingPlugin: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { tenantId, uid } = request.params;
       const { store, clock, events } = runtimeOf(request);
-      const effect = await declarePayment(request.body, { store, now: clock.now(), tenantId, uid, userId: userOf(request), events });
+      const now = clock.now();
+      const effect = await declarePayment(request.body, { store, now, tenantId, uid, userId: userOf(request, now), events });
       request.outcome = outcome(effect.statusAfter === 'paid' ? 'total-accepted' : 'partial-accepted');
       return reply.code(204).send(null);
     },

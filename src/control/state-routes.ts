@@ -1,6 +1,7 @@
 // GET /_sandbox/health, POST /_sandbox/reset and POST /_sandbox/fixtures: whether the state is there,
 // wiping it (Runtime.reset owns what a reset does) and adding a fixture document to it.
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { CONTROL_TAG } from '../http/openapi.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
@@ -91,6 +92,12 @@ export const stateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'x-sandbox-assumption': assumed('fixture-open-value'),
         body: app.interfaces.fixtures.schema,
         response: { 200: Type.Object({ loaded: Counts }), 400: StandardError, 401: StandardError },
+      },
+      config: {
+        refusedBodyChecks: (request: FastifyRequest) => {
+          const runtime = runtimeOf(request);
+          return { details: runtime.fixtures.problems(request.body, runtime) };
+        },
       },
     },
     async (request) => {

@@ -17,11 +17,13 @@ export class SandboxError extends Error {
   readonly details: ErrorDetail[];
   /** The outcome slug of the rule that refused (see http/outcomes.ts); set with tag(). */
   outcome: string | undefined;
+  /** How many problems the message counts: more than `details` when only the first are listed. */
+  readonly problems: number;
 
   constructor(
     status: number,
     message: string,
-    options: { code?: string; details?: ErrorDetail[]; outcome?: string } = {},
+    options: { code?: string; details?: ErrorDetail[]; outcome?: string; problems?: number } = {},
   ) {
     super(message);
     this.name = 'SandboxError';
@@ -29,6 +31,7 @@ export class SandboxError extends Error {
     this.code = options.code ?? defaultCode(status);
     this.details = options.details ?? [];
     this.outcome = options.outcome;
+    this.problems = Math.max(options.problems ?? 0, this.details.length, 1);
   }
 
   /** Names the outcome this refusal is (`throw validationError([...]).tag('above-open-value')`). */
@@ -65,7 +68,18 @@ export function validationError(details: ErrorDetail[], summary?: string, total 
   const count = Math.max(total, details.length);
   let more = count > 1 ? ` (and ${count - 1} more problem${count > 2 ? 's' : ''})` : '';
   if (count > details.length) more = `${more.slice(0, -1)}; the first ${details.length} are listed)`;
-  return new SandboxError(400, `${head}${more}`, { details });
+  return new SandboxError(400, `${head}${more}`, { details, problems: count });
+}
+
+/**
+ * A refusal with problems found before the rest of the request was read (`first`, e.g. a malformed
+ * path parameter) named ahead of its own; a refusal without details (a body that is not JSON) is
+ * one problem about the whole body. `refusal` itself when it names them already.
+ */
+export function namingFirst(first: ErrorDetail[], refusal: SandboxError, limit: number): SandboxError {
+  if (first.length === 0 || first.every((d) => refusal.details.includes(d))) return refusal;
+  const own = refusal.details.length > 0 ? refusal.details : [{ path: '', message: refusal.message }];
+  return validationError([...first, ...own].slice(0, limit), undefined, first.length + refusal.problems);
 }
 
 /** JSON pointer escaping (RFC 6901). */

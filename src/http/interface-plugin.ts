@@ -6,6 +6,7 @@ import { namedOnly, type Operation } from './catalog.js';
 import type { InterfaceContract } from './interface-module.js';
 import {
   type ErrorDetail,
+  namingFirst,
   renderError,
   SandboxError,
   STATUS_TEXT,
@@ -13,7 +14,7 @@ import {
   standardBody,
 } from './errors.js';
 import { describeStorageFault } from '../store/errors.js';
-import { collapseAlternatives, detailsFromAjv, MAX_DETAILS } from './validation.js';
+import { besideRefused, collapseAlternatives, detailsFromAjv, MAX_DETAILS } from './validation.js';
 import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
 import { assumptionLookup } from './assumption-catalog.js';
 import { emptyBodyError, forbiddenKeyError, useJsonBodies } from './json.js';
@@ -38,6 +39,12 @@ declare module 'fastify' {
      * right type, and skips what an earlier problem makes meaningless; it never writes.
      */
     refusedBodyChecks?: (request: FastifyRequest) => RefusedBodyChecks;
+    /**
+     * Problems found before the request was read in full (bookkeeping: a malformed tenantId, known
+     * at routing), named first in any 400 that refuses the rest of it: its body's problems, or a body
+     * that is not JSON. With the outcome they name. Asked only of a refused request.
+     */
+    pendingProblems?: (request: FastifyRequest) => { details: ErrorDetail[]; outcome: string } | undefined;
   }
 }
 
@@ -56,9 +63,20 @@ function allBodyProblems(request: FastifyRequest, schema: ErrorDetail[], total: 
     request.log.error({ err }, 'the checks of a refused body failed');
     return { details: schema, total };
   }
-  const refused = schema.map((d) => d.path);
-  const kept = more.filter((d) => !refused.some((p) => d.path === p || d.path.startsWith(`${p}/`)));
+  const kept = besideRefused(schema, more);
   return { details: [...schema, ...kept].slice(0, MAX_DETAILS), total: total + kept.length };
+}
+
+/**
+ * The problems of one part of a request (headers, query string), judged by the route's own validator
+ * on a copy, as Fastify would: for a refusal that names them beside others (a refused body, a
+ * malformed path parameter), never on a request that is otherwise accepted.
+ */
+export function partProblems(request: FastifyRequest, part: 'headers' | 'querystring'): { details: ErrorDetail[]; total: number } {
+  const validate = request.getValidationFunction(part);
+  if (!validate || validate({ ...(part === 'headers' ? request.headers : (request.query as object)) })) return { details: [], total: 0 };
+  const errors = validate.errors ?? [];
+  return { details: detailsFromAjv(errors, part), total: collapseAlternatives(errors).length };
 }
 
 /** A near miss as the body shows it (the distance is the sandbox's business). */
@@ -86,9 +104,15 @@ export function toSandboxError(
   const fe = err as FastifyError;
   if (fe.validation) {
     const context = fe.validationContext ?? 'body';
-    const details = detailsFromAjv(fe.validation, context);
-    const problems = collapseAlternatives(fe.validation).length;
-    if (context !== 'body') return validationError(details, undefined, problems);
+    let details = detailsFromAjv(fe.validation, context);
+    let problems = collapseAlternatives(fe.validation).length;
+    // Fastify checks the headers after the body, and stops at the first part refused: a refused
+    // body's answer names the headers' problems too, and a refused header's the body's checks.
+    if (context === 'body') {
+      const headers = partProblems(request, 'headers');
+      details = [...details, ...headers.details].slice(0, MAX_DETAILS);
+      problems += headers.total;
+    } else if (context !== 'headers') return validationError(details, undefined, problems);
     const all = allBodyProblems(request, details, problems);
     return validationError(all.details, undefined, all.total);
   }
@@ -220,6 +244,8 @@ export function serveInterface(app: FastifyInstance, contract: InterfaceContract
 
   app.setErrorHandler((err: FastifyError | SandboxError, request, reply) => {
     let e = toSandboxError(err, request);
+    const pending = e.status === 400 ? request.routeOptions.config.pendingProblems?.(request) : undefined;
+    if (pending) e = namingFirst(pending.details, e, MAX_DETAILS).tag(pending.outcome);
     if (e.status >= 500) {
       request.log.error({ err }, 'unexpected error');
     }

@@ -8,7 +8,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Error bodies of bookkeeping, registry and loan-bond are not shown',
     decision:
-      'they answer {"statusCode","error","message","details":[{"path","message"}]}, one detail per problem, path a JSON pointer into the request; every check of a request is reported in the same answer (schema, domain, cross-field and against the stored state), at most 100 details while the message counts them all; a check is skipped only where an earlier problem makes it meaningless: a field of the wrong type is not also judged by its domain rule, a bill that takes no payment (unknown, paid, cancelled) or an amount above its open value is not compared further, and a receivables file is read only for a caller the body authenticates',
+      'they answer {"statusCode","error","message","details":[{"path","message"}]}, one detail per problem, path a JSON pointer into the request; every check of a request is reported in the same answer (schema, domain, cross-field and against the stored state; a Sandbox-Strict header the sandbox does not take beside the problems of the body; a malformed bookkeeping tenantId beside those of the query or body), at most 100 details while the message counts them all, one per problem (of a union such as string-or-null, the problems of the branch of the type of the value); a check is skipped only where an earlier problem makes it meaningless: a field of the wrong type is not also judged by its domain rule, a bill that takes no payment (unknown, paid, cancelled) or an amount above its open value is not compared further, a malformed tenantId is not judged for access nor compared with a bill (bk-credential-order), strict mode is not applied from a Sandbox-Strict value it refuses, a receivables file is read only for a caller the body authenticates (rc-error-precedence), and loan-bond files only for a caller whose token passes rules 1-2 (lb-check-order)',
     reason:
       "a client needs to know which field broke which rule; the shape is Fastify's, extended with details",
   },
@@ -199,7 +199,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'How boolean query values are written (the specification says "boolean")',
     decision:
-      'true or false in any case (True, FALSE), or 1 or 0, given once; anything else (yes, on, an empty value) is a 400 naming the parameter and the words it takes',
+      'true or false in any case (True, FALSE), or 1 or 0, given once; anything else (yes, on, an empty value) is a 400 naming the parameter and the words it takes; the Sandbox-Strict header is read the same way (one reading, http/validation.ts readBoolean), and a value it refuses never turns strict mode on',
     reason:
       'Python and .NET write a boolean as True or False and some clients send 1 or 0: each means one thing, while yes or on would be a guess',
   },

@@ -93,9 +93,11 @@ export const StringEnum = <T extends string>(values: readonly T[], options: Reco
 export const StrictHeaders = (assumption: string) =>
   Type.Object({
     'sandbox-strict': Type.Optional(
-      StringEnum(['true', 'false'], {
-        description: 'true: domain checks refuse (400) instead of warning',
-        'x-sandbox-assumption': assumption,
+      Type.Boolean({
+        description:
+          'true: domain checks refuse (400) instead of warning; written as a boolean query value is (true, false, 1 or 0 in any case)',
+        example: true,
+        'x-sandbox-assumption': `${assumption} query-booleans`,
       }),
     ),
   });

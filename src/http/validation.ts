@@ -68,8 +68,11 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
   const fields = httpPart === 'body' ? [] : textFields(schema);
   let compiled: ValidateFunction | undefined;
-  const validate = (data: unknown): boolean => {
+  // Headers are read from a copy: the request keeps them as sent (the journal shows "True", not true).
+  const copied = httpPart === 'headers' && fields.length > 0;
+  const validate = (sent: unknown): boolean => {
     compiled ??= ajv.compile(schema as object);
+    const data = copied && typeof sent === 'object' && sent !== null ? { ...sent } : sent;
     const refused = fields.length > 0 ? readText(fields, data) : null;
     const ok = compiled(data);
     validate.errors = compiled.errors;
@@ -168,6 +171,14 @@ const BOOLEAN_TEXT = new Map([
   ['false', false],
   ['0', false],
 ]);
+
+/**
+ * A boolean written as text (a query value, the Sandbox-Strict header): true, false, 1 or 0 in any
+ * case; undefined for anything else (assumption query-booleans). The one reading of such a value.
+ */
+export function readBoolean(text: string): boolean | undefined {
+  return BOOLEAN_TEXT.get(text.toLowerCase());
+}
 const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /**
@@ -194,7 +205,7 @@ function readText(fields: readonly TextField[], data: unknown): ErrorObject[] | 
       if (!field.list) problem = refusal(path, 'repeated', 'is given more than once: give it once');
     } else if (typeof text !== 'string' || kind === 'other') continue;
     else if (kind === 'boolean') {
-      const value = BOOLEAN_TEXT.get(text.toLowerCase());
+      const value = readBoolean(text);
       if (value === undefined) problem = refusal(path, 'boolean', `must be true or false (in any case, or 1 or 0), got "${text.slice(0, 40)}"`);
       else values[name] = value;
     } else {
@@ -240,7 +251,10 @@ function alternative(e: ErrorObject): string | undefined {
  * Ajv reports a value no branch of a union accepts as one error per branch plus one for the union
  * ("must be equal to constant", "must be object", "must match a schema in anyOf"). When every branch
  * failed on the value itself for a reason that fits in a few words, they become one problem naming
- * what the value may be: `must be "default" or an object`. Callers count problems on this list.
+ * what the value may be: `must be "default" or an object`. Otherwise, when the value is of the type
+ * of exactly one branch (every other branch refused its type), that branch's errors are the problems
+ * and the others' are dropped: a 65-character token of a `string | null` field is "too long", not
+ * also "must be null". This is the one place Ajv errors become problems: callers count them here.
  */
 export function collapseAlternatives(errors: readonly ErrorObject[]): ErrorObject[] {
   if (!errors.some((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')) return [...errors];
@@ -262,11 +276,30 @@ export function collapseAlternatives(errors: readonly ErrorObject[]): ErrorObjec
       return best && alternative(best);
     };
     const names = [...byBranch.values()].map(nameOf);
-    if (branches.length === 0 || names.some((n) => n === undefined)) continue;
+    if (branches.length === 0) continue;
+    if (names.some((n) => n === undefined)) {
+      // The branch of the value's type, when only one is: its own errors say what is wrong.
+      const wrongType = (own: ErrorObject[]) => own.some((e) => e.keyword === 'type' && e.instancePath === union.instancePath);
+      const ofItsType = [...byBranch.values()].filter((own) => !wrongType(own));
+      if (ofItsType.length !== 1 || byBranch.size < 2) continue;
+      const kept = new Set(ofItsType[0]);
+      dropped.add(union);
+      for (const e of branches) if (!kept.has(e)) dropped.add(e);
+      continue;
+    }
     for (const e of branches) dropped.add(e);
     replaced.set(union, { ...union, message: `must be ${[...new Set(names)].join(' or ')}` });
   }
   return errors.filter((e) => !dropped.has(e)).map((e) => replaced.get(e) ?? e);
+}
+
+/**
+ * The problems other checks found in a request whose schema refused the fields at `refused`, less
+ * those about a refused field or a part of one: its schema problem says what is wrong with it.
+ */
+export function besideRefused(refused: readonly ErrorDetail[], found: readonly ErrorDetail[]): ErrorDetail[] {
+  const paths = refused.map((d) => d.path);
+  return found.filter((d) => !paths.some((p) => d.path === p || d.path.startsWith(`${p}/`)));
 }
 
 /** Ajv errors -> one detail per problem, each with the JSON pointer of the field at fault. */

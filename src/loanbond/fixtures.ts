@@ -2,7 +2,7 @@
 import { type Static, Type } from '@fastify/type-provider-typebox';
 import { type ErrorDetail, pointer } from '../http/errors.js';
 import { Strict, StringEnum } from '../http/schema.js';
-import { type FixtureSection, UniqueKeys } from '../runtime/fixture-document.js';
+import { type FixtureSection, recordsOf, textOf, UniqueKeys } from '../runtime/fixture-document.js';
 import type { Product } from '../store/loanbond.js';
 
 export const PRODUCTS: readonly Product[] = ['electronic-signature', 'digital-loan-bond'];
@@ -28,10 +28,12 @@ export const loanbondFixtureSection: FixtureSection<typeof LoanbondFixtures> = {
     const details: ErrorDetail[] = [];
     const ids = new UniqueKeys(details, 'callerId', (k) => store.loanbond.callerExists(k));
     const tokens = new UniqueKeys(details, 'token', (k) => store.loanbond.tokenExists(k), true);
-    section.callers?.forEach((c, i) => {
-      ids.add(c.callerId, pointer('loanbond', 'callers', i, 'callerId'));
-      tokens.add(c.token, pointer('loanbond', 'callers', i, 'token'));
-    });
+    for (const [i, c] of recordsOf(section, 'callers')) {
+      const id = textOf(c.callerId);
+      const token = textOf(c.token);
+      if (id !== undefined) ids.add(id, pointer('loanbond', 'callers', i, 'callerId'));
+      if (token !== undefined) tokens.add(token, pointer('loanbond', 'callers', i, 'token'));
+    }
     return details;
   },
 

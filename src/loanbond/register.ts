@@ -50,15 +50,22 @@ export function tokenHint(token: string): string {
 
 /** Rules 1-2: a known token of a caller holding both products; otherwise 401. */
 function authorize(store: Store, token: string | undefined): string {
+  const caller = authorization(store, token);
+  if (caller instanceof SandboxError) throw caller;
+  return caller;
+}
+
+/** Rules 1-2: the caller's id, or the 401 that refuses the token. */
+function authorization(store: Store, token: string | undefined): string | SandboxError {
   if (token === undefined) {
-    throw new SandboxError(401, 'the token is missing: send the caller\'s token in the body field token', {
+    return new SandboxError(401, 'the token is missing: send the caller\'s token in the body field token', {
       details: [{ path: '/token', message: 'is required: the access token of the caller' }],
       outcome: outcome('token-missing'),
     });
   }
   const caller = store.loanbond.callerByToken(token);
   if (!caller) {
-    throw new SandboxError(401, 'the body field token is not the token of a known caller (the value sent is not echoed)', {
+    return new SandboxError(401, 'the body field token is not the token of a known caller (the value sent is not echoed)', {
       details: [
         { path: '/token', message: 'is not the token of a known caller (fixtures: loanbond.callers[].token)' },
       ],
@@ -72,7 +79,7 @@ function authorize(store: Store, token: string | undefined): string {
       message: `rule ${p.rule}: the caller whose token the body field token holds has not contracted the ${p.name} product (fixtures: loanbond.callers[].products)`,
     }));
     const first = outcome(missing[0]?.rule === 1 ? 'rule-1-electronic-signature' : 'rule-2-digital-loan-bond');
-    throw new SandboxError(401, `${details.map((d) => d.message).join('; ')}`, { details, outcome: first });
+    return new SandboxError(401, `${details.map((d) => d.message).join('; ')}`, { details, outcome: first });
   }
   return caller.callerId;
 }
@@ -108,12 +115,36 @@ function taxIdProblems(records: unknown): ErrorDetail[] {
   return out;
 }
 
+/** What the checks of a body the schema refused read beside the body. */
+export interface RefusedBodyContext {
+  store: Store;
+  strict: boolean;
+  /** Each file's verdict (rules 3-5), decided while the body streamed in (upload.ts). */
+  files: (path: string) => FileResult | undefined;
+}
+
 /**
  * The checks that still mean something on a body the schema refused (docs/errors.md): the tax ids'
- * check digits in strict mode. The files and the token are judged only on a body of the right shape.
+ * check digits in strict mode and, for a caller the token authenticates (rules 1-2, lb-check-order),
+ * every file's rules 3-5 (the caller drops those of a file whose field the schema refused). The
+ * token itself is judged (401) only on a body of the right shape.
  */
-export function refusedBodyProblems(body: unknown, strict: boolean): ErrorDetail[] {
-  return strict ? taxIdProblems(fieldOf(body, 'registros')) : [];
+export function refusedBodyProblems(body: unknown, ctx: RefusedBodyContext): ErrorDetail[] {
+  const records = fieldOf(body, 'registros');
+  const details = ctx.strict ? taxIdProblems(records) : [];
+  const token = fieldOf(body, 'token');
+  if (typeof token !== 'string' || typeof authorization(ctx.store, token) !== 'string') return details;
+  for (const [i, r] of itemsOf(records).entries()) {
+    const paths = [
+      pointer('registros', i, 'documento'),
+      ...itemsOf(fieldOf(r, 'documentos_adicionais')).map((_, j) => pointer('registros', i, 'documentos_adicionais', j, 'conteudo')),
+    ];
+    for (const path of paths) {
+      const result = ctx.files(path);
+      if (result && !result.ok) details.push({ path, message: result.message });
+    }
+  }
+  return details;
 }
 
 /** Problems found so far, and the outcome the first one names. */

@@ -62,7 +62,13 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: {
         ...REGISTER.config,
-        refusedBodyChecks: (request: FastifyRequest) => ({ details: refusedBodyProblems(request.body, strictFor(request)) }),
+        refusedBodyChecks: (request: FastifyRequest) => ({
+          details: refusedBodyProblems(request.body, {
+            store: runtimeOf(request).store,
+            strict: strictFor(request),
+            files: (path) => uploadOf(request)?.file(path),
+          }),
+        }),
       },
       bodyLimit: limit,
       attachValidation: true,

@@ -3,7 +3,7 @@ import { type Static, Type } from '@fastify/type-provider-typebox';
 import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer } from '../http/errors.js';
 import { Strict } from '../http/schema.js';
-import { type FixtureSection, UniqueKeys } from '../runtime/fixture-document.js';
+import { type FixtureSection, recordsOf, textOf, UniqueKeys } from '../runtime/fixture-document.js';
 
 export const ReceivablesFixtures = Strict({
   funds: Type.Optional(
@@ -26,12 +26,14 @@ export const receivablesFixtureSection: FixtureSection<typeof ReceivablesFixture
   check(section, { store }) {
     const details: ErrorDetail[] = [];
     const funds = new UniqueKeys(details, 'fundCnpj', (k) => store.receivables.fund(k) !== undefined);
-    section.funds?.forEach((f, i) => {
+    for (const [i, f] of recordsOf(section, 'funds')) {
       const at = pointer('receivables', 'funds', i, 'fundCnpj');
-      const id = checkTaxId(f.fundCnpj, { kinds: ['cnpj'] });
+      const cnpj = textOf(f.fundCnpj);
+      if (cnpj === undefined) continue;
+      const id = checkTaxId(cnpj, { kinds: ['cnpj'] });
       if (!id.ok) details.push({ path: at, message: id.reason });
       else funds.add(id.value, at);
-    });
+    }
     return details;
   },
 

@@ -46,8 +46,24 @@ function badFile(message: string, refusal: ReceivablesOutcome): SandboxError {
   return validationError([{ path: '/operationFile', message }], `operationFile ${message}`).tag(refusal);
 }
 
-function fundCnpjError(reason: string): SandboxError {
-  return validationError([{ path: '/fundCnpj', message: reason }], `fundCnpj ${reason}`).tag(outcome('fund-cnpj-invalid'));
+const EMPTY_FILE = 'is empty';
+
+/**
+ * An operationFile sent as "" is empty whoever sends it: a problem of the body's shape, named with a
+ * bad fundCnpj and before the credential (rc-error-precedence), since nothing of a file is decoded.
+ * A body read as a stream holds "" in place of every file (upload.ts): there the file received had
+ * no character at all.
+ */
+function emptyFile(operationFile: unknown, received: ReceivedFile | undefined): ErrorDetail[] {
+  const empty = operationFile === '' && (received === undefined || received.head === '');
+  return empty ? [{ path: '/operationFile', message: EMPTY_FILE }] : [];
+}
+
+/** A fundCnpj that is not a CNPJ, with an empty file beside it. */
+function fundCnpjError(reason: string, problems: ErrorDetail[]): SandboxError {
+  return validationError([{ path: '/fundCnpj', message: reason }, ...problems], `fundCnpj ${reason}`).tag(
+    outcome('fund-cnpj-invalid'),
+  );
 }
 
 /**
@@ -76,7 +92,7 @@ function judgeFile(decoded: Base64Decode, text: string, scanOf: (bytes: Buffer) 
     const reason = looksLikeCnabText(text) ? CNAB_TEXT : `is not base64 text: ${decoded.reason}`;
     return { error: badFile(reason, 'file-not-base64') };
   }
-  if (decoded.bytes.length === 0) return { error: badFile('is empty', 'file-empty') };
+  if (decoded.bytes.length === 0) return { error: badFile(EMPTY_FILE, 'file-empty') };
   const scan = scanOf(decoded.bytes);
   if (!scan.ok) {
     if (looksLikeCnabText(text)) return { error: badFile(CNAB_TEXT, 'file-not-base64') };
@@ -99,12 +115,13 @@ function readFile(operationFile: string, received: ReceivedFile | undefined): Fi
  */
 export function refusedImportProblems(body: unknown, store: Store, file?: ReceivedFile): ErrorDetail[] {
   const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  if (typeof fields.fundCnpj !== 'string') return [];
+  const empty = emptyFile(fields.operationFile, file);
+  if (typeof fields.fundCnpj !== 'string') return empty;
   const cnpj = checkTaxId(fields.fundCnpj, { kinds: ['cnpj'] });
-  if (!cnpj.ok) return [{ path: '/fundCnpj', message: cnpj.reason }];
+  if (!cnpj.ok) return [{ path: '/fundCnpj', message: cnpj.reason }, ...empty];
   const fund = store.receivables.fund(cnpj.value);
   const token = fields.token;
-  if (!fund || fund.token === null || typeof token !== 'string' || !sameSecret(token, fund.token)) return [];
+  if (!fund || fund.token === null || typeof token !== 'string' || !sameSecret(token, fund.token)) return empty;
   if (typeof fields.operationFile !== 'string') return [];
   const read = readFile(fields.operationFile, file);
   return 'error' in read ? read.error.details : [];
@@ -114,7 +131,9 @@ export function refusedImportProblems(body: unknown, store: Store, file?: Receiv
 function authenticate(body: ImportCnabBody, ctx: SubmitContext): string {
   const store = ctx.store.receivables;
   const cnpj = checkTaxId(body.fundCnpj, { kinds: ['cnpj'] });
-  if (!cnpj.ok) throw fundCnpjError(cnpj.reason);
+  const empty = emptyFile(body.operationFile, ctx.file);
+  if (!cnpj.ok) throw fundCnpjError(cnpj.reason, empty);
+  if (empty.length > 0) throw badFile(EMPTY_FILE, 'file-empty');
 
   const fund = store.fund(cnpj.value);
   if (!fund) {

@@ -2,7 +2,7 @@
 import { type Static, Type } from '@fastify/type-provider-typebox';
 import { type ErrorDetail, pointer } from '../http/errors.js';
 import { Strict } from '../http/schema.js';
-import { type FixtureSection, UniqueKeys } from '../runtime/fixture-document.js';
+import { type FixtureSection, recordsOf, textOf, UniqueKeys } from '../runtime/fixture-document.js';
 
 export const RegistryFixtures = Strict({
   participants: Type.Optional(
@@ -29,10 +29,12 @@ export const registryFixtureSection: FixtureSection<typeof RegistryFixtures> = {
       (k) => store.registry.participantByToken(k) !== undefined,
       true,
     );
-    section.participants?.forEach((p, i) => {
-      ids.add(p.participantId, pointer('registry', 'participants', i, 'participantId'));
-      tokens.add(p.accessToken, pointer('registry', 'participants', i, 'accessToken'));
-    });
+    for (const [i, p] of recordsOf(section, 'participants')) {
+      const id = textOf(p.participantId);
+      const token = textOf(p.accessToken);
+      if (id !== undefined) ids.add(id, pointer('registry', 'participants', i, 'participantId'));
+      if (token !== undefined) tokens.add(token, pointer('registry', 'participants', i, 'accessToken'));
+    }
     return details;
   },
 

@@ -7,7 +7,7 @@ import { type Static, type TObject, type TSchema, Type } from '@fastify/type-pro
 import { type ErrorDetail, type InterfaceId, SandboxError, validationError } from '../http/errors.js';
 import { parseJsonDocument } from '../http/json.js';
 import { Strict } from '../http/schema.js';
-import { bodyAjv, collapseAlternatives, detailsFromAjv, validateBody } from '../http/validation.js';
+import { besideRefused, bodyAjv, collapseAlternatives, detailsFromAjv, MAX_DETAILS, validateBody } from '../http/validation.js';
 import type { Store } from '../store/index.js';
 import type { Clock } from './clock.js';
 
@@ -19,8 +19,13 @@ export interface FixtureContext {
 export interface FixtureSection<S extends TSchema = TSchema> {
   key: InterfaceId;
   schema: S;
-  /** Problems of a schema-valid section, with pointers under `/<key>`; empty when it can be loaded. */
-  check(section: Static<S>, ctx: FixtureContext): ErrorDetail[];
+  /**
+   * Problems of the section the schema cannot see (check digits, duplicates, clashes with the state),
+   * with pointers under `/<key>`; empty when it can be loaded. It also runs on a section the schema
+   * refused, so that one answer names every problem: it reads only items that are objects and fields
+   * of the right type (recordsOf, textOf), and what it says of a field the schema refused is dropped.
+   */
+  check(section: unknown, ctx: FixtureContext): ErrorDetail[];
   /** Inserts the section (inside the caller's transaction); returns the count per list. */
   load(section: Static<S>, ctx: FixtureContext): Record<string, number>;
 }
@@ -54,6 +59,18 @@ export class UniqueKeys {
   }
 }
 
+/** The items of the list `holder[key]` that are objects, with their index (a check's view of a list). */
+export function recordsOf(holder: unknown, key: string): Array<[number, Record<string, unknown>]> {
+  const list = typeof holder === 'object' && holder !== null ? (holder as Record<string, unknown>)[key] : undefined;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((item: unknown, i) =>
+    typeof item === 'object' && item !== null && !Array.isArray(item) ? [[i, item as Record<string, unknown>] as [number, Record<string, unknown>]] : [],
+  );
+}
+
+/** A field's value when it is text (a check's view of a field the schema may have refused). */
+export const textOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
 /** Rows loaded per interface and list. */
 export type LoadCounts = Record<string, Record<string, number>>;
 
@@ -73,14 +90,22 @@ export class FixtureDocuments {
     // Compiled on first use: at start-up it would cost every sandbox, fixtures or not.
     const validate = (this.validator ??= bodyAjv.compile(this.schema));
     const errors = validateBody(validate, doc);
-    if (errors) throw validationError(detailsFromAjv(errors), undefined, collapseAlternatives(errors).length);
-    const valid = doc as Record<string, unknown>;
-    const details = this.sections.flatMap((s) => {
-      const section = valid[s.key];
-      return section === undefined ? [] : s.check(section, ctx);
-    });
-    if (details.length > 0) throw validationError(details);
-    return valid;
+    const schema = errors ? detailsFromAjv(errors) : [];
+    const checked = this.problems(doc, ctx);
+    const domain = errors ? besideRefused(schema, checked) : checked;
+    const total = (errors ? collapseAlternatives(errors).length : 0) + domain.length;
+    if (total > 0) throw validationError([...schema, ...domain].slice(0, MAX_DETAILS), undefined, total);
+    return doc as Record<string, unknown>;
+  }
+
+  /**
+   * What every section's checks find in a document, also one its schema refused (error-body: one
+   * answer names every problem); the caller drops what they say of a field the schema refused.
+   */
+  problems(doc: unknown, ctx: FixtureContext): ErrorDetail[] {
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return [];
+    const fields = doc as Record<string, unknown>;
+    return this.sections.flatMap((s) => (fields[s.key] === undefined ? [] : s.check(fields[s.key], ctx)));
   }
 
   /** Validates then loads a document in one transaction. */

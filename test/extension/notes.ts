@@ -12,7 +12,7 @@ import { serveInterface } from '../../src/http/interface-plugin.js';
 import { CONTROL_TAG } from '../../src/http/openapi.js';
 import { errorResponses, StandardError, Strict } from '../../src/http/schema.js';
 import type { EventType } from '../../src/runtime/events.js';
-import { type FixtureSection, UniqueKeys } from '../../src/runtime/fixture-document.js';
+import { type FixtureSection, recordsOf, textOf, UniqueKeys } from '../../src/runtime/fixture-document.js';
 import { type Runtime, runtimeOf, type WorkKind } from '../../src/runtime/index.js';
 import type { StorePart } from '../../src/store/part.js';
 
@@ -94,7 +94,10 @@ const fixtures: FixtureSection<typeof NotesFixtures> = {
   check(section, ctx) {
     const details: Array<{ path: string; message: string }> = [];
     const tokens = new UniqueKeys(details, 'author token', (t) => storeOf(ctx).hasAuthor(t), true);
-    (section.authors ?? []).forEach((a, i) => tokens.add(a.token, pointer('notes', 'authors', i, 'token')));
+    for (const [i, a] of recordsOf(section, 'authors')) {
+      const token = textOf(a.token);
+      if (token !== undefined) tokens.add(token, pointer('notes', 'authors', i, 'token'));
+    }
     return details;
   },
   load(section, ctx) {
