@@ -71,6 +71,9 @@ export interface PaymentRow {
   isPartial: boolean;
   paymentCents: number;
   remainingCents: number | null;
+  /** The amounts' texts as sent where a double writes them otherwise (1E+1, 0.10000, -0), else null. */
+  paymentText: string | null;
+  remainingText: string | null;
   beneficiaryDocument: string | null;
   paymentDate: string | null;
   openBeforeCents: number;
@@ -108,6 +111,7 @@ const EXTRACT_COLUMNS = `request_id AS extractTradeReceivableRequestId, register
 
 const PAYMENT_COLUMNS = `id, user_id AS userId, type, informant_id AS informantId, is_partial AS isPartial,
   payment_cents AS paymentCents, remaining_cents AS remainingCents,
+  payment_text AS paymentText, remaining_text AS remainingText,
   beneficiary_document AS beneficiaryDocument, payment_date AS paymentDate,
   open_before_cents AS openBeforeCents, open_after_cents AS openAfterCents,
   status_after AS statusAfter, recorded_at AS recordedAt`;
@@ -183,9 +187,10 @@ export class BookkeepingStore {
       insertPayment: db.prepare(
         `INSERT INTO bk_payments (bill_id, user_id, type, informant_id, is_partial, payment_cents,
            remaining_cents, beneficiary_document, payment_date, open_before_cents, open_after_cents,
-           status_after, recorded_at)
+           status_after, recorded_at, payment_text, remaining_text)
          VALUES (@billId, @userId, @type, @informantId, @isPartial, @paymentCents, @remainingCents,
-           @beneficiaryDocument, @paymentDate, @openBeforeCents, @openAfterCents, @statusAfter, @recordedAt)`,
+           @beneficiaryDocument, @paymentDate, @openBeforeCents, @openAfterCents, @statusAfter, @recordedAt,
+           @paymentText, @remainingText)`,
       ),
       payments: db.prepare(`SELECT ${PAYMENT_COLUMNS} FROM bk_payments WHERE bill_id = ? AND id > ? ORDER BY id LIMIT ?`),
       paymentCount: db.prepare('SELECT count(*) FROM bk_payments WHERE bill_id = ?').pluck(),

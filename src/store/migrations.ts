@@ -291,4 +291,13 @@ export const migrations: Migration[] = [
       CREATE INDEX bk_extract_requests_by_generated ON bk_extract_requests (tenant_id, generated_key, request_id);
     `,
   },
+  {
+    // A payment is shown as sent: an amount's text is kept where a double writes it otherwise
+    // (1E+1, 0.10000, -0); null for the others, whose text is their number's.
+    name: 'bookkeeping payments: amounts kept as written',
+    sql: `
+      ALTER TABLE bk_payments ADD COLUMN payment_text TEXT;
+      ALTER TABLE bk_payments ADD COLUMN remaining_text TEXT;
+    `,
+  },
 ];
