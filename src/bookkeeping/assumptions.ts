@@ -44,6 +44,15 @@ export const assumptions = [
     reason: 'registeredAt is the value in use; a stable tie-break is what makes paging correct',
   },
   {
+    id: 'bk-extract-timestamps',
+    interface: 'bookkeeping',
+    topic: 'How the extract list writes and sorts registeredAt and generatedAt',
+    decision:
+      'a fixture\'s timestamp (ISO 8601 UTC with Z, no fraction or 1 to 9 fractional digits) is answered exactly as written and sorted by its instant to the nanosecond (04:00:00Z < 04:00:00.1Z < 04:00:00.123456789Z < 04:00:00.123457Z); instants written differently but equal are ties, broken by extractTradeReceivableRequestId; a timestamp the sandbox sets itself (registeredAt left to the sandbox clock) is written with milliseconds, as every timestamp the sandbox writes (2026-11-01T10:00:00.000Z)',
+    reason:
+      'the specification says only "ISO 8601 UTC timestamp"; a fixture\'s own text rewritten (:00Z as :00.000Z, nanoseconds cut to milliseconds) is a silent change a client comparing with its fixture would trip on, and the written forms do not sort as text',
+  },
+  {
     id: 'bk-unknown-query',
     interface: 'bookkeeping',
     topic: 'Query parameters other than page, pageSize, sortBy and desc',

@@ -1,5 +1,6 @@
 // The bookkeeping section of the fixture document: users with their tenants, trade bills, extract requests.
 import { type Static, Type } from '@fastify/type-provider-typebox';
+import { toIsoUtc } from '../domain/dates.js';
 import { isMoney } from '../domain/money.js';
 import { isValidCnpj, isValidCpf } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer } from '../http/errors.js';
@@ -148,8 +149,9 @@ export const bookkeepingFixtureSection: FixtureSection<typeof BookkeepingFixture
       });
     }
     for (const r of section.extractRequests ?? []) {
-      // Stored in one form (toISOString) so that text order is time order.
-      const registeredAt = new Date(r.registeredAt ?? clock.now()).toISOString();
+      // Kept as written (the store sorts by a key of full precision); the clock's time as the sandbox
+      // writes its own timestamps (toIsoUtc).
+      const registeredAt = r.registeredAt ?? toIsoUtc(clock.now());
       bk.insertExtractRequest({
         extractTradeReceivableRequestId: r.extractTradeReceivableRequestId,
         tenantId: r.tenantId,
@@ -157,7 +159,7 @@ export const bookkeepingFixtureSection: FixtureSection<typeof BookkeepingFixture
         registeredByUserId: r.registeredByUserId,
         protocolNumber: r.protocolNumber,
         currentStepType: r.currentStepType ?? 'executed',
-        generatedAt: r.generatedAt ? new Date(r.generatedAt).toISOString() : registeredAt,
+        generatedAt: r.generatedAt ?? registeredAt,
       });
     }
     return {

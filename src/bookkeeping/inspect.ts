@@ -1,7 +1,7 @@
 // Inspection of the bookkeeping interface's state, mounted under /_sandbox/bookkeeping (admin-token rule applies).
 import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
-import { centsToNumber } from '../domain/money.js';
+import { centsToNumber, DecimalText } from '../domain/money.js';
 import { SandboxError, validationError } from '../http/errors.js';
 import { afterKey, decodeCursor, NextCursor, pageByKey, pageOf, pageQuery } from '../http/paging.js';
 import { AmountOut, StandardError, Strict } from '../http/schema.js';
@@ -62,14 +62,19 @@ const TradeBillDetail = Strict({
   nextCursor: NextCursor,
 });
 
+/** An amount of a declaration as it was written: its kept text, else its number (whose text it was). */
+function asSent(text: string | null, cents: number): number | DecimalText {
+  return text === null ? centsToNumber(cents) : new DecimalText(text);
+}
+
 function paymentRecord(p: PaymentRow) {
   return {
     declaration: {
       type: p.type,
       informantId: p.informantId,
       isPartial: p.isPartial,
-      paymentValue: centsToNumber(p.paymentCents),
-      ...(p.remainingCents === null ? {} : { remainingValue: centsToNumber(p.remainingCents) }),
+      paymentValue: asSent(p.paymentText, p.paymentCents),
+      ...(p.remainingCents === null ? {} : { remainingValue: asSent(p.remainingText, p.remainingCents) }),
       ...(p.beneficiaryDocument === null ? {} : { beneficiaryDocument: p.beneficiaryDocument }),
       ...(p.paymentDate === null ? {} : { paymentDate: p.paymentDate }),
     },

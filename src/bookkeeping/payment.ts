@@ -1,10 +1,10 @@
 // The payment rules: what a declaration may say on its own, what it does to a bill, and the one
 // transaction that reads the bill, decides and writes.
 import { isCalendarDate, toIsoDate } from '../domain/dates.js';
-import { formatCents, isMoney } from '../domain/money.js';
+import { centsToNumber, DecimalText, formatCents, isMoney } from '../domain/money.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer, type SandboxError, validationError } from '../http/errors.js';
-import { moneyCents } from '../http/exact-numbers.js';
+import { moneyCents, numberText } from '../http/exact-numbers.js';
 import { type NotPayable, PAYABLE, type PaymentEffect, type TradeBillRow, type TradeBillStatus } from '../store/bookkeeping.js';
 import type { Store } from '../store/index.js';
 import type { EventSink } from '../runtime/events.js';
@@ -17,6 +17,27 @@ export interface Declaration {
   isPartial: boolean;
   paymentCents: number;
   remainingCents: number | null;
+  /** The amounts' texts where a double writes them otherwise (1E+1, 0.10000, -0), else null. */
+  paymentText: string | null;
+  remainingText: string | null;
+}
+
+/** An amount as the client wrote it: its recorded text, else the double's own text (which is what was sent). */
+function sentAmount(text: string | null, cents: number): string {
+  if (text !== null) return text;
+  const value = centsToNumber(cents);
+  return value instanceof DecimalText ? value.text : String(value);
+}
+
+/** A declaration's amounts read from a validated body: cents for the rules, texts for the echoes. */
+function amountsOf(body: Record<string, unknown>): Omit<Declaration, 'isPartial'> {
+  const remaining = body.remainingValue !== undefined;
+  return {
+    paymentCents: moneyCents(body, 'paymentValue'),
+    remainingCents: remaining ? moneyCents(body, 'remainingValue') : null,
+    paymentText: numberText(body, 'paymentValue') ?? null,
+    remainingText: remaining ? (numberText(body, 'remainingValue') ?? null) : null,
+  };
 }
 
 /** A problem of a payment: its detail, the outcome it names, and the message it leads with when first. */
@@ -76,11 +97,13 @@ export function decidePayment(bill: TradeBillRow, declaration: Declaration): { e
   if (status) return { problems: [status] };
   const open = formatCents(bill.openCents);
   const paid = formatCents(declaration.paymentCents);
+  // Messages quote the amounts as sent; the arithmetic they explain is written in reais and cents.
+  const paidAsSent = sentAmount(declaration.paymentText, declaration.paymentCents);
   if (declaration.paymentCents > bill.openCents) {
     return {
       problems: [
         {
-          detail: { path: pointer('paymentValue'), message: `${paid} exceeds the open value of the trade bill (${open})` },
+          detail: { path: pointer('paymentValue'), message: `${paidAsSent} exceeds the open value of the trade bill (${open})` },
           outcome: outcome('above-open-value'),
         },
       ],
@@ -100,7 +123,7 @@ export function decidePayment(bill: TradeBillRow, declaration: Declaration): { e
     problems.push({
       detail: {
         path: pointer('paymentValue'),
-        message: `a total payment (isPartial false) must equal the open value (${open}), got ${paid}; for less, send isPartial true`,
+        message: `a total payment (isPartial false) must equal the open value (${open}), got ${paidAsSent}; for less, send isPartial true`,
       },
       outcome: outcome('total-below-open'),
     });
@@ -110,7 +133,7 @@ export function decidePayment(bill: TradeBillRow, declaration: Declaration): { e
     problems.push({
       detail: {
         path: pointer('remainingValue'),
-        message: `must equal the open value after this payment: ${formatCents(openAfterCents)} (open value ${open} - payment ${paid}), got ${formatCents(declaration.remainingCents)}`,
+        message: `must equal the open value after this payment: ${formatCents(openAfterCents)} (open value ${open} - payment ${paid}), got ${sentAmount(declaration.remainingText, declaration.remainingCents)}`,
       },
       outcome: outcome('remaining-mismatch'),
     });
@@ -153,11 +176,7 @@ function readableDeclaration(body: Record<string, unknown>): Declaration | undef
   const { isPartial, paymentValue, remainingValue } = body;
   if (typeof isPartial !== 'boolean' || !isMoney(paymentValue) || paymentValue <= 0) return undefined;
   if (remainingValue !== undefined && (!isMoney(remainingValue) || remainingValue < 0)) return undefined;
-  return {
-    isPartial,
-    paymentCents: moneyCents(body, 'paymentValue'),
-    remainingCents: remainingValue === undefined ? null : moneyCents(body, 'remainingValue'),
-  };
+  return { isPartial, ...amountsOf(body) };
 }
 
 /**
@@ -199,11 +218,7 @@ export interface PaymentContext {
  */
 export async function declarePayment(body: PaymentDeclaration, ctx: PaymentContext): Promise<PaymentEffect> {
   const { store, tenantId, uid } = ctx;
-  const declaration: Declaration = {
-    isPartial: body.isPartial,
-    paymentCents: moneyCents(body, 'paymentValue'),
-    remainingCents: body.remainingValue === undefined ? null : moneyCents(body, 'remainingValue'),
-  };
+  const declaration: Declaration = { isPartial: body.isPartial, ...amountsOf(body) };
   const problems = declarationProblems(body, toIsoDate(ctx.now));
   if (problems.length > 0) {
     // Refused whatever the bill says: what it says is reported with the rest (a read, no write).
@@ -225,6 +240,8 @@ export async function declarePayment(body: PaymentDeclaration, ctx: PaymentConte
       isPartial: body.isPartial,
       paymentCents: declaration.paymentCents,
       remainingCents: declaration.remainingCents,
+      paymentText: declaration.paymentText,
+      remainingText: declaration.remainingText,
       beneficiaryDocument: body.beneficiaryDocument ?? null,
       paymentDate: body.paymentDate ?? null,
       recordedAt: ctx.now.toISOString(),

@@ -67,14 +67,20 @@ export type ExtractQuery = Static<typeof ExtractQuery>;
 
 export const ExtractItem = Strict({
   extractTradeReceivableRequestId: Type.Integer({ description: 'identifier of the request' }),
-  registeredAt: UtcTimestamp({ description: 'when the request was registered' }),
+  registeredAt: UtcTimestamp({
+    description: 'when the request was registered, as the fixture wrote it',
+    'x-sandbox-assumption': assumed('bk-extract-timestamps'),
+  }),
   registeredByUserId: Type.Integer({ description: 'user who registered it' }),
   protocolNumber: Type.String({ description: 'protocol of the request' }),
   currentStepType: Type.String({
     description: 'current step of the request',
     'x-sandbox-assumption': assumed('bk-extract-steps'),
   }),
-  generatedAt: UtcTimestamp({ description: 'when the extract was generated' }),
+  generatedAt: UtcTimestamp({
+    description: 'when the extract was generated, as the fixture wrote it',
+    'x-sandbox-assumption': assumed('bk-extract-timestamps'),
+  }),
 }, { title: 'ExtractItem' });
 
 export const Pagination = Strict({

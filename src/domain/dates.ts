@@ -18,6 +18,16 @@ export function isUtcTimestamp(text: string): boolean {
 }
 
 /**
+ * A key of a UTC timestamp (isUtcTimestamp) whose text order is its time order to the nanosecond:
+ * the fraction padded to 9 digits, '2026-10-02T04:00:00Z' -> '2026-10-02T04:00:00.000000000Z'. A
+ * timestamp is kept as written, so the written forms (no fraction, 1 to 9 digits) do not sort as text.
+ */
+export function timestampSortKey(text: string): string {
+  const fraction = text.charCodeAt(19) === 0x2e /* . */ ? text.slice(20, -1) : '';
+  return `${text.slice(0, 19)}.${fraction.padEnd(9, '0')}Z`;
+}
+
+/**
  * CNAB dates are DDMMAA: the year has two digits, so a pivot is needed. 00-69 read as 2000-2069
  * and 70-99 as 1970-1999, which covers both old issue dates and due dates decades ahead.
  * Returns 'YYYY-MM-DD', or undefined when the field is not a real date ('000000' included).

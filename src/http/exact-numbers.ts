@@ -1,9 +1,12 @@
-// JSON numbers a double would change, kept as the client wrote them. JSON.parse reads every number as
-// the nearest double, which is exact for texts of up to 15 significant digits (every body on the hot
-// path); the scan that refuses duplicate keys (json.ts) also notes any longer number whose double
-// would not read back as the same decimal, and any number out of a double's range (1e400, 1e-400). Those few are recorded here beside the parsed value, by
-// the object and key that hold them: money is read from its text (moneyCents), and any other field
-// holding one is refused (http/validation.ts), so nothing is silently changed.
+// JSON numbers a double would change or spell otherwise, kept as the client wrote them. JSON.parse
+// reads every number as the nearest double, which is exact for texts of up to 15 significant digits
+// (every body on the hot path); the scan that refuses duplicate keys (json.ts) also notes any longer
+// number whose double would not read back as the same decimal, any number out of a double's range
+// (1e400, 1e-400), and any number whose double String writes otherwise (1E+1 as 10, 0.10000 as 0.1,
+// -0 as 0). Those few are recorded here beside the parsed value, by the object and key that hold
+// them: money is read from its text (moneyCents), any other field holding one the double changes is
+// refused (http/validation.ts), and echoes (the journal, copies kept as sent, messages) write the
+// text, so nothing is silently changed (assumption exact-numbers).
 import { randomUUID } from 'node:crypto';
 import { MAX_JSON_DEPTH } from '../domain/json-depth.js';
 import { centsFromText, DecimalText, toCents } from '../domain/money.js';
@@ -14,6 +17,8 @@ export interface ExactNumber {
   pointer: string;
   /** The number as the client wrote it. */
   text: string;
+  /** Whether the double changes its value (false: it only spells it otherwise, as 1E+1 for 10). */
+  changed: boolean;
   /** Whether a money field read it (see exactText). */
   read: boolean;
   /**
@@ -35,18 +40,21 @@ const byRoot = new WeakMap<object, ExactNumber[]>();
  * Records the numbers `found` (pointer segments from the root, and the text) of the parsed `root`.
  * A number at the root itself has no holder and is left to the schema (no body is a bare number).
  */
-export function recordExactNumbers(root: unknown, found: ReadonlyArray<{ segments: ReadonlyArray<string | number>; pointer: string; text: string }>): void {
+export function recordExactNumbers(
+  root: unknown,
+  found: ReadonlyArray<{ segments: ReadonlyArray<string | number>; pointer: string; text: string; changed: boolean }>,
+): void {
   if (typeof root !== 'object' || root === null) return;
   const list: ExactNumber[] = [];
-  for (const { segments, pointer, text } of found) {
+  for (const { segments, pointer, text, changed } of found) {
     let holder: unknown = root;
     for (let i = 0; i < segments.length - 1; i++) holder = (holder as Record<string, unknown>)[String(segments[i])];
     const key = segments[segments.length - 1];
     if (key === undefined || typeof holder !== 'object' || holder === null) continue;
     const value = (holder as Record<string, unknown>)[String(key)];
-    const lost = value === 0 || value === Number.POSITIVE_INFINITY || value === Number.NEGATIVE_INFINITY;
+    const lost = changed && (value === 0 || value === Number.POSITIVE_INFINITY || value === Number.NEGATIVE_INFINITY);
     if (lost && value !== 0) (holder as Record<string, unknown>)[String(key)] = Math.sign(value as number) * Number.MAX_VALUE;
-    const entry: ExactNumber = { pointer, text, read: false, lost };
+    const entry: ExactNumber = { pointer, text, changed, read: false, lost };
     let map = texts.get(holder);
     if (!map) texts.set(holder, (map = new Map()));
     map.set(String(key), entry);
@@ -55,7 +63,7 @@ export function recordExactNumbers(root: unknown, found: ReadonlyArray<{ segment
   if (list.length > 0) byRoot.set(root, list);
 }
 
-/** The text of the number at `holder[key]` when its double would change it; undefined for every other value. */
+/** The text of the number at `holder[key]` when its double would change it or spell it otherwise; undefined for every other value. */
 export function exactText(holder: unknown, key: string | number): string | undefined {
   if (typeof holder !== 'object' || holder === null) return undefined;
   const entry = texts.get(holder)?.get(String(key));
@@ -69,7 +77,7 @@ function recordedText(holder: object, key: string | number): string | undefined 
   return texts.get(holder)?.get(String(key))?.text;
 }
 
-/** The text of the number at `holder[key]` when its double would change it, for a reader that compares, not a money field. */
+/** The text of the number at `holder[key]` when its double would change it or spell it otherwise, for a reader that compares or echoes, not a money field. */
 export function numberText(holder: unknown, key: string | number): string | undefined {
   return typeof holder === 'object' && holder !== null ? recordedText(holder, key) : undefined;
 }

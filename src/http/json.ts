@@ -226,17 +226,25 @@ interface Frame {
   expectKey: boolean;
 }
 
-/** A number whose double would not read back as the decimal its text says. */
+/**
+ * A number whose text its double does not give back: one the double changes (its value: more
+ * digits than it keeps, or out of its range), or one it only writes otherwise (1E+1, 0.10000, -0).
+ */
 export interface InexactNumber {
   segments: Array<string | number>;
   pointer: string;
   text: string;
+  /** Whether the double changes its value, not only its spelling (changedByDouble). */
+  changed: boolean;
 }
 
 export interface JsonScan {
   /** The JSON pointer of the first key that appears twice in one object. */
   duplicate?: string;
-  /** Every number a double would change (more than 15 significant digits that do not read back, or out of a double's range). */
+  /**
+   * Every number a double would change (more than 15 significant digits that do not read back, or
+   * out of a double's range), and every one it would write otherwise than the text (1E+1 as 10).
+   */
   inexact: InexactNumber[];
   /** The JSON pointers of the strings holding the offsets asked for (a key's: its member's), in their order. */
   marks: string[];
@@ -255,10 +263,22 @@ export function changedByDouble(text: string): boolean {
 }
 
 /**
+ * Whether the text of a number that is no longer than 15 characters and has no exponent can differ
+ * from the double's own text (String): a fraction ending in 0 (0.10000, 1.0), one below 0.000001
+ * (written 1e-7 by String: it starts 0.0), and -0. Every other such text is the double's own.
+ */
+function mayBeRespelled(text: string, i: number, j: number, dot: boolean): boolean {
+  const start = text.charCodeAt(i) === MINUS ? i + 1 : i;
+  if (text.charCodeAt(start) === 0x30 && (j === start + 1 ? start > i : text.charCodeAt(start + 2) === 0x30)) return true;
+  return dot && text.charCodeAt(j - 1) === 0x30;
+}
+
+/**
  * Scans valid JSON `text` (call it after parsing) for keys sent twice and numbers a double would
- * change, and names the strings holding the offsets `at` (ascending). Linear: strings are skipped
- * with indexOf, so megabytes of base64 cost little; a number's text is looked at closely only when
- * it is longer than 15 characters or has an exponent (the only ways out of a double's range).
+ * change or write otherwise, and names the strings holding the offsets `at` (ascending). Linear:
+ * strings are skipped with indexOf, so megabytes of base64 cost little; a number's text is looked
+ * at closely only when it is longer than 15 characters, has an exponent (the only ways out of a
+ * double's range) or may be spelt otherwise than the double writes it (mayBeRespelled).
  */
 export function scanJson(text: string, at?: readonly number[]): JsonScan {
   const stack: Frame[] = [];
@@ -297,17 +317,20 @@ export function scanJson(text: string, at?: readonly number[]): JsonScan {
     if (c === MINUS || (c >= 0x30 && c <= 0x39)) {
       let j = i + 1;
       let exponent = false;
+      let dot = false;
       for (; j < n; j++) {
         const d = text.charCodeAt(j);
         if (d === 0x65 || d === 0x45) exponent = true;
-        // Digits, '.', 'e', 'E', '+', '-': the rest of a valid number.
-        else if (!((d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x2b || d === MINUS)) break;
+        else if (d === 0x2e) dot = true;
+        // Digits, '+', '-': the rest of a valid number.
+        else if (!((d >= 0x30 && d <= 0x39) || d === 0x2b || d === MINUS)) break;
       }
-      if (exponent || j - i > 15) {
+      if (exponent || j - i > 15 || mayBeRespelled(text, i, j, dot)) {
         const number = text.slice(i, j);
-        if (changedByDouble(number)) {
+        const changed = changedByDouble(number);
+        if (changed || String(Number(number)) !== number) {
           const segments = stack.map((f) => f.segment);
-          inexact.push({ segments, pointer: pointer(...segments), text: number });
+          inexact.push({ segments, pointer: pointer(...segments), text: number, changed });
         }
       }
       i = j;
@@ -547,18 +570,20 @@ export function parseJsonDocument(bytes: Buffer): unknown {
 /**
  * JSON.parse, with the numbers a double would change recorded (http/exact-numbers.ts), so that a
  * reader that compares or writes them back takes their texts: JSON the sandbox stored, a client's
- * body a mapping compares, a file of mappings. Throws what JSON.parse throws.
+ * body a mapping compares, a file of mappings. A number the double only spells otherwise (1E+1) is
+ * read as its double here: a mapping's values are read as values. Throws what JSON.parse throws.
  */
 export function parseJsonExact(text: string): unknown {
   const value: unknown = JSON.parse(text);
-  const { inexact } = scanJson(text);
-  if (inexact.length > 0) recordExactNumbers(value, inexact);
+  const changed = scanJson(text).inexact.filter((number) => number.changed);
+  if (changed.length > 0) recordExactNumbers(value, changed);
   return value;
 }
 
 /**
- * Parses JSON text the sandbox stored itself, for showing: a number a double would change (an
- * amount written by stringifyExact) comes back as a DecimalText, written out digit for digit.
+ * Parses JSON text the sandbox stored itself, for showing: a number a double would change or spell
+ * otherwise (an amount, or a number kept as sent, written by stringifyExact) comes back as a
+ * DecimalText, written out digit for digit.
  */
 export function parseStoredJson(text: string): unknown {
   const value: unknown = JSON.parse(text);

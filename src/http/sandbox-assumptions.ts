@@ -80,10 +80,13 @@ export const assumptions = [
   {
     id: 'exact-numbers',
     interface: 'sandbox',
-    topic: 'JSON numbers with more significant digits than a double keeps',
+    topic: 'JSON numbers a double would change, or write otherwise than they were sent',
     decision:
-      'an amount is read from its text (money-cents); any other number whose text a double would change (more than 15 significant digits that do not read back as the same decimal, such as an additiveNumber of 20 digits; or out of a double\'s range: 1e-400 would be read as 0, 1e400 as Infinity) is a 400 naming it and what it would become; an amount out of a double\'s range is told its decimals (1e-400) or its magnitude (1e400), never a comparison with the 0 or Infinity a double would make of it',
-    reason: 'what the client sent is kept exactly or refused, never silently changed',
+      'an amount is read from its text (money-cents); any other number whose text a double would change (more than 15 significant digits that do not read back as the same decimal, such as an additiveNumber of 20 digits; or out of a double\'s range: 1e-400 would be read as 0, 1e400 as Infinity) is a 400 naming it and what it would become; an amount out of a double\'s range is told its decimals (1e-400) or its magnitude (1e400), never a comparison with the 0 or Infinity a double would make of it. ' +
+      'A number a double holds exactly but writes otherwise (1E+1, 0.10000, 3550308.0, -0) is read by its value (-0 is zero: refused where an amount must be above 0, accepted where it may be 0, as remainingValue), and echoed as written wherever the sandbox echoes what was sent: the journal\'s requestBody, the payments of a trade bill and the registry\'s documents and reported reconciliation fields in inspection, and messages that quote a value ("got 1e1"). ' +
+      'What the sandbox holds as a value is answered as the number it is: a bill\'s amount and open value, an import\'s additiveNumber, registry amounts (held in cents), events',
+    reason:
+      'what the client sent is kept exactly or refused, never silently changed; -0 is zero in JSON and in the decimal types a real service reads amounts into (a Python client rounding a tiny negative float sends -0.0), so refusing it would be stricter than the service without evidence',
   },
   {
     id: 'json-utf8',

@@ -116,7 +116,7 @@ function withExactNumbers(data: unknown, errors: ValidateFunction['errors']): Va
   const lost = new Set(numbers.filter((n) => n.lost).map((n) => n.pointer));
   const kept = (errors ?? []).filter((e) => !(lost.has(e.instancePath) && COMPARISONS.has(e.keyword)));
   const refused = new Set(kept.map((e) => e.instancePath));
-  const inexact = numbers.filter((n) => !n.read && !refused.has(n.pointer)).map((n) => refusal(n.pointer, 'exact', inexactMessage(n.text)));
+  const inexact = numbers.filter((n) => n.changed && !n.read && !refused.has(n.pointer)).map((n) => refusal(n.pointer, 'exact', inexactMessage(n.text)));
   const all = [...kept, ...inexact];
   return all.length > 0 ? all : null;
 }

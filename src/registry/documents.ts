@@ -3,10 +3,10 @@
 // SHA-256 (assumption registry-documento-digest).
 import { createHash } from 'node:crypto';
 import { decodeBase64 } from '../domain/base64.js';
-import { centsToNumber, type DecimalText } from '../domain/money.js';
+import { centsToNumber, DecimalText } from '../domain/money.js';
 import { normalizeTaxId } from '../domain/tax-id.js';
 import { pointer } from '../http/errors.js';
-import { moneyCents } from '../http/exact-numbers.js';
+import { exactCopy, moneyCents } from '../http/exact-numbers.js';
 import type { Divergence, ReconciliationDocument, RegistryDocument } from './schemas.js';
 
 export interface Digest {
@@ -14,7 +14,11 @@ export interface Digest {
   sha256: string;
 }
 
-/** The held form of a document: as sent, except amounts in integer cents and `documento` as a digest. */
+/**
+ * The held form of a document: as sent, except amounts in integer cents and `documento` as a digest.
+ * A number a double writes otherwise than it was sent (1E+0, 3550308.0, -0) is held as a DecimalText
+ * of its text, which stringifyExact stores digit for digit and JSON.parse reads back as its number.
+ */
 export type HeldFields = Omit<RegistryDocument, 'documento'> & { documento?: Digest };
 
 /** The size and SHA-256 of base64 text, or why it is not standard base64. */
@@ -40,14 +44,14 @@ export function toHeld(
   digest: Digest | undefined,
 ): HeldFields {
   const held: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(doc)) {
+  for (const [key, value] of Object.entries(exactCopy(doc) as Record<string, unknown>)) {
     if (RECONCILIATION_ONLY.has(key) || key === 'documento') continue;
     held[key] = value;
   }
   const out = held as HeldFields;
   if (doc.valorDuplicata !== undefined) out.valorDuplicata = moneyCents(doc, 'valorDuplicata');
   if (doc.operacao?.valorOperacao !== undefined) {
-    out.operacao = { ...doc.operacao, valorOperacao: moneyCents(doc.operacao, 'valorOperacao') };
+    out.operacao = { ...(held.operacao as HeldFields['operacao']), valorOperacao: moneyCents(doc.operacao, 'valorOperacao') };
   }
   if (digest) out.documento = digest;
   return out;
@@ -72,7 +76,7 @@ const AMOUNTS = new Set(['valorDuplicata', 'valorOperacao']);
 const TAX_IDS = new Set(['cpfCnpjTitular', 'cpfCnpjSacador', 'cpfCnpjSacado', 'cpfCnpjAvalista']);
 
 function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof DecimalText);
 }
 
 /** A held value as it is shown in a divergence. */
@@ -85,6 +89,8 @@ function same(key: string, held: unknown, sent: unknown): boolean {
   if (TAX_IDS.has(key) && typeof held === 'string' && typeof sent === 'string') {
     return normalizeTaxId(held) === normalizeTaxId(sent);
   }
+  // A number sent as 1E+0 is the 1 held (DecimalText: toHeld).
+  if (held instanceof DecimalText || sent instanceof DecimalText) return Number(held) === Number(sent);
   return held === sent;
 }
 

@@ -60,7 +60,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         index: d.itemIndex,
         chaveRegistro: d.registryKey,
         dataRegistro: d.registrationDate,
-        document: heldToView(JSON.parse(d.fields) as HeldFields),
+        document: heldToView(parseStoredJson(d.fields) as HeldFields),
       }));
       return {
         chaveRemessa: batch.batchKey,
@@ -102,7 +102,7 @@ export const registryInspection: FastifyPluginAsyncTypebox = async (app) => {
         result: item.result,
         message: item.message,
         divergences: parseStoredJson(item.divergences) as Divergence[],
-        reported: JSON.parse(item.reported) as Reported,
+        reported: parseStoredJson(item.reported) as Reported,
       }));
       return {
         chaveConciliacao: r.reconciliationKey,

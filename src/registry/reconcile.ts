@@ -3,7 +3,7 @@
 import type { Static } from '@fastify/type-provider-typebox';
 import { toIsoUtc } from '../domain/dates.js';
 import type { ReconciliationItemRow } from '../store/registry.js';
-import { stringifyExact } from '../http/exact-numbers.js';
+import { exactCopy, stringifyExact } from '../http/exact-numbers.js';
 import { plural } from '../domain/plural.js';
 import { examine } from './checks.js';
 import { compareWithRegistration, type HeldFields } from './documents.js';
@@ -25,13 +25,15 @@ export function reconcileDocuments(
       const reconciliationKey = ids.newId('CC');
       const counts = { matched: 0, diverging: 0, unknown: 0 };
       const items: ReconciliationItemRow[] = registros.map((item, i) => {
+        // What the participant reported, as sent (a statusPagamento of 1E+0 stays so: http/exact-numbers.ts).
+        const sent = exactCopy(item) as Record<string, unknown>;
         const reported = {
-          cancelado: item.cancelado,
-          dataCancelamento: item.dataCancelamento,
-          motivoCancelamento: item.motivoCancelamento,
-          statusPagamento: item.statusPagamento,
+          cancelado: sent.cancelado,
+          dataCancelamento: sent.dataCancelamento,
+          motivoCancelamento: sent.motivoCancelamento,
+          statusPagamento: sent.statusPagamento,
         };
-        const base = { reconciliationKey, itemIndex: i, reported: JSON.stringify(reported) };
+        const base = { reconciliationKey, itemIndex: i, reported: stringifyExact(reported) };
         const key = item.chaveRegistro;
         const held =
           key === undefined ? undefined : store.registry.participantDocument(key, participantId);

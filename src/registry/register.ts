@@ -9,6 +9,7 @@ import type { DocumentRow } from '../store/registry.js';
 import { plural } from '../domain/plural.js';
 import { examine } from './checks.js';
 import { toHeld } from './documents.js';
+import { stringifyExact } from '../http/exact-numbers.js';
 import { documentsRegistered } from './events.js';
 import { outcome, type RegistryOutcome } from './outcomes.js';
 import type { RegisterBody, RegisterResponse } from './schemas.js';
@@ -47,7 +48,7 @@ export function registerDocuments(body: RegisterBody, ctx: RegistryContext): Reg
     participantId,
     registeredAt,
     registrationDate,
-    fields: JSON.stringify(toHeld(doc, digests[i])),
+    fields: stringifyExact(toHeld(doc, digests[i])),
   }));
   store.transaction(() =>
     store.registry.insertBatch(

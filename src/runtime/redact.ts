@@ -3,7 +3,7 @@
 // journal a few kilobytes. The copy is built while walking, so the walk stops where the budget ends.
 import { Buffer } from 'node:buffer';
 import { DecimalText } from '../domain/money.js';
-import { exactText } from '../http/exact-numbers.js';
+import { numberText } from '../http/exact-numbers.js';
 
 /**
  * The one rule for what names a secret, shared by the journal's headers, query parameters and body
@@ -241,10 +241,10 @@ export function truncatedMarker(what: string): string {
   return `[truncated: ${what}]`;
 }
 
-/** A number as the client wrote it, where its double would change it (http/exact-numbers.ts). */
+/** A number as the client wrote it, where its double would change it or spell it otherwise (http/exact-numbers.ts). */
 function exactOrSame(holder: object, key: string | number, v: number, state: { left: number }): unknown {
   state.left -= 8;
-  const text = exactText(holder, key);
+  const text = numberText(holder, key);
   return text === undefined ? v : new DecimalText(text);
 }
 
@@ -476,7 +476,7 @@ export function collectSecretValues(value: unknown, add: (secret: string) => voi
     // Document bytes are redacted but are no secret to look for in an answer (megabytes of base64).
     if (isRedactedKey(key) && !DOCUMENT_KEYS.has(key.toLowerCase())) {
       if (typeof v === 'string') add(v);
-      else if (typeof v === 'number') add(exactText(value, key) ?? String(v));
+      else if (typeof v === 'number') add(numberText(value, key) ?? String(v));
       else collectSecretValues(v, add, depth + 1);
     } else collectSecretValues(v, add, depth + 1);
   }

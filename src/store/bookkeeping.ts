@@ -1,5 +1,6 @@
 // Bookkeeping storage: users and their tenants, trade bills and their payments, extract requests.
 import type { Statement } from 'better-sqlite3';
+import { timestampSortKey } from '../domain/dates.js';
 import type { Db } from './db.js';
 import type { ReadCache } from './read-cache.js';
 import { groupKey, type RowCounts } from './row-counts.js';
@@ -31,6 +32,7 @@ export interface TradeBillSummary extends Omit<TradeBillRow, 'id'> {
 export interface ExtractRequestRow {
   extractTradeReceivableRequestId: number;
   tenantId: string;
+  /** ISO 8601 UTC timestamps as written (isUtcTimestamp), each stored with its sort key. */
   registeredAt: string;
   registeredByUserId: number;
   protocolNumber: string;
@@ -43,11 +45,12 @@ export type ExtractItem = Omit<ExtractRequestRow, 'tenantId'>;
 /** The fields of an extract item a page can be sorted by, and the column (and index) behind each. */
 export const EXTRACT_SORT_COLUMNS = {
   extractTradeReceivableRequestId: 'request_id',
-  registeredAt: 'registered_at',
+  // The timestamps are kept as written: each sorts by its nanosecond key (timestampSortKey).
+  registeredAt: 'registered_key',
   registeredByUserId: 'registered_by_user_id',
   protocolNumber: 'protocol_number',
   currentStepType: 'current_step_type',
-  generatedAt: 'generated_at',
+  generatedAt: 'generated_key',
 } as const;
 export type ExtractSortField = keyof typeof EXTRACT_SORT_COLUMNS;
 
@@ -68,6 +71,9 @@ export interface PaymentRow {
   isPartial: boolean;
   paymentCents: number;
   remainingCents: number | null;
+  /** The amounts' texts as sent where a double writes them otherwise (1E+1, 0.10000, -0), else null. */
+  paymentText: string | null;
+  remainingText: string | null;
   beneficiaryDocument: string | null;
   paymentDate: string | null;
   openBeforeCents: number;
@@ -105,6 +111,7 @@ const EXTRACT_COLUMNS = `request_id AS extractTradeReceivableRequestId, register
 
 const PAYMENT_COLUMNS = `id, user_id AS userId, type, informant_id AS informantId, is_partial AS isPartial,
   payment_cents AS paymentCents, remaining_cents AS remainingCents,
+  payment_text AS paymentText, remaining_text AS remainingText,
   beneficiary_document AS beneficiaryDocument, payment_date AS paymentDate,
   open_before_cents AS openBeforeCents, open_after_cents AS openAfterCents,
   status_after AS statusAfter, recorded_at AS recordedAt`;
@@ -159,9 +166,9 @@ export class BookkeepingStore {
       ),
       insertExtractRequest: db.prepare(
         `INSERT INTO bk_extract_requests (request_id, tenant_id, registered_at, registered_by_user_id,
-           protocol_number, current_step_type, generated_at)
+           protocol_number, current_step_type, generated_at, registered_key, generated_key)
          VALUES (@extractTradeReceivableRequestId, @tenantId, @registeredAt, @registeredByUserId,
-           @protocolNumber, @currentStepType, @generatedAt)`,
+           @protocolNumber, @currentStepType, @generatedAt, @registeredKey, @generatedKey)`,
       ),
       countExtractRequest: db
         .prepare(
@@ -180,9 +187,10 @@ export class BookkeepingStore {
       insertPayment: db.prepare(
         `INSERT INTO bk_payments (bill_id, user_id, type, informant_id, is_partial, payment_cents,
            remaining_cents, beneficiary_document, payment_date, open_before_cents, open_after_cents,
-           status_after, recorded_at)
+           status_after, recorded_at, payment_text, remaining_text)
          VALUES (@billId, @userId, @type, @informantId, @isPartial, @paymentCents, @remainingCents,
-           @beneficiaryDocument, @paymentDate, @openBeforeCents, @openAfterCents, @statusAfter, @recordedAt)`,
+           @beneficiaryDocument, @paymentDate, @openBeforeCents, @openAfterCents, @statusAfter, @recordedAt,
+           @paymentText, @remainingText)`,
       ),
       payments: db.prepare(`SELECT ${PAYMENT_COLUMNS} FROM bk_payments WHERE bill_id = ? AND id > ? ORDER BY id LIMIT ?`),
       paymentCount: db.prepare('SELECT count(*) FROM bk_payments WHERE bill_id = ?').pluck(),
@@ -310,7 +318,11 @@ export class BookkeepingStore {
 
   /** Inserts one extract request and counts it for its tenant; call inside the caller's transaction. */
   insertExtractRequest(row: ExtractRequestRow): void {
-    this.statements.insertExtractRequest.run(row);
+    this.statements.insertExtractRequest.run({
+      ...row,
+      registeredKey: timestampSortKey(row.registeredAt),
+      generatedKey: timestampSortKey(row.generatedAt),
+    });
     this.counts.add('bk_extract_requests');
     // The tenant's counter row is new when it counts its first request.
     if (this.statements.countExtractRequest.get(row.tenantId) === 1) this.counts.add('bk_tenant_counters');

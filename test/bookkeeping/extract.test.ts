@@ -79,7 +79,7 @@ describe('extract list pagination', () => {
     });
   });
 
-  it('returns items with exactly the six documented fields and ISO 8601 UTC timestamps', async () => {
+  it('returns items with exactly the six documented fields, the timestamps as the fixture wrote them', async () => {
     const app = await bookkeepingApp({
       extractRequests: [
         {
@@ -98,11 +98,11 @@ describe('extract list pagination', () => {
     expect(body.extractTradeReceivables).toEqual([
       {
         extractTradeReceivableRequestId: 42,
-        registeredAt: '2026-11-01T10:00:00.000Z',
+        registeredAt: '2026-11-01T10:00:00Z',
         registeredByUserId: 7,
         protocolNumber: 'PRT-42',
         currentStepType: 'executed',
-        generatedAt: '2026-11-01T10:05:00.500Z',
+        generatedAt: '2026-11-01T10:05:00.5Z',
       },
     ]);
   });
@@ -205,5 +205,50 @@ describe('extract list query parameters', () => {
     expect(ids(body)).toEqual([52]);
     await app.inject({ method: 'POST', url: '/_sandbox/reset', payload: {} });
     expect((await list(app)).status).toBe(401);
+  });
+});
+
+describe('extract list timestamps as the fixture wrote them', () => {
+  // The fixture schema takes 0 to 9 fractional digits; each form is answered as written.
+  const written = [
+    { id: 1, registeredAt: '2026-10-02T04:00:00.123457Z', generatedAt: '2026-10-02T04:05:00Z' },
+    { id: 2, registeredAt: '2026-10-02T04:00:00.123456789Z', generatedAt: '2026-10-02T04:05:00.5Z' },
+    { id: 3, registeredAt: '2026-10-02T04:00:00Z', generatedAt: '2026-10-02T04:05:00.000000001Z' },
+    { id: 4, registeredAt: '2026-10-02T04:00:00.1Z', generatedAt: '2026-10-02T04:04:59.999999999Z' },
+  ];
+  const rows = written.map((w) => ({
+    tenantId: TENANT,
+    extractTradeReceivableRequestId: w.id,
+    registeredAt: w.registeredAt,
+    registeredByUserId: 1,
+    protocolNumber: `P${w.id}`,
+    generatedAt: w.generatedAt,
+  }));
+
+  it('answers registeredAt and generatedAt digit for digit, with no fraction added or cut', async () => {
+    const app = await bookkeepingApp({ extractRequests: rows });
+    const { body } = await list(app, 'sortBy=extractTradeReceivableRequestId');
+    expect(body.extractTradeReceivables.map((r) => [r.registeredAt, r.generatedAt])).toEqual(
+      written.map((w) => [w.registeredAt, w.generatedAt]),
+    );
+  });
+
+  it('orders by the full precision: a microsecond, a nanosecond and no fraction at all', async () => {
+    const app = await bookkeepingApp({ extractRequests: rows });
+    // 04:00:00 < .1 < .123456789 < .123457
+    expect(ids((await list(app, 'sortBy=registeredAt')).body)).toEqual([3, 4, 2, 1]);
+    expect(ids((await list(app, 'sortBy=registeredAt&desc=true')).body)).toEqual([1, 2, 4, 3]);
+    // 04:04:59.999999999 < 04:05:00 < 04:05:00.000000001 < 04:05:00.5
+    expect(ids((await list(app, 'sortBy=generatedAt')).body)).toEqual([4, 1, 3, 2]);
+    expect(ids((await list(app, 'sortBy=generatedAt&desc=true&pageSize=2&page=2')).body)).toEqual([1, 4]);
+  });
+
+  it('writes the timestamps it sets itself as toISOString does (milliseconds)', async () => {
+    const app = await bookkeepingApp({
+      extractRequests: [{ tenantId: TENANT, extractTradeReceivableRequestId: 9, registeredByUserId: 1, protocolNumber: 'P9' }],
+    });
+    const [item] = (await list(app)).body.extractTradeReceivables;
+    expect(item?.registeredAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(item?.generatedAt).toBe(item?.registeredAt);
   });
 });

@@ -33,7 +33,7 @@ describe('a payment', () => {
   it('compares readable amounts with the bill even when another field is refused', async () => {
     const { res } = await declare({ type: '', paymentValue: 150 });
     expect(detailPaths(res)).toEqual(['/paymentValue', '/type']);
-    expect(res.json().details[1].message).toBe('150.00 exceeds the open value of the trade bill (100.00)');
+    expect(res.json().details[1].message).toBe('150 exceeds the open value of the trade bill (100.00)');
   });
 
   it('names a domain problem and a cross-field problem of a body the schema accepts', async () => {

@@ -205,11 +205,11 @@ describe('numbers out of a double\'s range, refused from their text', () => {
     expect(res.json().error).toMatchObject({ code: 'ValidationError', target: 'additiveNumber', message: expect.stringContaining(message) });
   });
 
-  it.each(['0e5', '0.000', '-0', '0E-400'])('still reads %s as the zero it is', async (value) => {
+  it.each(['0e5', '0.000', '-0', '0E-400'])('still reads %s as the zero it is, and quotes it as sent', async (value) => {
     const app = await appWithBill('100');
     const res = await app.inject({ method: 'PUT', url: PAYMENT, headers: BK, payload: payment('1', `,"remainingValue":${value}`) });
     expect(res.json().details).toEqual([
-      { path: '/remainingValue', message: 'must equal the open value after this payment: 99.00 (open value 100.00 - payment 1.00), got 0.00' },
+      { path: '/remainingValue', message: `must equal the open value after this payment: 99.00 (open value 100.00 - payment 1.00), got ${value}` },
     ]);
   });
 });

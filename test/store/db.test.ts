@@ -120,3 +120,34 @@ describe('opening the database', () => {
     );
   });
 });
+
+describe('the migration to extract timestamps kept as written', () => {
+  it('gives extract requests stored before it their keys, so they keep sorting in time order', () => {
+    const db = new Database(':memory:');
+    const before = migrations.findIndex((m) => m.name.includes('timestamps kept as written'));
+    expect(before).toBeGreaterThan(0);
+    for (const m of migrations.slice(0, before)) db.exec(m.sql);
+    db.pragma(`user_version = ${before}`);
+    const insert = db.prepare(
+      `INSERT INTO bk_extract_requests (request_id, tenant_id, registered_at, registered_by_user_id, protocol_number,
+         current_step_type, generated_at) VALUES (?, 'T', ?, 1, 'P', 'executed', ?)`,
+    );
+    // What the code before it stored: toISOString, milliseconds always.
+    insert.run(1, '2026-10-02T04:00:00.123Z', '2026-10-02T04:05:00.000Z');
+    insert.run(2, '2026-10-02T04:00:00.000Z', '2026-10-02T04:05:00.999Z');
+    migrate(db);
+    expect(db.prepare('SELECT request_id, registered_key, generated_key FROM bk_extract_requests ORDER BY request_id').raw().all()).toEqual([
+      [1, '2026-10-02T04:00:00.123000000Z', '2026-10-02T04:05:00.000000000Z'],
+      [2, '2026-10-02T04:00:00.000000000Z', '2026-10-02T04:05:00.999000000Z'],
+    ]);
+    const plan = db
+      .prepare("EXPLAIN QUERY PLAN SELECT request_id FROM bk_extract_requests WHERE tenant_id = 'T' ORDER BY registered_key DESC, request_id DESC")
+      .all()
+      .map((r) => (r as { detail: string }).detail)
+      .join('\n');
+    // An index range, no sort of the rows.
+    expect(plan).toContain('COVERING INDEX bk_extract_requests_by_registered');
+    expect(plan).not.toContain('TEMP B-TREE');
+    db.close();
+  });
+});

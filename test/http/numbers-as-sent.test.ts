@@ -1,0 +1,79 @@
+// A number the client wrote in a form a double does not keep (1E+1, 0.10000, -0, 1.0) is read by its
+// value, and echoed as written: in the journal, in the copies kept "as sent", and in messages that
+// quote it. Bodies are sent as text: a JavaScript object cannot hold these spellings.
+import type { FastifyInstance } from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { BASE_FIXTURES, testApp } from '../helpers.js';
+import { RECONCILE, REGISTER, validDocument } from '../registry/helpers.js';
+
+const TENANT = '11222333000181';
+const BK = { authorization: 'Bearer bk-token-1', 'content-type': 'application/json' };
+const RG = { authorization: 'Bearer rg-token-1', 'content-type': 'application/json' };
+const PAYMENT = `/api/bookkeeping/integration/v1/${TENANT}/trade-receivable-certificates/B-1/payment`;
+const BILL = `/_sandbox/bookkeeping/tenants/${TENANT}/trade-bills/B-1`;
+
+async function appWithBill(amount = '30.50'): Promise<FastifyInstance> {
+  const app = await testApp({ fixtures: BASE_FIXTURES });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/_sandbox/fixtures',
+    headers: { 'content-type': 'application/json' },
+    payload: `{"bookkeeping":{"tradeBills":[{"tenantId":"${TENANT}","uid":"B-1","amount":${amount}}]}}`,
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return app;
+}
+
+const payment = (fields: string) => `{"type":"bankSlip","informantId":"x",${fields}}`;
+
+describe('numbers echoed as the client wrote them', () => {
+  it('journals 1E+1, 0.10000 and -0 digit for digit', async () => {
+    const app = await appWithBill();
+    await app.inject({ method: 'PUT', url: PAYMENT, headers: BK, payload: payment('"isPartial":true,"paymentValue":0.10000,"remainingValue":1e1') });
+    await app.inject({ method: 'PUT', url: PAYMENT, headers: BK, payload: payment('"isPartial":true,"paymentValue":1E+1,"remainingValue":-0') });
+    const journal = await app.inject({ method: 'GET', url: '/_sandbox/requests?operation=declare-payment' });
+    expect(journal.body).toContain('"paymentValue":0.10000,"remainingValue":1e1');
+    expect(journal.body).toContain('"paymentValue":1E+1,"remainingValue":-0');
+  });
+
+  it('keeps a declared payment as sent, while the bill reads its exact cents', async () => {
+    const app = await appWithBill();
+    const first = await app.inject({ method: 'PUT', url: PAYMENT, headers: BK, payload: payment('"isPartial":true,"paymentValue":0.10000,"remainingValue":3040e-2') });
+    expect(first.statusCode, first.body).toBe(204);
+    const second = await app.inject({ method: 'PUT', url: PAYMENT, headers: BK, payload: payment('"isPartial":false,"paymentValue":30.40,"remainingValue":-0') });
+    expect(second.statusCode, second.body).toBe(204);
+    const bill = await app.inject({ method: 'GET', url: BILL });
+    expect(bill.body).toContain('"paymentValue":0.10000,"remainingValue":3040e-2');
+    expect(bill.body).toContain('"paymentValue":30.40,"remainingValue":-0');
+    // What the bill holds is a value, shown as the number it is.
+    expect(bill.json()).toMatchObject({ amount: 30.5, openValue: 0, status: 'paid' });
+    expect(bill.body).toContain('"openValueAfter":30.4,');
+  });
+
+  it('quotes a refused amount as it was sent', async () => {
+    const app = await appWithBill();
+    const res = await app.inject({ method: 'PUT', url: PAYMENT, headers: BK, payload: payment('"isPartial":true,"paymentValue":0.10000,"remainingValue":1e1') });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().details).toEqual([
+      { path: '/remainingValue', message: 'must equal the open value after this payment: 30.40 (open value 30.50 - payment 0.10), got 1e1' },
+    ]);
+    const total = await app.inject({ method: 'PUT', url: PAYMENT, headers: BK, payload: payment('"isPartial":false,"paymentValue":1.0E1') });
+    expect(total.json().details[0].message).toMatch(/, got 1\.0E1; /);
+  });
+
+  it('takes integers written 1E+0 and 3550308.0 by their values and keeps them as sent in the registry', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const doc = JSON.stringify(validDocument()).replace('"tipoGarantia":1', '"tipoGarantia":1E+0').replace('"codigoIBGEPracaPagamento":3550308', '"codigoIBGEPracaPagamento":3550308.0');
+    const reg = await app.inject({ method: 'POST', url: REGISTER, headers: RG, payload: `{"registros":[${doc}]}` });
+    expect(reg.statusCode, reg.body).toBe(200);
+    const batch = await app.inject({ method: 'GET', url: `/_sandbox/registry/batches/${reg.json().chaveRemessa as string}` });
+    expect(batch.body).toContain('"tipoGarantia":1E+0');
+    expect(batch.body).toContain('"codigoIBGEPracaPagamento":3550308.0');
+    const key = (batch.json().documents[0] as { chaveRegistro: string }).chaveRegistro;
+    const item = `{"chaveRegistro":"${key}","garantia":{"tipoGarantia":1.0},"codigoIBGEPracaPagamento":3550308,"statusPagamento":-0}`;
+    const rec = await app.inject({ method: 'POST', url: RECONCILE, headers: RG, payload: `{"registros":[${item}]}` });
+    expect(rec.json().mensagem, rec.body).toContain('1 matched');
+    const seen = await app.inject({ method: 'GET', url: `/_sandbox/registry/reconciliations/${rec.json().chaveConciliacao as string}` });
+    expect(seen.body).toContain('"statusPagamento":-0');
+  });
+});
