@@ -288,7 +288,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Who may create a workspace when the control plane is locked (SANDBOX_ADMIN_TOKEN set)',
     decision:
-      'only a request carrying Sandbox-Admin-Token: POST /_sandbox/workspaces, or any call under /ws/{name} that sends the header; without it, a base URL /ws/{name} of a workspace that does not exist reaches nothing: under an interface path a 404 in that interface\'s error shape (receivables code WorkspaceNotFound) saying how to create it, the sandbox\'s own answer outside every documented operation like the 404 outside every prefix; under /_sandbox the control plane\'s 401; elsewhere a 404. A workspace that exists answers its interfaces to anyone, as "default" does',
+      'only a request carrying Sandbox-Admin-Token: POST /_sandbox/workspaces, or any call under /ws/{name} that sends the header; without it, a base URL /ws/{name} of a workspace that does not exist reaches nothing: under an interface path that interface\'s documented 400 in its error shape (receivables code WorkspaceNotFound) saying how to create it, as for workspace-limit, since an interface answers only the statuses it documents; under /_sandbox the control plane\'s 401; elsewhere a 404. A workspace that exists answers its interfaces to anyone, as "default" does',
     reason:
       'a locked sandbox must not let an anonymous client fill it up to SANDBOX_MAX_WORKSPACES and lock its users out with 429s; no interface documents an answer for a base URL that is not one',
   },
