@@ -38,12 +38,10 @@ describe('the inspector page in chromium', () => {
     const printed: string[] = [];
     demo = await runDemo({ url: base, print: (line) => printed.push(line) });
     expect(printed.join('\n')).toContain(`${base}/_sandbox/ui`);
-    // Each step's label says what its answer shows: the first import is still pending (the work
-    // delay, 1 s by default, has not passed), and the run that follows processes the two imports.
-    const answerOf = (label: string) => printed[printed.findIndex((l) => l.includes(label)) + 2] ?? '';
-    expect(answerOf('Inspect the first import:')).toMatch(/^ {3}-> 200 pending;/);
-    expect(printed.find((l) => l.includes('Inspect the first import:'))).toContain('pending');
-    expect(answerOf('Run the pending processing now')).toContain('"processed":{"receivables":2,');
+    // The first import's label says it is pending until the work delay has passed, not that it starts at once.
+    const label = printed.find((l) => l.includes('Inspect the first import:')) ?? '';
+    expect(label).toContain('pending');
+    expect(label).not.toContain('at once');
     // It ends with the coverage table: a row per documented operation and the totals.
     expect(printed.at(-1)).toMatch(new RegExp(`^all +${demo.coverage.covered} of ${demo.coverage.outcomes} +${demo.coverage.hits}$`));
     expect(printed.slice(-7, -1).map((l) => l.split(/ +/)[1])).toEqual([
