@@ -255,7 +255,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const importState = (a: Answer) =>
     `${field<string>(a, 'status')}; ${field<number | null>(a, 'titleCount') ?? '-'} titles, ` +
     `${field<number | null>(a, 'errorCount') ?? '-'} errors, ${field<number | null>(a, 'warningCount') ?? '-'} warnings`;
-  await call('Inspect the first import (processing starts at once)', 'GET', `/_sandbox/receivables/imports/${processedImportId}`, undefined, 200, importState);
+  await call('Inspect the first import: still pending (processed once the work delay has passed, SANDBOX_WORK_DELAY, 1 s by default)', 'GET', `/_sandbox/receivables/imports/${processedImportId}`, undefined, 200, importState);
   await call('Run the pending processing now', 'POST', '/_sandbox/work/run', undefined, 200);
   await call('Inspect the first import again: processed', 'GET', `/_sandbox/receivables/imports/${processedImportId}`, undefined, 200, importState);
   await call(

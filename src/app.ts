@@ -27,7 +27,7 @@ import { DEFAULTS } from './config.js';
 import { VERSION } from './version.js';
 import type { FixtureDocument } from './interfaces.js';
 import { InspectionIndex } from './control/inspection-index.js';
-import { installUserOperations, outsideMessage } from './user-operations.js';
+import { installUserOperations, outsideMessage, readUserOperations } from './user-operations.js';
 
 /** Longest path parameter the router reads. */
 export const MAX_PARAM_LENGTH = 500;
@@ -133,6 +133,9 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   // The outcome slug a documented operation's rule sets (http/outcomes.ts); counted in control/hooks.ts.
   app.decorateRequest('outcome', null);
 
+  // Settings that refuse a start are read before the state is opened (whose log line would say the
+  // fixtures were loaded).
+  const userOperations = readUserOperations(interfaces, { stubs: options.stubs, upstreams: options.upstreams ?? DEFAULTS.upstreams, record: options.record });
   // What every sandbox state is made of, in the default runtime and in every workspace alike.
   const parts = interfaces.runtimeParts(options.coverage !== false);
   const runtime = await openRuntime(options, app.log, parts);
@@ -162,7 +165,7 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
   // User-defined operations and proxy mode: requests no documented operation owns, or every request
   // of an interface with an upstream.
   const inspections = new InspectionIndex();
-  installUserOperations(app, interfaces, { stubs: options.stubs, upstreams: options.upstreams ?? DEFAULTS.upstreams, record: options.record }, (rt, path) =>
+  installUserOperations(app, interfaces, userOperations, (rt, path) =>
     inspections.read(rt, path),
   );
   await registerOpenApi(app, {

@@ -29,20 +29,37 @@ export function outsideMessage(method: string, path: string): string {
   return `${method} ${path} is outside every emulated interface (see GET /_sandbox/operations)`;
 }
 
+/** The settings of user-defined operations, read and checked: what refuses a start refuses it here. */
+export interface ReadUserOperations {
+  options: UserOperationOptions;
+  folder: ReturnType<typeof readStubFolder>;
+  upstreams: Upstreams;
+}
+
+/**
+ * Reads the --stubs folder and the --upstream and --record values, throwing on the first that is
+ * refused. Called before the sandbox's state is opened, so a start that stops logs no state.
+ */
+export function readUserOperations(interfaces: Interfaces, options: UserOperationOptions): ReadUserOperations {
+  const interfaceOfPath = (path: string) => interfaces.ofPath(path)?.contract.id ?? null;
+  const folder = options.stubs ? readStubFolder(options.stubs, { operations: interfaces.operations, interfaceOfPath }) : [];
+  const upstreams = Upstreams.parse(options.upstreams ?? [], interfaces.ids);
+  if (options.record && !upstreams.enabled) throw new UpstreamConfigError('--record needs --upstream: it records what the upstream answers');
+  return { options, folder, upstreams };
+}
+
 export function installUserOperations(
   app: FastifyInstance,
   interfaces: Interfaces,
-  options: UserOperationOptions,
+  read: ReadUserOperations,
   inspect: (runtime: Runtime, path: string) => unknown,
 ): UserOperations {
+  const { options, folder, upstreams } = read;
   const interfaceOfPath = (path: string) => interfaces.ofPath(path)?.contract.id ?? null;
   const context = { operations: interfaces.operations, interfaceOfPath };
-  const folder = options.stubs ? readStubFolder(options.stubs, context) : [];
   const stubs = new StubSet(folder, context, (id, problems) =>
     app.log.error({ mapping: id, problems }, 'a stored mapping no longer reads: it is skipped'),
   );
-  const upstreams = Upstreams.parse(options.upstreams ?? [], interfaces.ids);
-  if (options.record && !upstreams.enabled) throw new UpstreamConfigError('--record needs --upstream: it records what the upstream answers');
   const recorder = options.record ? new Recorder(options.record) : undefined;
   const operations = interfaces.operations
     .filter((o) => o.status === 'implemented')

@@ -171,7 +171,7 @@ function afterOf(after: string | undefined, events: Events, where: Field): numbe
     throw validationError([
       {
         path: where.path,
-        message: `${where.named}no event ${after} has been issued in this workspace (the last is ${events.lastId}): events live in memory, and a restart or a new workspace starts again from 1`,
+        message: `${where.named}is ${after}, but no event ${after} has been issued in this workspace (the last is ${events.lastId}); events live in memory, and a restart or a new workspace starts again from 1`,
       },
     ]);
   return n;

@@ -211,11 +211,13 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
         const { status, body } = removalRefusal(new WorkspaceRemovingError(refused.name), place);
         return reply.code(status).type('application/json').send(body);
       }
-      // Under an interface, its shape (the unknown workspace's 404 is the sandbox's own, like the 404
-      // outside every prefix: workspace-locked).
+      // Under an interface, its documented 400 in its shape (an interface answers only the statuses
+      // it documents, as for workspace-limit); outside every prefix the sandbox's own 404
+      // (workspace-locked).
       const err = new WorkspaceUnknownError(refused.name, adminKeyProblem(request.headers));
-      const body = owner ? renderError(owner.contract.shape, err) : standardBody(err.status, err.message);
-      return reply.code(err.status).type('application/json').send(body);
+      if (!owner) return reply.code(err.status).type('application/json').send(standardBody(err.status, err.message));
+      const refusal = new SandboxError(400, err.message, { code: err.code });
+      return reply.code(400).type('application/json').send(renderError(owner.contract.shape, refusal));
     }
     const bad = invalidWorkspaceNameOf(request.raw);
     if (bad === undefined) {

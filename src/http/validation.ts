@@ -75,16 +75,17 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
     const data = copied && typeof sent === 'object' && sent !== null ? { ...sent } : sent;
     const refused = fields.length > 0 ? readText(fields, data) : null;
     const ok = compiled(data);
-    validate.errors = compiled.errors;
+    const own = statingRanges(schema, compiled.errors);
+    validate.errors = own;
     if (refused) {
       // Every parameter's problem in one answer: Ajv's for the others, beside those read here.
       const paths = new Set(refused.map((e) => e.instancePath));
-      validate.errors = [...refused, ...(compiled.errors ?? []).filter((e) => !paths.has(e.instancePath))];
+      validate.errors = [...refused, ...(own ?? []).filter((e) => !paths.has(e.instancePath))];
       return false;
     }
     if (httpPart !== 'body') return ok;
-    const errors = withExactNumbers(data, compiled.errors);
-    if (errors === compiled.errors) return ok;
+    const errors = withExactNumbers(data, own);
+    if (errors === own) return ok;
     validate.errors = errors;
     return errors === null;
   };
@@ -98,7 +99,33 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
  */
 export function validateBody(validate: ValidateFunction, data: unknown): ErrorObject[] | null {
   validate(data);
-  return withExactNumbers(data, validate.errors) ?? null;
+  return statingRanges(validate.schema, withExactNumbers(data, validate.errors)) ?? null;
+}
+
+/** A number's bounds as a refusal says them: the whole range when there are both. */
+export function rangeText(minimum: number | undefined, maximum: number | undefined): string {
+  if (minimum !== undefined && maximum !== undefined) return `must be from ${minimum} to ${maximum}`;
+  if (minimum !== undefined) return `must be >= ${minimum}`;
+  return maximum !== undefined ? `must be <= ${maximum}` : 'is out of the range of numbers';
+}
+
+/**
+ * Ajv's refusal of a number past one bound says that bound only ("must be <= 100"); where the schema
+ * gives both, the refusal states the range ("must be from 1 to 100"). The schema node is found by the
+ * error's schema path; one that cannot be found (behind a $ref) keeps Ajv's words.
+ */
+export function statingRanges<E extends ErrorObject[] | null | undefined>(root: unknown, errors: E): E {
+  if (!errors || !errors.some((e) => e.keyword === 'minimum' || e.keyword === 'maximum')) return errors;
+  return errors.map((e) => {
+    if (e.keyword !== 'minimum' && e.keyword !== 'maximum') return e;
+    let node: unknown = root;
+    for (const segment of e.schemaPath.split('/').slice(1, -1)) {
+      node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[segment.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    }
+    const { minimum, maximum } = (node ?? {}) as { minimum?: unknown; maximum?: unknown };
+    if (typeof minimum !== 'number' || typeof maximum !== 'number') return e;
+    return { ...e, message: rangeText(minimum, maximum) };
+  }) as E;
 }
 
 /** Comparisons of a number with a bound: untrue of a number the double lost (its stand-in was compared). */
@@ -149,16 +176,12 @@ function textFields(schema: unknown): TextField[] {
   if (!properties) return [];
   return Object.entries(properties).map(([name, p]): TextField => {
     const kind = p.type === 'integer' || p.type === 'number' || p.type === 'boolean' ? p.type : 'other';
-    const bounds = [
-      p.minimum === undefined ? undefined : `>= ${p.minimum}`,
-      p.maximum === undefined ? undefined : `<= ${p.maximum}`,
-    ].filter((b) => b !== undefined);
     return {
       name,
       path: pointer(name),
       kind,
       list: p.type === 'array',
-      range: bounds.length > 0 ? `must be ${bounds.join(' and ')}` : 'is out of the range of numbers',
+      range: rangeText(p.minimum, p.maximum),
     };
   });
 }

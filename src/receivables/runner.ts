@@ -226,23 +226,28 @@ function importRunner(ctx: RunnerContext, turnMs = TURN_MS): ImportWork {
 
   // One turn goes on for about turnMs, over as many imports as that takes: a stream of small files is
   // processed as fast as it arrives, a large one a slice per turn.
+  // What a turn finished is counted in imports, the unit of the backlog (docs/work.md).
   const run: Runner = () => {
     const deadline = performance.now() + turnMs;
-    let processed = 0;
+    let finished = 0;
+    let worked = false;
     forgetReplaced();
     for (;;) {
       if (job && store.status(job.importId) !== 'pending') job = null; // nothing left to do for it
       if (!job) {
         job = start();
         if (!job) break;
-        processed += 1;
+        worked = true;
         // A file read back from the database (after a restart) was scanned whole: that is the turn.
         if (job.readBack) break;
       }
-      processed += slice(job, deadline);
+      const current = job;
+      slice(current, deadline);
+      worked = true;
+      if (current.reader.done) finished += 1;
       if (performance.now() >= deadline) break;
     }
-    return processed;
+    return { finished, worked };
   };
   return {
     run,

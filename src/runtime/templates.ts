@@ -117,15 +117,58 @@ export function bracketIndexes(source: string): string {
   );
 }
 
+interface AstNode {
+  type?: string;
+  original?: unknown;
+  parts?: unknown[];
+  data?: boolean;
+  depth?: number;
+  path?: AstNode;
+  params?: AstNode[];
+  loc?: { start?: { line?: number } };
+}
+
+/**
+ * A subexpression `(x ...)` calls the helper x; Handlebars calls whatever x is, so `(request.query.a)`
+ * fails at render with its compiled code's words ("...call is not a function"). Only a plain name can
+ * be a helper: anything else in that place is named now, with what to write instead.
+ */
+function checkSubexpressions(node: unknown, parent: string | undefined): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const item of node) checkSubexpressions(item, parent);
+    return;
+  }
+  const n = node as AstNode;
+  if (n.type === 'SubExpression' && n.path) {
+    const p = n.path;
+    const plainName = p.type === 'PathExpression' && !p.data && !p.depth && p.parts?.length === 1 && p.original === p.parts[0];
+    if (!plainName) {
+      const what = typeof p.original === 'string' || typeof p.original === 'number' ? String(p.original) : String(p.type);
+      const args = (n.params?.length ?? 0) > 0 ? ' ...' : '';
+      const instead = parent && !args ? ` (write {{${parent} ${what}}}, without the parentheses)` : '';
+      throw new TemplateError(
+        `line ${n.loc?.start?.line ?? 1}: the subexpression (${what}${args}) calls a helper by its first word, and ${what} is a value, not a helper${instead}; docs/stubs.md lists the helpers`,
+      );
+    }
+  }
+  const name = n.path && n.path.type === 'PathExpression' && typeof n.path.original === 'string' ? n.path.original : parent;
+  for (const [key, value] of Object.entries(n)) {
+    if (key !== 'loc' && key !== 'path' && value !== null && typeof value === 'object') checkSubexpressions(value, name);
+  }
+}
+
 /** Compiles `source` once (syntax errors are thrown now, with their line); render it many times. */
 export function compileTemplate(template: string): Template {
   const source = bracketIndexes(template);
+  let ast: unknown;
   try {
     // Parsing first reports a syntax error here rather than at the first render.
-    handlebars().parse(source);
+    ast = handlebars().parse(source);
   } catch (err) {
     throw new TemplateError(`the template does not parse: ${(err as Error).message}`);
   }
+  checkSubexpressions(ast, undefined);
   const compiled = handlebars().compile(source);
   return (model, helpers) => {
     const outer = budget;

@@ -11,8 +11,26 @@
 // can be held (kicks and retries start nothing) so a client can watch its items pending.
 import { describeStorageFault } from '../store/errors.js';
 
-/** Processes some pending items; returns how many it processed (0 when none are left). */
-export type Runner = () => number | Promise<number>;
+/**
+ * One turn of a runner whose items take several turns (a large CNAB import is checked a slice at a
+ * time): `finished`, the items it completed, in the unit its backlog counts; `worked`, whether it
+ * found anything to do (false: nothing is left).
+ */
+export interface Turn {
+  finished: number;
+  worked: boolean;
+}
+
+/**
+ * Processes some pending items; returns a Turn, or how many items it processed when each takes one
+ * turn at most (0 when none are left).
+ */
+export type Runner = () => number | Turn | Promise<number | Turn>;
+
+/** A runner's answer as a Turn (a count: each item processed is one finished). */
+export function asTurn(answer: number | Turn): Turn {
+  return typeof answer === 'number' ? { finished: Math.max(answer, 0), worked: answer > 0 } : answer;
+}
 
 /** First wait before a failed run is retried; it doubles with each failure in a row. */
 export const RETRY_BASE_MS = 100;
@@ -74,7 +92,7 @@ interface Lane {
   retry: NodeJS.Timeout | null;
   retryAt: number;
   failuresInRow: number;
-  /** Items processed since the start. */
+  /** Items finished since the start (a CNAB import counts once, however many turns it took). */
   processed: number;
 }
 
@@ -233,10 +251,10 @@ export class Work {
         lane.again = false;
         // A runner processes a slice at a time, yielding between slices so requests keep flowing.
         while (!this.closed) {
-          const n = await lane.runner();
+          const { finished, worked } = asTurn(await lane.runner());
           lane.failuresInRow = 0;
-          if (n <= 0) break;
-          lane.processed += n;
+          lane.processed += finished;
+          if (!worked) break;
           await new Promise((resolve) => setImmediate(resolve));
         }
       } while (lane.again && !this.closed);

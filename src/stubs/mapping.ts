@@ -13,7 +13,7 @@ import { deeperThan, jsonTextDeeperThan, MAX_JSON_DEPTH } from '../domain/json-d
 import { HEADER_TEXT_RULE, isHeaderName, isHeaderText } from '../http/header-text.js';
 import { exactCopy, stringifyExact } from '../http/exact-numbers.js';
 import { parseJsonExact } from '../http/json.js';
-import { bodyAjv, detailsFromAjv, MAX_DETAILS } from '../http/validation.js';
+import { bodyAjv, detailsFromAjv, MAX_DETAILS, statingRanges } from '../http/validation.js';
 import { isDefinite, jsonPathQuery, jsonPathSyntaxProblem } from '../runtime/jsonpath.js';
 import { isRedactedKey, REDACTED, redact, redactSecretText } from '../runtime/redact.js';
 import { compileTemplate, type Template } from '../runtime/templates.js';
@@ -118,7 +118,16 @@ export function readMapping(raw: unknown, at: string, context: ReadContext): Rea
   if (deep !== undefined) return { problems: [{ path: `${at}${pointer(...deep)}`, message: TOO_DEEP }] };
   validateStructure ??= bodyAjv.compile(StubMapping);
   if (!validateStructure(raw)) {
-    return { problems: structureProblems(detailsFromAjv(validateStructure.errors ?? []), at) };
+    const details = detailsFromAjv(statingRanges(StubMapping, validateStructure.errors) ?? []);
+    // A 1xx is told why it is no answer, beyond the range.
+    const status = (raw as { response?: { status?: unknown } } | null)?.response?.status;
+    const informational = typeof status === 'number' && status >= 100 && status < 200;
+    return {
+      problems: structureProblems(
+        details.map((d) => (informational && d.path === '/response/status' ? { ...d, message: FINAL_STATUS } : d)),
+        at,
+      ),
+    };
   }
   const mapping = raw as StubMapping;
   const problems: ErrorDetail[] = [];
@@ -633,7 +642,6 @@ function readResponse(mapping: StubMapping, context: ReadContext, problem: Probl
     }
   }
   if (r.statusMessage !== undefined && !isHeaderText(r.statusMessage)) problem('/response/statusMessage', `must hold only ${HEADER_TEXT_RULE}`);
-  if (r.status !== undefined && r.status < 200) problem('/response/status', FINAL_STATUS);
   return {
     status: r.status ?? 200,
     statusMessage: r.statusMessage,

@@ -70,7 +70,7 @@ export const StubRequest = Type.Object(
 
 export const StubResponse = Type.Object(
   {
-    status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599, description: 'default 200; a final status, 200 to 599 (a 1xx is refused)' })),
+    status: Type.Optional(Type.Integer({ minimum: 200, maximum: 599, description: 'default 200; a final status, 200 to 599 (a 1xx is refused)' })),
     statusMessage: Type.Optional(text('the reason phrase: HTAB, SP, visible ASCII and U+0080 to U+00FF (RFC 9112)')),
     headers: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]))),
     body: Type.Optional(text('the body as text')),

@@ -9,6 +9,7 @@
 import http, { type IncomingMessage, validateHeaderName, validateHeaderValue } from 'node:http';
 import https from 'node:https';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { plural } from '../domain/plural.js';
 import type { Upstream } from './upstreams.js';
 
 /** One request and answer that went through the proxy. */
@@ -83,7 +84,8 @@ function sendableHead(answer: IncomingMessage): Head {
     changes.push('its reason phrase holds a control character: the status line went without one');
   }
   const headers: Array<[string, string]> = [];
-  for (const [name, value] of endToEnd(answer.rawHeaders, () => false)) {
+  // A 204 carries no Content-Length (RFC 9110 section 8.6); a body it announced is told apart below.
+  for (const [name, value] of endToEnd(answer.rawHeaders, (lower) => status === 204 && lower === 'content-length')) {
     try {
       validateHeaderName(name);
       validateHeaderValue(name, value);
@@ -93,6 +95,43 @@ function sendableHead(answer: IncomingMessage): Head {
     }
   }
   return { status, statusMessage, headers, changes };
+}
+
+/** Statuses whose answer never has a body (RFC 9110 sections 6.4.1, 15.3.5, 15.4.5): Node's parser reads none. */
+const NO_BODY = new Set([204, 304]);
+
+/** A chunked body's data; what is incomplete or malformed ends it. */
+function dechunked(bytes: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = bytes.indexOf('\r\n', at);
+    if (eol < 0) break;
+    const size = Number.parseInt(bytes.subarray(at, eol).toString('latin1').split(';')[0] ?? '', 16);
+    if (!Number.isInteger(size) || size <= 0) break;
+    parts.push(bytes.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
+  }
+  return Buffer.concat(parts);
+}
+
+/**
+ * The body an upstream sent after the head of a status that has none (a 204 "{}"). Node's parser
+ * takes those bytes for the next answer and fails on them; its error keeps the chunk it read
+ * (`rawPacket`) and how far it got (`bytesParsed`): the body starts after the head's blank line.
+ * Framed as the head said: its Content-Length, its chunks, or up to the connection's end. Undefined
+ * when the error is not of that kind. Only bytes that arrived with the head are seen: the upstream's
+ * connection is closed on the error.
+ */
+function bodyAfterNoBodyHead(err: NodeJS.ErrnoException, answer: IncomingMessage): Buffer | undefined {
+  const { rawPacket, bytesParsed } = err as { rawPacket?: unknown; bytesParsed?: unknown };
+  if (!err.code?.startsWith('HPE_') || !Buffer.isBuffer(rawPacket) || typeof bytesParsed !== 'number') return undefined;
+  const headEnd = rawPacket.lastIndexOf('\r\n\r\n', Math.max(bytesParsed - 4, 0));
+  const after = rawPacket.subarray(headEnd < 0 ? bytesParsed : headEnd + 4);
+  if (after.length === 0) return undefined;
+  if (/\bchunked\s*$/i.test(String(answer.headers['transfer-encoding'] ?? ''))) return dechunked(after);
+  const length = Number(answer.headers['content-length']);
+  return Number.isInteger(length) && length >= 0 ? after.subarray(0, length) : after;
 }
 
 const agents = new Map<string, http.Agent>();
@@ -192,6 +231,14 @@ export function forward(request: FastifyRequest, reply: FastifyReply, upstream: 
         raw.unpipe(outgoing);
         settle(err.code?.startsWith('HPE_') ? { failed: `it answered what is not HTTP: ${err.message} (${err.code})`, unusable: true } : { failed: err.code ? `${err.code} (${err.message})` : err.message });
       } else {
+        const status = incoming?.statusCode ?? 0;
+        const extra = incoming && NO_BODY.has(status) && incoming.complete ? bodyAfterNoBodyHead(err, incoming) : undefined;
+        if (extra !== undefined) {
+          // The client has its whole answer already: the body is kept for the journal and the report.
+          responseCopy?.add(extra);
+          options.changed?.([`its ${status} carried a body of ${plural(extra.length, 'byte')}, which a ${status} cannot carry: the client got the ${status} without it; the journal keeps it`]);
+          return;
+        }
         // The answer had begun: the client's connection is cut, as the upstream's was.
         cut(`the connection to the upstream failed (${err.code ?? err.message})`);
       }

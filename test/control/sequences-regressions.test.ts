@@ -37,9 +37,9 @@ describe('snapshot, then reset to the demo fixtures', () => {
 
 describe('numeric query values of any length', () => {
   it.each([
-    ['pageSize', '9'.repeat(400), 'must be >= 1 and <= 100'],
-    ['page', '9'.repeat(400), 'must be >= 1 and <= 2147483647'],
-    ['pageSize', `-${'9'.repeat(300)}`, 'must be >= 1 and <= 100'],
+    ['pageSize', '9'.repeat(400), 'must be from 1 to 100'],
+    ['page', '9'.repeat(400), 'must be from 1 to 2147483647'],
+    ['pageSize', `-${'9'.repeat(300)}`, 'must be from 1 to 100'],
     ['page', '1e400', 'must be an integer written in decimal digits'],
     ['pageSize', '0x10', 'must be an integer written in decimal digits'],
     ['pageSize', '1.0', 'must be an integer written in decimal digits'],

@@ -145,8 +145,8 @@ describe('a locked control plane tells a missing key from a wrong one', () => {
     expect(((await control.json()) as { message: string }).message).toContain('does not match');
     const missing = await fetch(`${sandbox.url}/ws/locked${BK_EXTRACT}`, { headers: bk });
     const wrong = await fetch(`${sandbox.url}/ws/locked${BK_EXTRACT}`, { headers: { ...bk, 'sandbox-admin-token': 'nope' } });
-    expect(missing.status).toBe(404);
-    expect(wrong.status).toBe(404);
+    expect(missing.status).toBe(400);
+    expect(wrong.status).toBe(400);
     const [m, w] = await Promise.all([missing, wrong].map(async (r) => ((await r.json()) as { message: string }).message));
     expect(m).not.toContain('does not match');
     expect(w).toContain('the Sandbox-Admin-Token header sent does not match it');

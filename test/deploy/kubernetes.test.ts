@@ -13,6 +13,7 @@ import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import { NginxParser, type NginxParseTreeNode } from 'nginx-conf/dist/src/parser.js';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { DEFAULTS } from '../../src/config.js';
 import { WORKSPACE_NAME } from '../../src/runtime/workspaces.js';
 import { docBlock } from '../readme.js';
 import { SERVER_ENV } from './server-env.js';
@@ -145,6 +146,15 @@ describe('deploy/kubernetes/', () => {
       const router = podSpec(find(list, 'Deployment', 'sandbox-router')).containers[0];
       expect(router?.ports?.map((p) => String(p.containerPort))).toEqual([listen]);
       expect(router?.volumeMounts?.[0]?.mountPath).toBe('/etc/nginx/conf.d');
+    });
+
+    it("lets through the largest body the sandbox accepts by default, a loan-bond batch (docs/loanbond.md)", () => {
+      const [server] = directive(tree, 'server');
+      const text = directive(server, 'client_max_body_size')[0]?.value ?? '';
+      const m = /^(\d+)([kmg]?)$/i.exec(text);
+      expect(m, text).not.toBeNull();
+      const factor = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m?.[2] ?? '').toLowerCase() as '' | 'k' | 'm' | 'g'];
+      expect(Number(m?.[1]) * factor).toBeGreaterThanOrEqual(Math.max(DEFAULTS.loanbondBodyLimit, DEFAULTS.bodyLimit));
     });
 
     it("hashes the workspace name as the sandbox reads it, and every other path as one constant", () => {

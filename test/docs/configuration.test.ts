@@ -62,6 +62,14 @@ describe('docs/configuration.md', () => {
   /** Flags whose default is none: the feature is off until given. */
   const OFF_UNTIL_GIVEN = new Set(['--stubs', '--upstream', '--record']);
 
+  it('promises pretty logs on a terminal only with what an installed sandbox has: pino-pretty is a dependency, not a devDependency', () => {
+    const log = rows().find((r) => r.env === 'LOG_LEVEL');
+    expect(log?.defaultCell).toContain('pretty on a terminal');
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    expect(pkg.dependencies['pino-pretty']).toBeDefined();
+    expect(pkg.devDependencies['pino-pretty']).toBeUndefined();
+  });
+
   it('has a row for every flag and variable of --help, and no flag --help does not print', () => {
     const named = new Set(HELP.match(/--[a-z-]+|(?<=env )[A-Z_]+/g));
     expect(named.size).toBeGreaterThan(20);

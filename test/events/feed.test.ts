@@ -46,6 +46,8 @@ describe('GET /_sandbox/events', () => {
     const ahead = await app.inject({ url: `/_sandbox/events?after=${last + 1}` });
     expect(ahead.statusCode).toBe(400);
     expect(ahead.json()).toMatchObject({ details: [{ path: '/after', message: expect.stringMatching(/^query parameter after .*restart/) }] });
+    // A sentence: the parameter, its value, then what is wrong.
+    expect(ahead.json().details[0].message).toMatch(new RegExp(`^query parameter after is ${last + 1}, but no event ${last + 1} has been issued in this workspace \\(the last is ${last}\\); `));
     for (const wait of ['soon', '5', '121s']) {
       const res = await app.inject({ url: `/_sandbox/events?wait=${wait}` });
       expect(res.statusCode, wait).toBe(400);

@@ -136,7 +136,16 @@ describe('a query string', () => {
     const byPath = Object.fromEntries((res.json().details as Array<{ path: string; message: string }>).map((d) => [d.path, d.message]));
     expect(byPath['/page']).toBe('query parameter page is given more than once: give it once');
     expect(byPath['/desc']).toMatch(/^query parameter desc must be true or false/);
-    expect(byPath['/pageSize']).toMatch(/^query parameter pageSize must be >= 1/);
+    expect(byPath['/pageSize']).toBe('query parameter pageSize must be from 1 to 100');
+  });
+
+  it('states the range of a bounded parameter past either bound (bk-page-size)', async () => {
+    const app = await bookkeepingApp(BILLS);
+    for (const size of ['0', '101']) {
+      const res = await app.inject({ url: `${EXTRACT}?pageSize=${size}`, headers: AUTH });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().details).toEqual([{ path: '/pageSize', message: 'query parameter pageSize must be from 1 to 100' }]);
+    }
   });
 
   it.each(['sortBy', 'page', 'desc'])('says %s is given more than once, whatever its type, and nothing else of it', async (name) => {

@@ -38,6 +38,10 @@ describe('the inspector page in chromium', () => {
     const printed: string[] = [];
     demo = await runDemo({ url: base, print: (line) => printed.push(line) });
     expect(printed.join('\n')).toContain(`${base}/_sandbox/ui`);
+    // The first import's label says it is pending until the work delay has passed, not that it starts at once.
+    const label = printed.find((l) => l.includes('Inspect the first import:')) ?? '';
+    expect(label).toContain('pending');
+    expect(label).not.toContain('at once');
     // It ends with the coverage table: a row per documented operation and the totals.
     expect(printed.at(-1)).toMatch(new RegExp(`^all +${demo.coverage.covered} of ${demo.coverage.outcomes} +${demo.coverage.hits}$`));
     expect(printed.slice(-7, -1).map((l) => l.split(/ +/)[1])).toEqual([

@@ -112,7 +112,7 @@ describe('GET /_sandbox/ui', () => {
     expect(page.headers['content-security-policy']).toContain("default-src 'self'");
     const referenced = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] ?? '');
     expect(referenced.filter((u) => u.startsWith('/_sandbox/ui/assets/'))).toHaveLength(2);
-    for (const u of referenced) expect(u).toMatch(/^(\/_sandbox\/|#|data:)/);
+    for (const u of referenced) expect(u).toMatch(/^(\/_sandbox\/ui\/assets\/|#|data:|[a-z])/);
 
     for (const name of readdirSync('src/control/ui/assets').filter((n) => n !== 'index.html')) {
       const res = await app.inject({ url: `/_sandbox/ui/assets/${name}` });
@@ -120,6 +120,23 @@ describe('GET /_sandbox/ui', () => {
       expect(res.body, name).not.toMatch(/https?:\/\//);
     }
     expect((await app.inject({ url: '/_sandbox/ui/assets/nothing.js' })).statusCode).toBe(404);
+  });
+
+  it.each(['/_sandbox/ui', '/ws/w3/_sandbox/ui'])('%s links the data of its own workspace, each link answering', async (path) => {
+    const app = await testApp({ fixtures: DEMO_FIXTURES });
+    const page = await app.inject({ url: path });
+    expect(page.statusCode).toBe(200);
+    const base = `http://sandbox${path}`;
+    const links = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)]
+      .map((m) => m[1] ?? '')
+      // The page's static files hold no state: one copy serves every workspace.
+      .filter((u) => !u.startsWith('#') && !u.startsWith('data:') && !u.startsWith('/_sandbox/ui/assets/'));
+    expect(links.length).toBeGreaterThanOrEqual(2);
+    for (const u of links) {
+      const target = new URL(u, base);
+      expect(target.pathname, u).toMatch(new RegExp(`^${path.replace(/ui$/, '')}[a-z]`));
+      expect((await app.inject({ url: target.pathname + target.search })).statusCode, u).toBe(200);
+    }
   });
 
   it('with an admin token, serves the page but no data without the token', async () => {

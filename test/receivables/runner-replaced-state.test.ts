@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { INTERFACE_MODULES } from '../../src/interfaces.js';
 import { CHUNK_LINES, importWork, importWorkWithTurns, MAX_DIAGNOSTICS } from '../../src/receivables/runner.js';
+import { asTurn } from '../../src/runtime/work.js';
 import { BASE_FIXTURES, testApp } from '../helpers.js';
 import { cnabBytes } from './helpers.js';
 
@@ -37,7 +38,7 @@ async function submit(a: FastifyInstance, file: Buffer): Promise<string> {
 /** Turns of the sandbox's own runner (work is held: nothing else runs it). */
 async function turns(a: FastifyInstance, n = Number.POSITIVE_INFINITY): Promise<void> {
   const runner = a.runtime.workOf(importWork);
-  for (let i = 0; i < n; i++) if ((await runner.run()) === 0) return;
+  for (let i = 0; i < n; i++) if (!asTurn(await runner.run()).worked) return;
 }
 
 async function result(a: FastifyInstance, id: string) {
@@ -74,7 +75,7 @@ describe('the CNAB runner when the state is replaced under it', () => {
     // A runner of its own, which only this test turns (a reset releases the sandbox's held work).
     const runner = importWorkWithTurns(0).create(a.runtime);
     const turn = async (n = Number.POSITIVE_INFINITY) => {
-      for (let i = 0; i < n; i++) if ((await runner.run()) === 0) return;
+      for (let i = 0; i < n; i++) if (!asTurn(await runner.run()).worked) return;
     };
     await a.inject({ method: 'POST', url: '/_sandbox/snapshots', payload: { name: 's0' } });
     const first = await submit(a, WARNED);

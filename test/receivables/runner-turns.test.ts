@@ -4,6 +4,7 @@
 // runner whose turns end after one chunk of lines) give the same statuses, counts and diagnostics.
 import { describe, expect, it } from 'vitest';
 import { CHUNK_LINES, importWorkWithTurns } from '../../src/receivables/runner.js';
+import { asTurn } from '../../src/runtime/work.js';
 import { BASE_FIXTURES, testApp } from '../helpers.js';
 import { cnabBytes, type TitleSpec } from './helpers.js';
 
@@ -63,12 +64,27 @@ describe('CNAB runner turns', () => {
     // Turns of 0 ms: each turn checks one chunk of lines (one slice, one transaction), then yields.
     const runner = importWorkWithTurns(0).create(chunked.app.runtime);
     let turns = 0;
-    while ((await runner.run()) > 0) turns++;
+    let finished = 0;
+    for (;;) {
+      const turn = asTurn(await runner.run());
+      finished += turn.finished;
+      if (!turn.worked) break;
+      turns++;
+    }
+    expect(finished).toBe(FILES.length);
     const lines = FILES.reduce((n, f) => n + f.toString('latin1').split('\r\n').filter((l) => l !== '').length, 0);
     expect(turns).toBeGreaterThanOrEqual(Math.ceil(lines / CHUNK_LINES));
 
     const expected = await outcomes(whole.app, whole.ids);
     expect(expected.map((o) => o.status)).toEqual(['rejected', 'processed', 'rejected', 'rejected']);
     expect(await outcomes(chunked.app, chunked.ids)).toEqual(expected);
+  });
+
+  it('counts imports, not lines, in what POST /_sandbox/work/run processed (an import is one item, as the backlog counts)', async () => {
+    const { app } = await submitAll('count');
+    expect((await app.inject({ url: '/_sandbox/work' })).json().runners.receivables.pending).toBe(FILES.length);
+    const run = await app.inject({ method: 'POST', url: '/_sandbox/work/run' });
+    expect(run.json().processed.receivables).toBe(FILES.length);
+    expect((await app.inject({ method: 'POST', url: '/_sandbox/work/run' })).json().processed.receivables).toBe(0);
   });
 });

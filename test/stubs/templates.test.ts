@@ -231,6 +231,21 @@ describe('the request model prints as WireMock prints it', () => {
 });
 
 describe('a template that fails', () => {
+  it('refuses a subexpression that calls a value, naming the expression and what to write instead', async () => {
+    const app = await testApp();
+    const res = await app.inject({
+      method: 'POST',
+      url: '/_sandbox/stubs',
+      payload: templated('echo-upper', '/echo', '{{upper (request.query.a)}}'),
+    });
+    expect(res.statusCode).toBe(400);
+    const [detail] = res.json().details as Array<{ path: string; message: string }>;
+    expect(detail?.path).toBe('/response/body');
+    expect(detail?.message).toContain('(request.query.a)');
+    expect(detail?.message).toMatch(/calls a helper.*request\.query\.a is a value/);
+    expect(detail?.message).not.toMatch(/lookupProperty|alias|\.call/);
+  });
+
   it('answers a 500 naming the mapping and the helper, and neither that answer nor the log quotes the value it failed on', async () => {
     const capture = new LogCapture();
     const app = await testApp({ logger: { level: 'debug', stream: capture } });

@@ -264,5 +264,9 @@ function wire() {
 }
 
 adoptTokenFromFragment();
+// The data links are relative to this workspace's page: each shows the address it opens.
+for (const a of document.querySelectorAll('a.api-link')) {
+  if (a instanceof HTMLAnchorElement) a.textContent = a.pathname + a.search;
+}
 wire();
 poll();
