@@ -375,16 +375,20 @@ async function waitForView(
     dirty = true;
     wake?.();
   });
-  const abort = () => wake?.();
-  signal.addEventListener('abort', abort, { once: true });
-  // The workspace being removed ends the wait at once, as the timeout does.
-  void events.interrupted.then(abort);
-  const over = () => signal.aborted || events.interruption !== undefined;
+  let end = () => {};
   // A view that is slow to answer never holds the wait past its timeout.
-  const ended = Promise.race([
-    new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
-    events.interrupted,
-  ]);
+  const ended = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  const abort = () => {
+    wake?.();
+    end();
+  };
+  signal.addEventListener('abort', abort, { once: true });
+  // The workspace being removed ends the wait at once, as the timeout does; the telling is removed
+  // when the wait ends, so a long-lived workspace keeps nothing of its past waits.
+  const untell = events.whenInterrupted(abort);
+  const over = () => signal.aborted || events.interruption !== undefined;
   const lookUntilEnd = () => Promise.race([look(), ended]);
   try {
     await lookUntilEnd();
@@ -401,6 +405,7 @@ async function waitForView(
     }
   } finally {
     signal.removeEventListener('abort', abort);
+    untell();
     stop();
     done();
   }

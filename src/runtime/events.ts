@@ -137,12 +137,8 @@ export class Events {
   private closed = false;
   /** Why every wait ends at once (interrupt()). */
   private stopped: Error | undefined;
-  private settleStop: () => void = () => {};
   /** Told once when interrupt() is called (whenInterrupted), each removed when it no longer needs telling. */
   private readonly onStop = new Set<() => void>();
-  private readonly stop = new Promise<void>((resolve) => {
-    this.settleStop = resolve;
-  });
 
   constructor(
     readonly capacity: number,
@@ -291,7 +287,6 @@ export class Events {
   interrupt(reason: Error): void {
     if (this.stopped) return;
     this.stopped = reason;
-    this.settleStop();
     for (const w of this.waiters) w.resolve();
     this.waiters.clear();
     for (const tell of this.onStop) tell();
@@ -317,9 +312,9 @@ export class Events {
     return this.stopped;
   }
 
-  /** Settles when interrupt() is called. */
-  get interrupted(): Promise<void> {
-    return this.stop;
+  /** How many are to be told at interrupt() (whenInterrupted): none once their waits have ended. */
+  get toTell(): number {
+    return this.onStop.size;
   }
 
   /** Answers every wait now (the state is closing) and stops listening. */

@@ -98,6 +98,24 @@ describe('POST /_sandbox/wait on an inspection view', () => {
     );
     expect(missing.json<WaitAnswer>()).toMatchObject({ held: false, message: expect.stringContaining('it answered 404') });
   });
+
+  it('is told of a workspace removal while it waits, and keeps nothing once it ended', async () => {
+    const app = await testApp();
+    const { events } = app.runtime;
+    const during: number[] = [];
+    const waits = [1, 2, 3].map(() =>
+      app.inject(wait({ inspect: { path: '/_sandbox/clock', jsonpath: '$.frozen', equals: true }, timeout: '50ms' })),
+    );
+    while (during.length === 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (events.toTell > 0) during.push(events.toTell);
+    }
+    const answers = await Promise.all(waits);
+    expect(answers.map((r) => r.json<WaitAnswer>().held)).toEqual([false, false, false]);
+    expect(during[0]).toBeGreaterThan(0);
+    // A long-lived workspace must not keep a teller per past wait.
+    expect(events.toTell).toBe(0);
+  });
 });
 
 describe('refused waits', () => {
