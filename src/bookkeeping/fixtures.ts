@@ -96,7 +96,7 @@ export const bookkeepingFixtureSection: FixtureSection<typeof BookkeepingFixture
       const at = (field: string) => pointer('bookkeeping', 'tradeBills', i, field);
       const problem = tenantIdProblem(b.tenantId);
       if (problem) details.push({ path: at('tenantId'), message: problem });
-      bills.add(`${b.tenantId}\u0000${b.uid}`, at('uid'), `"${b.uid}" of tenant ${b.tenantId}`);
+      bills.add(`${b.tenantId}\u0000${b.uid}`, at('uid'), `${JSON.stringify(b.uid)} of tenant ${b.tenantId}`);
       if (b.uid === 'extract')
         details.push({
           path: at('uid'),
