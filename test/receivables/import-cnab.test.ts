@@ -84,8 +84,12 @@ describe('POST /v1/import-cnab: accepted submissions', () => {
     const app = await testApp({
       fixtures: { receivables: { funds: [{ fundCnpj: '12.ABC.345/01DE-35', token: 'alpha-token' }] } },
     });
-    const res = await post(app, body({ token: 'alpha-token', fundCnpj: '12.abc.345/01de-35' }));
+    const res = await post(app, body({ token: 'alpha-token', fundCnpj: '12ABC34501DE35' }));
     expect(res.statusCode).toBe(200);
+    // Its letters are upper case, as in an NF-e key or a CNAB file (one rule, domain/tax-id.ts).
+    const lower = await post(app, body({ token: 'alpha-token', fundCnpj: '12.abc.345/01de-35' }));
+    expect(lower.statusCode).toBe(400);
+    expect(lower.json<Envelope>().error).toMatchObject({ target: 'fundCnpj', message: expect.stringContaining('upper case') });
   });
 
   it('answers before processing: the import is pending until the runner has run', async () => {
