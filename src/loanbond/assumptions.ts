@@ -55,7 +55,7 @@ export const assumptions = [
     interface: 'loanbond',
     topic: 'How documento and conteudo carry the file',
     decision:
-      'standard base64 of the file bytes (padding required, whitespace ignored, URL-safe refused); rules 3-5 apply to the decoded bytes; 15 MB is 15 000 000 bytes',
+      'standard base64 of the file bytes (padding required, whitespace ignored, URL-safe refused); rules 3-5 apply to the decoded bytes; 15 MB is 15 000 000 bytes; a refusal says what the text was instead when it can tell (the same judgement as import-cnab\'s, domain/sent-as.ts): PDF text rather than its base64, a data: URI (not accepted: only the base64 text after the comma), or a file base64-encoded twice (its decoded bytes are the base64 of a PDF)',
     reason:
       'the specification says "document content" in a JSON string; decimal megabytes are the stricter reading',
   },
