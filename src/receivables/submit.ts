@@ -2,6 +2,7 @@
 // (base64, not empty, every line 400 or 444 bytes); the import is stored pending, and the line index
 // found here goes to processing (runner.ts) with the bytes, so the file is scanned once.
 import { decodeBase64 } from '../domain/base64.js';
+import { encodedTwiceHint, looksLikeCnabText, sentAs, sentAsHint } from '../domain/sent-as.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { sameSecret } from '../http/bearer.js';
 import { type ErrorDetail, SandboxError, validationError } from '../http/errors.js';
@@ -42,33 +43,24 @@ function fundCnpjError(reason: string): SandboxError {
   return validationError([{ path: '/fundCnpj', message: reason }], `fundCnpj ${reason}`).tag(outcome('fund-cnpj-invalid'));
 }
 
-/**
- * Whether text sent as operationFile is the CNAB file itself rather than its base64: a first line
- * 400 or 444 characters long, or the header record's start ("0", a digit, "REMESSA"). Asked only
- * once the text failed as base64 or as the file it decodes to (CNAB text of letters, digits and
- * spaces can pass for base64, whose whitespace is ignored).
- */
-function looksLikeCnabText(text: string): boolean {
-  if (/^0\dREMESSA/i.test(text)) return true;
-  const end = text.slice(0, 446).search(/[\r\n]/);
-  const first = end === -1 ? Math.min(text.length, 446) : end;
-  return first === 400 || first === 444;
-}
-
-const CNAB_TEXT = 'is not base64: this looks like CNAB text, not base64; send the bytes of the file encoded as base64';
+const CNAB_TEXT = `is not base64: ${sentAsHint('cnab-text')}`;
 
 /** The file's synchronous checks: its bytes and line index, or the refusal. */
 function readFile(operationFile: string): { file: Buffer; lines: LineIndex } | { error: SandboxError } {
   const decoded = decodeBase64(operationFile);
   if (!decoded.ok) {
-    const reason = looksLikeCnabText(operationFile) ? CNAB_TEXT : `is not base64 text: ${decoded.reason}`;
+    // What the text is instead, judged as for a loan-bond documento (domain/sent-as.ts).
+    const kind = sentAs(operationFile);
+    const reason =
+      kind === 'cnab-text' ? CNAB_TEXT : `is not base64 text: ${decoded.reason}${kind === undefined ? '' : `; ${sentAsHint(kind)}`}`;
     return { error: badFile(reason, 'file-not-base64') };
   }
   if (decoded.bytes.length === 0) return { error: badFile('is empty', 'file-empty') };
   const scan = scanLines(decoded.bytes);
   if (!scan.ok) {
     if (looksLikeCnabText(operationFile)) return { error: badFile(CNAB_TEXT, 'file-not-base64') };
-    return { error: badFile(`is not a CNAB 400/444 file: ${scan.reason}`, 'file-not-cnab') };
+    const twice = encodedTwiceHint(decoded.bytes.subarray(0, 1100));
+    return { error: badFile(`is not a CNAB 400/444 file: ${scan.reason}${twice === undefined ? '' : `; ${twice}`}`, 'file-not-cnab') };
   }
   return { file: decoded.bytes, lines: scan.lines };
 }

@@ -248,6 +248,17 @@ describe('POST /v1/import-cnab: ValidationError names the field', () => {
     expect(error.message).toContain('URL-safe');
   });
 
+  it('says when operationFile is a data: URI, or a file base64-encoded twice (the judgement of loan-bond documento too)', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const file = cnabBytes('cnab400', [{}]).toString('base64');
+    const dataUri = envelope(await post(app, body({ operationFile: `data:text/plain;base64,${file}` })));
+    expect(dataUri.message).toContain('a data: URI is not accepted');
+    const twice = envelope(await post(app, body({ operationFile: Buffer.from(file, 'latin1').toString('base64') })));
+    expect(twice).toMatchObject({ target: 'operationFile' });
+    expect(twice.message).toContain('base64-encoded twice');
+    expect(twice.message).toContain('a CNAB file');
+  });
+
   it('answers malformed JSON, an empty body and a wrong content type in the envelope, target null', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
     const requests = [
