@@ -47,7 +47,7 @@ export function sentAsHint(kind: SentAs): string {
   }
 }
 
-const BASE64_RUN = /^[A-Za-z0-9+/]+/;
+const BASE64_RUN = /^[A-Za-z0-9+/]+={0,2}/;
 
 /**
  * When the first decoded bytes of a file are base64 text again, of a PDF or a CNAB file, the

@@ -18,6 +18,10 @@ describe('what a file sent as base64 text was sent as', () => {
     const wrapped = pdf.toString('base64').replace(/(.{76})/g, '$1\r\n');
     expect(encodedTwiceHint(Buffer.from(wrapped, 'latin1'))).toContain('decodes to a PDF');
     expect(encodedTwiceHint(Buffer.from(Buffer.from(cnab, 'latin1').toString('base64'), 'latin1'))).toContain('decodes to a CNAB file');
+    // A file whose base64 ends with padding: the padded last quad counts.
+    const padded = Buffer.from(`0${'0'.repeat(398)}1\n`, 'latin1').toString('base64');
+    expect(padded.endsWith('=')).toBe(true);
+    expect(encodedTwiceHint(Buffer.from(padded, 'latin1'))).toContain('decodes to a CNAB file');
     expect(encodedTwiceHint(pdf)).toBeUndefined();
     expect(encodedTwiceHint(Buffer.from('PK\u0003\u0004 a zip', 'latin1'))).toBeUndefined();
   });
