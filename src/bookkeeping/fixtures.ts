@@ -100,7 +100,7 @@ export const bookkeepingFixtureSection: FixtureSection<typeof BookkeepingFixture
       tenantProblem(b.tenantId, at('tenantId'));
       const tenantId = textOf(b.tenantId);
       const uid = textOf(b.uid);
-      if (tenantId !== undefined && uid !== undefined) bills.add(`${tenantId}\u0000${uid}`, at('uid'), `"${uid}" of tenant ${tenantId}`);
+      if (tenantId !== undefined && uid !== undefined) bills.add(`${tenantId}\u0000${uid}`, at('uid'), `${JSON.stringify(uid)} of tenant ${tenantId}`);
       if (uid === 'extract')
         details.push({
           path: at('uid'),

@@ -186,7 +186,7 @@ export const bookkeepingInspection: FastifyPluginAsyncTypebox = async (app) => {
       const { tenantId, uid } = request.params;
       const store = storeOf(request);
       const bill = store.tradeBill(tenantId, uid);
-      if (!bill) throw new SandboxError(404, `tenant ${tenantId} has no trade bill "${uid}"`);
+      if (!bill) throw new SandboxError(404, `tenant ${tenantId} has no trade bill ${JSON.stringify(uid)}`);
       const { limit = PAGE, cursor } = request.query;
       const after = cursor === undefined ? 0 : Number(decodeCursor(cursor, ['number'])[0]);
       const page = pageOf(store.payments(bill.id, after, limit + 1), limit, (p) => [p.id], paymentRecord);

@@ -157,7 +157,7 @@ function billProblems(bill: TradeBillRow | undefined, declaration: Declaration |
   if (!bill) {
     return [
       {
-        detail: { path: pointer('uid'), message: `path parameter uid: tenant ${tenantId} has no trade bill "${uid}"` },
+        detail: { path: pointer('uid'), message: `path parameter uid: tenant ${tenantId} has no trade bill ${JSON.stringify(uid)}` },
         outcome: outcome('unknown-uid'),
       },
     ];

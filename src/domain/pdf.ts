@@ -181,8 +181,12 @@ interface Frame {
   expect: Expect;
   key: string;
   num: string;
+  /** The second number of a value `n g`, which `R` makes a reference. */
+  num2: string;
   xref: boolean;
   encrypt: boolean;
+  /** /Encrypt n g R: encrypted unless object n g is null or undefined (7.3.10), judged at the end. */
+  encryptRef: ObjectId | undefined;
   /** A direct /Length, when the dictionary has one. */
   length: number | undefined;
 }
@@ -227,6 +231,13 @@ export class PdfStructure {
   /** A keyword reader is done once its first dictionary closed, or once anything else came first. */
   private done = false;
   private found = false;
+  /** The /Encrypt references of the trailers and cross-reference streams read, resolved at the end. */
+  private refs: ObjectId[] = [];
+  /** Whether each object defined at the top level is null (ISO 32000-1 7.3.10). */
+  private objects = new ObjectTable();
+  /** The numbers just read outside every container (`n g` before `obj`). */
+  private nums: string[] = [];
+  private pendingObject: ObjectId | undefined;
 
   constructor(
     private readonly role: Role = 'main',
@@ -470,9 +481,15 @@ export class PdfStructure {
     const shadow = this.shadow as PdfStructure;
     const found = this.found || shadow.found;
     const depth = this.depth;
+    const refs = [...this.refs, ...shadow.refs];
+    const objects = this.objects;
     Object.assign(this, shadow);
     this.found = found;
     this.depth = depth;
+    this.refs = refs;
+    // The objects the shadow read are not merged: a reference is then resolved as a value (encrypted).
+    this.objects = objects;
+    objects.uncertain = true;
   }
 
   private endStream(): void {
@@ -490,13 +507,21 @@ export class PdfStructure {
       this.end();
       return;
     }
-    if (this.keywords && skipsData(this.mode) && this.keywords.end()) this.found = true;
+    if (this.keywords && skipsData(this.mode)) {
+      if (this.keywords.end()) this.found = true;
+      // The rest of the file was hidden in a string or stream: its objects are not known.
+      this.objects.uncertain = true;
+    }
     if (this.mode === Mode.Name || this.mode === Mode.Regular) this.endToken();
     for (const f of this.stack) {
       if (f.dict && f.expect === Expect.Value && f.key === 'Encrypt') f.encrypt = true;
       if (f.expect === Expect.Num1 || f.expect === Expect.Num2) this.valueDone(f, 'number');
       this.judge(f);
     }
+    if (this.pendingObject !== undefined) this.topLevel('keyword', 'endobj');
+    // 7.3.10: a reference to an undefined object is a reference to null, and 7.3.7: a null entry is
+    // an absent one; only a reference to an object with a value marks the file encrypted.
+    if (this.refs.some((ref) => !this.objects.isNull(ref))) this.found = true;
     this.done = true;
   }
 
@@ -514,6 +539,7 @@ export class PdfStructure {
 
   private open(dict: boolean): void {
     const depth = this.stack.length;
+    if (depth === 0) this.topLevel('container', '');
     this.streamOwner = null;
     this.stack.push({
       dict,
@@ -522,8 +548,10 @@ export class PdfStructure {
       expect: Expect.Key,
       key: '',
       num: '',
+      num2: '',
       xref: false,
       encrypt: false,
+      encryptRef: undefined,
       length: undefined,
     });
     this.trailerNext = false;
@@ -542,7 +570,34 @@ export class PdfStructure {
   }
 
   private judge(f: Frame): void {
-    if (f.top && (f.trailer || f.xref) && f.encrypt) this.found = true;
+    if (!f.top || !(f.trailer || f.xref)) return;
+    if (f.encrypt) this.found = true;
+    else if (f.encryptRef !== undefined) {
+      // A keyword reader sees one dictionary of a damaged region: it cannot resolve, so it counts.
+      if (this.role === 'keyword' || this.refs.length >= MAX_ENCRYPT_REFS) this.found = true;
+      else this.refs.push(f.encryptRef);
+    }
+  }
+
+  /**
+   * A token outside every container: `n g obj` and the first token after it define object n g, null
+   * when that token is `null` or `endobj` (an empty object, which qpdf reads as null), else a value.
+   */
+  private topLevel(kind: 'name' | 'number' | 'keyword' | 'string' | 'container', text: string): void {
+    const pending = this.pendingObject;
+    if (pending !== undefined) {
+      this.pendingObject = undefined;
+      this.objects.define(pending, kind === 'keyword' && (text === 'null' || text === 'endobj'));
+      this.nums.length = 0;
+      return;
+    }
+    if (kind === 'number') {
+      this.nums.push(text);
+      if (this.nums.length > 2) this.nums.shift();
+      return;
+    }
+    if (kind === 'keyword' && text === 'obj' && this.nums.length === 2) this.pendingObject = objectId(this.nums[0], this.nums[1]);
+    this.nums.length = 0;
   }
 
   /** A token that is not a container: a name, number, keyword or string. */
@@ -556,6 +611,7 @@ export class PdfStructure {
         this.done = true;
         return;
       }
+      this.topLevel(kind, text);
       if (kind === 'keyword' && text === 'stream' && owner) {
         this.mode = Mode.StreamEol;
         this.eolCr = false;
@@ -570,6 +626,7 @@ export class PdfStructure {
       case Expect.Num1:
         if (kind === 'number') {
           f.expect = Expect.Num2;
+          f.num2 = text;
           return;
         }
         this.valueDone(f, 'number');
@@ -601,7 +658,11 @@ export class PdfStructure {
   }
 
   private valueDone(f: Frame, kind: string): void {
-    if (f.key === 'Encrypt' && kind !== 'null') f.encrypt = true;
+    if (f.key === 'Encrypt' && kind === 'reference') {
+      const id = objectId(f.num, f.num2);
+      if (id === undefined) f.encrypt = true;
+      else f.encryptRef = id;
+    } else if (f.key === 'Encrypt' && kind !== 'null') f.encrypt = true;
     if (f.key === 'Length') f.length = kind === 'number' && /^\d+$/.test(f.num) ? Number(f.num) : undefined;
     f.expect = Expect.Key;
   }
@@ -618,6 +679,68 @@ export class PdfStructure {
       this.mode = Mode.StreamFind;
       this.carry = EMPTY;
     }
+  }
+}
+
+/** An indirect object's number and generation. */
+interface ObjectId {
+  num: number;
+  gen: number;
+}
+
+/** Distinct /Encrypt references resolved; past them the file counts as encrypted. */
+const MAX_ENCRYPT_REFS = 64;
+/** Object numbers of generation 0 kept in the bitmap: ISO 32000-1 Annex C's largest, 8 388 607. */
+const BITMAP_OBJECTS = 8_388_608;
+/** Objects of another generation (or a larger number) remembered one by one. */
+const MAX_OTHER_OBJECTS = 4096;
+
+function objectId(num: string | undefined, gen: string | undefined): ObjectId | undefined {
+  if (num === undefined || gen === undefined || !/^\d{1,10}$/.test(num) || !/^\d{1,5}$/.test(gen)) return undefined;
+  return { num: Number(num), gen: Number(gen) };
+}
+
+/**
+ * Whether each object defined at the top level of the file (`n g obj`) is null, the latest
+ * definition winning (an incremental update redefines an object). Two bits per object number of
+ * generation 0 (at most 2 MiB, grown to the largest number seen), the rare others in a bounded map;
+ * past that bound, or once part of the file could not be read as objects, an object not known
+ * counts as a value (`uncertain`), so the file is judged encrypted rather than guessed plain.
+ */
+class ObjectTable {
+  private bits = new Uint8Array(0);
+  private readonly other = new Map<string, boolean>();
+  uncertain = false;
+
+  define(id: ObjectId, isNull: boolean): void {
+    if (id.gen === 0 && id.num < BITMAP_OBJECTS) {
+      const byte = id.num >> 2;
+      if (byte >= this.bits.length) {
+        const grown = new Uint8Array(Math.min(BITMAP_OBJECTS >> 2, Math.max(byte + 1, this.bits.length * 2, 64)));
+        grown.set(this.bits);
+        this.bits = grown;
+      }
+      const shift = (id.num & 3) * 2;
+      this.bits[byte] = ((this.bits[byte] ?? 0) & ~(3 << shift)) | ((isNull ? 2 : 1) << shift);
+      return;
+    }
+    const key = `${id.num} ${id.gen}`;
+    if (this.other.size < MAX_OTHER_OBJECTS || this.other.has(key)) this.other.set(key, isNull);
+    else this.uncertain = true;
+  }
+
+  /** Object `id` is null or not defined (certainly, else false). */
+  isNull(id: ObjectId): boolean {
+    let state: 'value' | 'null' | 'undefined';
+    if (id.gen === 0 && id.num < BITMAP_OBJECTS) {
+      const code = ((this.bits[id.num >> 2] ?? 0) >> ((id.num & 3) * 2)) & 3;
+      state = code === 1 ? 'value' : code === 2 ? 'null' : 'undefined';
+    } else {
+      const known = this.other.get(`${id.num} ${id.gen}`);
+      state = known === undefined ? 'undefined' : known ? 'null' : 'value';
+    }
+    if (state === 'value') return false;
+    return !this.uncertain;
   }
 }
 

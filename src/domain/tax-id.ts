@@ -60,7 +60,8 @@ export function isValidCnpj(value: string): boolean {
 /**
  * Checks a CPF or CNPJ as a client would send it. With punctuation (the default) '.', '/' and '-'
  * are stripped wherever they are, and surrounding whitespace is trimmed; without it the input must
- * already be bare. Lower-case letters are accepted and upper-cased; any other character is refused.
+ * already be bare. Letters are upper case (a lower-case one is refused, naming it); any other
+ * character is refused.
  */
 export function checkTaxId(input: string, options: TaxIdOptions = {}): TaxIdCheck {
   const punctuation = options.punctuation ?? true;
@@ -82,9 +83,12 @@ export function checkTaxId(input: string, options: TaxIdOptions = {}): TaxIdChec
   const end = punctuation ? input.trimEnd().length : input.length;
   let value = '';
   const positions: number[] = [];
+  /** 1-based position of the first lower-case letter: refused, whatever the context (see below). */
+  let lower = 0;
   for (let i = start; i < end; i++) {
     const ch = input.charAt(i);
     if (/[0-9A-Za-z]/.test(ch)) {
+      if (lower === 0 && ch !== ch.toUpperCase()) lower = i + 1;
       value += ch.toUpperCase();
       positions.push(i + 1);
     } else if (!(punctuation && (ch === '.' || ch === '/' || ch === '-'))) {
@@ -116,6 +120,15 @@ export function checkTaxId(input: string, options: TaxIdOptions = {}): TaxIdChec
       return {
         ok: false,
         reason: `CNPJ check digits (the last two characters) must be digits (found "${value.charAt(at)}" at position ${positions[at]})`,
+      };
+    }
+    // One rule wherever a CNPJ is read (API fields, NF-e keys, CNAB files): its letters are A-Z, as
+    // IN RFB 2.229/2024 writes them; a lower-case one is refused rather than silently upper-cased.
+    if (lower > 0) {
+      const shown = input.slice(start, end).toUpperCase();
+      return {
+        ok: false,
+        reason: `letters of an alphanumeric CNPJ are upper case (A-Z): found ${JSON.stringify(input.charAt(lower - 1))} at position ${lower}; send ${JSON.stringify(shown)}`,
       };
     }
     const problem = cnpjProblem(value);

@@ -181,6 +181,7 @@ const everyRoute = assumed(
   'json-utf8',
   'compressed-bodies',
   'money-sign',
+  'tax-id-letters',
   'query-numbers',
   'query-booleans',
   'head-like-get',

@@ -215,6 +215,15 @@ export const assumptions = [
     reason: 'the specification shows no range, and a sandbox must not refuse what the real service may accept',
   },
   {
+    id: 'tax-id-letters',
+    interface: 'sandbox',
+    topic: 'Whether the letters of an alphanumeric CNPJ may be sent in lower case is not shown',
+    decision:
+      'no, by one rule wherever a CNPJ is read (body and path fields, fixtures, NF-e keys, CNAB files): its letters are A-Z, and a lower-case one is a CNPJ problem naming the letter and its position, with whatever weight a bad CNPJ has there (a 400 where the field is checked, a warning where check digits warn); it is never upper-cased silently',
+    reason:
+      'IN RFB 2.229/2024 writes the alphanumeric CNPJ in upper case, an NF-e key allows only upper-case letters, and a value a client sent is not changed silently',
+  },
+  {
     id: 'fixture-open-value',
     interface: 'sandbox',
     topic: 'A fixture trade bill\'s openValue (docs/fixtures.md: defaults to amount)',

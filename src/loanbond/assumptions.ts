@@ -55,7 +55,7 @@ export const assumptions = [
     interface: 'loanbond',
     topic: 'How documento and conteudo carry the file',
     decision:
-      'standard base64 of the file bytes (padding required, whitespace ignored, URL-safe refused); rules 3-5 apply to the decoded bytes; 15 MB is 15 000 000 bytes',
+      'standard base64 of the file bytes (padding required, whitespace ignored, URL-safe refused); rules 3-5 apply to the decoded bytes; 15 MB is 15 000 000 bytes; a refusal says what the text was instead when it can tell (the same judgement as import-cnab\'s, domain/sent-as.ts): PDF text rather than its base64, a data: URI (not accepted: only the base64 text after the comma), or a file base64-encoded twice (its decoded bytes are the base64 of a PDF)',
     reason:
       'the specification says "document content" in a JSON string; decimal megabytes are the stricter reading',
   },
@@ -108,7 +108,7 @@ export const assumptions = [
     interface: 'loanbond',
     topic: 'How "PDF only" (rule 4) and "not encrypted or password-protected" (rule 3) are decided',
     decision:
-      'a PDF is a file whose %PDF- lies within its first 1024 bytes (starting at byte offset 1019 at the latest, so that it ends by byte 1024, as pdf.js looks for it), followed by a version digit; a refusal says where it looked, or at which offset a later header starts and ends; it is encrypted when a trailer dictionary, or a cross-reference stream dictionary (/Type /XRef), of any revision has an /Encrypt entry whose value is not null; names are compared decoded (/Encr#79pt is /Encrypt), and strings, comments and stream data are skipped, so a PDF that only mentions /Encrypt in its text is not encrypted; a damaged file is read as pdf.js and qpdf recover it: a stream whose /Length does not end at endstream ends at the first endstream after its start, and when a string or stream is still open at the end of the file, the dictionaries after the keywords trailer and n g obj inside it count too',
+      'a PDF is a file whose %PDF- lies within its first 1024 bytes (starting at byte offset 1019 at the latest, so that it ends by byte 1024, as pdf.js looks for it), followed by a version digit; a refusal says where it looked, or at which offset a later header starts and ends; it is encrypted when a trailer dictionary, or a cross-reference stream dictionary (/Type /XRef), of any revision has an /Encrypt entry whose value is not null (an indirect reference n g R is resolved: to an object defined as null or empty, or to no object defined at the top level of the file, it is null, ISO 32000-1 7.3.10, as qpdf reads it; the encryption dictionary may not sit in an object stream, 7.5.7; the latest definition wins, and where part of the file could not be read as objects a reference counts as a value); names are compared decoded (/Encr#79pt is /Encrypt), and strings, comments and stream data are skipped, so a PDF that only mentions /Encrypt in its text is not encrypted; a damaged file is read as pdf.js and qpdf recover it: a stream whose /Length does not end at endstream ends at the first endstream after its start, and when a string or stream is still open at the end of the file, the dictionaries after the keywords trailer and n g obj inside it count too',
     reason:
       'ISO 32000-1 marks an encrypted file, owner password included, by that entry (7.5.5, 7.5.8, 7.6.1), and neither dictionary may be compressed; any revision counts, because an incremental update of an encrypted file stays encrypted',
   },

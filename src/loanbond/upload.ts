@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Base64Stream } from '../domain/base64.js';
+import { encodedTwiceHint, sentAs, sentAsHint } from '../domain/sent-as.js';
 import { MAX_FILE_BYTES, PdfFileCheck, type PdfRule } from '../domain/pdf.js';
 import { pointer, SandboxError } from '../http/errors.js';
 import { bodyTooLargeMessage } from '../http/interface-plugin.js';
@@ -37,6 +38,9 @@ const PDF_OUTCOME: Record<PdfRule, LoanbondOutcome> = {
 /** Decoded bytes a file may have waiting for the disk before the request is paused. */
 const MAX_BACKLOG = 4 * 1024 * 1024;
 
+/** Characters of the text and decoded bytes kept to say what a refused file was sent as (domain/sent-as.ts). */
+const HEAD_KEPT = 1100;
+
 /** One documento or conteudo: base64 -> rules 3-5, SHA-256 and an incoming file, as it arrives. */
 class FileReceiver implements StringSink {
   private readonly base64 = new Base64Stream((bytes) => this.decoded(bytes));
@@ -44,6 +48,10 @@ class FileReceiver implements StringSink {
   private readonly hash = createHash('sha256');
   private file: IncomingFile | undefined;
   private storing = true;
+  /** The first characters of the text and the first decoded bytes: what a refusal says the file was sent as. */
+  private headText = '';
+  private headBytes: Buffer[] = [];
+  private headLength = 0;
   result: FileResult | undefined;
   finished: Promise<void> = Promise.resolve();
 
@@ -63,6 +71,7 @@ class FileReceiver implements StringSink {
   }
 
   fast(bytes: Buffer): boolean {
+    if (this.headText.length < HEAD_KEPT) this.headText += bytes.toString('latin1', 0, HEAD_KEPT);
     return this.base64.fast(bytes);
   }
 
@@ -71,10 +80,15 @@ class FileReceiver implements StringSink {
   }
 
   text(text: string): void {
+    if (this.headText.length < HEAD_KEPT) this.headText += text.slice(0, HEAD_KEPT);
     this.base64.pushText(text);
   }
 
   private decoded(bytes: Buffer): void {
+    if (this.headLength < HEAD_KEPT) {
+      this.headBytes.push(Buffer.from(bytes.subarray(0, HEAD_KEPT - this.headLength)));
+      this.headLength += Math.min(bytes.length, HEAD_KEPT - this.headLength);
+    }
     this.check.push(bytes);
     if (this.check.failed) {
       // Rule 5 or 4 broken: the answer only needs the exact size or the first bad character now.
@@ -102,7 +116,9 @@ class FileReceiver implements StringSink {
   end(): void {
     const decoded = this.base64.end();
     if (!decoded.ok) {
-      this.refuse(outcome('file-not-base64'), `is not valid base64 (the file travels as standard base64): ${decoded.reason}`);
+      const kind = sentAs(this.headText);
+      const hint = kind === undefined ? '' : `; ${sentAsHint(kind)}`;
+      this.refuse(outcome('file-not-base64'), `is not valid base64 (the file travels as standard base64): ${decoded.reason}${hint}`);
       return;
     }
     const size = decoded.decodedLength;
@@ -115,7 +131,9 @@ class FileReceiver implements StringSink {
     }
     const verdict = this.check.result();
     if (!verdict.ok) {
-      this.refuse(PDF_OUTCOME[verdict.rule], `rule ${RULE_NUMBER[verdict.rule]} (${verdict.rule}): ${verdict.reason}`);
+      const twice = verdict.rule === 'pdf-only' ? encodedTwiceHint(Buffer.concat(this.headBytes)) : undefined;
+      const hint = twice === undefined ? '' : `; ${twice}`;
+      this.refuse(PDF_OUTCOME[verdict.rule], `rule ${RULE_NUMBER[verdict.rule]} (${verdict.rule}): ${verdict.reason}${hint}`);
       return;
     }
     if (!this.storing || this.upload.refusing) {

@@ -48,7 +48,7 @@ export const assumptions = [
     interface: 'receivables',
     topic: 'which CNAB layout a file is in',
     decision:
-      'lengths count bytes (files are single-byte ASCII/Latin-1); all lines 400: CNAB 400; 444-byte header numbered at 439-444: FIDC 444 (key 395-438); 400-byte header with 444-byte details, or a 444-byte header numbered at 395-400: "400 + 44" (key 401-444); mixed widths by one rule in every layout (line-length, an error): every title is as wide as the first title, and a header, trailer or other record is too, or is 400 bytes beside 444-byte titles (its sequence then at 395-400)',
+      'lengths count bytes (files are single-byte ASCII/Latin-1); all lines 400: CNAB 400; 444-byte header numbered at 439-444: FIDC 444 (key 395-438); 400-byte header with 444-byte details, or a 444-byte header numbered at 395-400: "400 + 44" (key 401-444); a 444-byte record numbered where the other 444 layout puts the sequence (and not where the header\'s layout does) is a layout-mix error naming both layouts, and its sequence and key are not read; mixed widths by one rule in every layout (line-length, an error): every title is as wide as the first title, and a header, trailer or other record is too, or is 400 bytes beside 444-byte titles (its sequence then at 395-400)',
     reason: 'CNAB 444 has no FEBRABAN standard; both variants are in use and real generators mix widths',
   },
   {
@@ -90,15 +90,16 @@ export const assumptions = [
     interface: 'receivables',
     topic: 'files that are not single-byte CNAB 400/444 text',
     decision:
-      'refused at once (400, target operationFile) with a message naming what the file is: UTF-16 (a byte-order mark, or a NUL byte between the first characters), CNAB 240 (a first line of 240 bytes), or UTF-8 (a line of the wrong length whose first non-ASCII bytes are a well-formed UTF-8 sequence: line and column named)',
-    reason: 'lengths count bytes; a client saving the file in the wrong encoding needs to be told which',
+      'refused at once (400, target operationFile) with a message naming what the file is: UTF-16 (a byte-order mark, or a NUL byte between the first characters), CNAB 240 (a first line of 240 bytes), or UTF-8 (a line of the wrong length whose first non-ASCII bytes are a well-formed UTF-8 sequence: line and column named). A file whose every line has the right byte length is judged once: when it has non-ASCII bytes and all of them form well-formed UTF-8 sequences it is UTF-8 (a file-encoding diagnostic at the first multi-byte character names its line, column and bytes: a warning, an error in strict mode) and its text fields are read as UTF-8, so "JOSÉ" sent as C3 89 is stored as JOSÉ; otherwise it is Latin-1, one character per byte (Latin-1 accented letters between ASCII ones are never well-formed UTF-8). Control characters in a record (NUL, TAB, DEL...) are named by a control-character diagnostic with their line, column and field (a warning, an error in strict mode)',
+    reason:
+      'lengths count bytes; a client saving the file in the wrong encoding needs to be told which, and text is never stored garbled: it is read as what it is, and flagged',
   },
   {
     id: 'rc-cnab-rules',
     interface: 'receivables',
     topic: 'which faults reject a file',
     decision:
-      'always: header not first, trailer not last, header operation not 1 (remessa), sequence not consecutive from 000001, trailer sequence not the line count, no title, and on every title a blank occurrence code, blank document number, impossible due date, face value not digits or zero, blank kind, blank drawee id type, or a missing drawee CPF/CNPJ. Warnings, errors in strict mode: drawee CPF/CNPJ check digits, drawee type not 01/02, kind not 2 digits, NF-e key (not for kind 41, whose columns hold an IPOC), issue and file dates, a bank without a layout here, and every title finding of such a bank (its columns are the Bradesco base\'s guess; the message says so). A sequence number is wrong when it is neither its line\'s number nor the one after the previous line\'s: one wrong number flags its line alone',
+      'always: header not first, trailer not last, header operation not 1 (remessa), sequence not consecutive from 000001, trailer sequence not the line count, no title, and on every title a blank occurrence code, blank document number, impossible due date, face value not digits or zero, blank kind, blank drawee id type, or a missing drawee CPF/CNPJ. Warnings, errors in strict mode: drawee CPF/CNPJ check digits, drawee type not 01/02, kind not 2 digits, NF-e key (not for kind 41, whose columns hold an IPOC), a duplicata (kind 01) of a CNAB 444 file whose key columns are blank (the 444 layouts exist to carry the key of the invoice a duplicata is drawn on; other kinds may have none), issue and file dates, the header labels (REMESSA at 3-9, 01 at 10-11, COBRANCA or COBRANÇA at 12-26, upper case: every layout here writes them, and real files deviate, so a wrong one warns), a line of spaces at least 400 bytes wide after the trailer (it is not read: a record blanked out; shorter blank lines, line ends and an EOF byte are tolerated silently), a bank without a layout here, and every title finding of such a bank (its columns are the Bradesco base\'s guess; the message says so). A sequence number is wrong when it is neither its line\'s number nor the one after the previous line\'s: one wrong number flags its line alone',
     reason:
       "structure and the title's required fields are needed to import it; real sample files carry wrong check digits, so those warn unless SANDBOX_STRICT",
   },

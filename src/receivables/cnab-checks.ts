@@ -50,6 +50,11 @@ export const CNAB_RULES = {
   'issue-date': "in strict mode, a title's issue date is not a real date",
   'file-date': "in strict mode, the header's file date is not a real date",
   'bank-layout': 'in strict mode, the header names a bank whose CNAB 400 layout the sandbox does not know',
+  'layout-mix': 'a record is numbered where the other CNAB 444 layout puts the sequence (FIDC 444 at 439-444, "400 + 44" at 395-400)',
+  'file-encoding': 'in strict mode, the file is UTF-8 text (its non-ASCII bytes are well-formed UTF-8), where CNAB columns count single bytes',
+  'control-character': 'in strict mode, a record holds a control character (NUL, TAB...), where CNAB text is printable',
+  'header-label': 'in strict mode, the header\'s labels are not REMESSA at 3-9, 01 at 10-11 and COBRANCA at 12-26, in upper case',
+  'after-trailer': 'in strict mode, a line of spaces as wide as a record follows the trailer (it is not read)',
 } as const;
 
 export type CnabRule = keyof typeof CNAB_RULES;
@@ -94,6 +99,16 @@ const KIND_CCB_1 = 0x34;
 const KIND_CCB_2 = 0x31;
 
 const { fileDate: FILE_DATE, bankName: BANK_NAME, operationWord: OPERATION_WORD } = HEADER;
+const { operationLabel: OPERATION_LABEL, serviceCode: SERVICE_CODE, serviceLabel: SERVICE_LABEL } = HEADER;
+/** The cobrança header's labels (3-26), as the layouts here write them; Sicoob's manual spells COBRANÇA. */
+const HEADER_LABELS: ReadonlyArray<{ span: { start: number; end: number }; columns: string; allowed: readonly string[]; what: string }> = [
+  { span: OPERATION_LABEL, columns: columnsLabel(HEADER_COLUMNS.operationLabel), allowed: ['REMESSA'], what: 'the operation label' },
+  { span: SERVICE_CODE, columns: columnsLabel(HEADER_COLUMNS.serviceCode), allowed: ['01'], what: 'the service code (01 cobrança)' },
+  { span: SERVICE_LABEL, columns: columnsLabel(HEADER_COLUMNS.serviceLabel), allowed: ['COBRANCA', 'COBRANÇA'], what: 'the service label' },
+];
+/** Names of control characters a generator leaves in a record. */
+const CONTROL_NAMES: Readonly<Record<number, string>> = { 0x00: 'NUL', 0x09: 'TAB', 0x0d: 'CR', 0x1a: 'EOF (SUB)', 0x7f: 'DEL' };
+const SEQUENCE_AT = { fidc: 438, plus44: 394 } as const;
 const { occurrence: OCCURRENCE, documentNumber: DOCUMENT_NUMBER, dueDate: DUE_DATE, faceValue: FACE_VALUE, kind: KIND } = TITLE;
 const { issueDate: ISSUE_DATE, draweeType: DRAWEE_TYPE, draweeTaxId: DRAWEE_TAX_ID } = TITLE;
 /** Columns as the diagnostics name them: "109-110". */
@@ -179,6 +194,13 @@ export class CnabReader {
       const message = `the file has no title records (type ${this.file.titleTypes()} in the ${this.file.records.name} layout) between header and trailer`;
       this.report(out, null, null, 'no-titles', 'error', message);
     }
+    const blank = this.file.blankAfterTrailer;
+    if (end === this.lines.count && blank !== null) {
+      const message =
+        `line ${blank.line}, after the trailer, is ${plural(blank.length, 'space')}, as wide as a record: it is not read, ` +
+        'since the trailer ends the records (a record blanked out?); remove it, or restore the record before the trailer';
+      this.report(out, blank.line, null, 'after-trailer', 'warning', message);
+    }
     return out;
   }
 
@@ -225,6 +247,8 @@ export class CnabReader {
     const length = this.lines.lengths[index] ?? 0;
     const lineNumber = index + 1;
     const type = text.charCodeAt(start);
+    if (this.file.firstMultiByte?.index === index) this.reportEncoding(out);
+    if (this.file.hasControls) this.checkControls(lineNumber, start, length, index, type, out);
 
     const width = this.widthProblem(index, length, type);
     if (width !== null) {
@@ -233,15 +257,16 @@ export class CnabReader {
       return;
     }
     this.seqStart = this.file.seqStartOf(length);
+    const mixed = index > 0 && length === 444 && this.otherLayout(lineNumber, start, index === this.last, out);
     if (index === this.last && index > 0) {
-      this.checkTrailer(lineNumber, start, type, out);
+      this.checkTrailer(lineNumber, start, type, out, mixed);
       return;
     }
-    this.checkSequence(lineNumber, start, out);
+    if (!mixed) this.checkSequence(lineNumber, start, out);
     if (index === 0) {
       this.checkHeader(lineNumber, start, type, out);
     } else if (type >= TYPE_1 && type <= TYPE_8) {
-      if (this.file.isTitleType(type)) this.checkTitle(lineNumber, start, length, out);
+      if (this.file.isTitleType(type)) this.checkTitle(lineNumber, start, length, out, mixed);
       else this.otherRecordCount++;
     } else if (type === TYPE_HEADER || type === TYPE_TRAILER) {
       const which = type === TYPE_HEADER ? '0 (header) may only be the first' : '9 (trailer) may only be the last';
@@ -281,6 +306,13 @@ export class CnabReader {
       const message = `header operation must be 1 (remessa), found ${JSON.stringify(found)}`;
       this.report(out, lineNumber, label.operation, 'header-operation', 'error', message);
     }
+    for (const l of HEADER_LABELS) {
+      const found = text.slice(start + l.span.start, start + l.span.end).trimEnd();
+      if (l.allowed.includes(found)) continue;
+      const upper = l.allowed.includes(found.toUpperCase()) ? ', in upper case' : '';
+      const message = `header ${l.what} at ${l.columns} must be ${l.allowed.map((a) => JSON.stringify(a)).join(' or ')}${upper}, found ${JSON.stringify(found)}`;
+      this.report(out, lineNumber, l.columns, 'header-label', 'warning', message);
+    }
     this.fileDate = parseCnabDateAt(text, start + FILE_DATE.start) ?? null;
     if (this.fileDate === null) {
       const message = `header file date must be a real date DDMMAA, found ${JSON.stringify(text.slice(start + FILE_DATE.start, start + FILE_DATE.end))}`;
@@ -297,12 +329,13 @@ export class CnabReader {
     }
   }
 
-  private checkTrailer(lineNumber: number, start: number, type: number, out: CnabDiagnostic[]): void {
+  private checkTrailer(lineNumber: number, start: number, type: number, out: CnabDiagnostic[], mixed: boolean): void {
     if (type !== TYPE_TRAILER) {
       const message = `the last line must be the trailer (record type 9), found ${JSON.stringify(this.text.charAt(start))}`;
       this.report(out, lineNumber, '1', 'trailer', 'error', message);
       return;
     }
+    if (mixed) return;
     // Trailers may carry totals (line count, value) before the sequence; only the sequence is checked.
     const at = start + this.seqStart;
     const seq = readInt(this.text, at, at + SEQUENCE_LENGTH);
@@ -334,7 +367,7 @@ export class CnabReader {
     this.previousSeq = seq;
   }
 
-  private checkTitle(lineNumber: number, start: number, length: number, out: CnabDiagnostic[]): void {
+  private checkTitle(lineNumber: number, start: number, length: number, out: CnabDiagnostic[], mixed = false): void {
     const text = this.text;
     this.titleCount++;
     // Fields every layout here requires on a title: a missing one refuses the file.
@@ -377,17 +410,24 @@ export class CnabReader {
     this.checkDrawee(lineNumber, start, out);
 
     const keyStart = this.keyStart;
+    // A record in the other 444 layout has something else in these columns (layout-mix says so).
+    if (keyStart === null || mixed || length < keyStart + NFE_KEY_LENGTH) return;
+    const keyColumns = `${keyStart + 1}-${keyStart + NFE_KEY_LENGTH}`;
     const ccb = text.charCodeAt(start + KIND.start) === KIND_CCB_1 && text.charCodeAt(start + KIND.start + 1) === KIND_CCB_2;
-    if (
-      keyStart !== null &&
-      !ccb &&
-      length >= keyStart + NFE_KEY_LENGTH &&
-      !isBlankText(text, start + keyStart, start + keyStart + NFE_KEY_LENGTH)
-    ) {
+    if (isBlankText(text, start + keyStart, start + keyStart + NFE_KEY_LENGTH)) {
+      if (text.charCodeAt(start + KIND.start) === ZERO && text.charCodeAt(start + KIND.start + 1) === TYPE_1) {
+        const message =
+          `the NF-e key columns ${keyColumns} are blank, but the title is a duplicata (kind 01): a duplicata is drawn on an invoice, ` +
+          'and a CNAB 444 file carries its NF-e access key there';
+        this.reportField(out, lineNumber, keyColumns, 'nfe-key', 'warning', message);
+      }
+      return;
+    }
+    if (!ccb) {
       if (!isValidNfeKeyAt(text, start + keyStart)) {
         const check = checkNfeKey(text.slice(start + keyStart, start + keyStart + NFE_KEY_LENGTH));
         const reason = check.ok ? 'is not a valid NF-e access key' : check.reason;
-        this.reportField(out, lineNumber, `${keyStart + 1}-${keyStart + NFE_KEY_LENGTH}`, 'nfe-key', 'warning', reason);
+        this.reportField(out, lineNumber, keyColumns, 'nfe-key', 'warning', reason);
       }
     }
   }
@@ -440,6 +480,60 @@ export class CnabReader {
     this.reportField(out, lineNumber, label.draweeTaxId, 'drawee-tax-id', 'warning', message);
   }
 
+  /**
+   * Whether a 444-byte record (not the header) is numbered where the other CNAB 444 layout puts the
+   * sequence, and not where the header's layout does: then it says so once (layout-mix, an error),
+   * and the sequence carries on from the number found there, so neither the sequence nor the key of
+   * a record misread by a layout it does not follow is reported.
+   */
+  private otherLayout(lineNumber: number, start: number, trailer: boolean, out: CnabDiagnostic[]): boolean {
+    const wanted = trailer ? [this.lines.count] : [lineNumber, this.previousSeq + 1];
+    const own = readInt(this.text, start + this.seqStart, start + this.seqStart + SEQUENCE_LENGTH);
+    if (wanted.includes(own)) return false;
+    const fidc = this.seqStart === SEQUENCE_AT.fidc;
+    const otherStart = fidc ? SEQUENCE_AT.plus44 : SEQUENCE_AT.fidc;
+    const other = readInt(this.text, start + otherStart, start + otherStart + SEQUENCE_LENGTH);
+    if (!wanted.includes(other)) return false;
+    const columns = `${otherStart + 1}-${otherStart + SEQUENCE_LENGTH}`;
+    const plus44 = '"400 + 44" (sequence at 395-400, NF-e key at 401-444)';
+    const fidcLayout = 'FIDC 444 (NF-e key at 395-438, sequence at 439-444)';
+    const message =
+      `this record is numbered ${pad6(other)} at ${columns}: it is in the ${fidc ? plus44 : fidcLayout} layout, ` +
+      `but the header's is ${fidc ? fidcLayout : plus44}; every record of a file follows the header's layout, ` +
+      'so its sequence and NF-e key are not read';
+    this.report(out, lineNumber, columns, 'layout-mix', 'error', message);
+    this.previousSeq = other;
+    return true;
+  }
+
+  /** The file's UTF-8 judgement (cnab-record.ts), said once at its first multi-byte character. */
+  private reportEncoding(out: CnabDiagnostic[]): void {
+    const first = this.file.firstMultiByte;
+    if (first === null) return;
+    const hex = first.bytes.map((b) => b.toString(16).toUpperCase().padStart(2, '0')).join(' ');
+    const message =
+      `the file seems to be UTF-8, not single-byte text: ${JSON.stringify(first.character)} (bytes ${hex}) is a well-formed UTF-8 character, ` +
+      'as is every other non-ASCII byte sequence of the file, so its text is read as UTF-8; CNAB columns count bytes, ' +
+      'so each such character takes more than one column: save the file as ASCII or Latin-1 (ISO-8859-1)';
+    this.report(out, first.index + 1, String(first.column), 'file-encoding', 'warning', message);
+  }
+
+  /** The first control character of a line, named with its column (and field on a title). */
+  private checkControls(lineNumber: number, start: number, length: number, index: number, type: number, out: CnabDiagnostic[]): void {
+    const text = this.text;
+    for (let i = 0; i < length; i++) {
+      const c = text.charCodeAt(start + i);
+      if (c >= 0x20 && c !== 0x7f) continue;
+      const column = i + 1;
+      const field = index > 0 && index < this.last && this.file.isTitleType(type) ? titleFieldAt(column) : undefined;
+      const name = `${CONTROL_NAMES[c] ?? 'control character'} (0x${c.toString(16).toUpperCase().padStart(2, '0')})`;
+      const where = field === undefined ? `column ${column}` : `column ${column} (${field})`;
+      const message = `${name} at ${where}: CNAB text is printable, padded with spaces; a generator wrote a control character where text belongs`;
+      this.report(out, lineNumber, String(column), 'control-character', 'warning', message);
+      return;
+    }
+  }
+
   private seqColumns(): string {
     return `${this.seqStart + 1}-${this.seqStart + SEQUENCE_LENGTH}`;
   }
@@ -478,6 +572,14 @@ export class CnabReader {
     this.kept++;
     out.push({ line, columns, rule, severity: final, message });
   }
+}
+
+/** The name of the title field (TITLE_COLUMNS) that holds a 1-based column, if any. */
+function titleFieldAt(column: number): string | undefined {
+  for (const [name, c] of Object.entries(TITLE_COLUMNS) as Array<[string, Columns]>) {
+    if (column >= c.from && column <= c.to) return `${name} ${columnsLabel(c)}`;
+  }
+  return undefined;
 }
 
 /** The whole file at once, titles included: for tests, fixtures and small files. */

@@ -16,6 +16,10 @@ export const HEADER_COLUMNS = {
   /** The operation and its word: "1REMESSA" in a remessa, "2RETORNO" in a return file. */
   operationWord: { from: 2, to: 9 },
   returnWord: { from: 3, to: 9 },
+  /** The literal labels of the cobrança header, as every layout here writes them. */
+  operationLabel: { from: 3, to: 9 },
+  serviceCode: { from: 10, to: 11 },
+  serviceLabel: { from: 12, to: 26 },
   bankCode: { from: 77, to: 79 },
   bankName: { from: 80, to: 94 },
   fileDate: { from: 95, to: 100 },

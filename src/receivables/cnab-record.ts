@@ -2,7 +2,9 @@
 // what each record type means in it, and a title or an attached record read on demand from the
 // stored bytes (a title is a pure function of them, read again when shown, so nothing is kept per
 // record). Columns come from the column model of cnab-layouts.ts; the checks are cnab-checks.ts'.
+import { Buffer } from 'node:buffer';
 import { parseCnabDateAt } from '../domain/dates.js';
+import { firstInvalidUtf8 } from '../domain/utf8.js';
 import {
   FIDC_444,
   HEADER_COLUMNS,
@@ -79,6 +81,26 @@ const { bankCode: BANK_CODE, returnWord: RETURN_WORD } = HEADER;
 /** 0-based start of the sequence (395-400) in a CNAB 400 line, and in the first 400 columns of "400 + 44". */
 const CNAB400_SEQ_START = 394;
 
+const NON_ASCII = /[\x80-\xff]/;
+/** C0 controls and DEL, but not the line ends (CR LF, LF) between records: what a record must not hold. */
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const CONTROL = /[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)/g;
+
+/** The first multi-byte character of a file judged UTF-8: 0-based line index, 1-based column. */
+export interface MultiByteCharacter {
+  index: number;
+  column: number;
+  character: string;
+  bytes: number[];
+}
+
+/** A line of spaces as wide as a record after the trailer (not read: the trailer ends the records). */
+export interface BlankAfterTrailer {
+  /** 1-based line number. */
+  line: number;
+  length: number;
+}
+
 /** A scanned file, its layout, and its titles read on demand. */
 export class CnabFile {
   readonly layout: CnabLayout;
@@ -100,6 +122,17 @@ export class CnabFile {
    */
   readonly titleWidth: number;
   readonly firstTitle: number | null;
+  /**
+   * The file's text encoding, judged once (rc-file-encoding): 'utf8' when it has non-ASCII bytes and
+   * every one of them belongs to a well-formed UTF-8 sequence (Latin-1 text of accented letters
+   * between ASCII ones never is), then its text fields are read as UTF-8; else Latin-1.
+   */
+  readonly encoding: 'latin1' | 'utf8';
+  /** Where the first multi-byte character of a UTF-8 file is; null in a Latin-1 one. */
+  readonly firstMultiByte: MultiByteCharacter | null;
+  /** Some record holds a control character (NUL, TAB...): each line is then looked at for one. */
+  readonly hasControls: boolean;
+  readonly blankAfterTrailer: BlankAfterTrailer | null;
 
   constructor(
     readonly text: string,
@@ -138,6 +171,20 @@ export class CnabFile {
     for (let index = 1; index < lines.count - 1 && first === null; index++) if (this.isTitle(index)) first = index;
     this.firstTitle = first;
     this.titleWidth = lines.lengths[first ?? 0] ?? headerLength;
+    const last = lines.count - 1;
+    const recordsEnd = (lines.starts[last] ?? 0) + (lines.lengths[last] ?? 0);
+    this.firstMultiByte = utf8Judgement(text, lines);
+    this.encoding = this.firstMultiByte === null ? 'latin1' : 'utf8';
+    CONTROL.lastIndex = 0;
+    const control = CONTROL.exec(text);
+    this.hasControls = control !== null && control.index < recordsEnd;
+    this.blankAfterTrailer = blankAfterTrailer(text, recordsEnd, lines.count);
+  }
+
+  /** A text field of a line, trimmed, as the file's encoding reads it. */
+  textAt(start: number, end: number): string {
+    const raw = trimmed(this.text, start, end);
+    return this.encoding === 'utf8' && NON_ASCII.test(raw) ? Buffer.from(raw, 'latin1').toString('utf8') : raw;
   }
 
   /**
@@ -206,16 +253,16 @@ export class CnabFile {
     return {
       line: index + 1,
       recordType: text.charAt(start),
-      titleId: trimmed(text, start + id.start, start + id.end),
+      titleId: this.textAt(start + id.start, start + id.end),
       occurrence: text.slice(start + OCCURRENCE.start, start + OCCURRENCE.end),
-      documentNumber: trimmed(text, start + DOCUMENT_NUMBER.start, start + DOCUMENT_NUMBER.end),
+      documentNumber: this.textAt(start + DOCUMENT_NUMBER.start, start + DOCUMENT_NUMBER.end),
       dueDate: parseCnabDateAt(text, start + DUE_DATE.start) ?? null,
       faceValueCents: Math.max(value, 0),
       kind: text.slice(start + KIND.start, start + KIND.end),
       issueDate: parseCnabDateAt(text, start + ISSUE_DATE.start) ?? null,
       draweeType,
       draweeTaxId: cpf ? text.slice(start + CPF_START, start + DRAWEE_TAX_ID.end) : trimmed(text, start + DRAWEE_TAX_ID.start, start + DRAWEE_TAX_ID.end),
-      draweeName: trimmed(text, start + DRAWEE_NAME.start, start + DRAWEE_NAME.end),
+      draweeName: this.textAt(start + DRAWEE_NAME.start, start + DRAWEE_NAME.end),
       nfeKey,
     };
   }
@@ -247,7 +294,42 @@ export class CnabFile {
   private record(index: number, meaning: RecordMeaning): CnabRecord {
     const start = this.lines.starts[index] ?? 0;
     const fields: Record<string, string> = {};
-    for (const field of meaning.fields) fields[field.name] = trimmed(this.text, start + field.from - 1, start + field.to);
+    for (const field of meaning.fields) fields[field.name] = this.textAt(start + field.from - 1, start + field.to);
     return { line: index + 1, recordType: this.text.charAt(start), meaning: meaning.meaning, fields };
   }
+}
+
+/**
+ * The first multi-byte character when the file is UTF-8 (it has non-ASCII bytes, all in well-formed
+ * UTF-8 sequences), else null. A pure-ASCII file costs one native regular-expression search.
+ */
+function utf8Judgement(text: string, lines: LineIndex): MultiByteCharacter | null {
+  const at = text.search(NON_ASCII);
+  if (at < 0) return null;
+  const bytes = Buffer.from(text, 'latin1');
+  if (firstInvalidUtf8(bytes.subarray(at)) !== bytes.length - at) return null;
+  let low = 0;
+  let high = lines.count - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if ((lines.starts[mid] ?? 0) <= at) low = mid;
+    else high = mid - 1;
+  }
+  let size = 1;
+  while (at + size < bytes.length && ((bytes[at + size] ?? 0) & 0xc0) === 0x80) size++;
+  const slice = bytes.subarray(at, at + size);
+  return { index: low, column: at - (lines.starts[low] ?? 0) + 1, character: slice.toString('utf8'), bytes: [...slice] };
+}
+
+/** The first line of spaces (or tabs) at least 400 bytes wide after the last record, if any. */
+function blankAfterTrailer(text: string, from: number, count: number): BlankAfterTrailer | null {
+  const rest = text.slice(from).split('\n');
+  // rest[0] is the end of the last record's line (its CR, or nothing).
+  for (let k = 1; k < rest.length; k++) {
+    let end = (rest[k] ?? '').length;
+    while (end > 0 && (rest[k]?.charCodeAt(end - 1) === 0x0d || rest[k]?.charCodeAt(end - 1) === 0x1a)) end--;
+    const line = (rest[k] ?? '').slice(0, end);
+    if (line.length >= 400 && /^[ \t]+$/.test(line)) return { line: count + k, length: line.length };
+  }
+  return null;
 }

@@ -3,6 +3,7 @@
 // pending, its file a part per turn of the event loop, and the line index goes to processing
 // (runner.ts) with the bytes, so the file is scanned once.
 import { type Base64Decode, decodeBase64 } from '../domain/base64.js';
+import { encodedTwiceHint, looksLikeCnabText, sentAs, sentAsHint } from '../domain/sent-as.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { sameSecret } from '../http/bearer.js';
 import { type ErrorDetail, SandboxError, validationError } from '../http/errors.js';
@@ -66,20 +67,7 @@ function fundCnpjError(reason: string, problems: ErrorDetail[]): SandboxError {
   );
 }
 
-/**
- * Whether text sent as operationFile is the CNAB file itself rather than its base64: a first line
- * 400 or 444 characters long, or the header record's start ("0", a digit, "REMESSA"). Asked only
- * once the text failed as base64 or as the file it decodes to (CNAB text of letters, digits and
- * spaces can pass for base64, whose whitespace is ignored).
- */
-function looksLikeCnabText(text: string): boolean {
-  if (/^0\dREMESSA/i.test(text)) return true;
-  const end = text.slice(0, 446).search(/[\r\n]/);
-  const first = end === -1 ? Math.min(text.length, 446) : end;
-  return first === 400 || first === 444;
-}
-
-const CNAB_TEXT = 'is not base64: this looks like CNAB text, not base64; send the bytes of the file encoded as base64';
+const CNAB_TEXT = `is not base64: ${sentAsHint('cnab-text')}`;
 
 type FileRead = { file: Buffer; lines: LineIndex } | { error: SandboxError };
 
@@ -89,14 +77,18 @@ type FileRead = { file: Buffer; lines: LineIndex } | { error: SandboxError };
  */
 function judgeFile(decoded: Base64Decode, text: string, scanOf: (bytes: Buffer) => LineScan): FileRead {
   if (!decoded.ok) {
-    const reason = looksLikeCnabText(text) ? CNAB_TEXT : `is not base64 text: ${decoded.reason}`;
+    // What the text is instead, judged as for a loan-bond documento (domain/sent-as.ts).
+    const kind = sentAs(text);
+    const reason =
+      kind === 'cnab-text' ? CNAB_TEXT : `is not base64 text: ${decoded.reason}${kind === undefined ? '' : `; ${sentAsHint(kind)}`}`;
     return { error: badFile(reason, 'file-not-base64') };
   }
   if (decoded.bytes.length === 0) return { error: badFile(EMPTY_FILE, 'file-empty') };
   const scan = scanOf(decoded.bytes);
   if (!scan.ok) {
     if (looksLikeCnabText(text)) return { error: badFile(CNAB_TEXT, 'file-not-base64') };
-    return { error: badFile(`is not a CNAB 400/444 file: ${scan.reason}`, 'file-not-cnab') };
+    const twice = encodedTwiceHint(decoded.bytes.subarray(0, 1100));
+    return { error: badFile(`is not a CNAB 400/444 file: ${scan.reason}${twice === undefined ? '' : `; ${twice}`}`, 'file-not-cnab') };
   }
   return { file: decoded.bytes, lines: scan.lines };
 }

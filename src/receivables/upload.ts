@@ -15,8 +15,11 @@ import { nextTurn, readSliced } from '../http/json-body-stream.js';
 import { JsonReadError, JsonStreamReader, type PathSegment, type StringSink } from '../http/json-stream.js';
 import { type LineScan, scanLinesInTurns } from './cnab-scan.js';
 
-/** Characters of the text kept to tell CNAB text sent as it is from base64 (submit.ts, looksLikeCnabText). */
-export const HEAD_CHARS = 446;
+/**
+ * Characters of the text kept to tell what was sent instead of base64 (submit.ts; domain/sent-as.ts
+ * reads CNAB text in 446 characters, PDF text in 1030).
+ */
+export const HEAD_CHARS = 1030;
 
 /**
  * The operationFile string as it arrives: decoded as decodeBase64 would decode it whole (Base64Stream:

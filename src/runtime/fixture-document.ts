@@ -47,7 +47,7 @@ export class UniqueKeys {
   ) {}
 
   /** `shown` is how a message names a key that is not itself readable (one made of several fields). */
-  add(key: string, path: string, shown = `"${key}"`): void {
+  add(key: string, path: string, shown = JSON.stringify(key)): void {
     const first = this.seen.get(key);
     const named = this.secret ? `this ${this.what}` : `${this.what} ${shown}`;
     if (first !== undefined) {

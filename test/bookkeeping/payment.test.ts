@@ -94,6 +94,14 @@ describe('declaring a payment', () => {
     ]);
   });
 
+  it('quotes an unknown uid as a JSON string, so a uid of a double quote reads as one character', async () => {
+    const a = await app();
+    const res = await pay(a, '"', declaration(1, true));
+    expect(res.json().details).toEqual([{ path: '/uid', message: `path parameter uid: tenant ${TENANT} has no trade bill "\\""` }]);
+    const inspected = await inspectBill(a, encodeURIComponent('"'));
+    expect(inspected.body.message).toBe(`tenant ${TENANT} has no trade bill "\\""`);
+  });
+
   it('refuses a remainingValue that is not the open value after the payment', async () => {
     const a = await app();
     const res = await pay(a, 'IUD-OPEN', declaration(100, true, { remainingValue: 1500 }));

@@ -280,6 +280,27 @@ export const DRIVERS: Record<string, Driver> = {
     cnab400(headerLine('cnab400', '999999'), detailLine('cnab400'), trailerLine('cnab400')),
     STRICT,
   ),
+  'import-cnab.rejected-layout-mix': submitAndProcess(
+    // A FIDC 444 header (sequence 439-444) over a "400 + 44" title (sequence 395-400).
+    [
+      numbered([headerLine('cnab444-fidc')], 438).trimEnd(),
+      `${numbered(['', detailLine('cnab444-400+44')]).split(CRLF)[1] ?? ''}`,
+      `${trailerLine('cnab444-fidc').slice(0, 438)}000003`,
+    ].join(CRLF),
+  ),
+  'import-cnab.rejected-file-encoding': submitAndProcess(
+    cnab400(headerLine('cnab400'), detailLine('cnab400', { draweeName: Buffer.from('JOSÉ', 'utf8').toString('latin1') }), trailerLine('cnab400')),
+    STRICT,
+  ),
+  'import-cnab.rejected-control-character': submitAndProcess(
+    cnab400(headerLine('cnab400'), detailLine('cnab400', { draweeName: 'JOSE\tSILVA' }), trailerLine('cnab400')),
+    STRICT,
+  ),
+  'import-cnab.rejected-header-label': submitAndProcess(
+    cnab400(`01remessa${headerLine('cnab400').slice(9)}`, detailLine('cnab400'), trailerLine('cnab400')),
+    STRICT,
+  ),
+  'import-cnab.rejected-after-trailer': submitAndProcess(`${cnabText('cnab400', [{}])}${' '.repeat(400)}${CRLF}`, STRICT),
   'import-cnab.fund-cnpj-invalid': (c) => submit(c, submission(FILES.processed ?? '', { fundCnpj: '11222333000180' })),
   'import-cnab.token-unknown-fund': (c) => submit(c, submission(FILES.processed ?? '', { fundCnpj: '00000000000191' })),
   'import-cnab.token-not-issued': (c) => submit(c, submission(FILES.processed ?? '', { fundCnpj: T2 })),

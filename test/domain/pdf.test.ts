@@ -72,7 +72,7 @@ describe('isEncryptedPdf: rule 3 by the structure of the file', () => {
   it('finds /Encrypt in the trailer, and in a cross-reference stream dictionary', () => {
     expect(isEncryptedPdf(encrypted('table'))).toBe(true);
     expect(isEncryptedPdf(encrypted('stream'))).toBe(true);
-    expect(isEncryptedPdf(minimalPdf(' /Encrypt 5 0 R'))).toBe(true);
+    expect(isEncryptedPdf(minimalPdf(' /Encrypt 3 0 R'))).toBe(true);
   });
 
   it('decodes #xx escapes in names (ISO 32000-1 7.3.5): /Encr#79pt is /Encrypt', () => {
@@ -95,12 +95,44 @@ describe('isEncryptedPdf: rule 3 by the structure of the file', () => {
     expect(isEncryptedPdf(minimalPdf('', ' /EncryptMetadata false'))).toBe(false);
     expect(isEncryptedPdf(plain('/EncryptMetadata false'))).toBe(false);
     expect(isEncryptedPdf(plain('/Encrypt null'))).toBe(false);
-    expect(isEncryptedPdf(plain('/EncryptMetadata false /Encrypt 9 0 R'))).toBe(true);
+    expect(isEncryptedPdf(plain('/EncryptMetadata false /Encrypt 4 0 R'))).toBe(true);
+  });
+
+  it('resolves /Encrypt n g R: a reference to a null or undefined object is null (7.3.10, 7.3.7), as qpdf reads it', () => {
+    const head = '%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [] /Count 0 >>\nendobj\n';
+    const file = (objects: string, trailer: string) => Buffer.from(`${head}${objects}trailer\n<< /Root 1 0 R ${trailer} >>\n%%EOF\n`, 'latin1');
+    const handler = '3 0 obj\n<< /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -4 >>\nendobj\n';
+    const verdicts = {
+      nullObject: isEncryptedPdf(file('3 0 obj\nnull\nendobj\n', '/Encrypt 3 0 R')),
+      emptyObject: isEncryptedPdf(file('3 0 obj\nendobj\n', '/Encrypt 3 0 R')),
+      undefinedObject: isEncryptedPdf(file('', '/Encrypt 9 0 R')),
+      otherGeneration: isEncryptedPdf(file(handler, '/Encrypt 3 1 R')),
+      handler: isEncryptedPdf(file(handler, '/Encrypt 3 0 R')),
+      handlerAfterTrailer: isEncryptedPdf(Buffer.concat([file('', '/Encrypt 3 0 R'), Buffer.from(handler, 'latin1')])),
+      redefinedAsNull: isEncryptedPdf(Buffer.concat([file(handler, '/Encrypt 3 0 R'), Buffer.from('3 0 obj null endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n', 'latin1')])),
+    };
+    expect(verdicts).toEqual({
+      nullObject: false,
+      emptyObject: false,
+      undefinedObject: false,
+      otherGeneration: false,
+      handler: true,
+      handlerAfterTrailer: true,
+      redefinedAsNull: false,
+    });
+    // The same verdict whatever pieces the bytes arrive in.
+    const nullFile = file('3 0 obj\nnull\nendobj\n', '/Encrypt 3 0 R');
+    for (let size = 1; size <= 16; size++) {
+      const reader = new PdfStructure();
+      for (let at = 0; at < nullFile.length; at += size) reader.push(nullFile.subarray(at, at + size));
+      reader.end();
+      expect(reader.encrypted).toBe(false);
+    }
   });
 
   it('reads the /Encrypt entry whatever delimiter follows the name, a direct dictionary included', () => {
     for (const value of [' 9 0 R', '\t9 0 R', '\n9 0 R', '\r\n9 0 R', '\f9 0 R', '\x009 0 R', '%c\n9 0 R', '<</Filter/Standard>>', '[1]', '(x)', '<00>']) {
-      const file = Buffer.from(`%PDF-1.4\ntrailer\n<</Root 1 0 R/Encrypt${value}>>\n%%EOF\n`, 'latin1');
+      const file = Buffer.from(`%PDF-1.4\n9 0 obj <</Filter/Standard>> endobj\ntrailer\n<</Root 1 0 R/Encrypt${value}>>\n%%EOF\n`, 'latin1');
       if (!isEncryptedPdf(file)) expect.fail(`missed /Encrypt followed by ${JSON.stringify(value)}`);
     }
   });
@@ -112,7 +144,7 @@ describe('isEncryptedPdf: rule 3 by the structure of the file', () => {
     expect(isEncryptedPdf(buildPdf([base, { ...update, xref: 'stream' }]))).toBe(false);
     const securedBase = { objects: [...onePage(), { num: 9, body: STANDARD_SECURITY_HANDLER }], trailer: '/Encrypt 9 0 R', xref: 'stream' as const };
     expect(isEncryptedPdf(buildPdf([securedBase, { ...update, trailer: '/Encrypt 9 0 R', xref: 'stream' }]))).toBe(true);
-    expect(isEncryptedPdf(buildPdf([base, { ...update, trailer: '/Encrypt 9 0 R', xref: 'table' }]))).toBe(true);
+    expect(isEncryptedPdf(buildPdf([base, { ...update, trailer: '/Encrypt 4 0 R', xref: 'table' }]))).toBe(true);
   });
 
   it('skips stream data by its /Length, direct or indirect, and recovers from a wrong one', () => {
@@ -126,7 +158,7 @@ describe('isEncryptedPdf: rule 3 by the structure of the file', () => {
     expect(isEncryptedPdf(withStream('<< /Length 5 0 R >>', inside, ['5 0 obj 29 endobj']))).toBe(false);
     expect(isEncryptedPdf(withStream('<< /Length 3 >>', inside))).toBe(false);
     // A stream of a cross-reference stream dictionary: the dictionary counts, its data does not.
-    expect(isEncryptedPdf(withStream('<< /Type /XRef /Encrypt 9 0 R /Length 3 >>', 'abc'))).toBe(true);
+    expect(isEncryptedPdf(withStream('<< /Type /XRef /Encrypt 4 0 R /Length 3 >>', 'abc'))).toBe(true);
     expect(isEncryptedPdf(withStream('<< /Type /ObjStm /Encrypt 9 0 R /Length 3 >>', 'abc'))).toBe(false);
   });
 
@@ -270,12 +302,12 @@ describe('checkPdf', () => {
   });
 
   it('checks the signature before encryption', () => {
-    const result = checkPdf(withJunkBefore(minimalPdf(' /Encrypt 5 0 R'), 1100), MAX_FILE_BYTES);
+    const result = checkPdf(withJunkBefore(minimalPdf(' /Encrypt 3 0 R'), 1100), MAX_FILE_BYTES);
     expect(result.ok === false && result.rule).toBe('pdf-only');
   });
 
   it('rejects an encrypted PDF under the not-encrypted rule', () => {
-    const result = checkPdf(minimalPdf(' /Encrypt 5 0 R'), MAX_FILE_BYTES);
+    const result = checkPdf(minimalPdf(' /Encrypt 3 0 R'), MAX_FILE_BYTES);
     expect(result.ok === false && result.rule).toBe('not-encrypted');
   });
 
@@ -284,7 +316,7 @@ describe('checkPdf', () => {
   });
 
   it('scans a file just under the limit for /Encrypt near its end', () => {
-    const pdf = minimalPdf(' /Encrypt 5 0 R');
+    const pdf = minimalPdf(' /Encrypt 3 0 R');
     const big = Buffer.concat([
       pdf.subarray(0, 20),
       Buffer.alloc(MAX_FILE_BYTES - pdf.length, 0x20),

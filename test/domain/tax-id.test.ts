@@ -6,6 +6,7 @@ import {
   isValidCnpj,
   isValidCpf,
   normalizeTaxId,
+  type TaxIdOptions,
 } from '../../src/domain/tax-id.js';
 
 /** Changes the character at `index` to another digit. */
@@ -128,10 +129,22 @@ describe('checkTaxId', () => {
     expect(checkTaxId('529.982.247-25')).toEqual({ ok: true, kind: 'cpf', value: '52998224725' });
   });
 
-  it('accepts a punctuated, lower-case alphanumeric CNPJ and returns it bare and upper-case', () => {
+  it('accepts a punctuated alphanumeric CNPJ and returns it bare', () => {
     expect(checkTaxId('12.ABC.345/01DE-35')).toEqual({ ok: true, kind: 'cnpj', value: '12ABC34501DE35' });
-    expect(checkTaxId('12.abc.345/01de-35')).toEqual({ ok: true, kind: 'cnpj', value: '12ABC34501DE35' });
-    expect(checkTaxId('12abc34501de35')).toEqual({ ok: true, kind: 'cnpj', value: '12ABC34501DE35' });
+  });
+
+  it('refuses lower-case letters wherever a CNPJ is read, as the NF-e key and CNAB files do: the letters are A-Z', () => {
+    const cases: Array<[string, TaxIdOptions]> = [
+      ['12.abc.345/01de-35', {}],
+      ['12abc34501de35', {}],
+      ['12abc34501de35', { punctuation: false, kinds: ['cnpj'] }],
+    ];
+    for (const [input, options] of cases) {
+      expect(checkTaxId(input, options)).toEqual({
+        ok: false,
+        reason: expect.stringMatching(/^letters of an alphanumeric CNPJ are upper case \(A-Z\): found "a" at position \d+; send "12(\.)?ABC/),
+      });
+    }
   });
 
   it('trims surrounding whitespace when punctuation is allowed', () => {

@@ -127,6 +127,24 @@ describe('loan-bond files (rules 3-5)', () => {
     expect(accepted.statusCode).toBe(201);
   });
 
+  it('says what a documento is when it is not the base64 of a PDF: PDF text, a data: URI, a PDF encoded twice', async () => {
+    const app = await lbApp();
+    const twice = Buffer.from(pdf(), 'latin1').toString('base64');
+    const records = [
+      plain({ documento: '%PDF-1.7 1 0 obj << >> endobj trailer << /Root 1 0 R >> %%EOF' }),
+      plain({ documento: `data:application/pdf;base64,${pdf()}` }),
+      plain({ documento: twice }),
+    ];
+    const res = await post(app, body(records));
+    expect(res.statusCode).toBe(400);
+    const messages = (res.json() as ErrorBody).details.map((d) => `${d.path}: ${d.message}`);
+    expect(messages).toEqual([
+      expect.stringMatching(/^\/registros\/0\/documento: .*this looks like PDF text, not base64/),
+      expect.stringMatching(/^\/registros\/1\/documento: .*a data: URI is not accepted: send only the base64 text/),
+      expect.stringMatching(/^\/registros\/2\/documento: rule 4 \(pdf-only\): .*the file is base64-encoded twice/),
+    ]);
+  });
+
   it.each([
     ['URL-safe base64', `${pdf().replace(/\+/g, '-').replace(/\//g, '_')}-_`, 'URL-safe'],
     ['text that is not base64', 'this is not base64!', 'invalid base64 character'],

@@ -29,8 +29,11 @@ export function lbApp(options: Parameters<typeof testApp>[0] = {}): Promise<Fast
  * the trailer dictionary (e.g. '/Encrypt 5 0 R'); `tag` makes the content distinct.
  */
 export function pdfBytes(size = 600, options: { trailer?: string; tag?: string } = {}): Buffer {
+  // An /Encrypt reference names an object with a value (a reference to an undefined one is null).
+  const ref = /\/Encrypt (\d+) (\d+) R/.exec(options.trailer ?? '');
+  const handler = ref ? `${ref[1]} ${ref[2]} obj\n<< /Filter /Standard /V 1 /R 2 /P -4 >>\nendobj\n` : '';
   const head = Buffer.from(
-    `%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog /Tag (${options.tag ?? ''}) >>\nendobj\n`,
+    `%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog /Tag (${options.tag ?? ''}) >>\nendobj\n${handler}`,
     'latin1',
   );
   const tail = Buffer.from(`trailer\n<< /Root 1 0 R ${options.trailer ?? ''}>>\n%%EOF\n`, 'latin1');

@@ -84,8 +84,12 @@ describe('POST /v1/import-cnab: accepted submissions', () => {
     const app = await testApp({
       fixtures: { receivables: { funds: [{ fundCnpj: '12.ABC.345/01DE-35', token: 'alpha-token' }] } },
     });
-    const res = await post(app, body({ token: 'alpha-token', fundCnpj: '12.abc.345/01de-35' }));
+    const res = await post(app, body({ token: 'alpha-token', fundCnpj: '12ABC34501DE35' }));
     expect(res.statusCode).toBe(200);
+    // Its letters are upper case, as in an NF-e key or a CNAB file (one rule, domain/tax-id.ts).
+    const lower = await post(app, body({ token: 'alpha-token', fundCnpj: '12.abc.345/01de-35' }));
+    expect(lower.statusCode).toBe(400);
+    expect(lower.json<Envelope>().error).toMatchObject({ target: 'fundCnpj', message: expect.stringContaining('upper case') });
   });
 
   it('answers before processing: the import is pending until the runner has run', async () => {
@@ -242,6 +246,17 @@ describe('POST /v1/import-cnab: ValidationError names the field', () => {
     const error = envelope(await post(app, body({ operationFile: 'bm90IGNuYWI-' })));
     expect(error.message).not.toContain('CNAB text');
     expect(error.message).toContain('URL-safe');
+  });
+
+  it('says when operationFile is a data: URI, or a file base64-encoded twice (the judgement of loan-bond documento too)', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const file = cnabBytes('cnab400', [{}]).toString('base64');
+    const dataUri = envelope(await post(app, body({ operationFile: `data:text/plain;base64,${file}` })));
+    expect(dataUri.message).toContain('a data: URI is not accepted');
+    const twice = envelope(await post(app, body({ operationFile: Buffer.from(file, 'latin1').toString('base64') })));
+    expect(twice).toMatchObject({ target: 'operationFile' });
+    expect(twice.message).toContain('base64-encoded twice');
+    expect(twice.message).toContain('a CNAB file');
   });
 
   it('answers malformed JSON, an empty body and a wrong content type in the envelope, target null', async () => {
