@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { cnab444 } from './data.js';
 import { fmt, freePort, waitHealthy } from './lib.js';
-import { send } from './loanbond-large.js';
+import { type LargeResult, send } from './loanbond-large.js';
 import type { LoopDelayReport } from './loop-delay.js';
 
 const FUND = '11222333000181';
@@ -18,14 +18,8 @@ const TOKEN = 'rc-bench';
 const LINE = 446;
 const PROBE_MS = 10;
 
-export interface CnabLargeResult {
-  figure: string;
-  value: string;
-  baseline: string;
-  ratio: string;
-  bar: string;
-  pass: boolean;
-}
+/** A row of the figures, shaped as the loan-bond rows are. */
+export type CnabLargeResult = LargeResult;
 
 interface Sandbox {
   url: string;

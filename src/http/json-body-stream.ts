@@ -4,7 +4,8 @@
 // the next chunk (megabytes of it when the server fell behind), and a loop that only awaited the
 // stream would never leave the event loop to anyone else; a slice is about a millisecond of work.
 import type { Readable } from 'node:stream';
-import type { JsonStreamReader } from './json-stream.js';
+import { emptyBodyError, malformedBodyError } from './json.js';
+import { JsonReadError, type JsonStreamReader } from './json-stream.js';
 
 /** Body bytes read (scanned, decoded, checked) before other requests get their turn. */
 export const SLICE_BYTES = 128 * 1024;
@@ -33,5 +34,18 @@ export async function readSliced(payload: Readable, reader: JsonStreamReader, op
       await options.slice?.(slice);
     }
     await nextTurn();
+  }
+}
+
+/**
+ * The reader's kept text once the whole body was read, or the 400 a body read whole gets: empty, or
+ * malformed with its position.
+ */
+export function endReading(reader: JsonStreamReader): Buffer {
+  try {
+    return reader.end();
+  } catch (err) {
+    if (!(err instanceof JsonReadError)) throw err;
+    throw reader.bytesRead === 0 ? emptyBodyError() : malformedBodyError(err);
   }
 }

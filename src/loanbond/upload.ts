@@ -12,9 +12,9 @@ import { encodedTwiceHint, sentAs, sentAsHint } from '../domain/sent-as.js';
 import { MAX_FILE_BYTES, PdfFileCheck, type PdfRule } from '../domain/pdf.js';
 import { pointer, SandboxError } from '../http/errors.js';
 import { bodyTooLargeMessage } from '../http/interface-plugin.js';
-import { emptyBodyError, malformedBodyError, parseJsonText } from '../http/json.js';
-import { JsonReadError, JsonStreamReader, type PathSegment, type StringSink } from '../http/json-stream.js';
-import { readSliced } from '../http/json-body-stream.js';
+import { parseJsonText } from '../http/json.js';
+import { type JsonReadError, JsonStreamReader, type PathSegment, type StringSink } from '../http/json-stream.js';
+import { endReading, readSliced } from '../http/json-body-stream.js';
 import { FALLBACK } from '../http/outcomes.js';
 import type { DocumentFiles, IncomingFile } from '../store/documents.js';
 import { type LoanbondOutcome, outcome } from './outcomes.js';
@@ -283,13 +283,7 @@ export async function readRegistration(request: FastifyRequest, payload: Readabl
         else await upload.drained();
       },
     });
-    let kept: Buffer;
-    try {
-      kept = reader.end();
-    } catch (err) {
-      if (!(err instanceof JsonReadError)) throw err;
-      throw reader.bytesRead === 0 ? emptyBodyError() : malformedBodyError(err);
-    }
+    const kept = endReading(reader);
     await upload.settle();
     return await new Promise((resolve, reject) =>
       parseJsonText(options.parse, request, kept.toString('utf8'), (err, value) => (err ? reject(err) : resolve(value)), {

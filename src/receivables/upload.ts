@@ -10,9 +10,9 @@ import { Base64Stream, type Base64Decode } from '../domain/base64.js';
 import { Utf8Check } from '../domain/utf8.js';
 import { SandboxError } from '../http/errors.js';
 import { bodyTooLargeMessage } from '../http/interface-plugin.js';
-import { byteOrderMarkError, emptyBodyError, malformedBodyError, notUtf8Error, parseJsonText, type TakenSurrogate } from '../http/json.js';
-import { nextTurn, readSliced } from '../http/json-body-stream.js';
-import { JsonReadError, JsonStreamReader, type PathSegment, type StringSink } from '../http/json-stream.js';
+import { byteOrderMarkError, notUtf8Error, parseJsonText, type TakenSurrogate } from '../http/json.js';
+import { endReading, nextTurn, readSliced } from '../http/json-body-stream.js';
+import { JsonStreamReader, type PathSegment, type StringSink } from '../http/json-stream.js';
 import { type LineScan, scanLinesInTurns } from './cnab-scan.js';
 
 /**
@@ -125,13 +125,7 @@ export async function readImportBody(request: FastifyRequest, payload: Readable,
   // In the order of the parser of every other body (http/json.ts): byte-order mark, UTF-8, JSON.
   if (head?.[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) throw byteOrderMarkError();
   if (utf8.invalid) throw notUtf8Error(utf8.invalid.bytes, utf8.invalid);
-  let kept: Buffer;
-  try {
-    kept = reader.end();
-  } catch (err) {
-    if (!(err instanceof JsonReadError)) throw err;
-    throw reader.bytesRead === 0 ? emptyBodyError() : malformedBodyError(err);
-  }
+  const kept = endReading(reader);
   const body = await new Promise((resolve, reject) =>
     parseJsonText(options.parse, request, kept.toString('utf8'), (err, value) => (err ? reject(err) : resolve(value)), {
       streamed: { bodyOffset: (offset) => reader.bodyOffset(offset), loneSurrogates: file?.lone ?? [] },
