@@ -77,7 +77,7 @@ export function clientErrorHandler(shapeOf: (path: string) => ErrorShape | undef
     const path = /^[A-Z]+ (\/\S*) HTTP\//.exec(head)?.[1]?.split('?')[0] ?? '';
     const shape = shapeOf(path.replace(WORKSPACE_PREFIX, ''));
     // A target with bytes a URL cannot hold, under an interface prefix: the request goes through the
-    // sandbox as any other (its interface's shape, the journal, the log), refused there.
+    // sandbox like every other request (its interface's shape, the journal, the log), refused there.
     const server = (socket as Socket & { server?: Server }).server;
     const rebuilt =
       err.code === 'HPE_INVALID_URL' && shape !== undefined && server && Buffer.isBuffer(err.rawPacket)
