@@ -469,7 +469,9 @@ const importCnab = (workspaces: number) =>
       await operation(models, real, w, call, () => {
         const code = (res: Answer) => (res.json as { error?: { code?: string } } | undefined)?.error?.code;
         let expected: string | undefined;
-        if (token === undefined || p.longName || !validCnpj(p.fund)) expected = 'ValidationError';
+        // An operationFile sent as "" is a problem of the body's shape, named before the token (rc-error-precedence).
+        const emptyFile = CNAB_FILES[p.file].base64 === '';
+        if (token === undefined || p.longName || !validCnpj(p.fund) || emptyFile) expected = 'ValidationError';
         else if (!fund || fund.token === null || fund.token !== token) expected = 'InvalidToken';
         else if (CNAB_FILES[p.file].outcome === 'refused') expected = 'ValidationError';
         if (expected !== undefined) {
