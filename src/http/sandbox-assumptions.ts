@@ -479,7 +479,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'How much work one render of a template may do (response templates and subscription payloads alike)',
     decision:
-      'at most 100000 block iterations (#each, a list used as a block, arrayJoin as a block, over the whole render) and 16777216 characters (the text of each iteration as it ends, nested blocks counted at each level, and the whole text), counted as it renders, so it stops at the limit; passing either fails the render as every template error does, naming the limit (a mapping answers its 500, a subscription fails that delivery)',
+      'at most 100000 block iterations (#each, a list used as a block, arrayJoin as a block, over the whole render) and 16777216 characters (the text of each iteration as it ends, nested blocks counted at each level, the text join, arrayJoin and concat build, counted before they build it, and the whole text), counted as it renders, so it stops at the limit; passing either fails the render as every template error does, naming the limit (a mapping answers its 500, a subscription fails that delivery)',
     reason:
       'templates render on the event loop that serves every workspace: nested blocks within every other limit (range 0 10000 inside range 0 3000) would hold it for seconds and take a gigabyte; a real answer or payload is far below both',
   },
