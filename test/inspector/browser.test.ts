@@ -226,7 +226,7 @@ describe('the inspector page in chromium', () => {
       // The data links cannot carry the header: a click fetches with it and opens what came.
       const [junit] = await Promise.all([context.waitForEvent('page', WAIT), tab.click('a.api-link[href="coverage?format=junit"]')]);
       await junit.waitForURL(/^blob:/, WAIT);
-      expect(await junit.evaluate(() => document.documentElement.outerHTML)).toContain('testsuite');
+      expect(await junit.content()).toContain('testsuite');
       await junit.close();
       const [events] = await Promise.all([context.waitForEvent('page', WAIT), tab.click('a.api-link[href="events"]')]);
       await events.waitForURL(/^blob:/, WAIT);
