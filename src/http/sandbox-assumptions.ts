@@ -326,8 +326,8 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Who may use the control plane, and what an empty setting means',
     decision:
-      'unset SANDBOX_ADMIN_TOKEN: the control plane is open to whoever reaches the port (the image listens on every interface); set: every /_sandbox call but the inspector\'s static files needs the Sandbox-Admin-Token header (401, whose message tells a missing header from an empty one and from another value, never echoing it) and only a request carrying it creates a workspace; SANDBOX_ADMIN_TOKEN, HOST, SANDBOX_DB or SANDBOX_FIXTURES set but empty (or blank) is refused at start with a message saying what it would have meant (exit 2), as are --host \'\', --db \'\', --fixtures \'\' and buildApp({ adminToken: \'\' }); no fixtures is written --fixtures none',
-    reason: 'an empty variable (a compose file\'s unset ${TOKEN}) would otherwise silently mean an open control plane, listening on every interface, a temporary database whose data is gone at restart, or a start without the demo fixtures',
+      'unset SANDBOX_ADMIN_TOKEN: the control plane is open to whoever reaches the port (the image listens on every interface); set: every /_sandbox call but the inspector\'s static files needs the Sandbox-Admin-Token header (401, whose message tells a missing header from an empty one and from another value, never echoing it) and only a request carrying it creates a workspace; SANDBOX_ADMIN_TOKEN, HOST, PORT, SANDBOX_DB or SANDBOX_FIXTURES set but empty (or blank) is refused at start with a message saying what it would have meant (exit 2), as are --host \'\', --port \'\', --db \'\', --fixtures \'\' and buildApp({ adminToken: \'\' }); no fixtures is written --fixtures none',
+    reason: 'an empty variable (a compose file\'s unset ${TOKEN}) would otherwise silently mean an open control plane, listening on every interface or on a random port, a temporary database whose data is gone at restart, or a start without the demo fixtures',
   },
   {
     id: 'workspace-isolation',
