@@ -316,7 +316,8 @@ export function useStandardErrors(
 ): void {
   app.setErrorHandler((err: FastifyError | SandboxError, request, reply) => {
     const e = toSandboxError(err, request);
-    if (e.status >= 500) {
+    // A 5xx the sandbox answers on purpose (503: it is closing) is not a fault: no cause to detail.
+    if (e.status >= 500 && !(err instanceof SandboxError && err.status !== 500)) {
       request.log.error({ err }, 'unexpected error');
       // A storage failure is said in the message; any other cause is detailed for the developer.
       const details = describeStorageFault(err) === undefined ? causeDetails(err) : [];

@@ -374,7 +374,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Waiting for an asynchronous result (the specification leaves clients to poll)',
     decision:
-      'POST /_sandbox/wait holds on an event filter or on an inspection view (a GET path under /_sandbox, a JSONPath and optionally the value it must select), read again after every event of the workspace; the timeout (default 5s, at most 120s, real time) answers 200 with held false, a sentence of what it saw instead, and the events that came or the view as last read',
+      'POST /_sandbox/wait holds on an event filter or on an inspection view (a GET path under /_sandbox, a JSONPath and optionally the value it must select), read again after every event of the workspace; the timeout (default 5s, at most 120s, real time) answers 200 with held false, a sentence of what it saw instead, and the events that came or the view as last read; when the sandbox stops (SIGTERM, SIGINT, close()), every open wait and long poll (GET /_sandbox/events?wait=) is answered at once with a 503 saying the sandbox is closing, and kept-alive connections are closed once their answers are sent, so the process exits 0 in well under its one second for requests in flight',
     reason: 'a wait that fails must say why, and a wait that holds must answer at once, not on the next tick of a poll',
   },
   {
