@@ -113,6 +113,15 @@ export const assumptions = [
       'ISO 32000-1 marks an encrypted file, owner password included, by that entry (7.5.5, 7.5.8, 7.6.1), and neither dictionary may be compressed; any revision counts, because an incremental update of an encrypted file stays encrypted',
   },
   {
+    id: 'lb-pdf-damaged-syntax',
+    interface: 'loanbond',
+    topic: 'How rule 3 reads a PDF whose syntax is damaged (a stray ")", a string, dictionary or array left open)',
+    decision:
+      'a syntax error before a trailer does not hide it, as it does not from qpdf, which goes to each object and trailer by its offset: a ")" outside a string is a token of its own (ISO 32000-1 7.2.2), read as null as qpdf reads a bad token, never the start of the keyword or object header glued after it; a "]" or ">>" that does not match the innermost open container is such a token too, and the container stays open; endobj, trailer, xref, startxref and an object header n g obj close every dictionary and array left open, each judged as it stands; a hexadecimal string ends at its first byte that is neither a hexadecimal digit nor white space (7.3.4.3); a line inside a literal or hexadecimal string that starts (after white space) with one of those keywords or an object header ends the string there and is read as the structure, as qpdf reads a file it must rebuild by lines, while the same text in the middle of a line stays string text; after a broken hexadecimal string, or a broken literal string that no stray ")" closes further on (a string left open to the end of the file), an /Encrypt reference to an object not known to be defined counts as a value',
+    reason:
+      'an unbalanced "(" (a ":-(" in a title) or a stray ")" leaves a file that readers open, and that is encrypted if its trailer says so; a reader of the bytes in order has only the keywords that stand between objects to find its way back, and a well-formed file never starts a line inside a string with one of them; where objects may have been read as string text, the file is judged encrypted rather than guessed plain, as for a string left open',
+  },
+  {
     id: 'lb-pdf-containers',
     interface: 'loanbond',
     topic: 'A file that holds a PDF (a stored ZIP, a CMS / PKCS#7 signed envelope) passes the %PDF- test',

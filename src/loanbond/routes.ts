@@ -91,6 +91,7 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
           'lb-status-products',
           'lb-document-store',
           'lb-pdf-detection',
+          'lb-pdf-damaged-syntax',
           'lb-pdf-containers',
         )} ${assumedSandbox('work-backlog')}`,
       },
