@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer, SandboxError, validationError } from '../http/errors.js';
-import { moneyCents } from '../http/exact-numbers.js';
+import { DecimalText } from '../domain/money.js';
+import { exactCopy, moneyCents, numberText, stringifyExact } from '../http/exact-numbers.js';
 import type { EventSink } from '../runtime/events.js';
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
@@ -176,16 +177,40 @@ function signaturesCount(list: readonly Signature[] | undefined): number {
   return list?.length ?? 0;
 }
 
-/** Rule 7: signatures are imported only when assinado is true; otherwise null (not stored). */
+/**
+ * Rule 7: signatures are imported only when assinado is true; otherwise null (not stored). Kept as
+ * sent, numbers included (a tipo_assinatura of 1E+0 stays so: http/exact-numbers.ts).
+ */
 function imported(assinado: boolean, list: readonly Signature[] | undefined): string | null {
   if (!assinado) return null;
   // The PIN of an electronic signature is a secret: the sandbox keeps only that one was sent.
-  const kept = (list ?? []).map((s) =>
+  const kept = (exactCopy(list ?? []) as Signature[]).map((s) =>
     s.assinatura_eletronica?.pin === undefined
       ? s
       : { ...s, assinatura_eletronica: { ...s.assinatura_eletronica, pin: '[not stored]' } },
   );
-  return JSON.stringify(kept);
+  return stringifyExact(kept);
+}
+
+/** The number at `holder[key]` as it was sent: a DecimalText of its text where a double would write it otherwise. */
+function asSent(holder: object, key: string): unknown {
+  const text = numberText(holder, key);
+  return text === undefined ? (holder as Record<string, unknown>)[key] : new DecimalText(text);
+}
+
+/**
+ * The installments as held: as sent, the amount in cents beside the text it was sent as where a
+ * double would write it otherwise (1500.50), which inspection shows (loanbond/inspect.ts).
+ */
+function heldInstallments(parcelas: RegistrationRequest['registros'][number]['parcelas']): string {
+  return stringifyExact(
+    (parcelas ?? []).map((p) => ({
+      numero: asSent(p, 'numero'),
+      data_vencimento: p.data_vencimento,
+      valor_cents: p.valor === undefined ? undefined : moneyCents(p, 'valor'),
+      valor_as_sent: p.valor === undefined || numberText(p, 'valor') === undefined ? undefined : asSent(p, 'valor'),
+    })),
+  );
 }
 
 /** One IMMEDIATE transaction; after a rollback, files no row refers to any more are removed. */
@@ -267,14 +292,9 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
         assinado,
         documentId,
         registeredAt,
-        signers: JSON.stringify(record.assinantes ?? []),
-        installments: JSON.stringify(
-          (record.parcelas ?? []).map((p) => ({
-            numero: p.numero,
-            data_vencimento: p.data_vencimento,
-            valor_cents: p.valor === undefined ? undefined : moneyCents(p, 'valor'),
-          })),
-        ),
+        // As sent, numbers included (an endereco numero of 1.0E2 stays so: http/exact-numbers.ts).
+        signers: stringifyExact(exactCopy(record.assinantes ?? [])),
+        installments: heldInstallments(record.parcelas),
         emails: JSON.stringify(record.emails_final_fluxo ?? []),
         signatures: imported(assinado, record.assinaturas),
         signaturesSent: signaturesCount(record.assinaturas),
