@@ -46,7 +46,7 @@ export const assumptions = [
     interface: 'loanbond',
     topic: 'The order in which the loan-bond checks run',
     decision:
-      'body (JSON, size: read as a stream, so a malformed body is answered once it is read to its end, and one over the limit at once) -> 400; more than 50 records -> 400 naming rule 6 alone; every field type -> 400, one detail per problem (in strict mode with the cpf_cnpj check digits beside them, lb-tax-ids, and, when the token is the token of a known caller holding both products, every bad file beside them, except a file whose own field the schema refused); then the token, missing or unknown -> 401; then products (rules 1-2) -> 401; then every file (base64, rule 5 size, rule 4 PDF, rule 3 encryption) -> 400 with one detail per bad file',
+      'body (JSON, size: read as a stream, so a malformed body is answered once it is read to its end, and one over the limit at once) -> 400; more than 50 records -> 400 naming rule 6 alone; every field type -> 400, one detail per problem (in strict mode with the cpf_cnpj check digits beside them, lb-tax-ids, and, when the token is the token of a known caller holding both products, every bad file beside them, except a file whose own field the schema refused); then the token, missing or unknown -> 401 (a missing token is named in the 400 instead when a field or the Sandbox-Strict header is refused); then products (rules 1-2) -> 401; then every file (base64, rule 5 size, rule 4 PDF, rule 3 encryption) -> 400 with one detail per bad file',
     reason:
       'the token travels inside the body, so the body is read first; files are checked only for a known caller',
   },
