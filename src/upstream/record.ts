@@ -10,7 +10,8 @@
 // matches it: the URL exactly (query parameters holding a secret by any value), a JSON body by
 // equalToJson ignoring array order and extra elements, a form by its fields. Identical requests that
 // got different answers become a scenario that replays the answers in the order they came, the last
-// one repeating.
+// one repeating; each answer is written once, and only the one before it rewritten to lead to it, so
+// a client polling a status costs the same per answer at its thousandth poll as at its first.
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
@@ -154,15 +155,43 @@ interface Recorded {
   mapping: Record<string, unknown>;
 }
 
+/** The answers recorded so far to one request pattern: how many, and the last one (the one that repeats). */
+interface Series {
+  count: number;
+  last: Recorded;
+}
+
+/** How the recorder writes a file: whole, so that a reader (a replay, a copy) never sees half of one. */
+export interface RecordFiles {
+  write(file: string, text: string): void;
+}
+
+const DISK: RecordFiles = {
+  write(file, text) {
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, text);
+    renameSync(tmp, file);
+  },
+};
+
+export interface RecorderOptions {
+  now?: () => Date;
+  files?: RecordFiles;
+}
+
 export class Recorder {
   private readonly mappingsDir: string;
-  /** Recorded mappings by their request pattern: repeats become scenario states. */
-  private readonly bySignature = new Map<string, Recorded[]>();
+  private readonly now: () => Date;
+  private readonly files: RecordFiles;
+  /** The answers recorded so far by request pattern: repeats become scenario states. */
+  private readonly bySignature = new Map<string, Series>();
 
   constructor(
     readonly dir: string,
-    private readonly now: () => Date = () => new Date(),
+    options: RecorderOptions = {},
   ) {
+    this.now = options.now ?? (() => new Date());
+    this.files = options.files ?? DISK;
     this.mappingsDir = join(dir, 'mappings');
     mkdirSync(this.mappingsDir, { recursive: true });
   }
@@ -174,9 +203,8 @@ export class Recorder {
     const request = requestPattern(x, secrets);
     const response = responsePattern(x, secrets);
     const signature = JSON.stringify(request);
-    const previous = this.bySignature.get(signature) ?? [];
-    const last = previous[previous.length - 1];
-    if (last && JSON.stringify(last.mapping.response) === JSON.stringify(response)) return last.file;
+    const series = this.bySignature.get(signature);
+    if (series && JSON.stringify(series.last.mapping.response) === JSON.stringify(response)) return series.last.file;
     const id = randomUUID();
     const path = x.url.split('?')[0] ?? '';
     const mapping: Record<string, unknown> = {
@@ -190,27 +218,34 @@ export class Recorder {
     };
     const file = join(this.mappingsDir, `${interfaceId ?? 'other'}-${x.method.toLowerCase()}-${slug(path)}-${id.slice(0, 8)}.json`);
     const entry = { file, mapping };
-    previous.push(entry);
-    this.bySignature.set(signature, previous);
-    if (previous.length > 1) {
-      // WireMock's "repeats as scenarios": each answer in turn, the last one repeating.
-      const scenarioName = `${x.method} ${path} (recorded ${createHash('sha256').update(signature).digest('hex').slice(0, 8)})`;
-      previous.forEach((p, i) => {
-        p.mapping.scenarioName = scenarioName;
-        p.mapping.requiredScenarioState = i === 0 ? 'Started' : `answer-${i + 1}`;
-        if (i < previous.length - 1) p.mapping.newScenarioState = `answer-${i + 2}`;
-        else delete p.mapping.newScenarioState;
-        write(p);
-      });
-    } else {
-      write(entry);
+    if (!series) {
+      this.write(entry);
+      this.bySignature.set(signature, { count: 1, last: entry });
+      return file;
     }
+    // WireMock's "repeats as scenarios": each answer in turn, the last one repeating. Answer n is
+    // written once, as state answer-n; only answer n-1 changes, to lead to it (and, for the first,
+    // to join the scenario): two files per answer however many came before. The new state is written
+    // first, so a recording stopped between the two writes still replays: answer n-1 repeats, and
+    // answer n waits for a state nothing leads to.
+    const n = series.count + 1;
+    const scenarioName = `${x.method} ${path} (recorded ${createHash('sha256').update(signature).digest('hex').slice(0, 8)})`;
+    mapping.scenarioName = scenarioName;
+    mapping.requiredScenarioState = `answer-${n}`;
+    this.write(entry);
+    const previous = series.last.mapping;
+    if (series.count === 1) {
+      previous.scenarioName = scenarioName;
+      previous.requiredScenarioState = 'Started';
+    }
+    previous.newScenarioState = `answer-${n}`;
+    this.write(series.last);
+    series.count = n;
+    series.last = entry;
     return file;
   }
-}
 
-function write(entry: Recorded): void {
-  const tmp = `${entry.file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(entry.mapping, null, 2)}\n`);
-  renameSync(tmp, entry.file);
+  private write(entry: Recorded): void {
+    this.files.write(entry.file, `${JSON.stringify(entry.mapping, null, 2)}\n`);
+  }
 }
