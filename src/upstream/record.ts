@@ -16,6 +16,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { join } from 'node:path';
+import { countStubFolder } from '../stubs/folder.js';
+import { MAX_MAPPINGS_PER_WORKSPACE } from '../stubs/stub-set.js';
 import { type EchoSecrets, isFormType, isRedactedKey, REDACTED, redactPairs, redactUrlQuery } from '../runtime/redact.js';
 import { exchangeSecrets, plainResponseBody, responseHeader } from './exchange.js';
 import type { Exchange } from './proxy.js';
@@ -177,12 +179,20 @@ const DISK: RecordFiles = {
 export interface RecorderOptions {
   now?: () => Date;
   files?: RecordFiles;
+  /** Told once, when the folder holds as many mappings as --stubs serves (at start, or as it fills). */
+  full?: (message: string) => void;
 }
+
+/** The header on a proxied answer the recorder would record, once the folder is full (assumption record-limit). */
+export const RECORDING_HEADER = 'Sandbox-Recording';
 
 export class Recorder {
   private readonly mappingsDir: string;
   private readonly now: () => Date;
   private readonly files: RecordFiles;
+  private readonly tellFull: (message: string) => void;
+  /** Mappings the folder holds: an earlier session's, and this one's. */
+  private held: number;
   /** The answers recorded so far by request pattern: repeats become scenario states. */
   private readonly bySignature = new Map<string, Series>();
 
@@ -194,6 +204,36 @@ export class Recorder {
     this.files = options.files ?? DISK;
     this.mappingsDir = join(dir, 'mappings');
     mkdirSync(this.mappingsDir, { recursive: true });
+    this.tellFull = options.full ?? (() => undefined);
+    // Counted as --stubs DIR counts them, the earlier sessions' included: the replay must start.
+    this.held = countStubFolder(dir);
+    if (this.full) this.tellFull(this.fullMessage());
+  }
+
+  /**
+   * True once the folder holds as many mappings as --stubs serves (assumption record-limit): no new
+   * answer is recorded, so that the folder still replays; the proxy goes on answering.
+   */
+  get full(): boolean {
+    return this.held >= MAX_MAPPINGS_PER_WORKSPACE;
+  }
+
+  /** The value of the Sandbox-Recording header on an answer the recorder may no longer record. */
+  get fullHeader(): string {
+    return `full: the folder holds ${this.held} mappings, the most --stubs serves is ${MAX_MAPPINGS_PER_WORKSPACE}; new answers are not recorded (assumption record-limit)`;
+  }
+
+  private fullMessage(): string {
+    const over = this.held - MAX_MAPPINGS_PER_WORKSPACE;
+    const replay =
+      over > 0
+        ? `--stubs ${this.dir} refuses it until ${over} of them are removed (record into another folder instead)`
+        : `--stubs ${this.dir} serves it as it is`;
+    return (
+      `the recording in ${this.mappingsDir} holds ${this.held} mappings, the most a --stubs folder serves is ${MAX_MAPPINGS_PER_WORKSPACE} ` +
+      `(assumption record-limit): the proxy goes on answering but records no new answer, and says so in the ${RECORDING_HEADER} header of ` +
+      `each answer it would have recorded; ${replay}`
+    );
   }
 
   /** Writes the exchange as a mapping (or as the next state of its request's scenario); returns its file. */
@@ -205,6 +245,8 @@ export class Recorder {
     const signature = JSON.stringify(request);
     const series = this.bySignature.get(signature);
     if (series && JSON.stringify(series.last.mapping.response) === JSON.stringify(response)) return series.last.file;
+    // A request already recorded keeps its last answer, repeating; a new one is not answered on replay.
+    if (this.full) return null;
     const id = randomUUID();
     const path = x.url.split('?')[0] ?? '';
     const mapping: Record<string, unknown> = {
@@ -221,6 +263,7 @@ export class Recorder {
     if (!series) {
       this.write(entry);
       this.bySignature.set(signature, { count: 1, last: entry });
+      this.added();
       return file;
     }
     // WireMock's "repeats as scenarios": each answer in turn, the last one repeating. Answer n is
@@ -242,7 +285,13 @@ export class Recorder {
     this.write(series.last);
     series.count = n;
     series.last = entry;
+    this.added();
     return file;
+  }
+
+  private added(): void {
+    this.held += 1;
+    if (this.full) this.tellFull(this.fullMessage());
   }
 
   private write(entry: Recorded): void {
