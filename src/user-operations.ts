@@ -60,7 +60,7 @@ export function installUserOperations(
   const stubs = new StubSet(folder, context, (id, problems) =>
     app.log.error({ mapping: id, problems }, 'a stored mapping no longer reads: it is skipped'),
   );
-  const recorder = options.record ? new Recorder(options.record) : undefined;
+  const recorder = options.record ? new Recorder(options.record, { full: (message) => app.log.warn({ record: options.record }, message) }) : undefined;
   const operations = interfaces.operations
     .filter((o) => o.status === 'implemented')
     .map((operation) => ({ operation, shape: interfaces.contract(operation.interface).shape }));

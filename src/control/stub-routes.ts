@@ -319,7 +319,7 @@ export const stubRoutes: FastifyPluginAsyncTypebox = async (app) => {
           400: StandardError,
           401: StandardError,
         },
-        'x-sandbox-assumption': a('proxy-scope', 'proxy-upstream-failure', 'record-format', 'conformance-checks', 'conformance-scope'),
+        'x-sandbox-assumption': a('proxy-scope', 'proxy-upstream-failure', 'record-format', 'record-limit', 'conformance-checks', 'conformance-scope'),
       },
     },
     async (request, reply) => {

@@ -505,7 +505,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Proxy mode: what goes to the real service',
     decision:
-      '--upstream URL (SANDBOX_UPSTREAM) sends every request of every interface, and every request outside the prefixes that would be a 404, to URL + the path and query relative to the workspace\'s base URL; --upstream IFACE=URL (repeatable) one interface; documented and named-only operations alike, bypassing the emulation and the mappings of that interface; fault rules still apply first; hop-by-hop headers (RFC 9110) and the sandbox\'s own Sandbox-* headers are not forwarded, Host is the upstream\'s; the answer comes back unchanged (status, reason phrase, end-to-end headers in order and case, body bytes), with no Date of the sandbox\'s own; only what Node cannot write is left out, and logged as a warning: a reason phrase with a control character (the status line then has none), a header Node would refuse, and a body on a 204, which HTTP does not allow (the client gets the 204 without it and without a Content-Length; the journal keeps the body, and the conformance report counts it against bk-payment-no-body)',
+      '--upstream URL (SANDBOX_UPSTREAM) sends every request of every interface, and every request outside the prefixes that would be a 404, to URL + the path and query relative to the workspace\'s base URL; --upstream IFACE=URL (repeatable) one interface; documented and named-only operations alike, bypassing the emulation and the mappings of that interface; fault rules still apply first; hop-by-hop headers (RFC 9110) and the sandbox\'s own Sandbox-* headers are not forwarded, Host is the upstream\'s; the answer comes back unchanged (status, reason phrase, end-to-end headers in order and case, body bytes), with no Date of the sandbox\'s own (a full recording adds Sandbox-Recording, record-limit); only what Node cannot write is left out, and logged as a warning: a reason phrase with a control character (the status line then has none), a header Node would refuse, and a body on a 204, which HTTP does not allow (the client gets the 204 without it and without a Content-Length; the journal keeps the body, and the conformance report counts it against bk-payment-no-body)',
     reason: 'the client must see exactly what the real service answers, and the admin key must never reach it',
   },
   {
@@ -523,6 +523,15 @@ export const assumptions = [
     decision:
       'each proxied exchange of a request no documented operation owns becomes a WireMock mapping in DIR/mappings/ (served again by --stubs DIR); request headers are not recorded; the URL is matched exactly, query parameters named like a secret by any value; a JSON body by equalToJson ignoring array order and extra elements, secrets (token, token_acesso, password, documento, conteudo, ...) replaced by ${json-unit.any-string}; a form by its other fields; any other body (it may be a document) is not matched; in the answer, secrets under those keys, headers named like a secret (Set-Cookie), secret query values of Location, Content-Location and Link, and secret fields of a form-encoded answer read "[redacted]"; each secret of the exchange (the request\'s and the answer\'s) is replaced wherever else it appears, as the journal replaces echoes, and a query value holding one is matched by a pattern; a compressed body is stored decompressed; identical requests with different answers become a scenario replaying them in order',
     reason: 'a recorded folder can be shared and committed with no secret in it, and replays what the homologation environment answered',
+  },
+  {
+    id: 'record-limit',
+    interface: 'sandbox',
+    topic: 'How many mappings a recording holds',
+    decision:
+      'at most 2000, the most a workspace holds (stub-limits), counted as --stubs DIR counts them, an earlier session\'s in the folder included: a recording that reaches them records no new answer (a new request is not recorded, a recorded one keeps its last answer, repeating), and the proxy goes on answering; a warning is logged once, when the folder fills or at start when it is full already (naming how many must go when it holds more), and each later answer the recorder would have recorded carries Sandbox-Recording: full... after the upstream\'s headers; scenario states count one mapping each; a replay of a full folder leaves no room for POST /_sandbox/stubs',
+    reason:
+      'the documented replay (--stubs DIR) refuses a folder of more than 2000 mappings, so a recording that outgrew them could not be served; stopping keeps what was recorded servable, the proxy keeps the client\'s run going, and the header reaches a client that reads no server log',
   },
   {
     id: 'conformance-checks',

@@ -38,10 +38,37 @@ function whereInText(source: string, message: string): string {
   return ` at line ${before.length}, column ${(before[before.length - 1] ?? '').length + 1}`;
 }
 
+/** The folder whose files a --stubs folder's mappings are read from: DIR/mappings when there is one, else DIR. */
+function mappingsDirOf(dir: string): string {
+  return existsSync(join(dir, 'mappings')) ? join(dir, 'mappings') : dir;
+}
+
+/**
+ * How many mappings readStubFolder would count in the folder (0 when it is none): one per file, or
+ * the length of a file's {"mappings": [...]}; a file that is not JSON counts one (it stops the start).
+ */
+export function countStubFolder(dir: string): number {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return 0;
+  const mappingsDir = mappingsDirOf(dir);
+  const filesDir = join(dir, '__files');
+  let count = 0;
+  for (const path of jsonFiles(mappingsDir)) {
+    if (path.startsWith(`${filesDir}/`)) continue;
+    try {
+      const doc = JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, '')) as unknown;
+      const list = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as { mappings?: unknown }).mappings : undefined;
+      count += Array.isArray(list) ? list.length : 1;
+    } catch {
+      count += 1;
+    }
+  }
+  return count;
+}
+
 /** Reads every mapping of the folder; throws StubFolderError naming every problem. */
 export function readStubFolder(dir: string, context: Pick<ReadContext, 'operations' | 'interfaceOfPath'>): Stub[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new StubFolderError(`the stub folder ${dir} is not a folder`);
-  const mappingsDir = existsSync(join(dir, 'mappings')) ? join(dir, 'mappings') : dir;
+  const mappingsDir = mappingsDirOf(dir);
   const filesDir = join(dir, '__files');
   const stubs: Stub[] = [];
   const problems: string[] = [];

@@ -177,6 +177,11 @@ export interface ForwardOptions {
   timeoutMs: number;
   /** Bytes of each body kept for the journal, the recorder and the report. */
   captureLimit: number;
+  /**
+   * Headers of the sandbox's own written after the upstream's (Sandbox-Recording once a recording is
+   * full); not part of the exchange the journal, the recorder and the report see.
+   */
+  addedHeaders?: ReadonlyArray<[string, string]>;
   /** Called when the answer starts, with ways to read the copies of both bodies kept so far. */
   started?(responseBody: () => Buffer | null, requestBody: () => Buffer | null): void;
   /** Called as the answer starts when its head could not be written as the upstream sent it: what was left out. */
@@ -292,7 +297,7 @@ export function forward(request: FastifyRequest, reply: FastifyReply, upstream: 
       // Only the upstream's headers: no Date of the sandbox's own when the upstream sent none.
       res.sendDate = false;
       try {
-        res.writeHead(head.status, head.statusMessage, head.headers.flat());
+        res.writeHead(head.status, head.statusMessage, [...head.headers, ...(options.addedHeaders ?? [])].flat());
       } catch (err) {
         // Nothing was written (Node checks the head before it keeps it): the sandbox answers instead,
         // with what writeHead left behind undone.

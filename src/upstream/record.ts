@@ -10,11 +10,14 @@
 // matches it: the URL exactly (query parameters holding a secret by any value), a JSON body by
 // equalToJson ignoring array order and extra elements, a form by its fields. Identical requests that
 // got different answers become a scenario that replays the answers in the order they came, the last
-// one repeating.
+// one repeating; each answer is written once, and only the one before it rewritten to lead to it, so
+// a client polling a status costs the same per answer at its thousandth poll as at its first.
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { join } from 'node:path';
+import { countStubFolder } from '../stubs/folder.js';
+import { MAX_MAPPINGS_PER_WORKSPACE } from '../stubs/stub-set.js';
 import { type EchoSecrets, isFormType, isRedactedKey, REDACTED, redactPairs, redactUrlQuery } from '../runtime/redact.js';
 import { exchangeSecrets, plainResponseBody, responseHeader } from './exchange.js';
 import type { Exchange } from './proxy.js';
@@ -154,17 +157,83 @@ interface Recorded {
   mapping: Record<string, unknown>;
 }
 
+/** The answers recorded so far to one request pattern: how many, and the last one (the one that repeats). */
+interface Series {
+  count: number;
+  last: Recorded;
+}
+
+/** How the recorder writes a file: whole, so that a reader (a replay, a copy) never sees half of one. */
+export interface RecordFiles {
+  write(file: string, text: string): void;
+}
+
+const DISK: RecordFiles = {
+  write(file, text) {
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, text);
+    renameSync(tmp, file);
+  },
+};
+
+export interface RecorderOptions {
+  now?: () => Date;
+  files?: RecordFiles;
+  /** Told once, when the folder holds as many mappings as --stubs serves (at start, or as it fills). */
+  full?: (message: string) => void;
+}
+
+/** The header on a proxied answer the recorder would record, once the folder is full (assumption record-limit). */
+export const RECORDING_HEADER = 'Sandbox-Recording';
+
 export class Recorder {
   private readonly mappingsDir: string;
-  /** Recorded mappings by their request pattern: repeats become scenario states. */
-  private readonly bySignature = new Map<string, Recorded[]>();
+  private readonly now: () => Date;
+  private readonly files: RecordFiles;
+  private readonly tellFull: (message: string) => void;
+  /** Mappings the folder holds: an earlier session's, and this one's. */
+  private held: number;
+  /** The answers recorded so far by request pattern: repeats become scenario states. */
+  private readonly bySignature = new Map<string, Series>();
 
   constructor(
     readonly dir: string,
-    private readonly now: () => Date = () => new Date(),
+    options: RecorderOptions = {},
   ) {
+    this.now = options.now ?? (() => new Date());
+    this.files = options.files ?? DISK;
     this.mappingsDir = join(dir, 'mappings');
     mkdirSync(this.mappingsDir, { recursive: true });
+    this.tellFull = options.full ?? (() => undefined);
+    // Counted as --stubs DIR counts them, the earlier sessions' included: the replay must start.
+    this.held = countStubFolder(dir);
+    if (this.full) this.tellFull(this.fullMessage());
+  }
+
+  /**
+   * True once the folder holds as many mappings as --stubs serves (assumption record-limit): no new
+   * answer is recorded, so that the folder still replays; the proxy goes on answering.
+   */
+  get full(): boolean {
+    return this.held >= MAX_MAPPINGS_PER_WORKSPACE;
+  }
+
+  /** The value of the Sandbox-Recording header on an answer the recorder may no longer record. */
+  get fullHeader(): string {
+    return `full: the folder holds ${this.held} mappings, the most --stubs serves is ${MAX_MAPPINGS_PER_WORKSPACE}; new answers are not recorded (assumption record-limit)`;
+  }
+
+  private fullMessage(): string {
+    const over = this.held - MAX_MAPPINGS_PER_WORKSPACE;
+    const replay =
+      over > 0
+        ? `--stubs ${this.dir} refuses it until ${over} of them are removed (record into another folder instead)`
+        : `--stubs ${this.dir} serves it as it is`;
+    return (
+      `the recording in ${this.mappingsDir} holds ${this.held} mappings, the most a --stubs folder serves is ${MAX_MAPPINGS_PER_WORKSPACE} ` +
+      `(assumption record-limit): the proxy goes on answering but records no new answer, and says so in the ${RECORDING_HEADER} header of ` +
+      `each answer it would have recorded; ${replay}`
+    );
   }
 
   /** Writes the exchange as a mapping (or as the next state of its request's scenario); returns its file. */
@@ -174,9 +243,10 @@ export class Recorder {
     const request = requestPattern(x, secrets);
     const response = responsePattern(x, secrets);
     const signature = JSON.stringify(request);
-    const previous = this.bySignature.get(signature) ?? [];
-    const last = previous[previous.length - 1];
-    if (last && JSON.stringify(last.mapping.response) === JSON.stringify(response)) return last.file;
+    const series = this.bySignature.get(signature);
+    if (series && JSON.stringify(series.last.mapping.response) === JSON.stringify(response)) return series.last.file;
+    // A request already recorded keeps its last answer, repeating; a new one is not answered on replay.
+    if (this.full) return null;
     const id = randomUUID();
     const path = x.url.split('?')[0] ?? '';
     const mapping: Record<string, unknown> = {
@@ -190,27 +260,41 @@ export class Recorder {
     };
     const file = join(this.mappingsDir, `${interfaceId ?? 'other'}-${x.method.toLowerCase()}-${slug(path)}-${id.slice(0, 8)}.json`);
     const entry = { file, mapping };
-    previous.push(entry);
-    this.bySignature.set(signature, previous);
-    if (previous.length > 1) {
-      // WireMock's "repeats as scenarios": each answer in turn, the last one repeating.
-      const scenarioName = `${x.method} ${path} (recorded ${createHash('sha256').update(signature).digest('hex').slice(0, 8)})`;
-      previous.forEach((p, i) => {
-        p.mapping.scenarioName = scenarioName;
-        p.mapping.requiredScenarioState = i === 0 ? 'Started' : `answer-${i + 1}`;
-        if (i < previous.length - 1) p.mapping.newScenarioState = `answer-${i + 2}`;
-        else delete p.mapping.newScenarioState;
-        write(p);
-      });
-    } else {
-      write(entry);
+    if (!series) {
+      this.write(entry);
+      this.bySignature.set(signature, { count: 1, last: entry });
+      this.added();
+      return file;
     }
+    // WireMock's "repeats as scenarios": each answer in turn, the last one repeating. Answer n is
+    // written once, as state answer-n; only answer n-1 changes, to lead to it (and, for the first,
+    // to join the scenario): two files per answer however many came before. The new state is written
+    // first, so a recording stopped between the two writes still replays: answer n-1 repeats, and
+    // answer n waits for a state nothing leads to.
+    const n = series.count + 1;
+    const scenarioName = `${x.method} ${path} (recorded ${createHash('sha256').update(signature).digest('hex').slice(0, 8)})`;
+    mapping.scenarioName = scenarioName;
+    mapping.requiredScenarioState = `answer-${n}`;
+    this.write(entry);
+    const previous = series.last.mapping;
+    if (series.count === 1) {
+      previous.scenarioName = scenarioName;
+      previous.requiredScenarioState = 'Started';
+    }
+    previous.newScenarioState = `answer-${n}`;
+    this.write(series.last);
+    series.count = n;
+    series.last = entry;
+    this.added();
     return file;
   }
-}
 
-function write(entry: Recorded): void {
-  const tmp = `${entry.file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(entry.mapping, null, 2)}\n`);
-  renameSync(tmp, entry.file);
+  private added(): void {
+    this.held += 1;
+    if (this.full) this.tellFull(this.fullMessage());
+  }
+
+  private write(entry: Recorded): void {
+    this.files.write(entry.file, `${JSON.stringify(entry.mapping, null, 2)}\n`);
+  }
 }

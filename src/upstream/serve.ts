@@ -14,7 +14,7 @@ import { ownerOfRequest } from '../stubs/ownership.js';
 import type { ConformanceChecker } from './conformance.js';
 import { ConformanceLog } from './conformance-report.js';
 import { closeUpstreamConnections, forward } from './proxy.js';
-import type { Recorder } from './record.js';
+import { RECORDING_HEADER, type Recorder } from './record.js';
 import type { Upstreams } from './upstreams.js';
 
 /** How long an upstream may take to answer (and to go silent within an answer). */
@@ -79,7 +79,11 @@ export function installProxy(app: FastifyInstance, serving: ProxyServing): void 
     if (!upstream) return;
     const proxied: ProxiedAnswer = { upstream: upstream.url, responseBody: () => null, requestBody: () => undefined, cut: null };
     request.proxied = proxied;
+    const owner = ownerOfRequest(request.method, path, serving.operations);
+    // A recording that is full says so on each answer it would have recorded (assumption record-limit).
+    const recorder = owner ? undefined : serving.recorder;
     const result = await forward(request, reply, upstream, {
+      addedHeaders: recorder?.full ? [[RECORDING_HEADER, recorder.fullHeader]] : [],
       timeoutMs: UPSTREAM_TIMEOUT_MS,
       captureLimit: CAPTURE_LIMIT,
       started: (responseBody, requestBody) => {
@@ -104,13 +108,12 @@ export function installProxy(app: FastifyInstance, serving: ProxyServing): void 
       return reply.code(status).type('application/json').send(body);
     }
     const capture = result.answered;
-    const owner = ownerOfRequest(request.method, path, serving.operations);
     try {
       if (owner) {
         const findings = serving.checker().check(owner.id, capture);
         conformanceLogOf(runtimeOf(request)).record(owner.id, capture, findings);
-      } else if (serving.recorder) {
-        serving.recorder.record(capture, iface);
+      } else if (recorder) {
+        recorder.record(capture, iface);
       }
     } catch (err) {
       // The answer is already with the client; a failure here only costs the report or the file.
