@@ -581,6 +581,39 @@ export function parseJsonExact(text: string): unknown {
 }
 
 /**
+ * JSON.parse of a body the sandbox keeps without reading it as an operation's (a user-defined
+ * operation's, a proxied request's, a 404's): nothing more refused, and every number a double would
+ * change or spell otherwise recorded, as in a documented operation's body (parseJsonText), so that
+ * the journal shows it as sent (assumption exact-numbers). Throws what JSON.parse throws.
+ */
+export function parseJsonAsSent(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  const { inexact } = scanJson(text);
+  if (inexact.length > 0) recordExactNumbers(value, inexact);
+  return value;
+}
+
+/**
+ * Fastify's own JSON parser on `app` (the root, whose 404 answers a request outside every prefix),
+ * with the numbers of each body it reads recorded as parseJsonAsSent records them: it refuses what it
+ * refused, and the journal shows the body as sent.
+ */
+export function recordNumbersAsSent(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    parse(request, text, (err, value) => {
+      if (!err) {
+        const { inexact } = scanJson(text);
+        if (inexact.length > 0) recordExactNumbers(value, inexact);
+      }
+      done(err, value);
+    });
+  });
+}
+
+/**
  * Parses JSON text the sandbox stored itself, for showing: a number a double would change or spell
  * otherwise (an amount, or a number kept as sent, written by stringifyExact) comes back as a
  * DecimalText, written out digit for digit.

@@ -4,6 +4,7 @@
 // and headers as sent, secrets redacted.
 import { Buffer } from 'node:buffer';
 import type { InterfaceId } from '../http/errors.js';
+import { parseJsonAsSent } from '../http/json.js';
 import { EchoSecrets, FormText, isFormType, isRedactedKey, REDACTED, redact, redactJsonText, redactPairs, redactUrlQuery, truncatedMarker } from './redact.js';
 import { Ring } from './ring.js';
 
@@ -20,14 +21,15 @@ export function captureValue(value: unknown, size: number): Captured {
 /**
  * A request body read as bytes (a user-defined operation's, a proxied one's) as the journal keeps it:
  * a form (by its Content-Type) as FormText, so that its secret fields are redacted; else the JSON
- * value when it is JSON, or the text. Undefined when there is none.
+ * value when it is JSON (its numbers kept as written, as a documented operation's are), or the text.
+ * Undefined when there is none.
  */
 export function sentBodyValue(bytes: Buffer | null, contentType: string | undefined): unknown {
   if (bytes === null || bytes.length === 0) return undefined;
   const text = bytes.toString('utf8');
   if (isFormType(contentType)) return new FormText(text);
   try {
-    return JSON.parse(text);
+    return parseJsonAsSent(text);
   } catch {
     return text;
   }
