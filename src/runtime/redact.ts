@@ -6,8 +6,8 @@ import { DecimalText } from '../domain/money.js';
 import { numberText } from '../http/exact-numbers.js';
 
 /**
- * The one rule for what names a secret, shared by the journal's headers, query parameters and body
- * keys (and the recorder's and conformance report's copies): a name whose letters and digits, read
+ * The one rule for what names a secret, shared by the journal's headers, path and query parameters
+ * and body keys (and the recorder's and conformance report's copies): a name whose letters and digits, read
  * without case and separators, contain token, secret, password, passwd, pwd, bearer, credential,
  * authoriz(ation), apikey, private, signature, session, cookie or senha; or one of whose words
  * (split at separators and lower-to-upper case changes) is key, pass, pin or auth. So accessToken,
@@ -98,13 +98,93 @@ export function redactPairs(text: string): string {
     .join('');
 }
 
-/** A URL (a Location, a Referer) with the values of its query parameters named like a secret redacted. */
+/**
+ * A URL (a Location, a Referer, a request target) with the values of its query parameters and of its
+ * path parameters (redactPathParameters) named like a secret redacted.
+ */
 export function redactUrlQuery(url: string): string {
   const mark = url.indexOf('?');
-  if (mark === -1) return url;
+  if (mark === -1) return redactPathParameters(url);
   const hash = url.indexOf('#', mark);
   const end = hash === -1 ? url.length : hash;
-  return `${url.slice(0, mark + 1)}${redactPairs(url.slice(mark + 1, end))}${url.slice(end)}`;
+  return `${redactPathParameters(url.slice(0, mark))}?${redactPairs(url.slice(mark + 1, end))}${url.slice(end)}`;
+}
+
+/**
+ * A parameter of a path segment, `;name=value` (RFC 3986, section 3.3): its name, and its value up to
+ * the next `;`, `/`, `?` or `#`. A servlet container reads a session id so (`/cart;jsessionid=...`).
+ */
+const PATH_PARAMETER = /;([^;/?#=]*)=([^;/?#]*)/g;
+
+/** Where the path of a URL or request target ends: at its query or fragment. */
+function pathEnd(url: string): number {
+  const mark = url.search(/[?#]/);
+  return mark === -1 ? url.length : mark;
+}
+
+/**
+ * Calls `each` for every path parameter of `url` (before its query) whose name names a secret
+ * (isRedactedKey, the name percent-decoded): with the offsets of its value. Allocates nothing for a
+ * URL without `;` in its path, as almost every one is.
+ */
+function eachSecretPathParameter(url: string, each: (start: number, end: number) => void): void {
+  const semi = url.indexOf(';');
+  if (semi === -1) return;
+  const end = pathEnd(url);
+  if (semi > end) return;
+  const path = url.slice(0, end);
+  for (const m of path.matchAll(PATH_PARAMETER)) {
+    const value = m[2] as string;
+    if (value === '' || !isRedactedKey(decodedName(m[1] as string))) continue;
+    const start = (m.index as number) + m[0].length - value.length;
+    each(start, start + value.length);
+  }
+}
+
+/**
+ * A path, or a URL, with the value of each path parameter named like a secret redacted
+ * (`/cart;jsessionid=[redacted]`); its query is left as it is. The journal and the log line show
+ * paths so, and the recorder names its files and mappings so.
+ */
+export function redactPathParameters(url: string): string {
+  let out = '';
+  let from = 0;
+  eachSecretPathParameter(url, (start, end) => {
+    out += `${url.slice(from, start)}${REDACTED}`;
+    from = end;
+  });
+  return from === 0 ? url : out + url.slice(from);
+}
+
+/** The values of the path parameters named like a secret in `url`: as sent, and decoded. */
+export function pathParameterSecretValues(url: string, add: (value: string) => void): void {
+  eachSecretPathParameter(url, (start, end) => {
+    const value = url.slice(start, end);
+    add(value);
+    try {
+      add(decodeURIComponent(value));
+    } catch {
+      // Not percent-encoding: nothing a template could have echoed decoded.
+    }
+  });
+}
+
+const escapeRegex = (text: string) => text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+
+/**
+ * How a recorded mapping matches `url` (a path, or a path and query) exactly: `exact` (url, urlPath)
+ * as it is; or, when a path parameter names a secret, its regular-expression twin (urlPattern,
+ * urlPathPattern) matching the same text with any value of that parameter, as a secret query
+ * parameter is matched by any value.
+ */
+export function recordedUrl(url: string, exact: 'url' | 'urlPath'): Record<string, string> {
+  let pattern = '';
+  let from = 0;
+  eachSecretPathParameter(url, (start, end) => {
+    pattern += `${escapeRegex(url.slice(from, start))}[^;/?#]*`;
+    from = end;
+  });
+  return from === 0 ? { [exact]: url } : { [`${exact}Pattern`]: pattern + escapeRegex(url.slice(from)) };
 }
 
 /** The values of the fields named like a secret in a query string or form body: as sent, and decoded. */
@@ -362,11 +442,16 @@ export class EchoSecrets {
   private readonly whole = new Set<string>();
   private longestFirst: string[] | undefined;
 
-  /** The secrets of a request: its headers (name, value), its query string and its body (parsed, or FormText). */
-  static ofRequest(headers: Iterable<readonly [string, string]>, query: string, body: unknown): EchoSecrets {
+  /**
+   * The secrets of a request: its headers (name, value), its target's path parameters and query
+   * string, and its body (parsed, or FormText).
+   */
+  static ofRequest(headers: Iterable<readonly [string, string]>, target: string, body: unknown): EchoSecrets {
     const secrets = new EchoSecrets();
     for (const [name, value] of headers) secrets.addHeader(name, value);
-    if (query !== '') pairSecretValues(query, (v) => secrets.add(v));
+    pathParameterSecretValues(target, (v) => secrets.add(v));
+    const mark = target.indexOf('?');
+    if (mark !== -1) pairSecretValues(target.slice(mark + 1), (v) => secrets.add(v));
     collectSecretValues(body, (v) => secrets.add(v));
     return secrets;
   }

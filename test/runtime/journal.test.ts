@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { captureText, captureValue, Journal, type JournalEntry, packRequest, unpackRequest } from '../../src/runtime/journal.js';
-import { namesSecret, redact, redactJsonText, redactSecretText } from '../../src/runtime/redact.js';
+import { namesSecret, redact, redactJsonText, redactPathParameters, redactSecretText, redactUrlQuery } from '../../src/runtime/redact.js';
 import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
 import { stubbed } from '../stubs/helpers.js';
 
@@ -453,6 +453,27 @@ describe('the request journal', () => {
     expect(e?.requestLine).toBe(`GET ${BATCH_QUERY}?x=1;token=[redacted];page=2 HTTP/1.1`);
   });
 
+  it("redacts a secret-named path parameter (a servlet's ;jsessionid=) in the path, the request line and an echo", async () => {
+    const app = await testApp();
+    await stubbed(app, {
+      request: { method: 'GET', urlPathPattern: '/api/v1\\.0/service/dup/semi;.*' },
+      response: { status: 200, body: '{"url":"{{{request.url}}}","path":"{{{request.path}}}"}', transformers: ['response-template'] },
+    });
+    const res = await app.inject({ url: '/api/v1.0/service/dup/semi;jsessionid=SECRET-PATH-SESSION;v=2?page=1' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.body).toContain('SECRET-PATH-SESSION');
+    // No mapping: the 501 quotes the path.
+    await app.inject({ url: `${BATCH_QUERY};JSESSIONID=SECRET-PATH-501;v=1` });
+    const text = (await app.inject({ url: '/_sandbox/requests' })).body;
+    expect(text).not.toContain('SECRET-PATH-SESSION');
+    expect(text).not.toContain('SECRET-PATH-501');
+    const [unmatched, echoed] = (JSON.parse(text) as JournalPage).entries;
+    expect(echoed?.path).toBe('/api/v1.0/service/dup/semi;jsessionid=[redacted];v=2');
+    expect(echoed?.requestLine).toBe('GET /api/v1.0/service/dup/semi;jsessionid=[redacted];v=2?page=1 HTTP/1.1');
+    expect(echoed?.responseBody).toEqual({ url: '/api/v1.0/service/dup/semi;jsessionid=[redacted];v=2?page=1', path: '/api/v1.0/service/dup/semi;jsessionid=[redacted];v=2' });
+    expect(unmatched?.path).toBe(`${BATCH_QUERY};JSESSIONID=[redacted];v=1`);
+  });
+
   it('redacts the secret fields of a form-encoded answer (a token endpoint)', async () => {
     const app = await testApp();
     await stubbed(app, {
@@ -539,6 +560,13 @@ describe('redaction', () => {
     expect(redactSecretText('.*client_secret=abc123.*')).toBe('.*client_secret=[redacted]');
     expect(redactSecretText("$[?(@.token == 'abc123' && @.n == 1)]")).toBe("$[?(@.token == '[redacted]' && @.n == 1)]");
     expect(redactSecretText('{"token_type":"bearer","n":1}')).toBe('{"token_type":"bearer","n":1}');
+  });
+
+  it('redacts the secret path parameters of every segment, and leaves the query to its own rule', () => {
+    expect(redactPathParameters('/a;jsessionid=S1;v=2/b;token=S2/c;e=;api_key=S3?x=1;token=q#f')).toBe('/a;jsessionid=[redacted];v=2/b;token=[redacted]/c;e=;api_key=[redacted]?x=1;token=q#f');
+    expect(redactPathParameters('/a;session%5Fid=S1;sessionless')).toBe('/a;session%5Fid=[redacted];sessionless');
+    expect(redactPathParameters('/a?x=1;token=q')).toBe('/a?x=1;token=q');
+    expect(redactUrlQuery('https://app.example/cb;jsessionid=S1?access_token=S2')).toBe('https://app.example/cb;jsessionid=[redacted]?access_token=[redacted]');
   });
 
   it('summarises the fields past its budget', () => {
