@@ -36,6 +36,7 @@ import {
   type Workspaces,
 } from '../runtime/workspaces.js';
 import { readFixtureFile, under } from '../runtime/fixture-document.js';
+import { redactPathParameters } from '../runtime/redact.js';
 import { documentsDir } from '../store/documents.js';
 
 declare module 'fastify' {
@@ -262,8 +263,9 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
 const LOGGED_PATH = 200;
 
 function logCreation(request: FastifyRequest, name: string, similar: string | undefined): void {
-  // The path only: a query string may carry what the client considers secret.
-  const path = pathOf(request.originalUrl);
+  // The path only: a query string may carry what the client considers secret; so may a path
+  // parameter (;jsessionid=), redacted as the request's own log line redacts it.
+  const path = redactPathParameters(pathOf(request.originalUrl));
   const shown = path.length > LOGGED_PATH ? `${path.slice(0, LOGGED_PATH)}...` : path;
   const line = `workspace '${name}' created by ${request.method} ${shown}`;
   request.log.info({ workspace: name }, line);

@@ -582,16 +582,38 @@ export function parseJsonExact(text: string): unknown {
 }
 
 /**
- * JSON.parse of a document kept and sent back as its writer wrote it (a stub mapping, from a --stubs
- * file or as the sandbox stored it), with every number a double would change or write otherwise
- * recorded, as a request body's are: a jsonBody of 1.10 or 1E+2 is answered and shown so, and
- * compared by its value (stubs/json-equal.ts). Throws what JSON.parse throws.
+ * JSON.parse of a document kept and shown or sent back as its writer wrote it: a stub mapping (from a
+ * --stubs file or as the sandbox stored it), or a body the sandbox keeps without reading it as an
+ * operation's (a user-defined operation's, a proxied request's, a 404's), with every number a double
+ * would change or write otherwise recorded, as in a documented operation's body (parseJsonText): a
+ * jsonBody of 1.10 or 1E+2 is answered and shown so and compared by its value (stubs/json-equal.ts),
+ * and the journal shows a body as sent (assumption exact-numbers). Throws what JSON.parse throws.
  */
 export function parseJsonAsWritten(text: string): unknown {
   const value: unknown = JSON.parse(text);
   const { inexact } = scanJson(text);
   if (inexact.length > 0) recordExactNumbers(value, inexact);
   return value;
+}
+
+/**
+ * Fastify's own JSON parser on `app` (the root, whose 404 answers a request outside every prefix),
+ * with the numbers of each body it reads recorded as parseJsonAsWritten records them: it refuses what it
+ * refused, and the journal shows the body as sent.
+ */
+export function recordNumbersAsSent(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    parse(request, text, (err, value) => {
+      if (!err) {
+        const { inexact } = scanJson(text);
+        if (inexact.length > 0) recordExactNumbers(value, inexact);
+      }
+      done(err, value);
+    });
+  });
 }
 
 /**

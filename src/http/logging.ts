@@ -3,6 +3,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'fastify/types/logger.js';
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
+import { redactPathParameters } from '../runtime/redact.js';
 import { pathOf } from './url.js';
 
 /**
@@ -158,7 +159,8 @@ export function lazyChildLogger(logger: FastifyBaseLogger, bindings: Bindings, o
 /** One log line per request, with the operation it reached; no headers, no bodies. */
 /** `workspaceOf`: the workspace a request reached (undefined: the default one). */
 export function logRequests(app: FastifyInstance, workspaceOf: (request: FastifyRequest) => string | undefined): void {
-  // The line's fields are fixed and none is a secret, so it is written by a child that skips the
+  // The line's fields are fixed and none is a secret (a path parameter named like one is redacted:
+  // /cart;jsessionid=[redacted]), so it is written by a child that skips the
   // redaction walk (pino's wildcard paths cost each line about 8 us, most of the line's cost); the
   // request's own logger, which handlers write to, keeps it.
   const requestLines = app.log.child({}, { redact: [] });
@@ -168,7 +170,7 @@ export function logRequests(app: FastifyInstance, workspaceOf: (request: Fastify
       {
         reqId: request.id,
         method: request.method,
-        url: pathOf(request.url),
+        url: redactPathParameters(pathOf(request.url)),
         workspace: workspaceOf(request),
         statusCode: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 100) / 100,

@@ -4,7 +4,8 @@
 // and headers as sent, secrets redacted.
 import { Buffer } from 'node:buffer';
 import type { InterfaceId } from '../http/errors.js';
-import { EchoSecrets, FormText, isFormType, isRedactedKey, REDACTED, redact, redactJsonText, redactPairs, redactUrlQuery, truncatedMarker } from './redact.js';
+import { parseJsonAsWritten } from '../http/json.js';
+import { EchoSecrets, FormText, isFormType, isRedactedKey, REDACTED, redact, redactJsonText, redactPairs, redactPathParameters, redactUrlQuery, truncatedMarker } from './redact.js';
 import { Ring } from './ring.js';
 
 /** Bodies up to this many characters are kept as they came and redacted when read. */
@@ -20,14 +21,15 @@ export function captureValue(value: unknown, size: number): Captured {
 /**
  * A request body read as bytes (a user-defined operation's, a proxied one's) as the journal keeps it:
  * a form (by its Content-Type) as FormText, so that its secret fields are redacted; else the JSON
- * value when it is JSON, or the text. Undefined when there is none.
+ * value when it is JSON (its numbers kept as written, as a documented operation's are), or the text.
+ * Undefined when there is none.
  */
 export function sentBodyValue(bytes: Buffer | null, contentType: string | undefined): unknown {
   if (bytes === null || bytes.length === 0) return undefined;
   const text = bytes.toString('utf8');
   if (isFormType(contentType)) return new FormText(text);
   try {
-    return JSON.parse(text);
+    return parseJsonAsWritten(text);
   } catch {
     return text;
   }
@@ -134,13 +136,14 @@ function headerValue(name: string, value: string): string {
 
 /**
  * The request line, query string and headers of an entry, as sent and redacted: values by their name
- * (also in the query of a URL a header holds: a Referer), and a secret the query carried wherever else
- * the query echoes it.
+ * (path parameters and query parameters; also in a URL a header holds: a Referer), and a secret the
+ * query carried wherever else the query echoes it.
  */
 function revealSent(sent: SentRequest, secrets: EchoSecrets): Pick<JournalEntry, 'requestLine' | 'rawQuery' | 'headers'> {
   const mark = sent.url.indexOf('?');
   const rawQuery = mark === -1 ? '' : secrets.scrubText(redactPairs(sent.url.slice(mark + 1)));
-  const target = mark === -1 ? sent.url : `${sent.url.slice(0, mark)}?${rawQuery}`;
+  const path = redactPathParameters(mark === -1 ? sent.url : sent.url.slice(0, mark));
+  const target = mark === -1 ? path : `${path}?${rawQuery}`;
   const headers: Array<{ name: string; value: string }> = [];
   for (let i = 0; i + 1 < sent.rawHeaders.length; i += 2) {
     const name = sent.rawHeaders[i] as string;
@@ -159,9 +162,8 @@ function* headerPairs(rawHeaders: readonly string[]): Generator<[string, string]
  * once, and gives none).
  */
 function sentSecrets(sent: SentRequest, body: Captured): EchoSecrets {
-  const mark = sent.url.indexOf('?');
   const sentBody = body.redacted ? undefined : body.text ? parseOrNothing(body.value as string) : body.value;
-  return EchoSecrets.ofRequest(headerPairs(sent.rawHeaders), mark === -1 ? '' : sent.url.slice(mark + 1), sentBody);
+  return EchoSecrets.ofRequest(headerPairs(sent.rawHeaders), sent.url, sentBody);
 }
 
 function parseOrNothing(text: string): unknown {
@@ -272,6 +274,7 @@ export class Journal {
       const secrets = sentSecrets(request, e.requestBody);
       return {
         ...e,
+        path: redactPathParameters(e.path),
         ...revealSent(request, secrets),
         query: secrets.scrub(reveal(e.query)),
         requestBody: secrets.scrub(reveal(e.requestBody)),

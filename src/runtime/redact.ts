@@ -6,8 +6,8 @@ import { DecimalText } from '../domain/money.js';
 import { numberText } from '../http/exact-numbers.js';
 
 /**
- * The one rule for what names a secret, shared by the journal's headers, query parameters and body
- * keys (and the recorder's and conformance report's copies): a name whose letters and digits, read
+ * The one rule for what names a secret, shared by the journal's headers, path and query parameters
+ * and body keys (and the recorder's and conformance report's copies): a name whose letters and digits, read
  * without case and separators, contain token, secret, password, passwd, pwd, bearer, credential,
  * authoriz(ation), apikey, private, signature, session, cookie or senha; or one of whose words
  * (split at separators and lower-to-upper case changes) is key, pass, pin or auth. So accessToken,
@@ -98,13 +98,93 @@ export function redactPairs(text: string): string {
     .join('');
 }
 
-/** A URL (a Location, a Referer) with the values of its query parameters named like a secret redacted. */
+/**
+ * A URL (a Location, a Referer, a request target) with the values of its query parameters and of its
+ * path parameters (redactPathParameters) named like a secret redacted.
+ */
 export function redactUrlQuery(url: string): string {
   const mark = url.indexOf('?');
-  if (mark === -1) return url;
+  if (mark === -1) return redactPathParameters(url);
   const hash = url.indexOf('#', mark);
   const end = hash === -1 ? url.length : hash;
-  return `${url.slice(0, mark + 1)}${redactPairs(url.slice(mark + 1, end))}${url.slice(end)}`;
+  return `${redactPathParameters(url.slice(0, mark))}?${redactPairs(url.slice(mark + 1, end))}${url.slice(end)}`;
+}
+
+/**
+ * A parameter of a path segment, `;name=value` (RFC 3986, section 3.3): its name, and its value up to
+ * the next `;`, `/`, `?` or `#`. A servlet container reads a session id so (`/cart;jsessionid=...`).
+ */
+const PATH_PARAMETER = /;([^;/?#=]*)=([^;/?#]*)/g;
+
+/** Where the path of a URL or request target ends: at its query or fragment. */
+function pathEnd(url: string): number {
+  const mark = url.search(/[?#]/);
+  return mark === -1 ? url.length : mark;
+}
+
+/**
+ * Calls `each` for every path parameter of `url` (before its query) whose name names a secret
+ * (isRedactedKey, the name percent-decoded): with the offsets of its value. Allocates nothing for a
+ * URL without `;` in its path, as almost every one is.
+ */
+function eachSecretPathParameter(url: string, each: (start: number, end: number) => void): void {
+  const semi = url.indexOf(';');
+  if (semi === -1) return;
+  const end = pathEnd(url);
+  if (semi > end) return;
+  const path = url.slice(0, end);
+  for (const m of path.matchAll(PATH_PARAMETER)) {
+    const value = m[2] as string;
+    if (value === '' || !isRedactedKey(decodedName(m[1] as string))) continue;
+    const start = (m.index as number) + m[0].length - value.length;
+    each(start, start + value.length);
+  }
+}
+
+/**
+ * A path, or a URL, with the value of each path parameter named like a secret redacted
+ * (`/cart;jsessionid=[redacted]`); its query is left as it is. The journal and the log line show
+ * paths so, and the recorder names its files and mappings so.
+ */
+export function redactPathParameters(url: string): string {
+  let out = '';
+  let from = 0;
+  eachSecretPathParameter(url, (start, end) => {
+    out += `${url.slice(from, start)}${REDACTED}`;
+    from = end;
+  });
+  return from === 0 ? url : out + url.slice(from);
+}
+
+/** The values of the path parameters named like a secret in `url`: as sent, and decoded. */
+export function pathParameterSecretValues(url: string, add: (value: string) => void): void {
+  eachSecretPathParameter(url, (start, end) => {
+    const value = url.slice(start, end);
+    add(value);
+    try {
+      add(decodeURIComponent(value));
+    } catch {
+      // Not percent-encoding: nothing a template could have echoed decoded.
+    }
+  });
+}
+
+const escapeRegex = (text: string) => text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+
+/**
+ * How a recorded mapping matches `url` (a path, or a path and query) exactly: `exact` (url, urlPath)
+ * as it is; or, when a path parameter names a secret, its regular-expression twin (urlPattern,
+ * urlPathPattern) matching the same text with any value of that parameter, as a secret query
+ * parameter is matched by any value.
+ */
+export function recordedUrl(url: string, exact: 'url' | 'urlPath'): Record<string, string> {
+  let pattern = '';
+  let from = 0;
+  eachSecretPathParameter(url, (start, end) => {
+    pattern += `${escapeRegex(url.slice(from, start))}[^;/?#]*`;
+    from = end;
+  });
+  return from === 0 ? { [exact]: url } : { [`${exact}Pattern`]: pattern + escapeRegex(url.slice(from)) };
 }
 
 /** The values of the fields named like a secret in a query string or form body: as sent, and decoded. */
@@ -324,7 +404,8 @@ const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
 /**
  * The ways an answer may carry `secret`: as it is, HTML-escaped as `{{...}}` writes it, JSON-escaped
  * as in a JSON text that quotes it (a password holding `"`), both, and percent-encoded (as a URL
- * component and as a form field).
+ * component and as a form field); and in upper and in lower case, as the `upper` and `lower` helpers
+ * write it (HTML-escaped too). Its base64 is looked for in base64 runs (EchoSecrets.scrubBase64).
  */
 function formsOf(secret: string): string[] {
   const forms = [secret, htmlEscaped(secret), jsonEscaped(secret), htmlEscaped(jsonEscaped(secret))];
@@ -333,7 +414,27 @@ function formsOf(secret: string): string[] {
   } catch {
     // A lone surrogate has no percent-encoding: nothing could have echoed it encoded.
   }
+  for (const cased of [secret.toUpperCase(), secret.toLowerCase()]) if (cased !== secret) forms.push(cased, htmlEscaped(cased));
   return forms;
+}
+
+/**
+ * What `secret`'s UTF-8 bytes alone decide of any base64 text that encodes them (standard alphabet,
+ * no padding), at each of the three offsets they may start at: base64 writes each group of three
+ * bytes as four characters, so the same bytes are written differently at each offset, and the one to
+ * three characters at each end, shared with the bytes around them, depend on those too (they carry
+ * at most 4 bits of the secret each). A secret of 6 bytes gives 7 or 8 characters at each offset.
+ */
+function base64Cores(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const cores: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const shifted = Buffer.alloc(offset + bytes.length);
+    bytes.copy(shifted, offset);
+    // Character k holds bits 6k to 6k+6 of the text; the secret's are bits 8*offset to 8*(offset+length).
+    cores.push(shifted.toString('base64').slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6)));
+  }
+  return cores;
 }
 
 /** Credentials of a Basic Authorization ("user:password" in base64), decoded; undefined when they are not. */
@@ -350,10 +451,12 @@ const TOKEN_CHAR = /[\p{L}\p{N}_-]/u;
  * The secret values one request carried, to be replaced by [redacted] wherever an answer (or the
  * entry's other parts) echoes them: a stub's template with `{{request.headers.Authorization}}` or
  * `{{request.body}}`, a real service that quotes the request. Each value is looked for in every
- * form of formsOf; Basic credentials also decoded (user:password, and the password alone); each
- * cookie's value. A value of MIN_ECHOED_SECRET characters or more is replaced wherever it appears;
- * a shorter one where it stands whole: the whole of a string, key or number, or a run of a string
- * not touching a letter, digit, `_` or `-` on either side ("PIN 4321 refused", `pin=4321&`).
+ * form of formsOf, and in base64 (scrubBase64); Basic credentials also decoded (user:password, and
+ * the password alone); each cookie's value. A value of MIN_ECHOED_SECRET characters or more is
+ * replaced wherever it appears; a shorter one where it stands whole: the whole of a string, key or
+ * number, or a run of a string not touching a letter, digit, `_` or `-` on either side ("PIN 4321
+ * refused", `pin=4321&`). The forms are found by one search each, in each string of the entry, and
+ * only an entry whose request carried a secret is searched.
  */
 export class EchoSecrets {
   /** Forms of long secrets, replaced anywhere. */
@@ -361,12 +464,21 @@ export class EchoSecrets {
   /** Forms of short secrets, replaced where they stand whole. */
   private readonly whole = new Set<string>();
   private longestFirst: string[] | undefined;
+  /** What a long secret's bytes alone decide of its base64 at each offset (base64Cores), in both alphabets. */
+  private readonly cores = new Set<string>();
+  /** The base64 of each short secret, unpadded, in both alphabets: replaced where it is a whole base64 run. */
+  private readonly shortBase64 = new Set<string>();
 
-  /** The secrets of a request: its headers (name, value), its query string and its body (parsed, or FormText). */
-  static ofRequest(headers: Iterable<readonly [string, string]>, query: string, body: unknown): EchoSecrets {
+  /**
+   * The secrets of a request: its headers (name, value), its target's path parameters and query
+   * string, and its body (parsed, or FormText).
+   */
+  static ofRequest(headers: Iterable<readonly [string, string]>, target: string, body: unknown): EchoSecrets {
     const secrets = new EchoSecrets();
     for (const [name, value] of headers) secrets.addHeader(name, value);
-    if (query !== '') pairSecretValues(query, (v) => secrets.add(v));
+    pathParameterSecretValues(target, (v) => secrets.add(v));
+    const mark = target.indexOf('?');
+    if (mark !== -1) pairSecretValues(target.slice(mark + 1), (v) => secrets.add(v));
     collectSecretValues(body, (v) => secrets.add(v));
     return secrets;
   }
@@ -377,8 +489,11 @@ export class EchoSecrets {
 
   add(value: string): void {
     if (value === '') return;
-    const into = value.length >= MIN_ECHOED_SECRET ? this.anywhere : this.whole;
+    const long = value.length >= MIN_ECHOED_SECRET;
+    const into = long ? this.anywhere : this.whole;
     for (const form of formsOf(value)) into.add(form);
+    const encoded = long ? base64Cores(value) : [Buffer.from(value, 'utf8').toString('base64').replace(/=+$/, '')];
+    for (const form of encoded) for (const alphabet of [form, urlSafe(form)]) (long ? this.cores : this.shortBase64).add(alphabet);
     this.longestFirst = undefined;
   }
 
@@ -424,6 +539,19 @@ export class EchoSecrets {
     // The longest first: a secret that holds a shorter one is replaced whole.
     for (const form of this.longestFirst) if (out.includes(form)) out = out.split(form).join(REDACTED);
     for (const form of this.whole) if (out.includes(form)) out = replaceWhole(out, form);
+    return this.scrubBase64(out);
+  }
+
+  /**
+   * `text` with each base64 run (replaceRuns) that encodes a secret replaced whole: one that holds
+   * what a long secret's bytes alone decide of its base64 (`{{base64 request.headers.Authorization}}`
+   * encodes "Bearer " before the token, `request.bodyAsBase64` a whole body), or that is a short
+   * one's base64 exactly. Found as the other forms are, by a search for each.
+   */
+  private scrubBase64(text: string): string {
+    let out = text;
+    for (const core of this.cores) if (out.includes(core)) out = replaceRuns(out, core, false);
+    for (const form of this.shortBase64) if (out.includes(form)) out = replaceRuns(out, form, true);
     return out;
   }
 
@@ -442,6 +570,35 @@ export class EchoSecrets {
     };
     return walk(value);
   }
+}
+
+const urlSafe = (base64: string) => base64.replaceAll('+', '-').replaceAll('/', '_');
+
+/** A character of base64 text, in either alphabet. */
+const BASE64_CHAR = /[A-Za-z0-9+/_-]/;
+
+/**
+ * `text` with each base64 run holding `form` replaced whole: the run of base64 characters (either
+ * alphabet) around it, with its padding (`=`, or `&#x3D;` as `{{...}}` escapes it). `exact`: only a
+ * run that is `form` itself.
+ */
+function replaceRuns(text: string, form: string, exact: boolean): string {
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, Math.max(at + 1, from))) {
+    let start = at;
+    let end = at + form.length;
+    while (start > from && BASE64_CHAR.test(text[start - 1] as string)) start -= 1;
+    while (end < text.length && BASE64_CHAR.test(text[end] as string)) end += 1;
+    if (exact && (start !== at || end !== at + form.length)) continue;
+    for (let pads = 0; pads < 2; pads++) {
+      if (text[end] === '=') end += 1;
+      else if (text.startsWith('&#x3D;', end)) end += '&#x3D;'.length;
+    }
+    out += text.slice(from, start) + REDACTED;
+    from = end;
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 /** `text` with each occurrence of `form` that touches no token character on either side replaced. */

@@ -41,16 +41,15 @@ function parsed(bytes: Buffer | null): unknown {
 }
 
 /**
- * The secrets of an exchange: the request's (secret headers, query parameters and body fields, as the
+ * The secrets of an exchange: the request's (secret headers, path and query parameters and body fields, as the
  * journal reads them), and the answer's own (a Set-Cookie's or X-Auth-Token's value, a token of its
  * JSON or form body), which a Location or a later field may repeat.
  */
 export function exchangeSecrets(x: Exchange): EchoSecrets {
-  const q = x.url.indexOf('?');
   const requestHeaders = [...x.requestHeaders].flatMap(([name, values]) => values.map((v) => [name, v] as const));
   const secrets = EchoSecrets.ofRequest(
     requestHeaders,
-    q < 0 ? '' : x.url.slice(q + 1),
+    x.url,
     sentBodyValue(x.requestBody, x.requestHeaders.get('content-type')?.[0]),
   );
   for (const [name, value] of x.responseHeaders) secrets.addHeader(name, value);

@@ -18,7 +18,7 @@ import { STATUS_CODES } from 'node:http';
 import { join } from 'node:path';
 import { countStubFolder } from '../stubs/folder.js';
 import { MAX_MAPPINGS_PER_WORKSPACE } from '../stubs/stub-set.js';
-import { type EchoSecrets, isFormType, isRedactedKey, REDACTED, redactPairs, redactUrlQuery } from '../runtime/redact.js';
+import { type EchoSecrets, isFormType, isRedactedKey, recordedUrl, REDACTED, redactPairs, redactPathParameters, redactUrlQuery } from '../runtime/redact.js';
 import { exchangeSecrets, plainResponseBody, responseHeader } from './exchange.js';
 import type { Exchange } from './proxy.js';
 
@@ -77,14 +77,14 @@ function requestPattern(x: Exchange, secrets: EchoSecrets): Record<string, unkno
   // a pattern with any text in the secret's place.
   const echoes = query.map(([, value]) => echoPattern(value, secrets));
   if (query.some(([name], i) => isSecret(name) || echoes[i] !== undefined)) {
-    pattern.urlPath = path;
+    Object.assign(pattern, recordedUrl(path, 'urlPath'));
     const params: Record<string, unknown> = {};
     query.forEach(([name, value], i) => {
       params[name] = isSecret(name) ? { matches: '.*' } : echoes[i] !== undefined ? { matches: echoes[i] } : { equalTo: value };
     });
     pattern.queryParameters = params;
   } else {
-    pattern.url = x.url;
+    Object.assign(pattern, recordedUrl(x.url, 'url'));
   }
   const body = x.requestBody;
   if (body && body.length > 0) {
@@ -248,7 +248,7 @@ export class Recorder {
     // A request already recorded keeps its last answer, repeating; a new one is not answered on replay.
     if (this.full) return null;
     const id = randomUUID();
-    const path = x.url.split('?')[0] ?? '';
+    const path = redactPathParameters(x.url.split('?')[0] ?? '');
     const mapping: Record<string, unknown> = {
       id,
       name: `${x.method} ${path} (recorded)`,

@@ -21,6 +21,19 @@ describe('logging', () => {
     expect(lines[1]).toMatchObject({ method: 'GET', url: '/v1/unknown', statusCode: 501 });
   });
 
+  it("writes a secret-named path parameter (a servlet's ;jsessionid=) redacted", async () => {
+    const capture = new LogCapture();
+    const app = await testApp({ logger: { level: 'info', stream: capture } });
+    await app.inject({ url: '/v1/unknown;jsessionid=SECRET-LOG-SESSION;v=2?x=1' });
+    await app.inject({ url: '/nowhere;Session_Id=SECRET-LOG-OUTSIDE/next' });
+    // The line of a workspace's creation names the path that created it.
+    await app.inject({ url: '/ws/pathlog/v1/unknown;jsessionid=SECRET-LOG-WORKSPACE' });
+    expect(capture.lines.some((l) => l.includes("workspace 'pathlog' created by GET /ws/pathlog/v1/unknown;jsessionid=[redacted]"))).toBe(true);
+    expect(capture.lines.join('\n')).not.toContain('SECRET-LOG');
+    const urls = capture.lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request').map((l) => l.url);
+    expect(urls).toEqual(['/v1/unknown;jsessionid=[redacted];v=2', '/nowhere;Session_Id=[redacted]/next', '/v1/unknown;jsessionid=[redacted]']);
+  });
+
   it('never writes an Authorization token or a body token, on any path', async () => {
     const capture = new LogCapture();
     const app = await testApp({ logger: { level: 'trace', stream: capture }, fixtures: BASE_FIXTURES });

@@ -103,3 +103,27 @@ describe('numbers of a loan-bond registration, as sent', () => {
     expect((await app.inject({ url: `/_sandbox/loanbond/registrations/${id}` })).body).toContain('"numero":1E+0,');
   });
 });
+
+describe('numbers of requests no documented operation answered, journaled as sent', () => {
+  const SENT = '{"v":1500.50,"w":1E+1,"x":0.10000,"y":-0,"z":12345678901234567890}';
+  const paths = ['/m', '/api/v1.0/service/dup/nothing-here', '/not-a-prefix'];
+
+  async function journaledBodies(app: FastifyInstance): Promise<string[]> {
+    for (const url of paths) await app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: SENT });
+    const journal = await app.inject({ method: 'GET', url: `/_sandbox/requests?limit=${paths.length}` });
+    const text = journal.body;
+    return [...text.matchAll(/"requestBody":(\{[^}]*\})/g)].map((m) => m[1] as string);
+  }
+
+  it('keeps them in the entries of a mapping, a 501 and a 404', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const stub = await app.inject({ method: 'POST', url: '/_sandbox/stubs', payload: { request: { method: 'POST', urlPath: '/m' }, response: { status: 200, body: 'ok' } } });
+    expect(stub.statusCode, stub.body).toBe(201);
+    expect(await journaledBodies(app)).toEqual([SENT, SENT, SENT]);
+  });
+
+  it('keeps them in the entries of a 501 and a 404 when there is no mapping at all', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    expect(await journaledBodies(app)).toEqual([SENT, SENT, SENT]);
+  });
+});

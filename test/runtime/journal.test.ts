@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { captureText, captureValue, Journal, type JournalEntry, packRequest, unpackRequest } from '../../src/runtime/journal.js';
-import { namesSecret, redact, redactJsonText, redactSecretText } from '../../src/runtime/redact.js';
+import { EchoSecrets, namesSecret, redact, redactJsonText, redactPathParameters, redactSecretText, redactUrlQuery } from '../../src/runtime/redact.js';
 import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
 import { stubbed } from '../stubs/helpers.js';
 
@@ -418,6 +418,44 @@ describe('the request journal', () => {
     expect(e?.requestBody).toMatchObject({ username: 'u7', note: '[redacted] and [redacted]' });
   });
 
+  it('finds a secret a template echoes through the base64, upper and lower helpers, alone or inside a longer text', async () => {
+    const app = await testApp();
+    const key = 'request.headers.X-Api-Key';
+    await stubbed(app, {
+      request: { method: 'POST', urlPath: '/api/v1.0/service/dup/encoded' },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body:
+          '{"b64":"{{{base64 (jsonPath request.body \'$.token\')}}}","escaped":"{{base64 (jsonPath request.body \'$.token\')}}",' +
+          '"bare":"{{{base64 (jsonPath request.body \'$.token\') padding=false}}}","up":"{{upper (jsonPath request.body \'$.token\')}}",' +
+          '"low":"{{lower request.headers.X-Api-Key}}","bearer":"{{{base64 request.headers.Authorization}}}",' +
+          `"a0":"{{{base64 (concat ${key} '.tail')}}}","a1":"{{{base64 (concat 'x' ${key} '.tail')}}}","a2":"{{{base64 (concat 'xy' ${key})}}}",` +
+          '"body":"{{{request.bodyAsBase64}}}","plain":"{{{base64 \'not a secret at all\'}}}"}',
+        transformers: ['response-template'],
+      },
+    });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1.0/service/dup/encoded',
+      headers: { authorization: 'Bearer SECRET-abc-123456', 'x-api-key': 'Key-Mixed-Case-42', 'content-type': 'application/json' },
+      payload: JSON.stringify({ token: 'tok-SECRET-987654', nome: 'kept' }),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const answered = res.json() as Record<string, string>;
+    expect(answered.up).toBe('TOK-SECRET-987654');
+    const e = (await journal(app)).entries[0];
+    const body = e?.responseBody as Record<string, string>;
+    expect(body.up).toBe('[redacted]');
+    expect(body.low).toBe('[redacted]');
+    expect(body.b64).toBe('[redacted]');
+    expect(body.escaped).toBe('[redacted]');
+    expect(body.bare).toBe('[redacted]');
+    expect(body.plain).toBe(answered.plain);
+    // Inside a longer encoded text, at each of the three offsets of base64's groups: the whole text.
+    for (const name of ['bearer', 'a0', 'a1', 'a2', 'body']) expect(body[name], name).toBe('[redacted]');
+  });
+
   it('replaces a secret shorter than 6 characters only where it stands whole, and never under its name', async () => {
     const app = await testApp();
     await stubbed(app, {
@@ -451,6 +489,27 @@ describe('the request journal', () => {
     const e = (JSON.parse(text) as JournalPage).entries[0];
     expect(e?.rawQuery).toBe('x=1;token=[redacted];page=2');
     expect(e?.requestLine).toBe(`GET ${BATCH_QUERY}?x=1;token=[redacted];page=2 HTTP/1.1`);
+  });
+
+  it("redacts a secret-named path parameter (a servlet's ;jsessionid=) in the path, the request line and an echo", async () => {
+    const app = await testApp();
+    await stubbed(app, {
+      request: { method: 'GET', urlPathPattern: '/api/v1\\.0/service/dup/semi;.*' },
+      response: { status: 200, body: '{"url":"{{{request.url}}}","path":"{{{request.path}}}"}', transformers: ['response-template'] },
+    });
+    const res = await app.inject({ url: '/api/v1.0/service/dup/semi;jsessionid=SECRET-PATH-SESSION;v=2?page=1' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.body).toContain('SECRET-PATH-SESSION');
+    // No mapping: the 501 quotes the path.
+    await app.inject({ url: `${BATCH_QUERY};JSESSIONID=SECRET-PATH-501;v=1` });
+    const text = (await app.inject({ url: '/_sandbox/requests' })).body;
+    expect(text).not.toContain('SECRET-PATH-SESSION');
+    expect(text).not.toContain('SECRET-PATH-501');
+    const [unmatched, echoed] = (JSON.parse(text) as JournalPage).entries;
+    expect(echoed?.path).toBe('/api/v1.0/service/dup/semi;jsessionid=[redacted];v=2');
+    expect(echoed?.requestLine).toBe('GET /api/v1.0/service/dup/semi;jsessionid=[redacted];v=2?page=1 HTTP/1.1');
+    expect(echoed?.responseBody).toEqual({ url: '/api/v1.0/service/dup/semi;jsessionid=[redacted];v=2?page=1', path: '/api/v1.0/service/dup/semi;jsessionid=[redacted];v=2' });
+    expect(unmatched?.path).toBe(`${BATCH_QUERY};JSESSIONID=[redacted];v=1`);
   });
 
   it('redacts the secret fields of a form-encoded answer (a token endpoint)', async () => {
@@ -539,6 +598,39 @@ describe('redaction', () => {
     expect(redactSecretText('.*client_secret=abc123.*')).toBe('.*client_secret=[redacted]');
     expect(redactSecretText("$[?(@.token == 'abc123' && @.n == 1)]")).toBe("$[?(@.token == '[redacted]' && @.n == 1)]");
     expect(redactSecretText('{"token_type":"bearer","n":1}')).toBe('{"token_type":"bearer","n":1}');
+  });
+
+  it('redacts the secret path parameters of every segment, and leaves the query to its own rule', () => {
+    expect(redactPathParameters('/a;jsessionid=S1;v=2/b;token=S2/c;e=;api_key=S3?x=1;token=q#f')).toBe('/a;jsessionid=[redacted];v=2/b;token=[redacted]/c;e=;api_key=[redacted]?x=1;token=q#f');
+    expect(redactPathParameters('/a;session%5Fid=S1;sessionless')).toBe('/a;session%5Fid=[redacted];sessionless');
+    expect(redactPathParameters('/a?x=1;token=q')).toBe('/a?x=1;token=q');
+    expect(redactUrlQuery('https://app.example/cb;jsessionid=S1?access_token=S2')).toBe('https://app.example/cb;jsessionid=[redacted]?access_token=[redacted]');
+  });
+
+  it('finds a secret in any base64 text that encodes it, in either alphabet, padded or not (fast-check)', () => {
+    const text = fc.string({ unit: 'grapheme', maxLength: 12 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', minLength: 6, maxLength: 40 }), text, text, fc.constantFrom('standard', 'url', 'bare', 'escaped'), (secret, before, after, form) => {
+        const secrets = new EchoSecrets();
+        secrets.add(secret);
+        const standard = Buffer.from(before + secret + after, 'utf8').toString('base64');
+        const encoded =
+          form === 'url' ? Buffer.from(before + secret + after, 'utf8').toString('base64url')
+          : form === 'bare' ? standard.replace(/=+$/, '')
+          : form === 'escaped' ? standard.replaceAll('=', '&#x3D;')
+          : standard;
+        expect(secrets.scrubText(`"${encoded}"`)).toBe('"[redacted]"');
+      }),
+    );
+  });
+
+  it("replaces a short secret's base64 only where it is a whole run", () => {
+    const secrets = new EchoSecrets();
+    secrets.add('4321');
+    const pin = Buffer.from('4321').toString('base64');
+    expect(secrets.scrubText(`pin ${pin} and ${pin.replace(/=+$/, '')}`)).toBe('pin [redacted] and [redacted]');
+    const longer = Buffer.from('x4321 and more').toString('base64');
+    expect(secrets.scrubText(longer)).toBe(longer);
   });
 
   it('summarises the fields past its budget', () => {

@@ -107,6 +107,47 @@ describe('recording an answer that echoes the request', () => {
   });
 });
 
+describe('recording a request with a secret path parameter (a servlet\'s ;jsessionid=)', () => {
+  const recordedSemi = () =>
+    readdirSync(join(recorded, 'mappings'))
+      .map((f) => ({ file: f, text: readFileSync(join(recorded, 'mappings', f), 'utf8') }))
+      .filter(({ text }) => (JSON.parse(text) as { name: string }).name.includes('/oauth/semi'));
+
+  it('writes the secret in neither the mapping nor its file name', async () => {
+    await fetch(`${proxy.url}/oauth/semi;jsessionid=SENT-PATH-SESSION1;v=2?page=1`);
+    await fetch(`${proxy.url}/oauth/semi-q;jsessionid=SENT-PATH-SESSION2?token=SENT-PATH-QUERY2`);
+    const files = recordedSemi();
+    expect(files).toHaveLength(2);
+    for (const { file, text } of files) {
+      for (const secret of ['SENT-PATH-SESSION1', 'SENT-PATH-SESSION2', 'SENT-PATH-QUERY2']) {
+        expect(file, secret).not.toContain(secret);
+        expect(text, secret).not.toContain(secret);
+      }
+    }
+    const mappings = files.map(({ text }) => JSON.parse(text) as { name: string; request: Record<string, unknown>; response: { body?: string } });
+    const plain = mappings.find((m) => m.name.startsWith('GET /oauth/semi;'));
+    expect(plain?.name).toBe('GET /oauth/semi;jsessionid=[redacted];v=2 (recorded)');
+    expect(plain?.request.url).toBeUndefined();
+    expect(plain?.request.urlPattern).toBe('/oauth/semi;jsessionid=[^;/?#]*;v=2\\?page=1');
+    const withQuery = mappings.find((m) => m.name.startsWith('GET /oauth/semi-q;'));
+    expect(withQuery?.request).toMatchObject({ urlPathPattern: '/oauth/semi-q;jsessionid=[^;/?#]*', queryParameters: { token: { matches: '.*' } } });
+    expect(JSON.parse(plain?.response.body ?? '{}')).toMatchObject({ seen: '/oauth/semi;jsessionid=[redacted];v=2?page=1' });
+  });
+
+  it('replays the mapping for any value of the secret path parameter, and only for it', async () => {
+    const replay = await startSandbox({ fixtures: null, stubs: recorded });
+    try {
+      expect((await fetch(`${replay.url}/oauth/semi;jsessionid=ANOTHER-ONE;v=2?page=1`)).status).toBe(200);
+      expect((await fetch(`${replay.url}/oauth/semi-q;jsessionid=ANOTHER-TWO?token=ANOTHER-THREE`)).status).toBe(200);
+      // The rest of the URL is matched as it was recorded.
+      expect((await fetch(`${replay.url}/oauth/semi;jsessionid=ANOTHER-ONE;v=3?page=1`)).status).toBe(404);
+      expect((await fetch(`${replay.url}/oauth/semi;jsessionid=ANOTHER-ONE;v=2?page=2`)).status).toBe(404);
+    } finally {
+      await replay.close();
+    }
+  });
+});
+
 describe('the conformance report of an answer that echoes the request', () => {
   it('shows none of its secrets, in JSON or JUnit, and judges a gzip JSON answer as JSON', async () => {
     await send('/v1/import-cnab', JSON.stringify({ token: 'SENT-RC-TOKEN1', fundCnpj: '11222333000181', operationFile: 'QUJD', fileName: 'a.rem', additiveNumber: 1 }), 'application/json');
