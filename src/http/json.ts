@@ -581,6 +581,19 @@ export function parseJsonExact(text: string): unknown {
 }
 
 /**
+ * JSON.parse, with every number a double would change or write otherwise recorded (1E+1, 10.00, -0,
+ * as a documented operation's body records them): a client's body as a mapping's matchers read it,
+ * and a view a wait reads, so that a JSONPath filter's `=~` matches a number as Jayway reads what was
+ * written (10.00 is a decimal, 10 an integer: runtime/jsonpath.ts). Throws what JSON.parse throws.
+ */
+export function parseJsonAsSent(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  const { inexact } = scanJson(text);
+  if (inexact.length > 0) recordExactNumbers(value, inexact);
+  return value;
+}
+
+/**
  * Parses JSON text the sandbox stored itself, for showing: a number a double would change or spell
  * otherwise (an amount, or a number kept as sent, written by stringifyExact) comes back as a
  * DecimalText, written out digit for digit.
