@@ -4,6 +4,8 @@ import { type FastifyPluginAsyncTypebox, type Static, Type } from '@fastify/type
 import type { FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { type ErrorDetail, pointer, validationError } from '../http/errors.js';
+import { exactCopy, stringifyExact } from '../http/exact-numbers.js';
+import { parseJsonAsWritten } from '../http/json.js';
 import { PAGE_BYTES } from '../http/paging.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { StandardError, Strict } from '../http/schema.js';
@@ -89,7 +91,7 @@ const InspectWait = Strict(
       example: '/_sandbox/receivables/imports/IMP-1',
     }),
     jsonpath: Type.String({ minLength: 1, maxLength: 2000, description: 'a JSONPath on the view', example: '$.status' }),
-    equals: Type.Optional(Type.Unknown({ description: 'a JSON value one of the selected values must equal' })),
+    equals: Type.Optional(Type.Unknown({ description: 'a JSON value one of the selected values must equal; numbers compare by their exact decimal value (10 equals 10.00)' })),
   },
   { description: 'holds when the view answers 200 and the condition holds on its body' },
 );
@@ -334,7 +336,9 @@ async function waitForView(
   const name = workspaceNameOf(request.raw);
   const base = name === undefined ? '' : `/ws/${name}`;
   const token = request.headers['sandbox-admin-token'];
-  const condition: Condition = { jsonpath: spec.jsonpath, ...('equals' in spec ? { equals: spec.equals } : {}) };
+  // `equals` as the client wrote it: its numbers compared by their exact decimal value, and shown so.
+  const equals = (exactCopy(spec) as typeof spec).equals;
+  const condition: Condition = { jsonpath: spec.jsonpath, ...('equals' in spec ? { equals } : {}) };
   let last: { status: number; body: unknown; selected: unknown[]; holds: boolean } = {
     status: 0,
     body: null,
@@ -349,7 +353,9 @@ async function waitForView(
     });
     let body: unknown = res.body;
     try {
-      body = JSON.parse(res.body);
+      // Numbers as the view wrote them (an amount as its client sent it): `=~` and `equals` read them
+      // as a count reads a journaled body.
+      body = parseJsonAsWritten(res.body);
     } catch {
       // not JSON: the condition selects nothing in it
     }
@@ -410,13 +416,13 @@ async function waitForView(
     done();
   }
   if (events.interruption) throw events.interruption;
-  const inspection = { path: spec.path, status: last.status, selected: last.selected, body: last.body };
-  const wanted = 'equals' in spec ? `${spec.jsonpath} selecting ${JSON.stringify(spec.equals)}` : `${spec.jsonpath} selecting something`;
+  const inspection = { path: spec.path, status: last.status, selected: last.selected, body: exactCopy(last.body) };
+  const wanted = 'equals' in spec ? `${spec.jsonpath} selecting ${stringifyExact(equals)}` : `${spec.jsonpath} selecting something`;
   if (last.holds) return { held: true, waitedMs: waited(), message: `GET ${spec.path}: ${wanted}`, inspection };
   const saw =
     last.status !== 200
       ? `it answered ${last.status}${messageOf(last.body)}`
-      : `it answered 200 and ${spec.jsonpath} selected ${JSON.stringify(last.selected)}`;
+      : `it answered 200 and ${spec.jsonpath} selected ${stringifyExact(last.selected)}`;
   return {
     held: false,
     waitedMs: waited(),

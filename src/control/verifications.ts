@@ -6,10 +6,11 @@ import { assumptionLookup } from '../http/assumption-catalog.js';
 import { METHODS } from 'node:http';
 import type { Operation } from '../http/catalog.js';
 import { type ErrorDetail, pointer, validationError } from '../http/errors.js';
+import { stringifyExact } from '../http/exact-numbers.js';
 import { nearestName, nearestOperation, operationIdProblem } from '../http/near-miss.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
 import { StandardError } from '../http/schema.js';
-import { type Condition, ConditionError, evaluate, jsonpathProblem } from '../runtime/conditions.js';
+import { type Condition, ConditionError, conditionValue, evaluate, jsonpathProblem } from '../runtime/conditions.js';
 import type { Interfaces } from '../http/interface-module.js';
 import { runtimeOf } from '../runtime/index.js';
 import type { JournalEntry, JournalFilter } from '../runtime/journal.js';
@@ -51,7 +52,7 @@ function verificationSchemas(interfaces: Interfaces) {
       Type.String({
         maxLength: 2000,
         description:
-          'with jsonpath: a JSON value one of the selected values must equal (true, 10.5, "text"; a bare word is a string)',
+          'with jsonpath: a JSON value one of the selected values must equal (true, 10.5, "text"; a bare word is a string); numbers compare by their exact decimal value (10 equals 10.00)',
       }),
     ),
     closest: Type.Optional(
@@ -87,15 +88,6 @@ type CountQueryT = Static<ReturnType<typeof verificationSchemas>['CountQuery']>;
 export interface RequestCriteria extends JournalFilter {
   method?: string;
   condition?: Condition;
-}
-
-/** `equals` from a query string: JSON when it reads as JSON, else the text itself. */
-function jsonValue(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }
 
 /** The methods a request can come with (Node reads no other), the common ones first, as a message lists them. */
@@ -138,7 +130,7 @@ function criteriaOf(q: CountQueryT, operations: readonly Operation[]): RequestCr
     ...(q.method === undefined ? {} : { method: q.method.toUpperCase() }),
     ...(q.jsonpath === undefined
       ? {}
-      : { condition: { jsonpath: q.jsonpath, ...(q.equals === undefined ? {} : { equals: jsonValue(q.equals) }) } }),
+      : { condition: { jsonpath: q.jsonpath, ...(q.equals === undefined ? {} : { equals: conditionValue(q.equals) }) } }),
   };
 }
 
@@ -160,7 +152,7 @@ export function missedCriteria(c: RequestCriteria, e: JournalEntry): string[] {
       missed.push(
         c.condition.equals === undefined
           ? `${c.condition.jsonpath} selects nothing in its body`
-          : `${c.condition.jsonpath} selects ${JSON.stringify(selected)} in its body, not ${JSON.stringify(c.condition.equals)}`,
+          : `${c.condition.jsonpath} selects ${stringifyExact(selected)} in its body, not ${stringifyExact(c.condition.equals)}`,
       );
   }
   return missed;

@@ -587,7 +587,9 @@ export function parseJsonExact(text: string): unknown {
  * operation's (a user-defined operation's, a proxied request's, a 404's), with every number a double
  * would change or write otherwise recorded, as in a documented operation's body (parseJsonText): a
  * jsonBody of 1.10 or 1E+2 is answered and shown so and compared by its value (stubs/json-equal.ts),
- * and the journal shows a body as sent (assumption exact-numbers). Throws what JSON.parse throws.
+ * the journal shows a body as sent (assumption exact-numbers), and a JSONPath filter's `=~` matches a
+ * number as Jayway reads what was written (10.00 is a decimal, 10 an integer: runtime/jsonpath.ts).
+ * Throws what JSON.parse throws.
  */
 export function parseJsonAsWritten(text: string): unknown {
   const value: unknown = JSON.parse(text);

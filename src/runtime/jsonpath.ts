@@ -8,6 +8,7 @@
 // the whole value against the pattern, by RE2 (runtime/user-regex.ts), like every other user pattern.
 import { createRequire } from 'node:module';
 import type { JSONPath as JSONPathQuery } from 'jsonpath-plus';
+import { jaywayNumberText } from '../domain/java-number.js';
 import { DecimalText } from '../domain/money.js';
 import { numberText } from '../http/exact-numbers.js';
 import { type UserRegex, userRegex } from './user-regex.js';
@@ -51,8 +52,25 @@ function translated(path: string): string {
     const unknown = [...flags].filter((f) => !'imsguy'.includes(f));
     if (unknown.length > 0) throw new Error(`has the regular expression flag "${unknown.join('')}" after /${source}/: i, m and s are read (g, u and y change nothing)`);
     const inline = [...new Set([...flags].filter((f) => 'ims'.includes(f)))].join('');
-    return `${MATCHES}(${operand} , ${stringLiteral(inline === '' ? source : `(?${inline})${source}`)})`;
+    return `${MATCHES}(${operand} , ${stringLiteral(inline === '' ? source : `(?${inline})${source}`)}${holderArguments(operand)})`;
   });
+}
+
+/** The last step of an operand: `.name`, `[0]` or a quoted name in brackets. */
+const LAST_STEP = /^(@.*?)(?:\.([A-Za-z_$][\w$]*)|\[(\d+|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\])$/;
+
+/**
+ * The holder of an operand's value and its key, as further arguments of the match: a number's text
+ * as the client wrote it is recorded by its holder and key (http/exact-numbers.ts), which a filter
+ * script's value alone does not carry. `@` itself is an item of the array (or object) the filter
+ * walks, which jsonpath-plus names only as @parent's @parentProperty; the item's key is @property.
+ */
+function holderArguments(operand: string): string {
+  if (operand === '@') return ', @property , @parent , @parentProperty';
+  const m = LAST_STEP.exec(operand);
+  if (!m) return '';
+  const [, holder = '@', name, bracket] = m;
+  return `, ${holder} , ${name === undefined ? bracket : stringLiteral(name)}`;
 }
 
 /** The parts of a parsed filter script the check reads (jsep's expression tree). */
@@ -128,10 +146,28 @@ function compiled(source: string): UserRegex {
   return pattern;
 }
 
-/** Jayway's `=~`: a string, number or boolean as its text (anything else as ""), matched whole. */
-function sandboxMatches(value: unknown, source: string): boolean {
-  const input = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
-  return compiled(source).matchesWhole(input);
+/**
+ * Jayway's `=~`: a string or boolean as its text, a number as the text Java gives the value Jayway
+ * read (domain/java-number.ts: 10.00 as 10.0, 1500.50 as 1500.5) from the text the client wrote (a
+ * DecimalText's, else the one recorded by its holder and key, else its double's, which is then that
+ * text), anything else as "", matched whole. A number Java reads as Infinity matches nothing.
+ */
+function sandboxMatches(value: unknown, source: string, ...where: unknown[]): boolean {
+  let input: string | undefined = '';
+  if (typeof value === 'string' || typeof value === 'boolean') input = String(value);
+  else if (value instanceof DecimalText) input = jaywayNumberText(value.text);
+  else if (typeof value === 'number') input = jaywayNumberText(writtenText(where) ?? String(value));
+  return input !== undefined && compiled(source).matchesWhole(input);
+}
+
+const isKey = (key: unknown): key is string | number => typeof key === 'string' || typeof key === 'number';
+
+/** The recorded text of a number from holderArguments: [holder, key], or [key, parent, parent's key] for `@`. */
+function writtenText(where: unknown[]): string | undefined {
+  if (where.length === 2) return isKey(where[1]) ? numberText(where[0], where[1]) : undefined;
+  const [key, parent, parentKey] = where;
+  if (!isKey(key) || !isKey(parentKey) || typeof parent !== 'object' || parent === null || !Object.hasOwn(parent, parentKey)) return undefined;
+  return numberText((parent as Record<string | number, unknown>)[parentKey], key);
 }
 
 // Each distinct expression is checked once. jsonpath-plus keeps every path and script it has read in

@@ -12,7 +12,7 @@ import { pointer } from '../http/errors.js';
 import { deeperThan, jsonTextDeeperThan, MAX_JSON_DEPTH } from '../domain/json-depth.js';
 import { HEADER_TEXT_RULE, isHeaderName, isHeaderText } from '../http/header-text.js';
 import { exactCopy, stringifyExact } from '../http/exact-numbers.js';
-import { parseJsonAsWritten, parseJsonExact } from '../http/json.js';
+import { parseJsonAsWritten } from '../http/json.js';
 import { bodyAjv, detailsFromAjv, MAX_DETAILS, statingRanges } from '../http/validation.js';
 import { isDefinite, jsonPathQuery, jsonPathSyntaxProblem } from '../runtime/jsonpath.js';
 import { isRedactedKey, REDACTED, redact, redactSecretText } from '../runtime/redact.js';
@@ -240,7 +240,8 @@ type JsonRead = { ok: true; value: unknown; queries: Map<string, unknown[]> } | 
 const lastRead = new Map<Where, { text: string; read: JsonRead }>();
 
 /**
- * A body (or a value selected in one) read as JSON: numbers a double would change recorded, and
+ * A body (or a value selected in one) read as JSON: numbers a double would change or write otherwise
+ * recorded (equalToJson compares them by value, a JSONPath `=~` reads 10.00 as a decimal), and
  * nothing read when it nests deeper than MAX_JSON_DEPTH (`deep`), which JSONPath and the comparison
  * of equalToJson walk recursively.
  */
@@ -251,7 +252,7 @@ function readJson(text: string, where: Where): JsonRead {
   if (jsonTextDeeperThan(text)) read = { ok: false, deep: true };
   else {
     try {
-      read = { ok: true, value: parseJsonExact(text), queries: new Map() };
+      read = { ok: true, value: parseJsonAsWritten(text), queries: new Map() };
     } catch {
       read = { ok: false, deep: false };
     }

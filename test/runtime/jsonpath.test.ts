@@ -2,7 +2,10 @@
 // whole by RE2, and filter scripts that could hold the sandbox refused before they run.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { jaywayNumberText } from '../../src/domain/java-number.js';
+import { parseJsonAsWritten, parseJsonDocument } from '../../src/http/json.js';
 import { JsonPathError, jsonPathQuery, jsonPathSyntaxProblem } from '../../src/runtime/jsonpath.js';
+import { redact } from '../../src/runtime/redact.js';
 
 describe('JSONPath syntax', () => {
   it('accepts the expressions jsonpath-plus reads as meant, and names the problem of each it would misread', () => {
@@ -50,6 +53,43 @@ describe('filter scripts', () => {
     expect(names('$.things[?(@.name =~ /a"b\\/c/)]')).toEqual([]);
     expect(jsonPathQuery({ s: 'a\nb' }, '$[?(@.s =~ /a.b/s)]')).toHaveLength(1);
     expect(jsonPathQuery({ s: 'a\nb' }, '$[?(@.s =~ /a.b/)]')).toHaveLength(0);
+  });
+
+  it('match a number =~ as the text Java gives the value Jayway read, from the text the client wrote', () => {
+    const sent = parseJsonAsWritten('{"list":[10.00,10,1500.50,1E+1,-0,12345678901234567890,0.00010],"v":10.00}');
+    const matching = (re: string) => jsonPathQuery(sent, `$.list[?(@ =~ ${re})]`).length;
+    expect(matching('/10\\.0/')).toBe(2);
+    expect(matching('/10/')).toBe(1);
+    expect(matching('/1500\\.5/')).toBe(1);
+    expect(matching('/0/')).toBe(1);
+    expect(matching('/12345678901234567890/')).toBe(1);
+    expect(matching('/0\\.00010/')).toBe(1);
+    // By the operand's holder and key, in whichever way the path names it.
+    for (const path of ['$[?(@.v =~ /10\\.0/)]', "$[?(@['v'] =~ /10\\.0/)]", '$[?(@.list[0] =~ /10\\.0/)]', '$[?(@.list.size() =~ /7/)]'])
+      expect(jsonPathQuery(sent, path), path).toHaveLength(1);
+  });
+
+  it('match a number =~ alike in a body as a mapping reads it, as the journal shows it and as a wait reads a view (fast-check)', () => {
+    const numberText = fc.oneof(
+      fc.stringMatching(/^-?(0|[1-9]\d{0,22})(\.\d{1,6})?([eE][+-]?\d{1,2})?$/),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+    );
+    const escaped = (text: string) => text.replace(/[.+]/g, '\\$&');
+    fc.assert(
+      fc.property(numberText, (text) => {
+        const json = `{"v":${text}}`;
+        const journaled = redact(parseJsonDocument(Buffer.from(json)));
+        const java = jaywayNumberText(text);
+        for (const pattern of [java, text, String(Number(text))]) {
+          if (pattern === undefined) continue;
+          const path = `$[?(@.v =~ /${escaped(pattern)}/)]`;
+          const expected = pattern === java;
+          expect(jsonPathQuery(parseJsonAsWritten(json), path).length === 1, `${text} =~ ${pattern}`).toBe(expected);
+          expect(jsonPathQuery(journaled, path).length === 1, `${text} =~ ${pattern}, journaled`).toBe(expected);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('run =~ by RE2: a pattern that backtracks in JavaScript answers at once against a long value', () => {

@@ -216,6 +216,15 @@ describe('body patterns', () => {
     expect((await post(`${RG}/b8`, '{"things":[1]}')).statusCode).toBe(501);
   });
 
+  it('matchesJsonPath gives its matcher a selected object with the numbers the body wrote otherwise as written', async () => {
+    await stubbed(app, {
+      request: { method: 'POST', urlPath: `${RG}/b9`, bodyPatterns: [{ matchesJsonPath: { expression: '$.o', contains: '"a":10.00' } }] },
+      response: ok(),
+    });
+    expect((await post(`${RG}/b9`, '{"o":{"a":10.00}}')).statusCode).toBe(200);
+    expect((await post(`${RG}/b9`, '{"o":{"a":10}}')).statusCode).toBe(501);
+  });
+
   it('contains, matches and equalTo read the body as text, whatever its type', async () => {
     await stubbed(app, { request: { method: 'POST', urlPath: `${RG}/b9`, bodyPatterns: [{ contains: 'grant_type=password' }, { matches: '.*username=[a-z]+.*' }] }, response: ok() });
     await stubbed(app, { request: { method: 'POST', urlPath: `${RG}/b10`, bodyPatterns: [{ equalTo: '<nfe>1</nfe>' }] }, response: ok() });
