@@ -3,6 +3,7 @@
 // them again, and a large file is written a part per turn of the event loop)
 // and their line-level diagnostics. Titles are not copied into rows: they are a
 // pure function of the stored bytes, read again when inspected (CnabFile in receivables/cnab-record.ts).
+import type { Steps } from '../domain/steps.js';
 import type { Db } from './db.js';
 import { groupKey, type RowCounts } from './row-counts.js';
 
@@ -102,6 +103,7 @@ export class ReceivablesStore {
         .pluck(),
       status: db.prepare('SELECT status FROM rc_imports WHERE import_id = ?').pluck(),
       file: db.prepare('SELECT bytes FROM rc_import_file_parts WHERE import_id = ? ORDER BY part').pluck(),
+      filePart: db.prepare('SELECT bytes FROM rc_import_file_parts WHERE import_id = ? AND part = ?').pluck(),
       clearDiagnostics: db.prepare('DELETE FROM rc_diagnostics WHERE import_id = ?'),
       insertDiagnostic: db.prepare(
         `INSERT INTO rc_diagnostics (import_id, ordinal, line, columns, rule, severity, message)
@@ -213,6 +215,27 @@ export class ReceivablesStore {
     const parts = this.statements.file.all(importId) as Buffer[];
     if (parts.length === 0) return undefined;
     return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  }
+
+  /**
+   * file() a part per step (FILE_PART_BYTES each), copied into one buffer of the file's size: a file
+   * near the body limit is read back over many turns of the event loop, never in one. Undefined when
+   * nothing is stored under the id, or when its parts changed between two steps (the caller, who
+   * knows whether the state was replaced meanwhile, reads again).
+   */
+  *fileSteps(importId: string): Steps<Buffer | undefined> {
+    const { parts, size } = this.fileParts(importId);
+    if (parts <= 1) return parts === 0 ? undefined : (this.statements.filePart.get(importId, 0) as Buffer | undefined);
+    const out = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (let part = 0; part < parts; part++) {
+      if (part > 0) yield;
+      const bytes = this.statements.filePart.get(importId, part) as Buffer | undefined;
+      if (bytes === undefined || at + bytes.length > size) return undefined;
+      bytes.copy(out, at);
+      at += bytes.length;
+    }
+    return at === size ? out : undefined;
   }
 
   /** Forgets the diagnostics an interrupted run of this import wrote, so processing can start over. */
