@@ -145,6 +145,20 @@ async function outcomeOf(app: FastifyInstance, id: string) {
   return outcome;
 }
 
+describe('the file the inspection keeps', () => {
+  it('is of the state it was read in: after a restore, an id the key sequence gives again shows its new file', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES, seed: 'kept' });
+    await app.inject({ method: 'POST', url: '/_sandbox/snapshots', payload: { name: 'empty' } });
+    const first = await submit(app, cnabBytes('cnab400', [{ titleId: 'FIRST-FILE' }]));
+    const view = async () => (await app.inject({ url: `/_sandbox/receivables/imports/${first}` })).json() as { titles: Array<{ titleId: string }> };
+    expect((await view()).titles.map((t) => t.titleId)).toEqual(['FIRST-FILE']);
+    expect((await app.inject({ method: 'POST', url: '/_sandbox/snapshots/empty/restore' })).statusCode).toBe(200);
+    // The restored key sequence gives the same id to the next import.
+    expect(await submit(app, cnabBytes('cnab400', [{ titleId: 'SECOND-FILE' }]))).toBe(first);
+    expect((await view()).titles.map((t) => t.titleId)).toEqual(['SECOND-FILE']);
+  });
+});
+
 describe('a large import still pending when the sandbox restarts', () => {
   it('is read back a part per turn of the runner, and comes to what it comes to when handed over', async () => {
     const file = fileOfParts(4);
