@@ -1,5 +1,6 @@
 // Inspection of the receivables interface's state, mounted under /_sandbox/receivables (admin-token rule applies).
 // Funds (never their tokens), a fund's imports, and one import with its counts, titles and diagnostics.
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { centsToNumber } from '../domain/money.js';
@@ -11,6 +12,7 @@ import { decodeCursor, NextCursor, pageByKey, pageOf, pageQuery } from '../http/
 import { AmountOut, ProcessingRecord, StandardError } from '../http/schema.js';
 import type { Store } from '../store/index.js';
 import type { ImportRow } from '../store/receivables.js';
+import { assumptions } from './assumptions.js';
 import { CnabFile } from './cnab-record.js';
 import { LINES_PER_TURN } from './cnab-scan.js';
 import { importWork } from './runner.js';
@@ -18,6 +20,7 @@ import { type Runtime, runtimeOf } from '../runtime/index.js';
 import type { FastifyRequest } from 'fastify';
 
 const TAGS = [CONTROL_TAG.name];
+const assumed = assumptionLookup(assumptions);
 /** Imports (or funds) per page: an import's line is well under 1 kB. */
 const PAGE = 100;
 const PAGE_MAX = 1000;
@@ -29,7 +32,7 @@ const ImportSummary = Type.Object({
   fundCnpj: Type.String(),
   fileName: Type.String(),
   additiveNumber: Type.Number(),
-  receivedAt: Type.String(),
+  receivedAt: Type.String({ description: 'when it was accepted (the 200 of its submission) [rc-import-order]' }),
   status: Type.String({ enum: ['pending', 'processed', 'rejected'] }),
   processedAt: Nullable(Type.String()),
   strict: Type.Union([Type.Boolean(), Type.Null()], { description: 'strict mode when processed' }),
@@ -313,10 +316,10 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         description:
-          'The CNAB imports the fund received, oldest first, with their Sandbox-Import-Id, file name, status and counts: a page of limit (default 100); nextCursor, passed as cursor, gives the next ones.',
+          'The CNAB imports the fund received, in the order they were accepted (that of their Sandbox-Import-Id keys and of processing), with their Sandbox-Import-Id, file name, status and counts: a page of limit (default 100); nextCursor, passed as cursor, gives the next ones.',
         operationId: 'inspectReceivablesImports',
         tags: TAGS,
-        summary: "A fund's CNAB imports, oldest first",
+        summary: "A fund's CNAB imports, in the order they were accepted",
         params: Type.Object({
           fundCnpj: Type.String({ description: 'with or without punctuation (URL-encode "/")' }),
         }),
@@ -325,12 +328,13 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
           200: Type.Object({
             fundCnpj: Type.String(),
             total: Type.Integer({ description: 'imports the fund received' }),
-            imports: Type.Array(ImportSummary, { description: 'a page of them, oldest first' }),
+            imports: Type.Array(ImportSummary, { description: 'a page of them, in the order they were accepted' }),
             nextCursor: NextCursor,
           }),
           400: StandardError,
           404: StandardError,
         },
+        'x-sandbox-assumption': assumed('rc-import-order'),
       },
     },
     (request) => {
