@@ -130,6 +130,7 @@ export async function storedLargeTurns(base64Size: number, nodeArgs: string[] = 
       turnRow(`GET /_sandbox/receivables/imports/{id}/lines?offset=100000`, await longestTurn(s, () => call(s, 'GET', `/_sandbox/receivables/imports/${importId}/lines?offset=100000&limit=10`))),
     );
     rows.push(turnRow(`snapshot save with the import (${size}) stored`, await longestTurn(s, () => call(s, 'POST', '/_sandbox/snapshots', { name: 'a' }))));
+    rows.push(turnRow(`snapshot saved again under its name (the old copy dropped), ${size}`, await longestTurn(s, () => call(s, 'POST', '/_sandbox/snapshots', { name: 'a' }))));
     await call(s, 'POST', '/_sandbox/snapshots', { name: 'b' });
     rows.push(turnRow(`snapshot restore of another snapshot (every table copied back), ${size}`, await longestTurn(s, () => call(s, 'POST', '/_sandbox/snapshots/a/restore'))));
     await call(s, 'POST', '/_sandbox/reset', {});
