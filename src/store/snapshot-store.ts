@@ -584,7 +584,8 @@ export class SnapshotStore {
  */
 class KeyPages {
   private after: unknown[] | undefined;
-  private size = 64;
+  /** Rows of the next page: one at first (a row may hold a megabyte), doubled while pages are quick. */
+  private size = 1;
   private readonly last: { first: Database.Statement; then: Database.Statement };
   private readonly copy: { first: Database.Statement; then: Database.Statement; rest: Database.Statement; all: Database.Statement };
 
