@@ -155,6 +155,22 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
     ...(options.workspaceRemovalWaitMs === undefined ? {} : { removalWaitMs: options.workspaceRemovalWaitMs }),
   });
   gate = (name, req) => workspaces.gate(name, req);
+  // Waits and long polls (up to 120 s) would hold the close until their timeout, past the server's
+  // one second for requests in flight (server.ts): they are answered before the server stops.
+  // A kept-alive connection whose request was answered would hold it too, until its client drops it.
+  let closingConnections: NodeJS.Timeout | undefined;
+  app.addHook('preClose', (done) => {
+    const closing = new SandboxError(503, 'the sandbox is closing (it was stopped): this wait ended before its timeout');
+    runtime.events.interrupt(closing);
+    workspaces.interruptAll(closing);
+    closingConnections = setInterval(() => app.server.closeIdleConnections(), 20);
+    closingConnections.unref();
+    done();
+  });
+  app.addHook('onClose', (_instance, done) => {
+    clearInterval(closingConnections);
+    done();
+  });
 
   logRequests(app, (request) => workspaceNameOf(request.raw));
   // Fault rules and the request journal, inherited by every plugin registered below.

@@ -203,10 +203,17 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     throw new ConfigError(`${(err as Error).message}\n\n${HELP}`);
   }
   if (values.help) return 'help';
-  const portText = values.port ?? env.PORT ?? String(DEFAULTS.port);
+  const portText =
+    nonEmpty(
+      { name: '--port', value: values.port, advice: ': give a port, or 0 for any free one' },
+      {
+        name: 'PORT',
+        value: env.PORT,
+        advice: `, which would listen on any free port, not a known one: unset it to listen on ${DEFAULTS.port}, or set PORT=0 to mean any free port`,
+      },
+    ) ?? String(DEFAULTS.port);
   const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError(`invalid port "${portText}"`);
+  if (!/^\s*\d+\s*$/.test(portText) || port > 65535) throw new ConfigError(`invalid port "${portText}": a whole number from 0 to 65535`);
   const logLevel = (values['log-level'] ?? env.LOG_LEVEL ?? DEFAULTS.logLevel).toLowerCase();
   if (!LEVELS.includes(logLevel))
     throw new ConfigError(`invalid log level "${logLevel}": one of ${LEVELS.join(', ')}`);
@@ -279,7 +286,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
 
 // An empty value is refused rather than read: a compose file's unset ${VAR} gives one, and each would
 // silently mean something the user did not ask for: HOST= listening on every interface, an empty key
-// an open control plane, SANDBOX_DB= a temporary database lost at restart, SANDBOX_FIXTURES= no fixtures.
+// an open control plane, SANDBOX_DB= a temporary database lost at restart, SANDBOX_FIXTURES= no fixtures,
+// PORT= any free port.
 
 interface Source {
   /** '--host' or 'HOST', as the message names it. */

@@ -209,6 +209,33 @@ describe('configuration', () => {
     expect(parseConfig(['--host', '0.0.0.0'], { HOST: '' })).toMatchObject({ host: '0.0.0.0' });
   });
 
+  it('refuses an empty PORT or --port (not read as 0, any free port) and every other empty number or size', () => {
+    // PORT= (a compose file's unset ${SANDBOX_PORT}) listened on a random port: a healthy-looking
+    // container nobody could reach.
+    for (const empty of ['', ' ']) {
+      expect(() => parseConfig([], { PORT: empty })).toThrow(/PORT is set but empty.*unset it to listen on 3000.*PORT=0/);
+      expect(() => parseConfig(['--port', empty], {})).toThrow(/--port is empty/);
+      for (const name of [
+        'SANDBOX_JOURNAL_SIZE',
+        'SANDBOX_MAX_WORKSPACES',
+        'SANDBOX_WORK_BACKLOG',
+        'SANDBOX_BODY_LIMIT',
+        'SANDBOX_LOANBOND_BODY_LIMIT',
+        'SANDBOX_EVENTS_SIZE',
+        'SANDBOX_WORKSPACE_IDLE',
+        'SANDBOX_WORK_DELAY',
+        'LOG_LEVEL',
+      ]) {
+        expect(() => parseConfig([], { [name]: empty }), name).toThrow(ConfigError);
+      }
+    }
+    expect(() => parseConfig([], { PORT: '3000x' })).toThrow(/invalid port "3000x"/);
+    expect(() => parseConfig([], { PORT: '0x10' })).toThrow(/invalid port/);
+    expect(parseConfig([], { PORT: '0' })).toMatchObject({ port: 0 });
+    expect(parseConfig([], {})).toMatchObject({ port: 3000 });
+    expect(parseConfig(['--port', '3001'], { PORT: '' })).toMatchObject({ port: 3001 });
+  });
+
   it('refuses an empty SANDBOX_DB, SANDBOX_FIXTURES, --db or --fixtures, saying what each would have meant', () => {
     // SANDBOX_DB= (a compose file's unset variable) would open a temporary database whose data is
     // gone at restart; SANDBOX_FIXTURES= would silently mean no fixtures (the demo tokens missing).

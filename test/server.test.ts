@@ -77,6 +77,36 @@ describe('the server process', () => {
     });
   }
 
+  it('answers open long polls and waits on SIGTERM (503, the sandbox is closing), in every workspace, then exits 0', async () => {
+    const { child, port, output } = await start(['--db', ':memory:', '--fixtures', 'none']);
+    const base = `http://127.0.0.1:${port}`;
+    const created = await fetch(`${base}/_sandbox/workspaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"w1","fixtures":{}}' });
+    expect(created.status).toBe(201);
+    const answered = (res: Promise<Response>) => res.then(async (r) => ({ status: r.status, body: (await r.json()) as { message?: string } }));
+    const polls = [
+      answered(fetch(`${base}/_sandbox/events?wait=120s`)),
+      answered(fetch(`${base}/ws/w1/_sandbox/events?wait=120s`)),
+      answered(
+        fetch(`${base}/_sandbox/wait`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ event: { type: 'sandbox.bookkeeping.payment.declared' }, timeout: '120s' }),
+        }),
+      ),
+    ];
+    // Time for the three requests to reach their waits (nothing says so before they are answered).
+    await new Promise((r) => setTimeout(r, 500));
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const [code] = (await exited) as [number | null];
+    expect(code).toBe(0);
+    expect(output()).not.toContain('close timed out');
+    for (const poll of await Promise.all(polls)) {
+      expect(poll.status).toBe(503);
+      expect(poll.body.message).toContain('the sandbox is closing');
+    }
+  });
+
   it('writes the log line of each request to stdout while it runs, and the last lines before it exits', async () => {
     const { child, port, output } = await start(['--db', ':memory:', '--fixtures', 'none']);
     for (let i = 0; i < 3; i++) await fetch(`http://127.0.0.1:${port}/_sandbox/health`);

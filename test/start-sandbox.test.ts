@@ -64,6 +64,27 @@ describe('startSandbox', () => {
     }
   });
 
+  it('closes at once under requests in flight: a delayed mapping answer, a long poll; their kept-alive connections do not hold it', async () => {
+    // Before, close() waited for the client to drop its kept-alive connection (Keep-Alive: timeout=72):
+    // over 70 s, past any test runner's hook timeout.
+    const sandbox = await startSandbox({ fixtures: BASE_FIXTURES });
+    const added = await fetch(`${sandbox.url}/_sandbox/stubs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ request: { urlPath: '/slow' }, response: { status: 200, body: 'late', fixedDelayMilliseconds: 1000 } }),
+    });
+    expect(added.status).toBe(201);
+    const slow = fetch(`${sandbox.url}/slow`).then(async (r) => [r.status, await r.text()] as const);
+    const poll = fetch(`${sandbox.url}/_sandbox/events?wait=60s`).then(async (r) => [r.status, ((await r.json()) as { message: string }).message] as const);
+    // Time for both to reach their waits (nothing says so before they are answered).
+    await new Promise((r) => setTimeout(r, 300));
+    await sandbox.close();
+    expect(await slow).toEqual([200, 'late']);
+    const [status, message] = await poll;
+    expect(status).toBe(503);
+    expect(message).toContain('the sandbox is closing');
+  }, 8000);
+
   it('sends the admin token it was given', async () => {
     const sandbox = await startSandbox({ adminToken: 'admin-1' });
     try {

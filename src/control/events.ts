@@ -231,7 +231,7 @@ export const eventsPlugin: FastifyPluginAsyncTypebox = async (app) => {
           'With wait, the answer comes as soon as a matching event exists (in the turn of the event loop that emitted it) ' +
           'or when the wait ends, with no events. Pass `next` as `after` to read on.',
         querystring: FeedQuery,
-        response: { 200: FeedAnswer, 400: StandardError, 401: StandardError },
+        response: { 200: FeedAnswer, 400: StandardError, 401: StandardError, 409: StandardError, 503: StandardError },
         'x-sandbox-assumption': a('event-feed', 'control-pages'),
       },
     },
@@ -268,7 +268,7 @@ export const eventsPlugin: FastifyPluginAsyncTypebox = async (app) => {
           'inspection view again after every event of the workspace (every state change is one). At the timeout the ' +
           'answer is still a 200, with held false and what the sandbox saw instead.',
         body: WaitBody,
-        response: { 200: WaitAnswer, 400: StandardError, 401: StandardError },
+        response: { 200: WaitAnswer, 400: StandardError, 401: StandardError, 409: StandardError, 503: StandardError },
         'x-sandbox-assumption': a('waits'),
       },
     },

@@ -340,6 +340,15 @@ export const subscriptionsPlugin: FastifyPluginAsyncTypebox<{ inspect?: Inspect 
   app.put(
     '/subscriptions/:id/faults',
     {
+      // Its delay's reading, named beside the problems of a refused id or of the rest of the body.
+      config: {
+        refusedBodyChecks: (request) => {
+          const delay = (request.body as { delay?: unknown } | null | undefined)?.delay;
+          const problems: ErrorDetail[] = [];
+          if (typeof delay === 'string') spanProblem(delay, pointer('delay'), MAX_CLOCK_SPAN_MS, problems);
+          return { details: problems };
+        },
+      },
       schema: {
         operationId: 'setSubscriptionFaults',
         tags: TAG,

@@ -1,6 +1,7 @@
 // What every emulated interface shares at the HTTP edge: JSON-only bodies, its own error shape for
 // every refusal (malformed JSON, wrong content type, too large, schema), and a 501 that names the
 // operations the specification knows only by name.
+import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { namedOnly, type Operation } from './catalog.js';
 import type { InterfaceContract } from './interface-module.js';
@@ -35,8 +36,9 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * The rest of an operation's checks (domain, cross-field, against the state), run on a body its
-     * schema refused so that one answer names every problem. Each check reads only fields of the
-     * right type, and skips what an earlier problem makes meaningless; it never writes.
+     * schema refused, or on any body of a request another part of which was refused (a path or query
+     * parameter, a header), so that one answer names every problem. Each check reads only fields of
+     * the right type, and skips what an earlier problem makes meaningless; it never writes.
      */
     refusedBodyChecks?: (request: FastifyRequest) => RefusedBodyChecks;
     /**
@@ -49,9 +51,9 @@ declare module 'fastify' {
 }
 
 /**
- * The schema's details of a refused body, then what the route's other checks find (see
- * refusedBodyChecks), at most MAX_DETAILS of them; a check about a field the schema refused already
- * is left out. A failing check never turns the 400 into something else: it is logged and skipped.
+ * The details found so far (the path parameters' and the body schema's), then what the route's other
+ * checks of the body find (see refusedBodyChecks), at most MAX_DETAILS of them; a check about a field
+ * refused already is left out. A failing check never turns the 400 into something else: it is logged and skipped.
  */
 function allBodyProblems(request: FastifyRequest, schema: ErrorDetail[], total: number): { details: ErrorDetail[]; total: number } {
   const checks = request.routeOptions.config.refusedBodyChecks;
@@ -67,16 +69,59 @@ function allBodyProblems(request: FastifyRequest, schema: ErrorDetail[], total: 
   return { details: [...schema, ...kept].slice(0, MAX_DETAILS), total: total + kept.length };
 }
 
+/** The parts of a request Fastify validates, in its order: it stops at the first it refuses. */
+const PARTS = ['params', 'body', 'querystring', 'headers'] as const;
+export type RequestPart = (typeof PARTS)[number];
+
+const NO_PROBLEMS = { details: [], total: 0 };
+
 /**
- * The problems of one part of a request (headers, query string), judged by the route's own validator
- * on a copy, as Fastify would: for a refusal that names them beside others (a refused body, a
- * malformed path parameter), never on a request that is otherwise accepted.
+ * The problems of one part of a request, judged by the route's own validator as Fastify would: for a
+ * refusal that names them beside others (another part refused, a malformed tenantId), never on a
+ * request that is otherwise accepted. The text parts are judged on a copy (their validator coerces
+ * it); the body as parsed, which its validator leaves as it is (its exact numbers are recorded by
+ * its objects, http/exact-numbers.ts).
  */
-export function partProblems(request: FastifyRequest, part: 'headers' | 'querystring'): { details: ErrorDetail[]; total: number } {
+export function partProblems(request: FastifyRequest, part: RequestPart): { details: ErrorDetail[]; total: number } {
   const validate = request.getValidationFunction(part);
-  if (!validate || validate({ ...(part === 'headers' ? request.headers : (request.query as object)) })) return { details: [], total: 0 };
+  if (typeof validate !== 'function') return NO_PROBLEMS;
+  const sent: unknown = part === 'body' ? request.body : part === 'querystring' ? request.query : request[part];
+  const data = part === 'body' ? (sent ?? null) : { ...(sent as object) };
+  try {
+    if (validate(data)) return NO_PROBLEMS;
+  } catch (err) {
+    // As with a failing check of a refused body: the refusal stands, without this part's problems.
+    request.log.error({ err, part }, 'judging a part of a refused request failed');
+    return NO_PROBLEMS;
+  }
   const errors = validate.errors ?? [];
   return { details: detailsFromAjv(errors, part), total: collapseAlternatives(errors).length };
+}
+
+/**
+ * A validation refusal naming the problems of every part of the request, not only of the part
+ * Fastify stopped at: the parts it judged before passed, the later ones are judged now (only on this
+ * refusal, so an accepted request is validated once). In Fastify's order, params, body (its schema's
+ * problems, then the route's other checks of it: refusedBodyChecks), querystring, headers; each
+ * part's details as that part alone gets them.
+ */
+function allPartsProblems(request: FastifyRequest, context: RequestPart, refusal: ErrorObject[]): SandboxError {
+  const refused = PARTS.indexOf(context);
+  let details: ErrorDetail[] = [];
+  let total = 0;
+  for (const [i, part] of PARTS.entries()) {
+    const found =
+      i === refused
+        ? { details: detailsFromAjv(refusal, context), total: collapseAlternatives(refusal).length }
+        : i > refused
+          ? partProblems(request, part)
+          : NO_PROBLEMS;
+    details = [...details, ...found.details].slice(0, MAX_DETAILS);
+    total += found.total;
+    // The body's other checks: on a body its schema refused, or never judged, or accepted beside a refused later part.
+    if (part === 'body') ({ details, total } = allBodyProblems(request, details, total));
+  }
+  return validationError(details, undefined, total);
 }
 
 /** A near miss as the body shows it (the distance is the sandbox's business). */
@@ -104,17 +149,8 @@ export function toSandboxError(
   const fe = err as FastifyError;
   if (fe.validation) {
     const context = fe.validationContext ?? 'body';
-    let details = detailsFromAjv(fe.validation, context);
-    let problems = collapseAlternatives(fe.validation).length;
-    // Fastify checks the headers after the body, and stops at the first part refused: a refused
-    // body's answer names the headers' problems too, and a refused header's the body's checks.
-    if (context === 'body') {
-      const headers = partProblems(request, 'headers');
-      details = [...details, ...headers.details].slice(0, MAX_DETAILS);
-      problems += headers.total;
-    } else if (context !== 'headers') return validationError(details, undefined, problems);
-    const all = allBodyProblems(request, details, problems);
-    return validationError(all.details, undefined, all.total);
+    if ((PARTS as readonly string[]).includes(context)) return allPartsProblems(request, context as RequestPart, fe.validation);
+    return validationError(detailsFromAjv(fe.validation, context), undefined, collapseAlternatives(fe.validation).length);
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
@@ -316,7 +352,8 @@ export function useStandardErrors(
 ): void {
   app.setErrorHandler((err: FastifyError | SandboxError, request, reply) => {
     const e = toSandboxError(err, request);
-    if (e.status >= 500) {
+    // A 5xx the sandbox answers on purpose (503: it is closing) is not a fault: no cause to detail.
+    if (e.status >= 500 && !(err instanceof SandboxError && err.status !== 500)) {
       request.log.error({ err }, 'unexpected error');
       // A storage failure is said in the message; any other cause is detailed for the developer.
       const details = describeStorageFault(err) === undefined ? causeDetails(err) : [];

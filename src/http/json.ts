@@ -569,14 +569,28 @@ export function parseJsonDocument(bytes: Buffer): unknown {
 
 /**
  * JSON.parse, with the numbers a double would change recorded (http/exact-numbers.ts), so that a
- * reader that compares or writes them back takes their texts: JSON the sandbox stored, a client's
- * body a mapping compares, a file of mappings. A number the double only spells otherwise (1E+1) is
- * read as its double here: a mapping's values are read as values. Throws what JSON.parse throws.
+ * reader that compares or writes them back takes their texts: a client's body a mapping compares or
+ * a template reads. A number the double only spells otherwise (1E+1) is read as its double here, a
+ * value for the template helpers to compare; a mapping's own JSON is read by parseJsonAsWritten.
+ * Throws what JSON.parse throws.
  */
 export function parseJsonExact(text: string): unknown {
   const value: unknown = JSON.parse(text);
   const changed = scanJson(text).inexact.filter((number) => number.changed);
   if (changed.length > 0) recordExactNumbers(value, changed);
+  return value;
+}
+
+/**
+ * JSON.parse of a document kept and sent back as its writer wrote it (a stub mapping, from a --stubs
+ * file or as the sandbox stored it), with every number a double would change or write otherwise
+ * recorded, as a request body's are: a jsonBody of 1.10 or 1E+2 is answered and shown so, and
+ * compared by its value (stubs/json-equal.ts). Throws what JSON.parse throws.
+ */
+export function parseJsonAsWritten(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  const { inexact } = scanJson(text);
+  if (inexact.length > 0) recordExactNumbers(value, inexact);
   return value;
 }
 

@@ -1,8 +1,9 @@
 // Inspection of the loanbond interface's state, mounted under /_sandbox/loanbond (admin-token rule applies).
 // Files are shown by name, size and SHA-256, never their bytes; token_acesso only by a short hint.
 import { CONTROL_TAG } from '../http/openapi.js';
-import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
-import { centsToNumber } from '../domain/money.js';
+import { type FastifyPluginAsyncTypebox, type Static, Type } from '@fastify/type-provider-typebox';
+import { centsToNumber, type DecimalText } from '../domain/money.js';
+import { parseStoredJson } from '../http/json.js';
 import { SandboxError } from '../http/errors.js';
 import { decodeCursor, NextCursor, pageOf, pageQuery } from '../http/paging.js';
 import { AmountOut, ErrorDetailSchema, ProcessingRecord, StandardError } from '../http/schema.js';
@@ -10,6 +11,8 @@ import type { AdditionalDocumentRow, RegistrationRow } from '../store/loanbond.j
 import { registrationWork } from './runner.js';
 import { Signature, type Signature as SignatureT, Signer } from './schemas.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
+
+type SignerT = Static<typeof Signer>;
 
 const TAG = [CONTROL_TAG.name];
 /** Registrations per page: a registration's line is well under 1 kB. */
@@ -51,9 +54,11 @@ const Detail = Type.Object({
   assinaturas: ImportedSignatures,
   parcelas: Type.Array(
     Type.Object({
-      numero: Type.Optional(Type.Integer()),
+      numero: Type.Optional(
+        Type.Unsafe<number | DecimalText>({ type: 'integer', description: 'as sent: a number written 1E+0 is shown so' }),
+      ),
       data_vencimento: Type.Optional(Type.String()),
-      valor: Type.Optional(AmountOut()),
+      valor: Type.Optional(AmountOut({ description: 'amount in reais, as sent: 1500.50 is shown so' })),
     }),
   ),
   documento: Type.Object({ nome: Type.Union([Type.String(), Type.Null()]), ...FileInfo }),
@@ -109,7 +114,7 @@ function signatures(stored: string | null, sent: number) {
     imported: true,
     sent,
     note: `${sent} sent and imported (assinado was true)`,
-    assinaturas: JSON.parse(stored) as SignatureT[],
+    assinaturas: parseStoredJson(stored) as SignatureT[],
   };
 }
 
@@ -148,19 +153,22 @@ function notification(r: RegistrationRow) {
 }
 
 function detail(r: RegistrationRow, extra: AdditionalDocumentRow[]) {
-  const installments = JSON.parse(r.installments) as Array<{
-    numero?: number;
+  // Numbers come back as they were sent (parseStoredJson: 1E+0 stays so, http/exact-numbers.ts).
+  const installments = parseStoredJson(r.installments) as Array<{
+    numero?: number | DecimalText;
     data_vencimento?: string;
     valor_cents?: number;
+    /** The amount as sent, where a double writes it otherwise (1500.50); rows stored before it have none. */
+    valor_as_sent?: number | DecimalText;
   }>;
   return {
     ...summary(r),
-    assinantes: JSON.parse(r.signers),
+    assinantes: parseStoredJson(r.signers) as SignerT[],
     assinaturas: signatures(r.signatures, r.signaturesSent),
     parcelas: installments.map((p) => ({
       numero: p.numero,
       data_vencimento: p.data_vencimento,
-      valor: p.valor_cents === undefined ? undefined : centsToNumber(p.valor_cents),
+      valor: p.valor_as_sent ?? (p.valor_cents === undefined ? undefined : centsToNumber(p.valor_cents)),
     })),
     documento: { nome: r.nomeDocumento, size: r.size, sha256: r.sha256 },
     documentos_adicionais: extra.map((d) => ({

@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import { checkTaxId } from '../domain/tax-id.js';
 import { type ErrorDetail, pointer, SandboxError, validationError } from '../http/errors.js';
-import { moneyCents } from '../http/exact-numbers.js';
+import { DecimalText } from '../domain/money.js';
+import { exactCopy, exactNumbersOf, moneyCents, numberText, stringifyExact } from '../http/exact-numbers.js';
 import type { EventSink } from '../runtime/events.js';
 import type { Ids } from '../runtime/ids.js';
 import type { Store } from '../store/index.js';
@@ -176,16 +177,58 @@ function signaturesCount(list: readonly Signature[] | undefined): number {
   return list?.length ?? 0;
 }
 
-/** Rule 7: signatures are imported only when assinado is true; otherwise null (not stored). */
-function imported(assinado: boolean, list: readonly Signature[] | undefined): string | null {
+/**
+ * Rule 7: signatures are imported only when assinado is true; otherwise null (not stored). Kept as
+ * sent, numbers included (a tipo_assinatura of 1E+0 stays so: http/exact-numbers.ts).
+ */
+function imported(assinado: boolean, list: readonly Signature[] | undefined, keep: Keeping): string | null {
   if (!assinado) return null;
   // The PIN of an electronic signature is a secret: the sandbox keeps only that one was sent.
-  const kept = (list ?? []).map((s) =>
+  const kept = keep.copy(list ?? []).map((s) =>
     s.assinatura_eletronica?.pin === undefined
       ? s
       : { ...s, assinatura_eletronica: { ...s.assinatura_eletronica, pin: '[not stored]' } },
   );
-  return JSON.stringify(kept);
+  return keep.write(kept);
+}
+
+/** How the parts of a body are stored as sent (see keeping). */
+interface Keeping {
+  /** A copy whose numbers written otherwise are DecimalTexts, to be spread or mapped without losing them. */
+  copy<T>(value: T): T;
+  write(value: unknown): string;
+}
+
+const PLAIN: Keeping = { copy: (value) => value, write: (value) => JSON.stringify(value) };
+const EXACT: Keeping = { copy: (value) => exactCopy(value) as typeof value, write: (value) => stringifyExact(value) };
+
+/**
+ * JSON.stringify for a body without a number written otherwise than a double writes it (almost
+ * every body: no walk for it); else copies and stringifyExact, which write such numbers as sent.
+ */
+function keeping(body: RegistrationRequest): Keeping {
+  return exactNumbersOf(body) === undefined ? PLAIN : EXACT;
+}
+
+/** The number at `holder[key]` as it was sent: a DecimalText of its text where a double would write it otherwise. */
+function asSent(holder: object, key: string): unknown {
+  const text = numberText(holder, key);
+  return text === undefined ? (holder as Record<string, unknown>)[key] : new DecimalText(text);
+}
+
+/**
+ * The installments as held: as sent, the amount in cents beside the text it was sent as where a
+ * double would write it otherwise (1500.50), which inspection shows (loanbond/inspect.ts).
+ */
+function heldInstallments(parcelas: RegistrationRequest['registros'][number]['parcelas'], keep: Keeping): string {
+  return keep.write(
+    (parcelas ?? []).map((p) => ({
+      numero: asSent(p, 'numero'),
+      data_vencimento: p.data_vencimento,
+      valor_cents: p.valor === undefined ? undefined : moneyCents(p, 'valor'),
+      valor_as_sent: p.valor === undefined || numberText(p, 'valor') === undefined ? undefined : asSent(p, 'valor'),
+    })),
+  );
 }
 
 /** One IMMEDIATE transaction; after a rollback, files no row refers to any more are removed. */
@@ -211,6 +254,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
     ctx.strict ? [] : taxIds.filter((w) => w.path.startsWith(`${pointer('registros', i)}/`));
 
   const registeredAt = ctx.now.toISOString();
+  const keep = keeping(body);
 
   // Every file's verdict first: one detail per bad file, and nothing stored.
   const filePaths = body.registros.map((record, i) => ({
@@ -267,16 +311,11 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
         assinado,
         documentId,
         registeredAt,
-        signers: JSON.stringify(record.assinantes ?? []),
-        installments: JSON.stringify(
-          (record.parcelas ?? []).map((p) => ({
-            numero: p.numero,
-            data_vencimento: p.data_vencimento,
-            valor_cents: p.valor === undefined ? undefined : moneyCents(p, 'valor'),
-          })),
-        ),
+        // As sent, numbers included (an endereco numero of 1.0E2 stays so: http/exact-numbers.ts).
+        signers: keep.write(keep.copy(record.assinantes ?? [])),
+        installments: heldInstallments(record.parcelas, keep),
         emails: JSON.stringify(record.emails_final_fluxo ?? []),
-        signatures: imported(assinado, record.assinaturas),
+        signatures: imported(assinado, record.assinaturas, keep),
         signaturesSent: signaturesCount(record.assinaturas),
         warnings: JSON.stringify(warningsAt(i)),
       });
@@ -286,7 +325,7 @@ export function register(body: RegistrationRequest, ctx: RegisterContext): Regis
           position: j,
           nome: d.nome ?? null,
           documentId: id,
-          signatures: imported(assinado, d.assinaturas),
+          signatures: imported(assinado, d.assinaturas, keep),
           signaturesSent: signaturesCount(d.assinaturas),
         });
       }

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError, validationError } from '../http/errors.js';
-import { serveInterface } from '../http/interface-plugin.js';
+import { partProblems, serveInterface } from '../http/interface-plugin.js';
 import { bodyHeadersError } from '../http/json.js';
 import { strictFor } from '../runtime/strict.js';
 import { errorResponses, StandardError, StrictHeaders } from '../http/schema.js';
@@ -91,6 +91,7 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
           'lb-status-products',
           'lb-document-store',
           'lb-pdf-detection',
+          'lb-pdf-damaged-syntax',
           'lb-pdf-containers',
         )} ${assumedSandbox('work-backlog')}`,
       },
@@ -113,11 +114,12 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
       const invalid = request.validationError;
       if (invalid) {
         // lb-check-order: every field type first (400), then the token (401): a body that is right but
-        // for a missing token is the token's 401, not a schema 400.
+        // for a missing token is the token's 401, not a schema 400, unless a header Fastify did not
+        // judge after the body (Sandbox-Strict) is refused too: that 400 names both.
         const onlyToken = ((invalid as FastifyError).validation ?? []).every(
           (e) => e.keyword === 'required' && e.instancePath === '' && e.params.missingProperty === 'token',
         );
-        if (!onlyToken) throw invalid;
+        if (!onlyToken || partProblems(request, 'headers').total > 0) throw invalid;
       }
       const runtime = runtimeOf(request);
       const upload = uploadOf(request);

@@ -23,7 +23,7 @@ export const assumptions = [
     interface: 'receivables',
     topic: 'which error wins when several apply',
     decision:
-      'first the body shape (missing, wrong type, too long, unknown field, an operationFile sent empty) and a fundCnpj that is not a valid CNPJ, all named together: ValidationError; then the credential: InvalidToken when the fund is unknown, has no token, or the token differs; then the file content: ValidationError target operationFile; the first that applies is the code and target, and every other ValidationError found is listed in the message after it (a file is read only when the fund and token authenticate)',
+      'first the body shape (missing, wrong type, too long, unknown field, an operationFile sent empty) and a fundCnpj that is not a valid CNPJ, all named together: ValidationError; then the credential: InvalidToken when the fund is unknown, has no token, or the token differs; then the file content: ValidationError target operationFile; the first that applies is the code and target, and every other ValidationError found is listed in the message after it, a Sandbox-Strict header the sandbox does not take last (error-body: the body before the headers); a file is read only when the fund and token authenticate',
     reason:
       'a body that cannot name a fund cannot be authenticated; the file is decoded only for an authenticated caller',
   },

@@ -52,7 +52,7 @@ export interface HelperContext {
  * `{{#each (range 0 10000)}}{{#each (range 0 3000)}}x{{/each}}{{/each}}` would run 30 million
  * iterations and build 30 MB): block iterations (`#each`, a list used as a block, `arrayJoin` as a
  * block), and characters (each iteration's text as it ends, nested blocks counted at each level,
- * and the whole text). Counted as the render runs, so it stops at the limit, not after.
+ * the text of the joining helpers, and the whole text). Counted as the render runs, so it stops at the limit, not after.
  */
 export const RENDER_LIMITS = { iterations: 100_000, characters: 16 * 1024 * 1024 } as const;
 
@@ -68,6 +68,18 @@ function spendIteration(): void {
 
 function spendCharacters(n: number): void {
   if (budget && (budget.characters += n) > RENDER_LIMITS.characters) throw limitError(`${RENDER_LIMITS.characters} characters`);
+}
+
+/**
+ * The text a joining helper builds (join, arrayJoin, concat), counted before it is built: a
+ * separator repeated over a list multiplies, so one call could otherwise build hundreds of megabytes
+ * before anything measured it.
+ */
+function joined(parts: readonly string[], separator: string, prefix = '', suffix = ''): string {
+  let length = prefix.length + suffix.length + separator.length * Math.max(0, parts.length - 1);
+  for (const part of parts) length += part.length;
+  spendCharacters(length);
+  return `${prefix}${parts.join(separator)}${suffix}`;
 }
 
 /** One iteration of a block: counted, and its text measured. */
@@ -612,7 +624,7 @@ export function templateHelpers(context: HelperContext): HelperSet {
 
     // --- text ----------------------------------------------------------------------------------
     concat(...args) {
-      return split(args).values.map(text).join('');
+      return joined(split(args).values.map(text), '');
     },
     upper: (...args) => text(split(args).values[0]).toUpperCase(),
     lower: (...args) => text(split(args).values[0]).toLowerCase(),
@@ -705,7 +717,7 @@ export function templateHelpers(context: HelperContext): HelperSet {
       const items = rest.length === 1 && Array.isArray(rest[0]) ? (rest[0] as unknown[]) : rest;
       const fn = options.fn;
       const parts = fn ? items.map((item) => iterate(fn, item)) : items.map(text);
-      return `${text(options.hash.prefix)}${parts.join(text(separator))}${text(options.hash.suffix)}`;
+      return joined(parts, text(separator), text(options.hash.prefix), text(options.hash.suffix));
     },
     join(...args) {
       // handlebars.java's join: the items, then the separator last.
@@ -713,7 +725,7 @@ export function templateHelpers(context: HelperContext): HelperSet {
       const separator = values.length > 1 ? text(values[values.length - 1]) : ',';
       const items = values.slice(0, -1);
       const list = items.length === 1 && Array.isArray(items[0]) ? (items[0] as unknown[]) : items;
-      return list.map(text).join(separator);
+      return joined(list.map(text), separator);
     },
     val(...args) {
       const { values, options } = split(args);

@@ -468,6 +468,11 @@ export class Workspaces {
     this.timer.unref();
   }
 
+  /** Ends the waits of every workspace but `default` now, and any later one at once, with `reason` (Events.interrupt). */
+  interruptAll(reason: Error): void {
+    for (const entry of this.entries.values()) entry.runtime?.events.interrupt(reason);
+  }
+
   /** Closes every workspace but `default` (whose owner closes it), removals under way first. */
   async close(): Promise<void> {
     this.closed = true;

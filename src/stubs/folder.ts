@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parseJsonExact } from '../http/json.js';
+import { parseJsonAsWritten } from '../http/json.js';
 import { type ReadContext, readMapping, type Stub } from './mapping.js';
 import { MAX_MAPPINGS_PER_WORKSPACE } from './stub-set.js';
 
@@ -53,8 +53,8 @@ export function readStubFolder(dir: string, context: Pick<ReadContext, 'operatio
     // A byte order mark (editors on Windows write one) is read past, as WireMock's JSON reader does.
     const source = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
     try {
-      // Numbers as written: a mapping sends and compares them (stub-set.ts stores them so too).
-      doc = parseJsonExact(source);
+      // Numbers as written (1.10, 1E+2): a mapping sends and shows them so, and compares them by value (stub-set.ts stores them so too).
+      doc = parseJsonAsWritten(source);
     } catch (err) {
       problems.push(`${file}: not JSON${whereInText(source, (err as Error).message)} (${(err as Error).message})`);
       continue;

@@ -12,7 +12,7 @@ import { pointer } from '../http/errors.js';
 import { deeperThan, jsonTextDeeperThan, MAX_JSON_DEPTH } from '../domain/json-depth.js';
 import { HEADER_TEXT_RULE, isHeaderName, isHeaderText } from '../http/header-text.js';
 import { exactCopy, stringifyExact } from '../http/exact-numbers.js';
-import { parseJsonExact } from '../http/json.js';
+import { parseJsonAsWritten, parseJsonExact } from '../http/json.js';
 import { bodyAjv, detailsFromAjv, MAX_DETAILS, statingRanges } from '../http/validation.js';
 import { isDefinite, jsonPathQuery, jsonPathSyntaxProblem } from '../runtime/jsonpath.js';
 import { isRedactedKey, REDACTED, redact, redactSecretText } from '../runtime/redact.js';
@@ -275,7 +275,7 @@ const notJson = (read: JsonRead & { ok: false }, where: Where) =>
 function parseMappingJson(text: string): { ok: true; value: unknown } | { ok: false; deep: boolean } {
   if (jsonTextDeeperThan(text)) return { ok: false, deep: true };
   try {
-    return { ok: true, value: exactCopy(parseJsonExact(text)) };
+    return { ok: true, value: exactCopy(parseJsonAsWritten(text)) };
   } catch {
     return { ok: false, deep: false };
   }

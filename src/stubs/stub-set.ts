@@ -4,7 +4,7 @@
 // why it did not match.
 import { type ErrorDetail, SandboxError, validationError } from '../http/errors.js';
 import { stringifyExact } from '../http/exact-numbers.js';
-import { parseJsonExact } from '../http/json.js';
+import { parseJsonAsWritten } from '../http/json.js';
 import type { UserDefinedOperation } from '../runtime/coverage.js';
 import type { Runtime } from '../runtime/index.js';
 import { newUuid } from '../runtime/templates.js';
@@ -109,7 +109,8 @@ export class StubSet {
     const key = `${row.id}\u0000${row.mapping}`;
     let stub = this.compiled.get(key);
     if (stub === undefined) {
-      const result = readMapping(parseJsonExact(row.mapping), '', { ...this.context, source: 'runtime', newId: () => row.id });
+      // Numbers as the mapping wrote them, as stored by stringifyExact (1.10, 1E+2).
+      const result = readMapping(parseJsonAsWritten(row.mapping), '', { ...this.context, source: 'runtime', newId: () => row.id });
       stub = 'stub' in result ? result.stub : null;
       if (!stub && 'problems' in result) this.onUnreadable(row.id, result.problems);
       if (this.compiled.size >= COMPILED_LIMIT) this.compiled.clear();

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { BASE_FIXTURES, testApp } from '../helpers.js';
+import { body as lbBody, lbApp, record as lbRecord, URL as LB_URL } from '../loanbond/helpers.js';
 import { RECONCILE, REGISTER, validDocument } from '../registry/helpers.js';
 
 const TENANT = '11222333000181';
@@ -75,5 +76,30 @@ describe('numbers echoed as the client wrote them', () => {
     expect(rec.json().mensagem, rec.body).toContain('1 matched');
     const seen = await app.inject({ method: 'GET', url: `/_sandbox/registry/reconciliations/${rec.json().chaveConciliacao as string}` });
     expect(seen.body).toContain('"statusPagamento":-0');
+  });
+});
+
+describe('numbers of a loan-bond registration, as sent', () => {
+  it('shows installments, signers and signatures with their numbers written as the client wrote them', async () => {
+    const app = await lbApp();
+    const text = JSON.stringify(lbBody([lbRecord()]))
+      .replace('"numero":1,', '"numero":1E+0,')
+      .replace('"valor":1500.5}', '"valor":1500.50}')
+      .replace('"numero":100,', '"numero":1.0E2,')
+      .replaceAll('"tipo_assinatura":1,', '"tipo_assinatura":-0,');
+    expect(text).toContain('"numero":1E+0,');
+    const res = await app.inject({ method: 'POST', url: LB_URL, headers: { 'content-type': 'application/json' }, payload: text });
+    expect(res.statusCode, res.body).toBe(201);
+    const id = (res.json().registros[0] as { codigo_identificador: string }).codigo_identificador;
+    const detail = await app.inject({ url: `/_sandbox/loanbond/registrations/${id}` });
+    expect(detail.body).toContain('"numero":1E+0,"data_vencimento":"2026-12-10","valor":1500.50}');
+    expect(detail.body).toContain('"numero":2,"data_vencimento":"2027-01-10","valor":1500.5}');
+    expect(detail.body).toContain('"numero":1.0E2,');
+    expect(detail.body.match(/"tipo_assinatura":-0,/g)).toHaveLength(2);
+    // Read by their values all the same.
+    expect(detail.json()).toMatchObject({ parcelas: [{ numero: 1, valor: 1500.5 }, { numero: 2, valor: 1500.5 }] });
+    // After processing (the state moves on), as before.
+    await app.runtime.work.drain();
+    expect((await app.inject({ url: `/_sandbox/loanbond/registrations/${id}` })).body).toContain('"numero":1E+0,');
   });
 });

@@ -223,6 +223,16 @@ describe('the inspector page in chromium', () => {
       await tab.fill('#token-input', 'adm-1');
       await tab.press('#token-input', 'Enter');
       await tab.waitForSelector('tr[data-uid="IUD-0001"]', WAIT);
+      // The data links cannot carry the header: a click fetches with it and opens what came.
+      const [junit] = await Promise.all([context.waitForEvent('page', WAIT), tab.click('a.api-link[href="coverage?format=junit"]')]);
+      await junit.waitForURL(/^blob:/, WAIT);
+      expect(await junit.content()).toContain('testsuite');
+      await junit.close();
+      const [events] = await Promise.all([context.waitForEvent('page', WAIT), tab.click('a.api-link[href="events"]')]);
+      await events.waitForURL(/^blob:/, WAIT);
+      const shown = JSON.parse(await events.innerText('body')) as { events?: unknown };
+      expect(Array.isArray(shown.events)).toBe(true);
+      await events.close();
     } finally {
       await tab.close();
       await guarded.close();

@@ -182,6 +182,31 @@ describe('a render is bounded', () => {
     expect(render('{{big}}', model)).toHaveLength(1_000_000);
   });
 
+  it('counts the text a joining helper would build before building it: join, arrayJoin, concat', () => {
+    // 10000 separators of 10000 characters: 100 million characters from one helper, before the fix
+    // built in full (seconds of a held event loop) and only then measured, if at all.
+    const wide = '(randomValue length=10000)';
+    let built = 0;
+    const model = {
+      get sep() {
+        built += 1;
+        return 'y'.repeat(10_000);
+      },
+    };
+    expect(() => render(`{{size (join (range 0 10000) ${wide})}}`)).toThrow(/16777216 characters/);
+    expect(() => render(`{{size (arrayJoin ${wide} (range 0 10000))}}`)).toThrow(/16777216 characters/);
+    expect(() => render(`{{#arrayJoin ${wide} (range 0 10000)}}x{{/arrayJoin}}`)).toThrow(/16777216 characters/);
+    expect(() => render(`{{size (concat ${Array.from({ length: 20 }, () => '@root.big').join(' ')})}}`, { big: 'z'.repeat(1_000_000) })).toThrow(
+      /16777216 characters/,
+    );
+    // Spread over a block: each join counts, so the render stops at the first join past the budget.
+    expect(() => render(`{{#each (range 0 4)}}{{size (join (range 0 10000) @root.sep)}},{{/each}}`, model)).toThrow(/16777216 characters/);
+    expect(built).toBe(1);
+    // Within the budget they render as before.
+    expect(render(`{{size (join (range 0 999) ${wide})}}`)).toBe(String(10 * 1 + 90 * 2 + 900 * 3 + 999 * 10_000));
+    expect(render("{{join 'a' 'b' '-'}} {{arrayJoin ',' 'a' 'b'}} {{concat 'a' 'b'}}")).toBe('a-b a,b ab');
+  });
+
   it('gives every render its own budget', () => {
     const template = compileTemplate('{{#each list}}x{{/each}}');
     const model = { list: Array.from({ length: 60_000 }, (_, i) => i) };

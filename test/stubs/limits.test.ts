@@ -78,6 +78,34 @@ describe('numbers of a mapping, as written', () => {
     expect((await app.inject({ url: `/_sandbox/stubs/${id}` })).body).toContain('"id":12345678901234567890');
   });
 
+  it('sends and shows a jsonBody number a double would only write otherwise (1.10, 1E+2, -0) as written', async () => {
+    const app = await testApp();
+    const mapping = '{"id":"spelled","request":{"urlPath":"/spelled"},"response":{"status":200,"jsonBody":{"valor":1.10,"n":1E+2,"z":-0,"list":[2.50]}}}';
+    expect((await postText(app, '/_sandbox/stubs', mapping)).statusCode).toBe(201);
+    const sent = '{"valor":1.10,"n":1E+2,"z":-0,"list":[2.50]}';
+    expect((await app.inject({ url: '/spelled' })).body).toBe(sent);
+    expect((await app.inject({ url: '/_sandbox/stubs/spelled' })).body).toContain(`"jsonBody":${sent}`);
+    expect((await app.inject({ url: '/_sandbox/stubs' })).body).toContain(`"jsonBody":${sent}`);
+  });
+
+  it('sends and shows a --stubs file\'s jsonBody numbers as the file writes them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stubs-spelled-'));
+    dirs.push(dir);
+    mkdirSync(join(dir, 'mappings'));
+    writeFileSync(join(dir, 'mappings', 'spelled.json'), '{"request":{"urlPath":"/spelled"},"response":{"status":200,"jsonBody":{"valor":1.10,"n":1E+2}}}');
+    const app = await testApp({ stubs: dir });
+    expect((await app.inject({ url: '/spelled' })).body).toBe('{"valor":1.10,"n":1E+2}');
+    expect((await app.inject({ url: '/_sandbox/stubs' })).body).toContain('"jsonBody":{"valor":1.10,"n":1E+2}');
+  });
+
+  it('still compares equalToJson numbers written otherwise by their values', async () => {
+    const app = await testApp();
+    await postText(app, '/_sandbox/stubs', '{"request":{"urlPath":"/v","bodyPatterns":[{"equalToJson":{"n":1E+2,"v":1.10}}]},"response":{"status":201}}');
+    expect((await postText(app, '/v', '{"n":100,"v":1.1}')).statusCode).toBe(201);
+    expect((await postText(app, '/v', '{"n":1e2,"v":1.100}')).statusCode).toBe(201);
+    expect((await postText(app, '/v', '{"n":101,"v":1.1}')).statusCode).toBe(404);
+  });
+
   it('compares equalToJson numbers by their exact decimal value', async () => {
     const app = await testApp();
     await postText(app, '/_sandbox/stubs', '{"request":{"urlPath":"/e","bodyPatterns":[{"equalToJson":{"id":12345678901234567890}}]},"response":{"status":201}}');

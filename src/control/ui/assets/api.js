@@ -27,6 +27,32 @@ export function setToken(token) {
   else sessionStorage.removeItem(KEY);
 }
 
+/** Whether this tab holds an admin token. */
+export function hasToken() {
+  return Boolean(sessionStorage.getItem(KEY));
+}
+
+/**
+ * Opens a data link of the page (an address under this workspace's /_sandbox) in `tab` when the sandbox
+ * has an admin token: a browser following a link sends no header, so the page fetches the data with
+ * Sandbox-Admin-Token and shows what came, with the type the server gave, from a blob: address.
+ * @param {string} url
+ * @param {Window | null} tab a tab opened on the click (a popup blocker may have refused it: then this one)
+ */
+export async function openWithToken(url, tab) {
+  const token = sessionStorage.getItem(KEY) ?? '';
+  const res = await fetch(url, { headers: { 'sandbox-admin-token': token } });
+  if (res.status === 401) {
+    tab?.close();
+    throw new AuthError(await res.text());
+  }
+  const blob = new Blob([await res.arrayBuffer()], { type: res.headers.get('content-type') ?? 'text/plain' });
+  const address = URL.createObjectURL(blob);
+  if (tab) tab.location.href = address;
+  else location.assign(address);
+  return `Opened ${new URL(url).pathname}${new URL(url).search} (${res.status}).`;
+}
+
 /**
  * GET (or method) /_sandbox + path in this page's workspace (`server`: the sandbox-wide call, without
  * the workspace prefix); answers the parsed JSON body, throws with the server's message.

@@ -4,7 +4,7 @@
 // its module names (loaded once, by dynamic import), or its counts when it has none. Live: every two
 // seconds it asks for the overview and the newest journal entry, and redraws the sections when either
 // changed. Lists that can grow to thousands are paged.
-import { adoptTokenFromFragment, api, setToken } from './api.js';
+import { adoptTokenFromFragment, api, hasToken, openWithToken, setToken } from './api.js';
 import { coverage } from './coverage.js';
 import { fill, h, json, when } from './dom.js';
 import { events } from './events.js';
@@ -264,9 +264,18 @@ function wire() {
 }
 
 adoptTokenFromFragment();
-// The data links are relative to this workspace's page: each shows the address it opens.
+// The data links are relative to this workspace's page: each shows the address it opens. With an
+// admin token a followed link would be a 401 (it carries no header): the click fetches with it instead.
 for (const a of document.querySelectorAll('a.api-link')) {
-  if (a instanceof HTMLAnchorElement) a.textContent = a.pathname + a.search;
+  if (!(a instanceof HTMLAnchorElement)) continue;
+  a.textContent = a.pathname + a.search;
+  a.addEventListener('click', (event) => {
+    if (!hasToken()) return;
+    event.preventDefault();
+    // Opened while the click is still a user's gesture; the data fills it once fetched.
+    const tab = window.open('', '_blank');
+    void act(`Opening ${a.pathname + a.search}`, () => openWithToken(a.href, tab));
+  });
 }
 wire();
 poll();
