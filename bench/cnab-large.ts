@@ -12,22 +12,23 @@ import { fmt, freePort, waitHealthy } from './lib.js';
 import { type LargeResult, send } from './loanbond-large.js';
 import type { LoopDelayReport } from './loop-delay.js';
 
-const FUND = '11222333000181';
-const TOKEN = 'rc-bench';
+export const FUND = '11222333000181';
+export const TOKEN = 'rc-bench';
 /** Bytes of a CNAB 444 detail line with its CR LF. */
-const LINE = 446;
+export const LINE = 446;
 const PROBE_MS = 10;
 
 /** A row of the figures, shaped as the loan-bond rows are. */
 export type CnabLargeResult = LargeResult;
 
-interface Sandbox {
+export interface Sandbox {
   url: string;
   child: ChildProcess;
   stop(): Promise<void>;
 }
 
-async function start(nodeArgs: string[]): Promise<Sandbox> {
+/** A sandbox with the loop-delay module loaded, on :memory: unless `db` names a database file. */
+export async function start(nodeArgs: string[], db = ':memory:'): Promise<Sandbox> {
   const port = await freePort();
   // An open control plane, as the other rows start it.
   const { SANDBOX_ADMIN_TOKEN: _admin, ...env } = process.env;
@@ -38,7 +39,7 @@ async function start(nodeArgs: string[]): Promise<Sandbox> {
       '--import',
       new URL('./loop-delay.js', import.meta.url).href,
       'dist/server.js',
-      ...['--host', '127.0.0.1', '--port', String(port), '--db', ':memory:', '--fixtures', 'none'],
+      ...['--host', '127.0.0.1', '--port', String(port), '--db', db, '--fixtures', 'none'],
     ],
     // The IPC channel carries only the loop-delay messages; the log goes nowhere, as in the other rows.
     { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env },
@@ -62,7 +63,7 @@ async function start(nodeArgs: string[]): Promise<Sandbox> {
   };
 }
 
-async function loopDelay(child: ChildProcess): Promise<LoopDelayReport> {
+export async function loopDelay(child: ChildProcess): Promise<LoopDelayReport> {
   const answer = new Promise<LoopDelayReport>((resolve) => {
     const listen = (m: unknown) => {
       if ((m as { type?: string } | null)?.type !== 'loop-delay') return;
@@ -96,7 +97,7 @@ function p99(values: number[]): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? Number.POSITIVE_INFINITY;
 }
 
-function body(file: Buffer): Buffer[] {
+export function body(file: Buffer): Buffer[] {
   return [
     Buffer.from(`{"token":"${TOKEN}","fundCnpj":"${FUND}","fileName":"large.rem","additiveNumber":1,"operationFile":"`),
     Buffer.from(file.toString('base64'), 'latin1'),

@@ -3,7 +3,7 @@
 // the same bytes measured in this process; the server's peak resident set against its idle one, and
 // the latency of health checks sent while the body streams in.
 import { Buffer } from 'node:buffer';
-import { request } from 'node:http';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { fmt, median, peakRss, type Server } from './lib.js';
 
@@ -127,7 +127,7 @@ export function send(
   length: number,
   path = '/api/service/document/registrar',
   contentType = 'application/json',
-): Promise<{ status: number; text: string }> {
+): Promise<{ status: number; text: string; headers: IncomingHttpHeaders }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -135,7 +135,7 @@ export function send(
       (res) => {
         const parts: Buffer[] = [];
         res.on('data', (b: Buffer) => parts.push(b));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8'), headers: res.headers }));
       },
     );
     req.on('error', reject);

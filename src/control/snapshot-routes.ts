@@ -3,6 +3,7 @@
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { SandboxError } from '../http/errors.js';
+import { nextTurn } from '../http/json-body-stream.js';
 import { CONTROL_TAG } from '../http/openapi.js';
 import { StandardError } from '../http/schema.js';
 import { assumptions } from '../http/sandbox-assumptions.js';
@@ -40,7 +41,13 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const runtime = runtimeOf(request);
-      const { meta, replaced } = runtime.snapshots.save(request.body.name);
+      // In turns: other requests (other workspaces', and this one's, whose writes are copied again
+      // at the end) are answered while a large state is copied. A workspace removed meanwhile ends it.
+      const turn = async () => {
+        await nextTurn();
+        runtimeOf(request);
+      };
+      const { meta, replaced } = await runtime.snapshots.save(request.body.name, turn);
       request.log.info({ snapshot: meta.name, rows: meta.rows }, 'snapshot saved');
       return reply.code(201).send({ ...snapshotView(meta), replaced });
     },

@@ -145,7 +145,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'What a snapshot holds',
     decision:
-      'every table, the clock setting and the position of the key sequence; not the journal nor the fault rules; kept in memory (gone on restart), kept across reset; saving a name again replaces it',
+      'every table, the clock setting and the position of the key sequence, as they are when the save answers (a large state is copied over many turns of the event loop, other requests answered meanwhile, and what they wrote in the workspace by then is in the snapshot; a restore or reset meanwhile starts the copy over); not the journal nor the fault rules; kept in memory (gone on restart), kept across reset; saving a name again replaces it. A restore is one step: no request of the workspace sees it half done',
     reason:
       'a test that restores a baseline gets the same answers, generated keys included, as the test before it',
   },

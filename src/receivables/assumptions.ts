@@ -36,6 +36,15 @@ export const assumptions = [
     reason: 'a test needs to find its import; a header does not change what a client reads from the body',
   },
   {
+    id: 'rc-import-order',
+    interface: 'receivables',
+    topic: 'which import comes first when submissions overlap (a small file sent while a large one uploads)',
+    decision:
+      'an import is accepted when its file is stored whole, in the transaction that answers its 200; that moment gives it its Sandbox-Import-Id (the next key of the sequence, so a seeded sandbox gives the n-th accepted import the n-th key), its receivedAt and its received event, and its place in the fund\'s list and in processing, which follow the order of acceptance: a small file sent during a large upload is accepted first and comes first everywhere. A submission refused, or still being read or stored, has no id and takes no key',
+    reason:
+      'the 200 is where a client learns the import exists; one order for ids, lists, events and processing lets a test predict each from the order of its answers, and a list that only grows at its end keeps its cursors valid',
+  },
+  {
     id: 'rc-statuses',
     interface: 'receivables',
     topic: 'the outcome of asynchronous processing',

@@ -14,7 +14,18 @@ import {
   type RecordMeaning,
   TITLE_COLUMNS,
 } from './cnab-layouts.js';
-import { digitsAt, isBlankText, type LineIndex, readInt, scanLines, span, spans, trimmed } from './cnab-scan.js';
+import { type Steps, whole } from '../domain/steps.js';
+import {
+  digitsAt,
+  isBlankText,
+  type LineIndex,
+  LINES_PER_TURN,
+  lineScan,
+  readInt,
+  span,
+  spans,
+  trimmed,
+} from './cnab-scan.js';
 
 export type CnabLayout = 'cnab400' | 'cnab444-fidc' | 'cnab444-400+44';
 
@@ -101,6 +112,9 @@ export interface BlankAfterTrailer {
   length: number;
 }
 
+/** A file opened (CnabFile.open), or why its bytes are no CNAB 400/444 file. */
+export type CnabOpened = { ok: true; file: CnabFile } | { ok: false; reason: string };
+
 /** A scanned file, its layout, and its titles read on demand. */
 export class CnabFile {
   readonly layout: CnabLayout;
@@ -134,9 +148,14 @@ export class CnabFile {
   readonly hasControls: boolean;
   readonly blankAfterTrailer: BlankAfterTrailer | null;
 
+  /**
+   * `facts`: what the file's whole text says (wholeFileSteps), when found beforehand in steps
+   * (openSteps); found here otherwise.
+   */
   constructor(
     readonly text: string,
     readonly lines: LineIndex,
+    facts?: WholeFileFacts,
   ) {
     const headerLength = lines.lengths[0] ?? 0;
     const headerStart = lines.starts[0] ?? 0;
@@ -171,14 +190,12 @@ export class CnabFile {
     for (let index = 1; index < lines.count - 1 && first === null; index++) if (this.isTitle(index)) first = index;
     this.firstTitle = first;
     this.titleWidth = lines.lengths[first ?? 0] ?? headerLength;
-    const last = lines.count - 1;
-    const recordsEnd = (lines.starts[last] ?? 0) + (lines.lengths[last] ?? 0);
-    this.firstMultiByte = utf8Judgement(text, lines);
+    const { firstMultiByte, hasControls } =
+      facts ?? whole(wholeFileSteps(text, lines, () => Buffer.from(text, 'latin1'), Number.POSITIVE_INFINITY));
+    this.firstMultiByte = firstMultiByte;
     this.encoding = this.firstMultiByte === null ? 'latin1' : 'utf8';
-    CONTROL.lastIndex = 0;
-    const control = CONTROL.exec(text);
-    this.hasControls = control !== null && control.index < recordsEnd;
-    this.blankAfterTrailer = blankAfterTrailer(text, recordsEnd, lines.count);
+    this.hasControls = hasControls;
+    this.blankAfterTrailer = blankAfterTrailer(text, recordsEnd(lines), lines.count);
   }
 
   /** A text field of a line, trimmed, as the file's encoding reads it. */
@@ -197,10 +214,28 @@ export class CnabFile {
   }
 
   /** Scans and opens a file's bytes (read as Latin-1: one character per byte). */
-  static open(bytes: Buffer): { ok: true; file: CnabFile } | { ok: false; reason: string } {
-    const scan = scanLines(bytes);
-    if (!scan.ok) return { ok: false, reason: scan.reason };
-    return { ok: true, file: new CnabFile(bytes.toString('latin1'), scan.lines) };
+  static open(bytes: Buffer): CnabOpened {
+    return whole(CnabFile.openSteps(bytes));
+  }
+
+  /**
+   * open() in steps of bounded work (a file near the body limit is opened over many turns of the
+   * event loop): the scan LINES_PER_TURN lines at a time (skipped when `lines`, the index found at
+   * submission, is given), the text in one copy of the bytes, then the whole-file passes `step`
+   * characters at a time. A file of one step's size or less is opened in one step.
+   */
+  static *openSteps(bytes: Buffer, lines?: LineIndex, step: number = TEXT_STEP): Steps<CnabOpened> {
+    let index = lines;
+    if (index === undefined) {
+      const scan = yield* lineScan(bytes);
+      if (!scan.ok) return { ok: false, reason: scan.reason };
+      index = scan.lines;
+    }
+    // The one step that grows with the file: the text every check reads is one string.
+    const text = bytes.toString('latin1');
+    if (bytes.length > step) yield;
+    const facts = yield* wholeFileSteps(text, index, () => bytes, step);
+    return { ok: true, file: new CnabFile(text, index, facts) };
   }
 
   /** The record types read as titles in this file, e.g. "1" or "1 and 7". */
@@ -228,8 +263,16 @@ export class CnabFile {
 
   /** The 0-based indexes of the title lines, in file order (none in a return file). */
   titleIndexes(): number[] {
+    return whole(this.titleIndexSteps());
+  }
+
+  /** titleIndexes() in steps of `linesPerStep` lines. */
+  *titleIndexSteps(linesPerStep: number = LINES_PER_TURN): Steps<number[]> {
     const out: number[] = [];
-    for (let index = 1; index < this.lines.count - 1; index++) if (this.isTitle(index)) out.push(index);
+    for (let index = 1; index < this.lines.count - 1; index++) {
+      if (this.isTitle(index)) out.push(index);
+      if (index % linesPerStep === 0) yield;
+    }
     return out;
   }
 
@@ -303,11 +346,61 @@ export class CnabFile {
  * The first multi-byte character when the file is UTF-8 (it has non-ASCII bytes, all in well-formed
  * UTF-8 sequences), else null. A pure-ASCII file costs one native regular-expression search.
  */
-function utf8Judgement(text: string, lines: LineIndex): MultiByteCharacter | null {
-  const at = text.search(NON_ASCII);
+/** Characters of text each step of the whole-file passes searches (CnabFile.openSteps). */
+export const TEXT_STEP = 1024 * 1024;
+
+/** What the constructor of CnabFile reads of the whole text (not line by line). */
+export interface WholeFileFacts {
+  firstMultiByte: MultiByteCharacter | null;
+  hasControls: boolean;
+}
+
+/** Where the last record ends (the 0-based offset after it, its line end excluded). */
+function recordsEnd(lines: LineIndex): number {
+  const last = lines.count - 1;
+  return (lines.starts[last] ?? 0) + (lines.lengths[last] ?? 0);
+}
+
+/**
+ * The file's encoding and whether a record holds a control character, searched `step` characters
+ * at a time (a pause between two): the same answer whatever the step. `bytesOf`: the file's bytes
+ * (the text is their Latin-1 reading, one character per byte).
+ */
+function* wholeFileSteps(text: string, lines: LineIndex, bytesOf: () => Buffer, step: number): Steps<WholeFileFacts> {
+  const firstMultiByte = yield* utf8Judgement(text, lines, bytesOf, step);
+  const end = recordsEnd(lines);
+  let hasControls = false;
+  for (let from = 0; from < end && !hasControls; from += step) {
+    if (from > 0) yield;
+    const to = Math.min(end, from + step);
+    // A character more than the step: a CR at its end is judged by what follows it (\r(?!\n)).
+    const slice = text.slice(from, to + 1);
+    CONTROL.lastIndex = 0;
+    const control = CONTROL.exec(slice);
+    hasControls = control !== null && control.index < to - from;
+  }
+  return { firstMultiByte, hasControls };
+}
+
+function* utf8Judgement(text: string, lines: LineIndex, bytesOf: () => Buffer, step: number): Steps<MultiByteCharacter | null> {
+  let at = -1;
+  for (let from = 0; from < text.length && at < 0; from += step) {
+    if (from > 0) yield;
+    const found = text.slice(from, from + step).search(NON_ASCII);
+    if (found >= 0) at = from + found;
+  }
   if (at < 0) return null;
-  const bytes = Buffer.from(text, 'latin1');
-  if (firstInvalidUtf8(bytes.subarray(at)) !== bytes.length - at) return null;
+  const bytes = bytesOf();
+  // Every byte from the first non-ASCII one on starts a well-formed UTF-8 character: judged a step at
+  // a time, a step that ends inside a character going on from that character's first byte.
+  for (let from = at; from < bytes.length; ) {
+    if (from > at) yield;
+    const to = Math.min(bytes.length, from + step);
+    const valid = firstInvalidUtf8(bytes.subarray(from, to));
+    if (valid === to - from) from = to;
+    else if (to < bytes.length && valid > to - from - 4) from += valid;
+    else return null;
+  }
   let low = 0;
   let high = lines.count - 1;
   while (low < high) {

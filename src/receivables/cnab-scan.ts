@@ -3,6 +3,7 @@
 // charCodeAt and slice only: no per-line regex, no per-line split.
 import { isAscii } from 'node:buffer';
 import { plural } from '../domain/plural.js';
+import { inTurns, type Steps, whole } from '../domain/steps.js';
 
 /** Line positions in the file (byte offsets; the file is read as Latin-1, one character per byte). */
 export interface LineIndex {
@@ -27,11 +28,7 @@ const TAB = 0x09;
  * UTF-16 text, a CNAB 240 file, UTF-8 text whose accented letters take two bytes.
  */
 export function scanLines(bytes: Buffer): LineScan {
-  const steps = lineScan(bytes, Number.POSITIVE_INFINITY);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return whole(lineScan(bytes, Number.POSITIVE_INFINITY));
 }
 
 /**
@@ -49,16 +46,11 @@ export async function scanLinesInTurns(
   turn: () => Promise<void>,
   linesPerTurn: number = LINES_PER_TURN,
 ): Promise<LineScan> {
-  const steps = lineScan(bytes, linesPerTurn);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    await turn();
-  }
+  return inTurns(lineScan(bytes, linesPerTurn), turn);
 }
 
 /** The scan, pausing (a `yield`) after every `linesPerStep` lines. */
-function* lineScan(bytes: Buffer, linesPerStep: number): Generator<void, LineScan> {
+export function* lineScan(bytes: Buffer, linesPerStep: number = LINES_PER_TURN): Steps<LineScan> {
   const utf16 = utf16Reason(bytes);
   if (utf16 !== null) return { ok: false, line: 1, reason: utf16 };
   let end = bytes.length;

@@ -1,19 +1,26 @@
 // Inspection of the receivables interface's state, mounted under /_sandbox/receivables (admin-token rule applies).
 // Funds (never their tokens), a fund's imports, and one import with its counts, titles and diagnostics.
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import { centsToNumber } from '../domain/money.js';
+import { type Steps, whole } from '../domain/steps.js';
 import { checkTaxId } from '../domain/tax-id.js';
 import { SandboxError } from '../http/errors.js';
+import { nextTurn } from '../http/json-body-stream.js';
 import { decodeCursor, NextCursor, pageByKey, pageOf, pageQuery } from '../http/paging.js';
 import { AmountOut, ProcessingRecord, StandardError } from '../http/schema.js';
-import type { ImportRow, ReceivablesStore } from '../store/receivables.js';
+import type { Store } from '../store/index.js';
+import type { ImportRow } from '../store/receivables.js';
+import { assumptions } from './assumptions.js';
 import { CnabFile } from './cnab-record.js';
+import { LINES_PER_TURN } from './cnab-scan.js';
 import { importWork } from './runner.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
 import type { FastifyRequest } from 'fastify';
 
 const TAGS = [CONTROL_TAG.name];
+const assumed = assumptionLookup(assumptions);
 /** Imports (or funds) per page: an import's line is well under 1 kB. */
 const PAGE = 100;
 const PAGE_MAX = 1000;
@@ -25,7 +32,7 @@ const ImportSummary = Type.Object({
   fundCnpj: Type.String(),
   fileName: Type.String(),
   additiveNumber: Type.Number(),
-  receivedAt: Type.String(),
+  receivedAt: Type.String({ description: 'when it was accepted (the 200 of its submission) [rc-import-order]' }),
   status: Type.String({ enum: ['pending', 'processed', 'rejected'] }),
   processedAt: Nullable(Type.String()),
   strict: Type.Union([Type.Boolean(), Type.Null()], { description: 'strict mode when processed' }),
@@ -125,32 +132,129 @@ function summary(row: ImportRow) {
   };
 }
 
-/** The file's lines as stored: LF or CR LF ends, a trailing EOF byte and final line end dropped. */
-function fileLines(bytes: Buffer): string[] {
-  let text = bytes.toString('latin1');
-  if (text.endsWith('\x1a')) text = text.slice(0, -1);
-  if (text.endsWith('\n')) text = text.slice(0, -1);
-  return text === '' ? [] : text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+/**
+ * Where the lines of a stored file start, as the lines view numbers them (LF or CR LF ends, a
+ * trailing EOF byte and final line end dropped; blank trailing lines kept), found LINES_PER_TURN
+ * lines at a time; `end` is where the last one ends.
+ */
+function* lineStarts(source: Buffer | string): Steps<LineStarts> {
+  const code = (i: number) => (typeof source === 'string' ? source.charCodeAt(i) : source[i]);
+  const lf = (from: number) => (typeof source === 'string' ? source.indexOf('\n', from) : source.indexOf(0x0a, from));
+  let end = source.length;
+  if (end > 0 && code(end - 1) === 0x1a) end--;
+  if (end > 0 && code(end - 1) === 0x0a) end--;
+  if (end === 0) return { starts: [], end };
+  const starts = [0];
+  for (let at = lf(0); at >= 0 && at < end; at = lf(at + 1)) {
+    starts.push(at + 1);
+    if (starts.length % LINES_PER_TURN === 0) yield;
+  }
+  return { starts, end };
 }
+
+interface LineStarts {
+  starts: number[];
+  end: number;
+}
+
+/** Lines [offset, offset + limit) of a stored file, numbered from 1, their line ends dropped. */
+function linesPage(text: Buffer | string, { starts, end }: LineStarts, offset: number, limit: number) {
+  const page: Array<{ line: number; text: string }> = [];
+  for (let i = offset; i < Math.min(starts.length, offset + limit); i++) {
+    const from = starts[i] ?? 0;
+    let to = i + 1 < starts.length ? (starts[i + 1] ?? end) - 1 : end;
+    const cr = typeof text === 'string' ? text.charCodeAt(to - 1) === 0x0d : text[to - 1] === 0x0d;
+    if (to > from && cr) to--;
+    page.push({ line: i + 1, text: typeof text === 'string' ? text.slice(from, to) : text.toString('latin1', from, to) });
+  }
+  return page;
+}
+
+/**
+ * What the views read of a stored file, kept for the last file read (paging through a 100 000-title
+ * import reads it once) and for one state of the store (a restore may put other bytes under an id).
+ */
+interface Stored {
+  store: Store;
+  generation: number;
+  importId: string;
+  /** The bytes, until the file is opened (its text, the same bytes read as Latin-1, stands for them). */
+  bytes: Buffer | undefined;
+  /** The file opened, with its title lines; null when its bytes are no CNAB file. */
+  cnab?: { file: CnabFile; titles: number[] } | null;
+  lines?: LineStarts;
+}
+
+/** What a view needs of the file: the CNAB file (the import's view) or its lines (the lines view). */
+type Need = 'cnab' | 'lines';
 
 const storeOf = (request: FastifyRequest) => runtimeOf(request).store.receivables;
 
 export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
-  // The last file opened, with its title lines: paging through a 100 000-title import reads it once.
-  let cached: { store: ReceivablesStore; importId: string; file: CnabFile; titles: number[] } | undefined;
+  let cached: Stored | undefined;
+  /** What the preHandler read, in turns, for the request's handler. */
+  const prepared = new WeakMap<FastifyRequest, Stored | undefined>();
 
-  const open = (store: ReceivablesStore, importId: string) => {
-    if (cached?.importId !== importId || cached.store !== store) {
-      const bytes = store.file(importId);
-      const opened = bytes ? CnabFile.open(bytes) : undefined;
-      if (!opened?.ok) return undefined;
-      cached = { store, importId, file: opened.file, titles: opened.file.titleIndexes() };
+  /**
+   * The stored file as `need` reads it, from what is kept when it is of the same file and state;
+   * a step of bounded work at a time (a file near the body limit is read back a part per step).
+   */
+  function* storedSteps(store: Store, importId: string, need: Need): Steps<Stored | undefined> {
+    const kept = cached;
+    let stored =
+      kept && kept.store === store && kept.generation === store.generation && kept.importId === importId ? kept : undefined;
+    if (!stored) {
+      const bytes = yield* store.receivables.fileSteps(importId);
+      if (!bytes) return undefined;
+      stored = { store, generation: store.generation, importId, bytes };
     }
-    return cached;
+    if (need === 'cnab' && stored.cnab === undefined && stored.bytes) {
+      const opened = yield* CnabFile.openSteps(stored.bytes);
+      const cnab = opened.ok ? { file: opened.file, titles: yield* opened.file.titleIndexSteps() } : null;
+      stored = { ...stored, cnab, bytes: cnab ? undefined : stored.bytes };
+    }
+    if (need === 'lines' && stored.lines === undefined) {
+      const lines = yield* lineStarts(stored.cnab?.file.text ?? stored.bytes ?? '');
+      stored = { ...stored, lines };
+    }
+    return stored;
+  }
+
+  /** The stored file for the request's handler: read in turns by the preHandler, or here at once. */
+  const storedFor = (request: FastifyRequest, importId: string, need: Need): Stored | undefined => {
+    const stored = prepared.has(request) ? prepared.get(request) : whole(storedSteps(runtimeOf(request).store, importId, need));
+    if (stored) cached = stored;
+    return stored;
   };
 
-  const titlesOf = (store: ReceivablesStore, importId: string, offset: number, limit: number) => {
-    const opened = open(store, importId);
+  /**
+   * preHandler of the views that read a stored file: reads it a step per turn of the event loop, so
+   * that a file near the body limit never holds other requests (a template's inspect, which calls
+   * the handler alone, reads it at once). Read again when the state is replaced meanwhile.
+   */
+  const readInTurns = (need: Need) => async (request: FastifyRequest<{ Params: { importId: string } }>) => {
+    const { importId } = request.params;
+    for (;;) {
+      const store = runtimeOf(request).store;
+      const generation = store.generation;
+      const steps = storedSteps(store, importId, need);
+      let step = steps.next();
+      while (!step.done && runtimeOf(request).store.generation === generation) {
+        await nextTurn();
+        if (runtimeOf(request).store.generation === generation) step = steps.next();
+      }
+      if (step.done) {
+        prepared.set(request, step.value);
+        if (step.value) cached = step.value;
+        return;
+      }
+    }
+  };
+
+  const open = (request: FastifyRequest, importId: string) => storedFor(request, importId, 'cnab')?.cnab ?? undefined;
+
+  const titlesOf = (request: FastifyRequest, importId: string, offset: number, limit: number) => {
+    const opened = open(request, importId);
     if (!opened) return [];
     const { file, titles } = opened;
     return titles.slice(offset, offset + limit).map((i) => {
@@ -164,8 +268,8 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     });
   };
 
-  const recordLayoutOf = (store: ReceivablesStore, importId: string) => {
-    const file = open(store, importId)?.file;
+  const recordLayoutOf = (request: FastifyRequest, importId: string) => {
+    const file = open(request, importId)?.file;
     if (!file) return null;
     const { id, name, known } = file.records;
     return { id, name, known, bankCode: file.bankCode, returnFile: file.returnFile };
@@ -212,10 +316,10 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         description:
-          'The CNAB imports the fund received, oldest first, with their Sandbox-Import-Id, file name, status and counts: a page of limit (default 100); nextCursor, passed as cursor, gives the next ones.',
+          'The CNAB imports the fund received, in the order they were accepted (that of their Sandbox-Import-Id keys and of processing), with their Sandbox-Import-Id, file name, status and counts: a page of limit (default 100); nextCursor, passed as cursor, gives the next ones.',
         operationId: 'inspectReceivablesImports',
         tags: TAGS,
-        summary: "A fund's CNAB imports, oldest first",
+        summary: "A fund's CNAB imports, in the order they were accepted",
         params: Type.Object({
           fundCnpj: Type.String({ description: 'with or without punctuation (URL-encode "/")' }),
         }),
@@ -224,12 +328,13 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
           200: Type.Object({
             fundCnpj: Type.String(),
             total: Type.Integer({ description: 'imports the fund received' }),
-            imports: Type.Array(ImportSummary, { description: 'a page of them, oldest first' }),
+            imports: Type.Array(ImportSummary, { description: 'a page of them, in the order they were accepted' }),
             nextCursor: NextCursor,
           }),
           400: StandardError,
           404: StandardError,
         },
+        'x-sandbox-assumption': assumed('rc-import-order'),
       },
     },
     (request) => {
@@ -279,17 +384,17 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
           404: StandardError,
         },
       },
+      preHandler: readInTurns('lines'),
     },
     (request) => {
       const { importId } = request.params;
-      const bytes = storeOf(request).file(importId);
-      if (!bytes) throw new SandboxError(404, `no CNAB import with id ${importId}`);
-      const all = fileLines(bytes);
+      const stored = storedFor(request, importId, 'lines');
+      if (!stored?.lines) throw new SandboxError(404, `no CNAB import with id ${importId}`);
       const { offset = 0, limit = 200 } = request.query;
       return {
         importId,
-        lineCount: all.length,
-        lines: all.slice(offset, offset + limit).map((text, i) => ({ line: offset + i + 1, text })),
+        lineCount: stored.lines.starts.length,
+        lines: linesPage(stored.cnab?.file.text ?? stored.bytes ?? '', stored.lines, offset, limit),
       };
     },
   );
@@ -310,6 +415,7 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
         }),
         response: { 200: ImportDetail, 404: StandardError },
       },
+      preHandler: readInTurns('cnab'),
     },
     (request) => {
       const runtime = runtimeOf(request);
@@ -319,9 +425,9 @@ export const receivablesInspection: FastifyPluginAsyncTypebox = async (app) => {
       const { titlesOffset = 0, titlesLimit = 100 } = request.query;
       return {
         ...summary(row),
-        recordLayout: recordLayoutOf(store, row.importId),
+        recordLayout: recordLayoutOf(request, row.importId),
         // Titles are read again from the stored bytes (the same code that checked them).
-        titles: titlesOf(store, row.importId, titlesOffset, titlesLimit),
+        titles: titlesOf(request, row.importId, titlesOffset, titlesLimit),
         diagnostics: store.diagnostics(row.importId),
         processing: runtime.workOf(importWork).processingOf(row.importId),
       };

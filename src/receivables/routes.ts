@@ -78,6 +78,7 @@ const importRoute: FastifyPluginAsyncTypebox = async (app) => {
           'rc-fidc-records',
           'rc-return-file',
           'rc-import-id-header',
+          'rc-import-order',
           'rc-no-webhook',
         )} ${assumedSandbox('work-backlog')}`,
       },
@@ -90,7 +91,7 @@ const importRoute: FastifyPluginAsyncTypebox = async (app) => {
         if (refusal) throw new SandboxError(400, refusal, { code: 'SandboxBusy', outcome: outcome('backlog-full') });
       };
       const file = receivedFileOf(request);
-      const submitted = await submitImport(request.body, { store, ids, now: clock.now(), strict: strictFor(request), events, admit, file }).catch(
+      const submitted = await submitImport(request.body, { store, ids, now: () => clock.now(), strict: strictFor(request), events, admit, file }).catch(
         // A workspace removed while the file was written: that, not the failed write, is the answer.
         (err: unknown) => {
           throw resolvedRuntimeOf(request).retired ?? err;

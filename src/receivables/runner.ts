@@ -8,11 +8,14 @@
 // the database locked) rewinds the reader to where the slice began, is noted in the import's
 // processing record, and is tried again by the work scheduler after a backoff. After a restart an
 // import still pending is processed again from its first line (its partial diagnostics are deleted
-// first), so the outcome never depends on where a run stopped.
+// first), so the outcome never depends on where a run stopped. Opening a file is bounded work per
+// turn too: its bytes read back a part at a time, scanned and searched in steps (CnabFile.openSteps).
+
 import type { RunnerContext, WorkKind } from '../runtime/index.js';
 import { JobHistory, type JobRecord, type Runner } from '../runtime/work.js';
 import { type CnabDiagnostic, CnabReader, type CnabRule } from './cnab-checks.js';
-import { CnabFile } from './cnab-record.js';
+import type { Steps } from '../domain/steps.js';
+import { type CnabOpened, CnabFile } from './cnab-record.js';
 import type { LineIndex } from './cnab-scan.js';
 import { importFinished } from './events.js';
 import { importResultSlug, type outcomes } from './outcomes.js';
@@ -37,8 +40,16 @@ interface Job {
   strict: boolean;
   /** The rule of the first error found, which names the import's outcome (receivables/outcomes.ts). */
   firstError: CnabRule | null;
-  /** Its bytes were read back from the database and scanned (no hand-over): opening took a while. */
-  readBack: boolean;
+}
+
+/**
+ * An import being opened, a step of bounded work at a time (its stored bytes read back a part per
+ * step, scanned, its text read: CnabFile.openSteps), over as many turns as a large file takes.
+ */
+interface Opening {
+  importId: string;
+  strict: boolean;
+  steps: Steps<CnabOpened>;
 }
 
 export interface ImportWork {
@@ -50,7 +61,7 @@ export interface ImportWork {
   /**
    * The route passes the bytes it just stored and the line index it found checking them, so that the
    * runner neither reads a file of tens of megabytes back from the database nor scans it again
-   * (after a restart it does both).
+   * (after a restart it does both, in steps over many turns).
    */
   handOff(importId: string, file: Buffer, lines: LineIndex): void;
 }
@@ -77,6 +88,7 @@ function importRunner(ctx: RunnerContext, turnMs = TURN_MS): ImportWork {
   let handedBytes = 0;
   const history = new JobHistory(() => ctx.store.generation);
   let job: Job | null = null;
+  let opening: Opening | null = null;
   let generation = ctx.store.generation;
 
   /**
@@ -88,6 +100,7 @@ function importRunner(ctx: RunnerContext, turnMs = TURN_MS): ImportWork {
     if (ctx.store.generation === generation) return;
     generation = ctx.store.generation;
     job = null;
+    opening = null;
     for (const [importId, given] of handed) {
       if (given.generation !== generation) takeHanded(importId);
     }
@@ -102,65 +115,91 @@ function importRunner(ctx: RunnerContext, turnMs = TURN_MS): ImportWork {
     return given;
   };
 
-  /** Takes the oldest pending import; one whose bytes cannot be read is rejected on the spot. */
-  const start = (): Job | null => {
-    for (;;) {
-      const importId = store.nextPending();
-      if (importId === undefined) {
-        handed.clear(); // bytes of imports wiped by a reset before they started
-        handedBytes = 0;
-        return null;
-      }
-      history.attempting(importId);
-      const given = handed.get(importId);
-      // As asked at submission (the sandbox setting or the request's Sandbox-Strict header).
-      const strict = store.import(importId)?.strict === 1 || ctx.settings.strict;
-      const opened = given
-        ? { ok: true as const, file: new CnabFile(given.file.toString('latin1'), given.lines) }
-        : CnabFile.open(store.file(importId) ?? Buffer.alloc(0));
-      if (opened.ok) {
-        try {
-          store.clearDiagnostics(importId);
-        } catch (err) {
-          throw history.failed(importId, "start (clearing an earlier run's diagnostics)", err);
-        }
-        takeHanded(importId);
-        const reader = new CnabReader(opened.file, { strict, maxDiagnostics: MAX_DIAGNOSTICS });
-        const lineCount = opened.file.lines.count;
-        return { importId, reader, lineCount, next: 0, ordinal: 0, strict, firstError: null, readBack: !given };
-      }
-      // Unreachable for files the route accepted; kept so a damaged database cannot stall the runner.
-      takeHanded(importId);
-      try {
-        ctx.store.transaction(() => {
-          store.clearDiagnostics(importId);
-          const diagnostic = {
-            line: null,
-            columns: null,
-            rule: 'file',
-            severity: 'error' as const,
-            message: opened.reason,
-          };
-          store.addDiagnostics(importId, [diagnostic], 0);
-          store.finish(importId, {
-            status: 'rejected',
-            processedAt: ctx.clock.now().toISOString(),
-            strict,
-            layout: 'cnab400',
-            lineCount: 0,
-            fileDate: null,
-            titleCount: 0,
-            otherRecordCount: 0,
-            totalFaceValueCents: 0,
-            errorCount: 1,
-            warningCount: 0,
-          });
-        });
-      } catch (err) {
-        throw history.failed(importId, 'rejecting an unreadable file', err);
-      }
-      finished(importId);
+  /**
+   * Begins opening the oldest pending import: from the bytes handed over at submission when they are
+   * still here, else read back from the database (after a restart, or past HANDED_BYTES).
+   */
+  const begin = (): Opening | null => {
+    const importId = store.nextPending();
+    if (importId === undefined) {
+      handed.clear(); // bytes of imports wiped by a reset before they started
+      handedBytes = 0;
+      return null;
     }
+    history.attempting(importId);
+    const given = takeHanded(importId);
+    // As asked at submission (the sandbox setting or the request's Sandbox-Strict header).
+    const strict = store.import(importId)?.strict === 1 || ctx.settings.strict;
+    const steps = given ? CnabFile.openSteps(given.file, given.lines) : readBack(importId);
+    return { importId, strict, steps };
+  };
+
+  function* readBack(importId: string): Steps<CnabOpened> {
+    const bytes = yield* store.fileSteps(importId);
+    return yield* CnabFile.openSteps(bytes ?? Buffer.alloc(0));
+  }
+
+  /**
+   * Steps of the opening until it is done or `deadline` passed (one step at least); null while it
+   * goes on. A step that fails (the database) is noted, and the opening starts over when retried.
+   */
+  const advance = (current: Opening, deadline: number): CnabOpened | null => {
+    try {
+      do {
+        const step = current.steps.next();
+        if (step.done) return step.value;
+      } while (performance.now() < deadline);
+    } catch (err) {
+      opening = null;
+      throw history.failed(current.importId, 'reading the stored file', err);
+    }
+    return null;
+  };
+
+  /** The job of an opened import; null when its bytes were no CNAB file, which is rejected on the spot. */
+  const started = (current: Opening, opened: CnabOpened): Job | null => {
+    const { importId, strict } = current;
+    if (opened.ok) {
+      try {
+        store.clearDiagnostics(importId);
+      } catch (err) {
+        throw history.failed(importId, "start (clearing an earlier run's diagnostics)", err);
+      }
+      const reader = new CnabReader(opened.file, { strict, maxDiagnostics: MAX_DIAGNOSTICS });
+      const lineCount = opened.file.lines.count;
+      return { importId, reader, lineCount, next: 0, ordinal: 0, strict, firstError: null };
+    }
+    // Unreachable for files the route accepted; kept so a damaged database cannot stall the runner.
+    try {
+      ctx.store.transaction(() => {
+        store.clearDiagnostics(importId);
+        const diagnostic = {
+          line: null,
+          columns: null,
+          rule: 'file',
+          severity: 'error' as const,
+          message: opened.reason,
+        };
+        store.addDiagnostics(importId, [diagnostic], 0);
+        store.finish(importId, {
+          status: 'rejected',
+          processedAt: ctx.clock.now().toISOString(),
+          strict,
+          layout: 'cnab400',
+          lineCount: 0,
+          fileDate: null,
+          titleCount: 0,
+          otherRecordCount: 0,
+          totalFaceValueCents: 0,
+          errorCount: 1,
+          warningCount: 0,
+        });
+      });
+    } catch (err) {
+      throw history.failed(importId, 'rejecting an unreadable file', err);
+    }
+    finished(importId);
+    return null;
   };
 
   /** Reports the end of an import's processing, once committed. */
@@ -234,12 +273,17 @@ function importRunner(ctx: RunnerContext, turnMs = TURN_MS): ImportWork {
     forgetReplaced();
     for (;;) {
       if (job && store.status(job.importId) !== 'pending') job = null; // nothing left to do for it
+      if (opening && store.status(opening.importId) !== 'pending') opening = null;
       if (!job) {
-        job = start();
-        if (!job) break;
+        opening ??= begin();
+        if (!opening) break;
         worked = true;
-        // A file read back from the database (after a restart) was scanned whole: that is the turn.
-        if (job.readBack) break;
+        // A large file is opened over many turns: this one ends with its deadline.
+        const opened = advance(opening, deadline);
+        if (!opened) break;
+        job = started(opening, opened);
+        opening = null;
+        if (!job) continue;
       }
       const current = job;
       slice(current, deadline);

@@ -2,6 +2,7 @@
 // empty, every line 400 or 444 bytes, found while the body was read: upload.ts); the import is stored
 // pending, its file a part per turn of the event loop, and the line index goes to processing
 // (runner.ts) with the bytes, so the file is scanned once.
+import { randomUUID } from 'node:crypto';
 import { type Base64Decode, decodeBase64 } from '../domain/base64.js';
 import { encodedTwiceHint, looksLikeCnabText, sentAs, sentAsHint } from '../domain/sent-as.js';
 import { checkTaxId } from '../domain/tax-id.js';
@@ -21,7 +22,8 @@ import type { ReceivedFile } from './upload.js';
 export interface SubmitContext {
   store: Store;
   ids: Ids;
-  now: Date;
+  /** The sandbox clock: an import is received when it is accepted (rc-import-order). */
+  now: () => Date;
   strict: boolean;
   /** Where the stored import is reported. */
   events: EventSink;
@@ -156,60 +158,67 @@ export async function submitImport(body: ImportCnabBody, ctx: SubmitContext): Pr
   if ('error' in read) throw read.error;
 
   ctx.admit?.();
-  const stored = {
-    importId: ctx.ids.newId('CNAB-'),
-    fundCnpj,
-    fileName: body.fileName,
-    additiveNumber: body.additiveNumber,
-    receivedAt: ctx.now.toISOString(),
-    lineCount: read.lines.count,
-    strict: ctx.strict,
-  };
-  await storeImport(body, stored, read.file, ctx);
+  const stored = await storeImport(
+    body,
+    { fundCnpj, fileName: body.fileName, additiveNumber: body.additiveNumber, lineCount: read.lines.count, strict: ctx.strict },
+    read.file,
+    ctx,
+  );
   importReceived(ctx.events, stored);
   return { importId: stored.importId, file: read.file, lines: read.lines };
 }
 
 /**
  * Stores the import: every part of its file but the last in a transaction and a turn of its own
- * (one statement writing 70 MB held the event loop for a second), then the last part with the
- * import's row, in one transaction that sees the state as it is then. Other requests ran between
- * the parts: the fund and token are checked again, and parts a reset or a restore took away (or an
- * id the restored key sequence gave out again) are written anew, at once. A failure leaves no part.
+ * (one statement writing 70 MB held the event loop for a second), under a key of their own; then
+ * the last part with the import's row, in one transaction that sees the state as it is then. That
+ * transaction accepts the import: it gives the id and the receivedAt, so that ids, the fund's list
+ * and processing all follow the order imports were accepted in, a small file sent during a large
+ * one's upload coming first (rc-import-order). Other requests ran between the parts: the fund and
+ * token are checked again, and parts a reset or a restore took away are written anew, at once. A
+ * failure leaves no part.
  */
-async function storeImport(body: ImportCnabBody, row: Omit<NewImport, 'file'>, file: Buffer, ctx: SubmitContext): Promise<void> {
+async function storeImport(
+  body: ImportCnabBody,
+  row: Omit<NewImport, 'file' | 'importId' | 'receivedAt'>,
+  file: Buffer,
+  ctx: SubmitContext,
+): Promise<Omit<NewImport, 'file'>> {
   const store = ctx.store.receivables;
   const parts = Math.max(1, Math.ceil(file.length / FILE_PART_BYTES));
   const part = (k: number) => file.subarray(k * FILE_PART_BYTES, (k + 1) * FILE_PART_BYTES);
   const turn = ctx.turn ?? nextTurn;
+  // Never an import's id (those are drawn from the key sequence, which a key here would move on).
+  const key = parts > 1 ? `upload-${randomUUID()}` : undefined;
   try {
-    if (parts > 1) {
-      ctx.store.transaction(() => store.deleteFile(row.importId));
+    if (key !== undefined) {
       for (let k = 0; k < parts - 1; k++) {
-        ctx.store.transaction(() => store.insertFilePart(row.importId, k, part(k)));
+        ctx.store.transaction(() => store.insertFilePart(key, k, part(k)));
         await turn();
       }
     }
-    ctx.store.transaction(
+    return ctx.store.transaction(
       () => {
         authenticate(body, ctx);
-        const written = parts > 1 ? store.fileParts(row.importId) : { parts: 0, size: 0 };
-        if (store.import(row.importId) !== undefined) {
-          store.deleteFile(row.importId);
-          row.importId = ctx.ids.newId('CNAB-');
-          store.writeFile(row.importId, file);
-        } else if (written.parts !== parts - 1 || written.size !== (parts - 1) * FILE_PART_BYTES) {
-          store.writeFile(row.importId, file);
+        let importId = ctx.ids.newId('CNAB-');
+        // A state that holds the id already (a key sequence put back without its rows): the next one.
+        while (store.import(importId) !== undefined) importId = ctx.ids.newId('CNAB-');
+        const accepted = { ...row, importId, receivedAt: ctx.now().toISOString() };
+        if (key === undefined) {
+          store.writeFile(importId, file);
         } else {
-          store.insertFilePart(row.importId, parts - 1, part(parts - 1));
+          const written = store.fileParts(key);
+          if (written.parts !== parts - 1 || written.size !== (parts - 1) * FILE_PART_BYTES) store.writeFile(key, file);
+          else store.insertFilePart(key, parts - 1, part(parts - 1));
         }
-        store.insertImportRow(row, file.length);
+        store.insertImportRow(accepted, file.length, key ?? null);
+        return accepted;
       },
       { immediate: true },
     );
   } catch (err) {
     try {
-      ctx.store.transaction(() => store.deleteFile(row.importId));
+      if (key !== undefined) ctx.store.transaction(() => store.deleteFile(key));
     } catch {
       // The state is gone (its workspace removed): nothing of it is left to clean.
     }

@@ -24,17 +24,19 @@ export class Snapshots {
     private readonly ids: SandboxIds,
   ) {}
 
-  save(name: string): { meta: SnapshotMeta; replaced: boolean } {
+  /**
+   * Saves the state under `name`, its rows copied in turns of the event loop (`turn()` awaited
+   * between two: SnapshotStore.saveInTurns); the clock and the key sequence are taken in the same
+   * turn as the last rows, so the three agree.
+   */
+  async save(name: string, turn: () => Promise<void>): Promise<{ meta: SnapshotMeta; replaced: boolean }> {
+    let taken: Pick<SnapshotMeta, 'createdAt' | 'clock' | 'clockView' | 'ids'> | undefined;
+    const rows = await this.store.saveInTurns(name, turn, () => {
+      taken = { createdAt: new Date().toISOString(), clock: this.clock.save(), clockView: this.clock.describe(), ids: this.ids.save() };
+    });
+    if (!taken) throw new Error('the snapshot was saved without its clock and key sequence');
     const replaced = this.meta.has(name);
-    const rows = this.store.save(name);
-    const meta: SnapshotMeta = {
-      name,
-      createdAt: new Date().toISOString(),
-      clock: this.clock.save(),
-      clockView: this.clock.describe(),
-      ids: this.ids.save(),
-      rows,
-    };
+    const meta: SnapshotMeta = { name, ...taken, rows };
     this.meta.set(name, meta);
     return { meta, replaced };
   }

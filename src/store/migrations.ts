@@ -316,4 +316,13 @@ export const migrations: Migration[] = [
       ALTER TABLE bk_payments ADD COLUMN remaining_text TEXT;
     `,
   },
+  {
+    // A large file's parts are written while it arrives, before the import is accepted and given its
+    // id (rc-import-order): they are stored under a key of their own, which the import's row names.
+    // Null: the parts are under the import's id (a file of one part, and every import before this).
+    name: 'CNAB imports: the key of the file parts written before the import was accepted',
+    sql: `
+      ALTER TABLE rc_imports ADD COLUMN file_key TEXT;
+    `,
+  },
 ];

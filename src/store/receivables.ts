@@ -1,8 +1,11 @@
 // Receivables storage: funds and their management-system tokens; CNAB imports (the status and the
 // outcome; the file's bytes in parts in rc_import_file_parts, so that a change of status never copies
-// them again, and a large file is written a part per turn of the event loop)
+// them again, and a large file is written, and read back, a part per turn of the event loop; a
+// large file's parts are written under a key of their own before its import is accepted and given
+// its id, which its row names in file_key)
 // and their line-level diagnostics. Titles are not copied into rows: they are a
 // pure function of the stored bytes, read again when inspected (CnabFile in receivables/cnab-record.ts).
+import type { Steps } from '../domain/steps.js';
 import type { Db } from './db.js';
 import { groupKey, type RowCounts } from './row-counts.js';
 
@@ -88,10 +91,11 @@ export class ReceivablesStore {
       ),
       insertImport: db.prepare(
         `INSERT INTO rc_imports (import_id, fund_cnpj, file_name, additive_number, received_at, status,
-           byte_length, line_count, strict)
+           byte_length, line_count, strict, file_key)
          VALUES (@importId, @fundCnpj, @fileName, @additiveNumber, @receivedAt, 'pending',
-           @byteLength, @lineCount, @strict)`,
+           @byteLength, @lineCount, @strict, @fileKey)`,
       ),
+      fileKey: db.prepare('SELECT coalesce(file_key, import_id) FROM rc_imports WHERE import_id = ?').pluck(),
       insertPart: db.prepare('INSERT INTO rc_import_file_parts (import_id, part, bytes) VALUES (?, ?, ?)'),
       deleteParts: db.prepare('DELETE FROM rc_import_file_parts WHERE import_id = ?'),
       partsOf: db.prepare(
@@ -102,6 +106,7 @@ export class ReceivablesStore {
         .pluck(),
       status: db.prepare('SELECT status FROM rc_imports WHERE import_id = ?').pluck(),
       file: db.prepare('SELECT bytes FROM rc_import_file_parts WHERE import_id = ? ORDER BY part').pluck(),
+      filePart: db.prepare('SELECT bytes FROM rc_import_file_parts WHERE import_id = ? AND part = ?').pluck(),
       clearDiagnostics: db.prepare('DELETE FROM rc_diagnostics WHERE import_id = ?'),
       insertDiagnostic: db.prepare(
         `INSERT INTO rc_diagnostics (import_id, ordinal, line, columns, rule, severity, message)
@@ -122,7 +127,9 @@ export class ReceivablesStore {
       ),
     };
     // Parts of a submission the process stopped in the middle of writing (no import row came).
-    db.prepare('DELETE FROM rc_import_file_parts WHERE import_id NOT IN (SELECT import_id FROM rc_imports)').run();
+    db.prepare(
+      'DELETE FROM rc_import_file_parts WHERE import_id NOT IN (SELECT coalesce(file_key, import_id) FROM rc_imports)',
+    ).run();
   }
 
   insertFund(fundCnpj: string, token: string | null): void {
@@ -159,7 +166,7 @@ export class ReceivablesStore {
     };
   }
 
-  /** The import's row and its file's parts (callers wrap them in one transaction). */
+  /** The import's row and its file's parts under its id (callers wrap them in one transaction). */
   insertImport(i: NewImport): void {
     const { file, ...row } = i;
     this.writeFile(i.importId, file);
@@ -167,37 +174,45 @@ export class ReceivablesStore {
   }
 
   /**
-   * The import's row, once its file's parts are written (insertFilePart, writeFile); callers wrap it
-   * with the last of them in one transaction.
+   * The import's row, once its file's parts are written (insertFilePart, writeFile) under `fileKey`
+   * (null: under its id); callers wrap it with the last of them in one transaction.
    */
-  insertImportRow(row: Omit<NewImport, 'file'>, byteLength: number): void {
-    this.statements.insertImport.run({ ...row, byteLength, strict: row.strict ? 1 : 0 });
+  insertImportRow(row: Omit<NewImport, 'file'>, byteLength: number, fileKey: string | null = null): void {
+    this.statements.insertImport.run({ ...row, byteLength, strict: row.strict ? 1 : 0, fileKey: fileKey === row.importId ? null : fileKey });
     this.counts.add('rc_imports');
     this.counts.add(groupKey('rc_imports', 'status', 'pending'));
     this.counts.add(groupKey('rc_imports', 'fund_cnpj', row.fundCnpj));
   }
 
-  /** One part of a file, numbered from 0 (FILE_PART_BYTES each but the last). */
-  insertFilePart(importId: string, part: number, bytes: Buffer): void {
-    this.statements.insertPart.run(importId, part, bytes);
+  /**
+   * One part of a file under `key` (an import's id, or the key its parts are written under while it
+   * arrives), numbered from 0 (FILE_PART_BYTES each but the last).
+   */
+  insertFilePart(key: string, part: number, bytes: Buffer): void {
+    this.statements.insertPart.run(key, part, bytes);
     this.counts.add('rc_import_file_parts');
   }
 
-  /** The whole file in parts, replacing any part stored under the id. */
-  writeFile(importId: string, file: Buffer): void {
-    this.deleteFile(importId);
+  /** The whole file in parts, replacing any part stored under the key. */
+  writeFile(key: string, file: Buffer): void {
+    this.deleteFile(key);
     for (let part = 0; part * FILE_PART_BYTES < file.length || part === 0; part++)
-      this.insertFilePart(importId, part, file.subarray(part * FILE_PART_BYTES, (part + 1) * FILE_PART_BYTES));
+      this.insertFilePart(key, part, file.subarray(part * FILE_PART_BYTES, (part + 1) * FILE_PART_BYTES));
   }
 
-  /** Removes the parts stored under the id (a submission that could not finish). */
-  deleteFile(importId: string): void {
-    this.counts.add('rc_import_file_parts', -this.statements.deleteParts.run(importId).changes);
+  /** Removes the parts stored under the key (a submission that could not finish). */
+  deleteFile(key: string): void {
+    this.counts.add('rc_import_file_parts', -this.statements.deleteParts.run(key).changes);
   }
 
-  /** How many parts, and bytes in all, are stored under the id. */
-  fileParts(importId: string): { parts: number; size: number } {
-    return this.statements.partsOf.get(importId) as { parts: number; size: number };
+  /** How many parts, and bytes in all, are stored under the key. */
+  fileParts(key: string): { parts: number; size: number } {
+    return this.statements.partsOf.get(key) as { parts: number; size: number };
+  }
+
+  /** The key the import's file parts are stored under; undefined when there is no such import. */
+  fileKey(importId: string): string | undefined {
+    return this.statements.fileKey.get(importId) as string | undefined;
   }
 
   /** The id of the oldest import still waiting for processing. */
@@ -209,10 +224,36 @@ export class ReceivablesStore {
     return this.statements.status.get(importId) as ImportStatus | undefined;
   }
 
+  /** The import's file, read whole; undefined when there is no such import or file. */
   file(importId: string): Buffer | undefined {
-    const parts = this.statements.file.all(importId) as Buffer[];
+    const key = this.fileKey(importId);
+    if (key === undefined) return undefined;
+    const parts = this.statements.file.all(key) as Buffer[];
     if (parts.length === 0) return undefined;
     return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  }
+
+  /**
+   * file() a part per step (FILE_PART_BYTES each), copied into one buffer of the file's size: a file
+   * near the body limit is read back over many turns of the event loop, never in one. Undefined when
+   * nothing is stored under the id, or when its parts changed between two steps (the caller, who
+   * knows whether the state was replaced meanwhile, reads again).
+   */
+  *fileSteps(importId: string): Steps<Buffer | undefined> {
+    const key = this.fileKey(importId);
+    if (key === undefined) return undefined;
+    const { parts, size } = this.fileParts(key);
+    if (parts <= 1) return parts === 0 ? undefined : (this.statements.filePart.get(key, 0) as Buffer | undefined);
+    const out = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (let part = 0; part < parts; part++) {
+      if (part > 0) yield;
+      const bytes = this.statements.filePart.get(key, part) as Buffer | undefined;
+      if (bytes === undefined || at + bytes.length > size) return undefined;
+      bytes.copy(out, at);
+      at += bytes.length;
+    }
+    return at === size ? out : undefined;
   }
 
   /** Forgets the diagnostics an interrupted run of this import wrote, so processing can start over. */

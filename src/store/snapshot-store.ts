@@ -5,7 +5,9 @@
 // those rows and copies them back from the snapshot, so that it costs what a test changed, not the
 // size of the state. A table changed in more than half of its rows, emptied by a wipe, or any table
 // when another snapshot is restored, is copied back whole (DELETE, then INSERT ... SELECT by whole
-// pages where SQLite can).
+// pages where SQLite can), in one step: no other statement may see a state half put back. A save
+// through the control plane copies in turns instead (saveInTurns): it only reads the state, and the
+// change log tells which rows were written while it copied, to copy again in its last step.
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 
@@ -55,9 +57,22 @@ interface Log {
   whole: Database.Statement;
 }
 
+/** How long a turn of saveInTurns copies rows before it yields. */
+export const SAVE_TURN_MS = 8;
+
+/** The state was replaced, or the change log cleared, while a save was under way: it starts over. */
+class Replaced extends Error {}
+
 export class SnapshotStore {
   private readonly slots = new Map<string, Slot>();
   private seq = 0;
+  /**
+   * Bumped whenever the change log stops telling what changed since a save began: rows put back by
+   * a restore, a wipe, the log cleared by a save. A save in turns that sees it move starts over.
+   */
+  private epoch = 0;
+  /** The saves in turns, one after the other (each clears the change log the other relies on). */
+  private saving: Promise<unknown> = Promise.resolve();
   /** The snapshot the state equals but for the logged rows (the last one saved or restored). */
   private synced: string | null = null;
   /** The change log, made at the first save: the sandbox pays nothing for it until snapshots are used. */
@@ -256,6 +271,123 @@ export class SnapshotStore {
   }
 
   /**
+   * save() in turns of bounded work, so that a large state (a CNAB file of tens of megabytes, 100 000
+   * extract requests) never holds the event loop for the whole copy: `turn()` is awaited between
+   * two turns of SAVE_TURN_MS, and may throw to abandon the save (its workspace removed). Requests
+   * keep writing meanwhile; the change log records the rows they touch, and the last turn, in one
+   * transaction, copies those rows again and calls `atEnd` (the clock and key sequence saved with
+   * the rows): the snapshot is the state at that moment, as if saved whole then. A restore or a wipe
+   * meanwhile starts the copy over. Saves in turns run one after the other.
+   */
+  saveInTurns(
+    name: string,
+    turn: () => Promise<void>,
+    atEnd: () => void = () => undefined,
+    turnMs: number = SAVE_TURN_MS,
+  ): Promise<Record<string, number>> {
+    const run = this.saving.then(async () => {
+      for (;;) {
+        try {
+          return await this.copyInTurns(name, turn, atEnd, turnMs);
+        } catch (err) {
+          if (!(err instanceof Replaced)) throw err;
+        }
+      }
+    });
+    this.saving = run.catch(() => undefined);
+    return run;
+  }
+
+  /** `turnMs`: how long a turn copies (tests shorten it to 0: one page of rows per turn). */
+  private async copyInTurns(name: string, turn: () => Promise<void>, atEnd: () => void, turnMs: number): Promise<Record<string, number>> {
+    this.settle();
+    this.track();
+    const n = ++this.seq;
+    const tables = this.tables();
+    const copies = new Map<string, string>();
+    // From here the log holds what changes while the rows are copied; no snapshot equals the state.
+    this.clearLog();
+    this.synced = null;
+    const epoch = this.epoch;
+    const still = async () => {
+      await turn();
+      if (this.epoch !== epoch) throw new Replaced();
+      this.settle();
+    };
+    try {
+      this.withoutKeyChecks(() => {
+        for (const t of tables) {
+          const copy = `"${SCHEMA}"."s${n}_${t.name}"`;
+          const ddl = this.copyDdl(t.name, n);
+          if (ddl) for (const statement of ddl) this.db.exec(statement);
+          else this.db.exec(`CREATE TABLE ${copy} AS SELECT * FROM main.${quote(t.name)} WHERE 0`);
+          copies.set(t.name, copy);
+        }
+      });
+      for (const t of tables) {
+        if (!t.byRow) continue;
+        const copy = copies.get(t.name) as string;
+        let pages: KeyPages | undefined;
+        for (let done = false; !done; ) {
+          await still();
+          const deadline = performance.now() + turnMs;
+          this.withoutKeyChecks(() => {
+            // Prepared without key checks: an INSERT OR REPLACE into a copy would look for its parents.
+            pages ??= new KeyPages(this.db, t, copy);
+            do done = pages.next();
+            while (!done && performance.now() < deadline);
+          });
+        }
+      }
+      await still();
+      const rows: Record<string, number> = {};
+      this.withoutKeyChecks(() => {
+        for (const t of tables) {
+          const copy = copies.get(t.name) as string;
+          if (t.byRow) {
+            // The rows written while the others were copied, as they are now.
+            this.db.prepare(`DELETE FROM ${copy} WHERE ${keyIn(t)}`).run();
+            this.db.prepare(`INSERT INTO ${copy} ${into(t)} SELECT ${t.columns} FROM main.${quote(t.name)} WHERE ${keyIn(t)}`).run();
+          } else {
+            // The counters, and a table a copy cannot keep the keys of: small, copied whole.
+            this.db.exec(`INSERT INTO ${copy} ${into(t)} SELECT ${t.columns} FROM main.${quote(t.name)}`);
+          }
+          const count = this.db.prepare(`SELECT count(*) FROM ${copy}`).pluck().get() as number;
+          if (count > 0) rows[t.name] = count;
+        }
+        this.clearLog();
+        atEnd();
+      });
+      const old = this.slots.get(name);
+      this.slots.set(name, { rows, copies, statements: new Map() });
+      this.synced = name;
+      if (old) {
+        this.drop(old);
+        this.afterChange();
+      }
+      return rows;
+    } catch (err) {
+      if (this.db.open) for (const c of copies.values()) this.db.exec(`DROP TABLE IF EXISTS ${c}`);
+      throw err;
+    }
+  }
+
+  /**
+   * `fn` in one transaction with foreign key checks off: the copies keep their REFERENCES clauses,
+   * which would point at tables the snapshot schema does not have (the rows were checked when
+   * written). The setting is put back before the turn ends, for the writes of the other requests.
+   */
+  private withoutKeyChecks(fn: () => void): void {
+    const foreignKeys = this.db.pragma('foreign_keys', { simple: true });
+    this.db.pragma('foreign_keys = OFF');
+    try {
+      this.db.transaction(fn)();
+    } finally {
+      this.db.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
+    }
+  }
+
+  /**
    * Starts the change log: a TEMP table of keys per table and three TEMP triggers filling it. TEMP:
    * they live outside the database's schema (a database file never holds them). Recursive triggers
    * on, so that the rows an INSERT OR REPLACE deletes are logged too.
@@ -308,11 +440,13 @@ export class SnapshotStore {
 
   /** Every table is about to lose all its rows (a wipe): none of them is logged row by row. */
   wholeFromNow(): void {
+    this.epoch += 1;
     if (!this.logs || !this.markWhole) return;
     for (const name of this.logs.keys()) this.markWhole.run({ name });
   }
 
   private clearLog(): void {
+    this.epoch += 1;
     if (!this.logs) return;
     for (const log of this.logs.values()) log.clear.run();
     this.clearWhole?.run();
@@ -437,6 +571,59 @@ export class SnapshotStore {
     this.db.transaction(() => {
       for (const c of slot.copies.values()) this.db.exec(`DROP TABLE ${c}`);
     })();
+  }
+}
+
+/**
+ * The rows of a table copied into its copy a page at a time, in the order of its key (rowid, or
+ * primary key): each page ends at the key of its last row, the next starts after it. A page's size
+ * follows how long the last took, so that a page of 1 MiB rows (a CNAB file's parts) stays as short
+ * as one of small rows. A row written after its page was copied is copied again at the end
+ * (SnapshotStore.saveInTurns), so a page replaces what it meets in the copy (INSERT OR REPLACE: a
+ * UNIQUE value a changed row held).
+ */
+class KeyPages {
+  private after: unknown[] | undefined;
+  /** Rows of the next page: one at first (a row may hold a megabyte), doubled while pages are quick. */
+  private size = 1;
+  private readonly last: { first: Database.Statement; then: Database.Statement };
+  private readonly copy: { first: Database.Statement; then: Database.Statement; rest: Database.Statement; all: Database.Statement };
+
+  constructor(db: Db, t: Table, copy: string) {
+    const key = t.key.join(', ');
+    const row = t.key.length === 1 ? (t.key[0] as string) : `(${key})`;
+    const params = t.key.length === 1 ? '?' : `(${t.key.map(() => '?').join(', ')})`;
+    const from = `FROM main.${quote(t.name)}`;
+    const insert = `INSERT OR REPLACE INTO ${copy} ${into(t)} SELECT ${t.columns} ${from}`;
+    this.last = {
+      first: db.prepare(`SELECT ${key} ${from} ORDER BY ${key} LIMIT 1 OFFSET ?`).raw(),
+      then: db.prepare(`SELECT ${key} ${from} WHERE ${row} > ${params} ORDER BY ${key} LIMIT 1 OFFSET ?`).raw(),
+    };
+    this.copy = {
+      first: db.prepare(`${insert} WHERE ${row} <= ${params}`),
+      then: db.prepare(`${insert} WHERE ${row} > ${params} AND ${row} <= ${params}`),
+      rest: db.prepare(`${insert} WHERE ${row} > ${params}`),
+      all: db.prepare(insert),
+    };
+  }
+
+  /** Copies the next page; true when it was the last. */
+  next(): boolean {
+    const started = performance.now();
+    const after = this.after;
+    const last = (after ? this.last.then.get(...after, this.size - 1) : this.last.first.get(this.size - 1)) as unknown[] | undefined;
+    if (last === undefined) {
+      if (after) this.copy.rest.run(...after);
+      else this.copy.all.run();
+      return true;
+    }
+    if (after) this.copy.then.run(...after, ...last);
+    else this.copy.first.run(...last);
+    this.after = last;
+    const took = performance.now() - started;
+    if (took > 2 && this.size > 1) this.size = Math.max(1, this.size >> 1);
+    else if (took < 0.5 && this.size < 4096) this.size *= 2;
+    return false;
   }
 }
 

@@ -132,3 +132,22 @@ describe('snapshots', () => {
     expect(app.runtime.store.db.prepare('SELECT count(*) FROM bk_trade_bills').pluck().get()).toBe(10_000);
   });
 });
+
+describe('a snapshot saved while other requests are answered', () => {
+  it('is copied over many turns, other requests answered meanwhile, and holds what they wrote before it answered', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const answered: string[] = [];
+    const saving = post(app, '/_sandbox/snapshots', { name: 'during' }).then((res) => (answered.push('save'), res));
+    // A write sent after the save began, and answered before it ends.
+    const writing = post(app, '/_sandbox/fixtures', MORE).then((res) => (answered.push('fixtures'), res));
+    const [saved, written] = await Promise.all([saving, writing]);
+    expect([saved.statusCode, written.statusCode]).toEqual([201, 200]);
+    expect(answered).toEqual(['fixtures', 'save']);
+    const withWrite = dump(app);
+    expect(JSON.stringify(withWrite)).toContain('IUD-NEW');
+
+    await post(app, '/_sandbox/reset', {});
+    expect((await post(app, '/_sandbox/snapshots/during/restore')).statusCode).toBe(200);
+    expect(dump(app)).toEqual(withWrite);
+  });
+});

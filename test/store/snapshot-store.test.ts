@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
@@ -104,8 +105,9 @@ describe('the snapshot store', () => {
  * deletes another row), its cascading child, a rowid table with no key at all, a WITHOUT ROWID table
  * whose composite key is updated, and a table with a trigger of its own (copied by CREATE TABLE AS).
  */
-function shapes() {
-  const { db: d } = openDatabase(':memory:');
+function shapes(options: { alone?: boolean } = {}) {
+  const d = options.alone ? new Database(':memory:') : openDatabase(':memory:').db;
+  d.pragma('foreign_keys = ON');
   d.exec(`
     CREATE TABLE xx_counted (id INTEGER PRIMARY KEY AUTOINCREMENT, v INTEGER NOT NULL);
     CREATE TABLE xx_keyed (k TEXT PRIMARY KEY, v INTEGER NOT NULL UNIQUE);
@@ -192,26 +194,36 @@ class Wipe implements fc.Command<Model, Real> {
   toString = () => 'wipe';
 }
 
+const small = fc.integer({ min: 1, max: 6 });
+const key = fc.constantFrom('a', 'b', 'c', 'd', 'e');
+
+/** Writes to every shape of table, some of them refused (a key clash). */
+function writes() {
+  return [
+    small.map((v) => new Write('counted+', 'INSERT INTO xx_counted (v) VALUES (@v)', { v })),
+    small.map((v) => new Write('counted~', 'UPDATE xx_counted SET v = v + 1 WHERE id % 3 = @v % 3', { v })),
+    small.map((v) => new Write('counted-', 'DELETE FROM xx_counted WHERE id = @v', { v })),
+    fc.tuple(key, small).map(([k, v]) => new Write('keyed replace', 'INSERT OR REPLACE INTO xx_keyed (k, v) VALUES (@k, @v)', { k, v })),
+    fc.tuple(key, small).map(([k, v]) => new Write('keyed upsert', 'INSERT INTO xx_keyed (k, v) VALUES (@k, @v) ON CONFLICT (k) DO UPDATE SET v = excluded.v + 10', { k, v })),
+    key.map((k) => new Write('keyed-', 'DELETE FROM xx_keyed WHERE k = @k', { k })),
+    fc.tuple(key, small).map(([k, n]) => new Write('child+', 'INSERT INTO xx_child (k, n) VALUES (@k, @n)', { k, n })),
+    small.map((n) => new Write('child-', 'DELETE FROM xx_child WHERE n = @n', { n })),
+    small.map((v) => new Write('bare+', 'INSERT INTO xx_bare (v) VALUES (@v)', { v })),
+    small.map((v) => new Write('bare-', 'DELETE FROM xx_bare WHERE v = @v', { v })),
+    fc.tuple(small, key, small).map(([a, b, v]) => new Write('pairs+', 'INSERT OR REPLACE INTO xx_pairs (a, b, v) VALUES (@a, @b, @v)', { a, b, v })),
+    fc.tuple(small, key).map(([a, b]) => new Write('pairs key~', 'UPDATE OR IGNORE xx_pairs SET a = a + 1 WHERE b = @b AND a = @a', { a, b })),
+    small.map((v) => new Write('audited+', 'INSERT INTO xx_audited (v) VALUES (@v)', { v })),
+    small.map((v) => new Write('audited-', 'DELETE FROM xx_audited WHERE v = @v', { v })),
+  ];
+}
+
+const SHAPE_TABLES = ['xx_child', 'xx_keyed', 'xx_counted', 'xx_bare', 'xx_pairs', 'xx_audited', 'sqlite_sequence'];
+
 describe('the snapshot store, by a model of saves and restores (fast-check)', () => {
   it('puts back exactly the rows saved, rowids and counters included, whatever was written, replaced, cascaded or wiped since', () => {
-    const small = fc.integer({ min: 1, max: 6 });
-    const key = fc.constantFrom('a', 'b', 'c', 'd', 'e');
     const name = fc.constantFrom('s1', 's2');
     const commands = [
-      small.map((v) => new Write('counted+', 'INSERT INTO xx_counted (v) VALUES (@v)', { v })),
-      small.map((v) => new Write('counted~', 'UPDATE xx_counted SET v = v + 1 WHERE id % 3 = @v % 3', { v })),
-      small.map((v) => new Write('counted-', 'DELETE FROM xx_counted WHERE id = @v', { v })),
-      fc.tuple(key, small).map(([k, v]) => new Write('keyed replace', 'INSERT OR REPLACE INTO xx_keyed (k, v) VALUES (@k, @v)', { k, v })),
-      fc.tuple(key, small).map(([k, v]) => new Write('keyed upsert', 'INSERT INTO xx_keyed (k, v) VALUES (@k, @v) ON CONFLICT (k) DO UPDATE SET v = excluded.v + 10', { k, v })),
-      key.map((k) => new Write('keyed-', 'DELETE FROM xx_keyed WHERE k = @k', { k })),
-      fc.tuple(key, small).map(([k, n]) => new Write('child+', 'INSERT INTO xx_child (k, n) VALUES (@k, @n)', { k, n })),
-      small.map((n) => new Write('child-', 'DELETE FROM xx_child WHERE n = @n', { n })),
-      small.map((v) => new Write('bare+', 'INSERT INTO xx_bare (v) VALUES (@v)', { v })),
-      small.map((v) => new Write('bare-', 'DELETE FROM xx_bare WHERE v = @v', { v })),
-      fc.tuple(small, key, small).map(([a, b, v]) => new Write('pairs+', 'INSERT OR REPLACE INTO xx_pairs (a, b, v) VALUES (@a, @b, @v)', { a, b, v })),
-      fc.tuple(small, key).map(([a, b]) => new Write('pairs key~', 'UPDATE OR IGNORE xx_pairs SET a = a + 1 WHERE b = @b AND a = @a', { a, b })),
-      small.map((v) => new Write('audited+', 'INSERT INTO xx_audited (v) VALUES (@v)', { v })),
-      small.map((v) => new Write('audited-', 'DELETE FROM xx_audited WHERE v = @v', { v })),
+      ...writes(),
       name.map((n) => new Save(n)),
       name.map((n) => new Restore(n)),
       name.map((n) => new Drop(n)),
@@ -221,15 +233,109 @@ describe('the snapshot store, by a model of saves and restores (fast-check)', ()
       fc.property(fc.commands(commands, { maxCommands: 80, size: 'large' }), (cmds) => {
         const d = shapes();
         const snapshots = new SnapshotStore(d);
-        const tables = ['xx_child', 'xx_keyed', 'xx_counted', 'xx_bare', 'xx_pairs', 'xx_audited', 'sqlite_sequence'];
         const wipe = () => {
           snapshots.wholeFromNow();
-          for (const t of tables) d.prepare(`DELETE FROM ${t}`).run();
+          for (const t of SHAPE_TABLES) d.prepare(`DELETE FROM ${t}`).run();
         };
         fc.modelRun(() => ({ model: { saved: new Map() }, real: { d, snapshots, wipe } }), cmds);
         d.close();
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+/** What a test does between two turns of a save in turns: a write, a wipe, another snapshot saved or restored. */
+type Between = { kind: 'write'; write: Write } | { kind: 'wipe' } | { kind: 'save-other' } | { kind: 'restore-other' };
+
+describe('a save in turns (SnapshotStore.saveInTurns)', () => {
+  it('is the state as it is at its last turn, whatever was written, wiped, saved or restored between its turns', async () => {
+    const write = fc.oneof(...writes());
+    const between: fc.Arbitrary<Between> = fc.oneof(
+      { weight: 12, arbitrary: write.map((w): Between => ({ kind: 'write', write: w })) },
+      { weight: 1, arbitrary: fc.constant<Between>({ kind: 'wipe' }) },
+      { weight: 1, arbitrary: fc.constant<Between>({ kind: 'save-other' }) },
+      { weight: 1, arbitrary: fc.constant<Between>({ kind: 'restore-other' }) },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(write, { maxLength: 30 }),
+        fc.integer({ min: 0, max: 120 }),
+        fc.array(between, { maxLength: 40 }),
+        fc.array(write, { maxLength: 10 }),
+        async (before, rows, during, after) => {
+          // Alone: the sandbox's own tables would take the turns before these tables are copied.
+          const d = shapes({ alone: true });
+          const snapshots = new SnapshotStore(d);
+          const real: Real = {
+            d,
+            snapshots,
+            wipe: () => {
+              snapshots.wholeFromNow();
+              for (const t of SHAPE_TABLES) d.prepare(`DELETE FROM ${t}`).run();
+            },
+          };
+          const model: Model = { saved: new Map() };
+          // Enough rows for pages of several sizes in the tables keyed by rowid, key and pair.
+          for (let i = 0; i < rows; i++) {
+            d.prepare('INSERT INTO xx_counted (v) VALUES (?)').run(i);
+            d.prepare('INSERT OR IGNORE INTO xx_pairs (a, b, v) VALUES (?, ?, ?)').run(i, 'k', i);
+            d.prepare('INSERT INTO xx_bare (v) VALUES (?)').run(i);
+          }
+          for (const w of before) w.run(model, real);
+          snapshots.save('other');
+          let next = 0;
+          let expected: ReturnType<typeof dump> | undefined;
+          await snapshots.saveInTurns(
+            's',
+            async () => {
+              // A few steps between two turns (a table's pages, one of them per turn).
+              for (const step of during.slice(next, (next += 3))) {
+                if (step.kind === 'write') step.write.run(model, real);
+                if (step.kind === 'wipe') real.wipe();
+                if (step.kind === 'save-other') snapshots.save('other');
+                if (step.kind === 'restore-other') snapshots.restore('other');
+              }
+            },
+            () => {
+              expected = dump(d);
+            },
+            0,
+          );
+          expect(expected).toEqual(dump(d));
+          // Restored after changes (the rows changed since), and after another snapshot (whole).
+          for (const w of after) w.run(model, real);
+          expect(snapshots.restore('s')).toBe(true);
+          expect(dump(d)).toEqual(expected);
+          expect(d.pragma('foreign_key_check')).toEqual([]);
+          snapshots.restore('other');
+          expect(snapshots.restore('s')).toBe(true);
+          expect(dump(d)).toEqual(expected);
+          expect(d.pragma('foreign_keys', { simple: true })).toBe(1);
+          d.close();
+        },
+      ),
+      { numRuns: 40 },
+    );
+  }, 60_000);
+
+  it('takes many turns for many rows, and gives up on a state whose turn throws, leaving no copy', async () => {
+    const d = shapes();
+    const snapshots = new SnapshotStore(d);
+    for (let i = 0; i < 500; i++) d.prepare('INSERT INTO xx_counted (v) VALUES (?)').run(i);
+    let turns = 0;
+    await snapshots.saveInTurns('s', async () => void turns++, undefined, 0);
+    // One page a turn: the first page is one row, and a page at most doubles the one before.
+    expect(turns).toBeGreaterThan(Math.log2(500));
+    const copies = () => d.prepare('SELECT count(*) FROM sb_snapshots.sqlite_schema').pluck().get() as number;
+    const before = copies();
+    await expect(
+      snapshots.saveInTurns('gone', async () => {
+        throw new Error('the workspace was removed');
+      }),
+    ).rejects.toThrow('the workspace was removed');
+    expect(copies()).toBe(before);
+    expect(snapshots.list().map((s) => s.name)).toEqual(['s']);
+    d.close();
   });
 });
