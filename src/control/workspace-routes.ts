@@ -8,7 +8,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { adminKeyProblem, adminKeyRefusal, carriesAdminKey } from '../http/bearer.js';
 import { WORKSPACE_HEADER_SCHEMAS } from '../http/interface-plugin.js';
@@ -195,8 +195,10 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
   app.addHook('onClose', () => workspaces.close());
 
   // Left untouched by the rewrite: a bad name after /ws/, a second /ws/ after a good one, or a
-  // workspace the request may not reach now.
-  app.all('/ws/*', { schema: { hide: true } }, async (request, reply) => {
+  // workspace the request may not reach now. Answered before the body is parsed: the body is never
+  // read, and this app's parsers (Fastify's own) would refuse an empty JSON body, which the control
+  // plane reads as {}, in Fastify's shape instead of this refusal (tester5 finding 2).
+  const refuse = async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.originalUrl.split('?')[0] ?? '';
     const refused = refusedWorkspaceOf(request.raw);
     if (refused) {
@@ -229,7 +231,8 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
     const owner = app.interfaces.ofPath(rest);
     const body = owner ? renderError(owner.contract.shape, new SandboxError(400, message)) : standardBody(400, message);
     return reply.code(400).type('application/json').send(body);
-  });
+  };
+  app.all('/ws/*', { schema: { hide: true }, onRequest: refuse }, refuse);
 
   // What a request that created its workspace on first use is answered with (workspace-created-header):
   // set when the answer goes out, since the workspace may be created by a hook or the handler.

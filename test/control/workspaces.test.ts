@@ -88,6 +88,10 @@ describe('a workspace behind /ws/{name}', () => {
       expect(cnab.statusCode, name).toBe(400);
       expect(errorShapeProblem('receivables', 400, cnab.body)).toBeNull();
       expect(cnab.json().error.message).toContain('is not a workspace name');
+      // Refused before its body is read: an empty JSON body is no parse error here either.
+      const reset = await app.inject({ method: 'POST', url: `/ws/${name}/_sandbox/reset`, headers: { 'content-type': 'application/json' }, payload: '' });
+      expect(reset.statusCode, name).toBe(400);
+      expect(reset.json().message).toContain('1 to 64 characters of a-z, 0-9 and -');
     }
     for (const name of ['a'.repeat(64), '0', '-', 'gw0', 'worker-12']) {
       expect((await app.inject({ url: `/ws/${name}/_sandbox/health` })).statusCode, name).toBe(200);
@@ -471,6 +475,19 @@ describe('removing a workspace while it is in use', () => {
     expect(control.status).toBe(409);
     expect(control.body.message).toContain('is being removed');
     expect((await json(app, 'POST', '/_sandbox/workspaces', { name: 'busy' })).status).toBe(409);
+    // The same with a body the refusal never reads: an empty JSON body (what fetch sends for a bodiless
+    // POST), which a control call reads as {}, and a body of a type no route takes.
+    for (const [type, payload] of [['application/json', ''], ['application/json', '{'], ['text/plain', 'x'], ['application/xml', '<a/>']]) {
+      const headers = { 'content-type': type };
+      const reset = await app.inject({ method: 'POST', url: '/ws/busy/_sandbox/reset', headers, payload });
+      expect(reset.statusCode, `${type} ${payload}`).toBe(409);
+      expect(Object.keys(reset.json()).sort()).toEqual(['details', 'error', 'message', 'statusCode']);
+      expect(reset.json().message).toContain('is being removed');
+      const emptyRegistry = await app.inject({ method: 'POST', url: `/ws/busy${RG_REGISTER}`, headers: { ...rg, ...headers }, payload });
+      expect(emptyRegistry.statusCode).toBe(400);
+      expect(errorShapeProblem('registry', 400, emptyRegistry.body)).toBeNull();
+      expect(emptyRegistry.json().message).toContain('workspace "busy" is being removed');
+    }
     // The request in flight is answered as if nothing happened, before the removal answers.
     expect((await inFlight).statusCode).toBe(200);
     expect((await removal).json()).toEqual({ removed: 1 });
