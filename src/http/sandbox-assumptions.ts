@@ -166,6 +166,15 @@ export const assumptions = [
     reason: 'a test that resets starts clean, and can still restore a baseline saved once',
   },
   {
+    id: 'restart-settings',
+    interface: 'sandbox',
+    topic: 'What a restart on the same database keeps besides the data',
+    decision:
+      'the clock\'s setting (moved: its offset from real time, so it ran on meanwhile; frozen: the same instant) and the asynchronous processing\'s settings (held, and a backlog bound set with POST /_sandbox/work) are kept in the database of each workspace with its rows, so a restart on the same --db (or a file-backed workspace opened again) finds them as they were left, and its log says so when the clock is not on real time or processing is held; a reset returns them to real time, released and the start-up bound; in memory (:memory:) nothing outlives the process; the journal, the fault rules, the coverage counts, snapshots and subscriptions are in memory and start empty',
+    reason:
+      'the data a held import or a frozen month was set up around survives a restart, so its time and its hold must too: a test suite that restarts the container mid-run would otherwise see time jump back behind its own data and held work processed, with nothing said',
+  },
+  {
     id: 'sandbox-fault-status',
     interface: 'sandbox',
     topic: 'What an interface without a documented 5xx answers when the sandbox itself fails',
