@@ -25,6 +25,7 @@ import {
   DEFAULT_WORKSPACE,
   invalidWorkspaceNameOf,
   refusedWorkspaceOf,
+  reopenedByRequest,
   SIMILAR_HEADER,
   removalRefusal,
   WorkspaceRemovingError,
@@ -145,7 +146,7 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
           // Reopened from its file: its own fixtures, when it was created with some, are recorded there.
           const own = runtime.store.meta(FIXTURES);
           if (own !== undefined) runtime.settings.fixtures = JSON.parse(own) as object;
-          return { runtime, createdAt: runtime.store.meta(CREATED) ?? new Date().toISOString() };
+          return { runtime, createdAt: runtime.store.meta(CREATED) ?? new Date().toISOString(), isNew: false };
         }
         const createdAt = new Date().toISOString();
         runtime.store.transaction(() => {
@@ -154,7 +155,7 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
           runtime.store.setMetaValue(CREATED, createdAt);
           if (fixtures) runtime.store.setMetaValue(FIXTURES, JSON.stringify(fixtures));
         });
-        return { runtime, createdAt };
+        return { runtime, createdAt, isNew: true };
       } catch (err) {
         // Never touched by a request: its database has no checkpoint connection to wait for.
         void runtime.close();
@@ -256,6 +257,9 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
       const similar = similarWorkspaceName(name, workspaces.names());
       created.set(request, { name, similar });
       logCreation(request, name, similar);
+    } else if (reopenedByRequest(request.raw)) {
+      // It existed, with its data: no Sandbox-Workspace-Created, which promises a fresh workspace.
+      request.log.info({ workspace: name }, `workspace '${name}' reopened from its file by ${request.method} ${loggedPath(request)}`);
     }
     return runtime;
   };
@@ -264,11 +268,14 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
 /** Longest path a creation log line quotes: a path is the client's and could be any length. */
 const LOGGED_PATH = 200;
 
-function logCreation(request: FastifyRequest, name: string, similar: string | undefined): void {
-  // The path only: a query string may carry what the client considers secret.
+/** The path a workspace's log line quotes: the path only, since a query string may carry what the client considers secret. */
+function loggedPath(request: FastifyRequest): string {
   const path = pathOf(request.originalUrl);
-  const shown = path.length > LOGGED_PATH ? `${path.slice(0, LOGGED_PATH)}...` : path;
-  const line = `workspace '${name}' created by ${request.method} ${shown}`;
+  return path.length > LOGGED_PATH ? `${path.slice(0, LOGGED_PATH)}...` : path;
+}
+
+function logCreation(request: FastifyRequest, name: string, similar: string | undefined): void {
+  const line = `workspace '${name}' created by ${request.method} ${loggedPath(request)}`;
   request.log.info({ workspace: name }, line);
   if (similar !== undefined)
     request.log.warn({ workspace: name, similar }, `${line}: did you mean '${similar}', which exists?`);

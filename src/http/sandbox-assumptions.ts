@@ -309,7 +309,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'How a client notices that its request created a workspace (a mistyped name)',
     decision:
-      'an answer from a workspace that this very request created on first use carries Sandbox-Workspace-Created: {name}, whatever its status, and the sandbox logs "workspace \'{name}\' created by {method} {path}" (info; no query string); when an existing workspace\'s name is near the new one (edit distance 1 for names of 3 or 4 characters, up to 2 from 5 characters; names that differ only in their digits, such as w1 and w2 or gw0 and gw1, are a series of workers, never near), the answer also carries Sandbox-Workspace-Similar: {near name} and a warning is logged ("did you mean ...?"); POST /_sandbox/workspaces answers 201 and carries only Sandbox-Workspace-Similar; a proxied answer (proxy-scope) passes unchanged, without either; neither changes the answer otherwise',
+      'an answer from a workspace that this very request created on first use carries Sandbox-Workspace-Created: {name}, whatever its status, and the sandbox logs "workspace \'{name}\' created by {method} {path}" (info; no query string); when an existing workspace\'s name is near the new one (edit distance 1 for names of 3 or 4 characters, up to 2 from 5 characters; names that differ only in their digits, such as w1 and w2 or gw0 and gw1, are a series of workers, never near), the answer also carries Sandbox-Workspace-Similar: {near name} and a warning is logged ("did you mean ...?"); POST /_sandbox/workspaces answers 201 and carries only Sandbox-Workspace-Similar; a workspace a file-backed sandbox kept from an earlier run but did not open at start (over the limit then) is not created by the request that opens it: its answer carries neither header, the log says "workspace \'{name}\' reopened from its file by {method} {path}", and POST /_sandbox/workspaces for it is the 409 of an existing workspace (its data kept, the fixtures sent not loaded); a proxied answer (proxy-scope) passes unchanged, without either; neither changes the answer otherwise',
     reason:
       'a mistyped workspace name otherwise silently creates a new, empty (and, file-backed, permanent) workspace whose empty answers look like a sandbox bug; a header is seen by the client and its logs without changing what the interface answers',
   },
@@ -367,7 +367,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Where a workspace keeps its state',
     decision:
-      'with a database file, workspace {name} is the SQLite file {file without extension}.ws-{name}.db beside it, reopened at start (up to the limit); with :memory:, in memory',
+      'with a database file, workspace {name} is the SQLite file {file without extension}.ws-{name}.db beside it, reopened at start (up to the limit; one over it is opened, with its data, by its first use once a place is free); with :memory:, in memory',
     reason: 'a persisted sandbox keeps every workspace across restarts, and deleting one file removes one workspace',
   },
   {

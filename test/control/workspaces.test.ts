@@ -234,6 +234,58 @@ describe('workspaces in database files', () => {
   });
 });
 
+describe('a workspace kept in a file and not opened at start (over the limit then)', () => {
+  it('is reopened with its data on first use, answered and logged as reopened, never as created', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-ws-'));
+    dirs.push(dir);
+    const db = join(dir, 'sandbox.db');
+    let app = await buildApp({ db, fixtures: BASE_FIXTURES, logger: false });
+    await app.inject({ url: '/ws/aaa/_sandbox/health' });
+    expect((await app.inject({ method: 'POST', url: `/ws/zzz${RG_REGISTER}`, headers: rg, payload: one })).statusCode).toBe(200);
+    await app.inject({ url: '/ws/yyy/_sandbox/health' });
+    await app.close();
+
+    const log = new LogCapture();
+    app = await buildApp({ db, fixtures: BASE_FIXTURES, maxWorkspaces: 1, logger: { level: 'info', stream: log } });
+    try {
+      // aaa took the one place at start (names are opened in order); a place frees up.
+      expect((await json(app, 'GET', '/_sandbox/workspaces')).body.workspaces.map((w: { name: string }) => w.name)).toEqual(['default', 'aaa']);
+      expect((await json(app, 'DELETE', '/_sandbox/workspaces/aaa')).status).toBe(200);
+      const reopened = await app.inject({ url: '/ws/zzz/_sandbox/overview' });
+      expect(reopened.statusCode).toBe(200);
+      expect(reopened.json().counts.registry.batches).toBe(1);
+      expect(reopened.headers['sandbox-workspace-created']).toBeUndefined();
+      const lines = log.lines.map((l) => JSON.parse(l) as { msg: string; workspace?: string });
+      expect(lines.filter((l) => l.workspace === 'zzz').map((l) => l.msg)).toContain("workspace 'zzz' reopened from its file by GET /ws/zzz/_sandbox/overview");
+      expect(lines.some((l) => l.msg.startsWith("workspace 'zzz' created"))).toBe(false);
+      // The place is taken again: the third file waits for one.
+      expect((await app.inject({ url: '/ws/yyy/_sandbox/health' })).statusCode).toBe(429);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('is a 409 to POST /_sandbox/workspaces, which finds it with its data instead of creating it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-ws-'));
+    dirs.push(dir);
+    const db = join(dir, 'sandbox.db');
+    let app = await buildApp({ db, fixtures: BASE_FIXTURES, logger: false });
+    await app.inject({ url: '/ws/aaa/_sandbox/health' });
+    expect((await app.inject({ method: 'POST', url: `/ws/zzz${RG_REGISTER}`, headers: rg, payload: one })).statusCode).toBe(200);
+    await app.close();
+    app = await buildApp({ db, fixtures: BASE_FIXTURES, maxWorkspaces: 1, logger: false });
+    try {
+      expect((await json(app, 'DELETE', '/_sandbox/workspaces/aaa')).status).toBe(200);
+      const created = await json(app, 'POST', '/_sandbox/workspaces', { name: 'zzz', fixtures: {} });
+      expect(created.status).toBe(409);
+      expect(created.body.message).toContain('exists already');
+      expect((await json(app, 'GET', '/ws/zzz/_sandbox/overview')).body.counts.registry.batches).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('removing a workspace kept in a file while requests create it again', () => {
   it('never removes the files of the workspace created after it: every write answered since is there after a restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-ws-'));
