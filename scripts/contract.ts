@@ -69,7 +69,10 @@ async function convertToPostman(document: Json): Promise<Json> {
     return await new Promise<Json>((resolve, reject) => {
       convertV2(
         { type: 'json', data: document },
-        { folderStrategy: 'Tags', parametersResolution: 'Schema', requestNameSource: 'Fallback' },
+        // Optional headers and query parameters unticked (Postman's `disabled`), as Postman's own import
+        // leaves them: enabled, their typed placeholders (`sandbox-strict: <boolean>`, `cursor=<string>`)
+        // would be sent and refused (tester5 finding 3).
+        { folderStrategy: 'Tags', parametersResolution: 'Schema', requestNameSource: 'Fallback', enableOptionalParameters: false },
         (err, result) => {
           const data = result?.output?.[0]?.data as Json | undefined;
           if (err || !result?.result || !data) reject(err ?? new Error(`openapi-to-postmanv2: ${result?.reason ?? 'no collection'}`));
@@ -98,7 +101,9 @@ function demoCredentials(): Record<string, string> {
     tenantId: user?.tenants[0] ?? '',
     registryToken: demo.registry.participants[0]?.accessToken ?? '',
     receivablesToken: fund?.token ?? '',
-    fundCnpj: fund?.fundCnpj ?? '',
+    // Digits only: the value fills a path parameter, where the "/" of 11.222.333/0001-81 would split
+    // the path (tester5 finding 3); the sandbox reads a CNPJ with or without punctuation.
+    fundCnpj: (fund?.fundCnpj ?? '').replace(/\D/g, ''),
     loanbondToken: demo.loanbond.callers[0]?.token ?? '',
   };
 }
@@ -129,7 +134,10 @@ function wirePostman(collection: Json): Json {
     if (auth?.type === 'bearer' && BEARER[folder]) auth.bearer = [{ key: 'token', value: `{{${BEARER[folder]}}}`, type: 'string' }];
     if (auth?.type === 'apikey') auth.apikey = auth.apikey?.map((e) => (e.key === 'value' ? { ...e, value: '{{adminToken}}' } : e));
     if (out.mode === 'raw' && typeof out.raw === 'string' && BODY_TOKEN[folder]) {
-      out.raw = out.raw.replace(/^( {2}"token": )"[^"]*"/m, `$1"{{${BODY_TOKEN[folder]}}}"`);
+      let raw = out.raw.replace(/^( {2}"token": )"[^"]*"/m, `$1"{{${BODY_TOKEN[folder]}}}"`);
+      // The fund whose token that is (the receivables submission names it beside the token).
+      if (folder === 'receivables') raw = raw.replace(/^( {2}"fundCnpj": )"[^"]*"/m, '$1"{{fundCnpj}}"');
+      out.raw = raw;
     }
     if (typeof out.key === 'string' && PATH_VARIABLES.has(out.key) && 'type' in out && out.type === 'any') out.value = `{{${out.key}}}`;
     return out;

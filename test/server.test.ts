@@ -1,6 +1,9 @@
 // The compiled server as a user runs it: a child process, configured by flags, stopped by a signal.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closesSoon, listeningPort } from './process.js';
 
@@ -104,6 +107,33 @@ describe('the server process', () => {
     for (const poll of await Promise.all(polls)) {
       expect(poll.status).toBe(503);
       expect(poll.body.message).toContain('the sandbox is closing');
+    }
+  });
+
+  it('keeps a frozen clock and held processing across a SIGTERM and a start on the same --db, and logs that it did', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'server-restart-'));
+    try {
+      const args = ['--db', join(dir, 'sandbox.db'), '--fixtures', 'fixtures/demo.json'];
+      const post = (base: string, path: string, body: object) =>
+        fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const first = await start(args);
+      const before = `http://127.0.0.1:${first.port}`;
+      expect((await post(before, '/_sandbox/clock', { now: '2030-01-01T00:00:00Z', freeze: true })).status).toBe(200);
+      expect((await post(before, '/_sandbox/work', { held: true })).status).toBe(200);
+      const stopped = once(first.child, 'exit');
+      first.child.kill('SIGTERM');
+      expect((await stopped)[0]).toBe(0);
+      const second = await start(args);
+      const after = `http://127.0.0.1:${second.port}`;
+      expect(await (await fetch(`${after}/_sandbox/clock`)).json()).toMatchObject({ now: '2030-01-01T00:00:00.000Z', frozen: true });
+      expect(await (await fetch(`${after}/_sandbox/work`)).json()).toMatchObject({ held: true });
+      expect(second.output()).toContain('the sandbox clock keeps its setting from before: frozen at 2030-01-01T00:00:00.000Z');
+      expect(second.output()).toContain('asynchronous processing stays held');
+      const exited = once(second.child, 'exit');
+      second.child.kill('SIGTERM');
+      await exited;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -40,10 +40,10 @@ export const clockRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Set, advance, freeze or unfreeze the sandbox clock',
         description:
           'Every timestamp the sandbox writes and every time rule (the monthly reconciliation included) reads this ' +
-          'clock. POST /_sandbox/reset and DELETE /_sandbox/clock return it to real time.',
+          'clock. POST /_sandbox/reset and DELETE /_sandbox/clock return it to real time; a restart on the same database keeps its setting.',
         body: ClockChange,
         response: { 200: ClockState, 400: StandardError, 401: StandardError },
-        'x-sandbox-assumption': assumed('clock-durations'),
+        'x-sandbox-assumption': assumed('clock-durations', 'restart-settings'),
       },
     },
     async (request) => {

@@ -135,6 +135,9 @@ const AttemptSchema = Type.Object({
   ok: Type.Boolean(),
   error: Type.Union([Type.String(), Type.Null()]),
   response: Type.Union([Type.String(), Type.Null()], { description: "the start of the receiver's answer" }),
+  responseCutOff: Type.Boolean({
+    description: "the answer's body had not ended at the timeout: response is what came until then (the status decides: a 2xx within the timeout delivers)",
+  }),
   durationMs: Type.Number(),
   fault: Type.Union([Type.Literal('duplicate'), Type.Literal('fail-first'), Type.Null()]),
   redelivery: Type.Boolean(),

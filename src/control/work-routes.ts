@@ -43,12 +43,12 @@ export const workRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'configureWork',
         description:
-          'Holds or releases asynchronous processing (held, a client can observe its imports pending), and sets the backlog bound of this workspace; POST /_sandbox/reset returns both to their start-up values.',
+          'Holds or releases asynchronous processing (held, a client can observe its imports pending), and sets the backlog bound of this workspace; POST /_sandbox/reset returns both to their start-up values; a restart on the same database keeps them.',
         tags: TAG,
         summary: 'Hold or release asynchronous processing; set the backlog bound',
         body: WorkChange,
         response: { 200: WorkState, 400: StandardError, 401: StandardError },
-        'x-sandbox-assumption': assumed('work-backlog'),
+        'x-sandbox-assumption': assumed('work-backlog', 'restart-settings'),
       },
     },
     async (request) => {

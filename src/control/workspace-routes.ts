@@ -8,7 +8,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import { CONTROL_TAG } from '../http/openapi.js';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { adminKeyProblem, adminKeyRefusal, carriesAdminKey } from '../http/bearer.js';
 import { WORKSPACE_HEADER_SCHEMAS } from '../http/interface-plugin.js';
@@ -25,6 +25,7 @@ import {
   DEFAULT_WORKSPACE,
   invalidWorkspaceNameOf,
   refusedWorkspaceOf,
+  reopenedByRequest,
   SIMILAR_HEADER,
   removalRefusal,
   WorkspaceRemovingError,
@@ -146,7 +147,7 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
           // Reopened from its file: its own fixtures, when it was created with some, are recorded there.
           const own = runtime.store.meta(FIXTURES);
           if (own !== undefined) runtime.settings.fixtures = JSON.parse(own) as object;
-          return { runtime, createdAt: runtime.store.meta(CREATED) ?? new Date().toISOString() };
+          return { runtime, createdAt: runtime.store.meta(CREATED) ?? new Date().toISOString(), isNew: false };
         }
         const createdAt = new Date().toISOString();
         runtime.store.transaction(() => {
@@ -155,7 +156,7 @@ export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
           runtime.store.setMetaValue(CREATED, createdAt);
           if (fixtures) runtime.store.setMetaValue(FIXTURES, JSON.stringify(fixtures));
         });
-        return { runtime, createdAt };
+        return { runtime, createdAt, isNew: true };
       } catch (err) {
         // Never touched by a request: its database has no checkpoint connection to wait for.
         void runtime.close();
@@ -196,8 +197,10 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
   app.addHook('onClose', () => workspaces.close());
 
   // Left untouched by the rewrite: a bad name after /ws/, a second /ws/ after a good one, or a
-  // workspace the request may not reach now.
-  app.all('/ws/*', { schema: { hide: true } }, async (request, reply) => {
+  // workspace the request may not reach now. Answered before the body is parsed: the body is never
+  // read, and this app's parsers (Fastify's own) would refuse an empty JSON body, which the control
+  // plane reads as {}, in Fastify's shape instead of this refusal (tester5 finding 2).
+  const refuse = async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.originalUrl.split('?')[0] ?? '';
     const refused = refusedWorkspaceOf(request.raw);
     if (refused) {
@@ -230,7 +233,8 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
     const owner = app.interfaces.ofPath(rest);
     const body = owner ? renderError(owner.contract.shape, new SandboxError(400, message)) : standardBody(400, message);
     return reply.code(400).type('application/json').send(body);
-  });
+  };
+  app.all('/ws/*', { schema: { hide: true }, onRequest: refuse }, refuse);
 
   // What a request that created its workspace on first use is answered with (workspace-created-header):
   // set when the answer goes out, since the workspace may be created by a hook or the handler.
@@ -254,6 +258,9 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
       const similar = similarWorkspaceName(name, workspaces.names());
       created.set(request, { name, similar });
       logCreation(request, name, similar);
+    } else if (reopenedByRequest(request.raw)) {
+      // It existed, with its data: no Sandbox-Workspace-Created, which promises a fresh workspace.
+      request.log.info({ workspace: name }, `workspace '${name}' reopened from its file by ${request.method} ${loggedPath(request)}`);
     }
     return runtime;
   };
@@ -262,12 +269,18 @@ export function installWorkspaces(app: FastifyInstance, workspaces: Workspaces):
 /** Longest path a creation log line quotes: a path is the client's and could be any length. */
 const LOGGED_PATH = 200;
 
-function logCreation(request: FastifyRequest, name: string, similar: string | undefined): void {
-  // The path only: a query string may carry what the client considers secret; so may a path
-  // parameter (;jsessionid=), redacted as the request's own log line redacts it.
+/**
+ * The path a workspace's log line quotes: the path only, since a query string may carry what the
+ * client considers secret; so may a path parameter (;jsessionid=), redacted as the request's own log
+ * line redacts it.
+ */
+function loggedPath(request: FastifyRequest): string {
   const path = redactPathParameters(pathOf(request.originalUrl));
-  const shown = path.length > LOGGED_PATH ? `${path.slice(0, LOGGED_PATH)}...` : path;
-  const line = `workspace '${name}' created by ${request.method} ${shown}`;
+  return path.length > LOGGED_PATH ? `${path.slice(0, LOGGED_PATH)}...` : path;
+}
+
+function logCreation(request: FastifyRequest, name: string, similar: string | undefined): void {
+  const line = `workspace '${name}' created by ${request.method} ${loggedPath(request)}`;
   request.log.info({ workspace: name }, line);
   if (similar !== undefined)
     request.log.warn({ workspace: name, similar }, `${line}: did you mean '${similar}', which exists?`);

@@ -166,6 +166,15 @@ export const assumptions = [
     reason: 'a test that resets starts clean, and can still restore a baseline saved once',
   },
   {
+    id: 'restart-settings',
+    interface: 'sandbox',
+    topic: 'What a restart on the same database keeps besides the data',
+    decision:
+      'the clock\'s setting (moved: its offset from real time, so it ran on meanwhile; frozen: the same instant) and the asynchronous processing\'s settings (held, and a backlog bound set with POST /_sandbox/work) are kept in the database of each workspace with its rows, so a restart on the same --db (or a file-backed workspace opened again) finds them as they were left, and its log says so when the clock is not on real time or processing is held; a reset returns them to real time, released and the start-up bound; in memory (:memory:) nothing outlives the process; the journal, the fault rules, the coverage counts, snapshots and subscriptions are in memory and start empty',
+    reason:
+      'the data a held import or a frozen month was set up around survives a restart, so its time and its hold must too: a test suite that restarts the container mid-run would otherwise see time jump back behind its own data and held work processed, with nothing said',
+  },
+  {
     id: 'sandbox-fault-status',
     interface: 'sandbox',
     topic: 'What an interface without a documented 5xx answers when the sandbox itself fails',
@@ -300,7 +309,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'How a client notices that its request created a workspace (a mistyped name)',
     decision:
-      'an answer from a workspace that this very request created on first use carries Sandbox-Workspace-Created: {name}, whatever its status, and the sandbox logs "workspace \'{name}\' created by {method} {path}" (info; no query string); when an existing workspace\'s name is near the new one (edit distance 1 for names of 3 or 4 characters, up to 2 from 5 characters; names that differ only in their digits, such as w1 and w2 or gw0 and gw1, are a series of workers, never near), the answer also carries Sandbox-Workspace-Similar: {near name} and a warning is logged ("did you mean ...?"); POST /_sandbox/workspaces answers 201 and carries only Sandbox-Workspace-Similar; a proxied answer (proxy-scope) passes unchanged, without either; neither changes the answer otherwise',
+      'an answer from a workspace that this very request created on first use carries Sandbox-Workspace-Created: {name}, whatever its status, and the sandbox logs "workspace \'{name}\' created by {method} {path}" (info; no query string); when an existing workspace\'s name is near the new one (edit distance 1 for names of 3 or 4 characters, up to 2 from 5 characters; names that differ only in their digits, such as w1 and w2 or gw0 and gw1, are a series of workers, never near), the answer also carries Sandbox-Workspace-Similar: {near name} and a warning is logged ("did you mean ...?"); POST /_sandbox/workspaces answers 201 and carries only Sandbox-Workspace-Similar; a workspace a file-backed sandbox kept from an earlier run but did not open at start (over the limit then) is not created by the request that opens it: its answer carries neither header, the log says "workspace \'{name}\' reopened from its file by {method} {path}", and POST /_sandbox/workspaces for it is the 409 of an existing workspace (its data kept, the fixtures sent not loaded); a proxied answer (proxy-scope) passes unchanged, without either; neither changes the answer otherwise',
     reason:
       'a mistyped workspace name otherwise silently creates a new, empty (and, file-backed, permanent) workspace whose empty answers look like a sandbox bug; a header is seen by the client and its logs without changing what the interface answers',
   },
@@ -358,7 +367,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Where a workspace keeps its state',
     decision:
-      'with a database file, workspace {name} is the SQLite file {file without extension}.ws-{name}.db beside it, reopened at start (up to the limit); with :memory:, in memory',
+      'with a database file, workspace {name} is the SQLite file {file without extension}.ws-{name}.db beside it, reopened at start (up to the limit; one over it is opened, with its data, by its first use once a place is free); with :memory:, in memory',
     reason: 'a persisted sandbox keeps every workspace across restarts, and deleting one file removes one workspace',
   },
   {
@@ -390,7 +399,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'How notifications would be delivered (not shown)',
     decision:
-      'per the Standard Webhooks specification: a POST of the CloudEvent in structured mode (application/cloudevents+json), or of what the subscription\'s template renders (webhook-template), headers webhook-id (msg_{subscription}_{event}, the same on every attempt), webhook-timestamp (real time, so a receiver\'s replay window holds when the sandbox clock is moved) and webhook-signature (v1, HMAC-SHA256 by the standardwebhooks library); a 2xx within the timeout (default 5s) is delivered, anything else fails and is retried on the sandbox clock after 5s, 5m, 30m, 2h, 5h, 10h, 10h (configurable); redirects are not followed; one request at a time per subscription, in event order; a manual redelivery is not retried; subscriptions and their logs (last 1000 messages) live in memory, outlive a reset and go with the workspace; at most 100 per workspace; the URL is called as written, so one the URL parser would mend (a space, CR or LF, a non-ASCII character, a backslash, a bad percent escape) is a 400 naming /url; a secret is never shown back, logged or journaled (a generated one is answered once, at creation)',
+      'per the Standard Webhooks specification: a POST of the CloudEvent in structured mode (application/cloudevents+json), or of what the subscription\'s template renders (webhook-template), headers webhook-id (msg_{subscription}_{event}, the same on every attempt), webhook-timestamp (real time, so a receiver\'s replay window holds when the sandbox clock is moved) and webhook-signature (v1, HMAC-SHA256 by the standardwebhooks library); a 2xx whose status comes within the timeout (default 5s) is delivered, its body read for the delivery log until it ends or the timeout cuts it off (responseCutOff: true, the start kept), anything else fails and is retried on the sandbox clock after 5s, 5m, 30m, 2h, 5h, 10h, 10h (configurable); redirects are not followed; one request at a time per subscription, in event order; a manual redelivery is not retried; subscriptions and their logs (last 1000 messages) live in memory, outlive a reset and go with the workspace; at most 100 per workspace; the URL is called as written, so one the URL parser would mend (a space, CR or LF, a non-ASCII character, a backslash, a bad percent escape) is a 400 naming /url; a secret is never shown back, logged or journaled (a generated one is answered once, at creation)',
     reason: 'receivers built on a Standard Webhooks library verify the sandbox\'s messages as they would any provider\'s, and a test drives retries by moving the clock instead of waiting hours',
   },
   {

@@ -19,6 +19,7 @@ import { Faults } from './faults.js';
 import { type FixtureDocuments, type LoadCounts, readFixtureFile, under } from './fixture-document.js';
 import { SandboxIds } from './ids.js';
 import { Journal } from './journal.js';
+import { keepSettings, restoreSettings } from './kept-settings.js';
 import { Snapshots } from './snapshots.js';
 import { Subscriptions } from './subscriptions.js';
 import { ClockTimers } from './timers.js';
@@ -194,7 +195,20 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
   const work = new Work({
     ...(settings.workBacklog === undefined ? {} : { maxBacklog: settings.workBacklog }),
     onError: (name, err) => log.error({ err, runner: name }, 'asynchronous processing failed; retried after a backoff'),
+    onConfigure: () => keep(),
   });
+  // The clock's setting and the work settings outlive the process with the rows (assumption
+  // restart-settings); an injected clock is the caller's. A write that fails (a full disk) leaves the
+  // setting made in memory, as before, and says what a restart would lose.
+  const keep = () => {
+    try {
+      keepSettings(store, clock, work);
+    } catch (err) {
+      log.error({ err, workspace: name }, 'the clock and work settings could not be written to the database: a restart would not find them');
+    }
+  };
+  if (!isNew) restoreSettings(store, options.clock ? undefined : clock, work, log, name);
+  clock.onChange(keep);
   const instances = new Map<string, WorkInstance>();
   let retired: SandboxError | undefined;
   const runtime: Runtime = {

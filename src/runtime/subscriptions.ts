@@ -74,6 +74,11 @@ export interface Attempt {
   error: string | null;
   /** The start of the receiver's answer. */
   response: string | null;
+  /**
+   * The answer's body had not ended when the timeout came: `response` is what came until then. The
+   * status decides all the same (a 2xx within the timeout delivers).
+   */
+  responseCutOff: boolean;
   durationMs: number;
   /** The fault that shaped this attempt: duplicate, fail-first; null: none. */
   fault: 'duplicate' | 'fail-first' | null;
@@ -127,35 +132,49 @@ interface Send {
 export type Transport = (
   url: string,
   init: { headers: Record<string, string>; body: string; timeoutMs: number; signal: AbortSignal },
-) => Promise<{ status: number; response: string }>;
+) => Promise<{ status: number; response: string; responseCutOff?: boolean }>;
 
 /**
  * POST with fetch, cut off (answer included) after timeoutMs or when `signal` aborts (the state
- * closes); redirects are not followed (a failure).
+ * closes); redirects are not followed (a failure). An answer whose status came in time is an answer:
+ * a body still open at the timeout is cut off and its start kept (assumption webhook-deliveries).
  */
 export const fetchTransport: Transport = async (url, { headers, body, timeoutMs, signal: closing }) => {
   const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), closing]);
   const res = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal });
-  return { status: res.status, response: await readStart(res, signal) };
+  const { text, cutOff } = await readStart(res, signal);
+  return { status: res.status, response: text, responseCutOff: cutOff };
 };
 
-/** The start of an answer's body, reading no more than needed. */
-async function readStart(res: Response, signal: AbortSignal): Promise<string> {
-  if (!res.body) return '';
+/**
+ * The start of an answer's body, reading no more than needed; cutOff when `signal` ended the read
+ * before the body did (a receiver that answered at once but kept its body open).
+ */
+async function readStart(res: Response, signal: AbortSignal): Promise<{ text: string; cutOff: boolean }> {
+  if (!res.body) return { text: '', cutOff: false };
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
+  let cutOff = false;
   try {
-    while (size < RESPONSE_KEPT * 4 && !signal.aborted) {
+    while (size < RESPONSE_KEPT * 4) {
+      if (signal.aborted) {
+        cutOff = true;
+        break;
+      }
       const { done, value } = await reader.read();
       if (done) break;
       chunks.push(value);
       size += value.byteLength;
     }
+  } catch (err) {
+    // The signal aborts the body's stream too: the read so far is kept. Any other error is the answer's.
+    if (!signal.aborted) throw err;
+    cutOff = true;
   } finally {
     void reader.cancel().catch(() => {});
   }
-  return Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_KEPT);
+  return { text: Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_KEPT), cutOff };
 }
 
 class Subscription {
@@ -298,6 +317,7 @@ class Subscription {
     let status: number | null = null;
     let response: string | null = null;
     let error: string | null = null;
+    let responseCutOff = false;
     try {
       const answer = await this.env.transport(this.spec.url, {
         headers,
@@ -307,6 +327,7 @@ class Subscription {
       });
       status = answer.status;
       response = answer.response;
+      responseCutOff = answer.responseCutOff === true;
       if (status < 200 || status > 299) error = `the receiver answered ${status}`;
     } catch (err) {
       error = describeFailure(err, this.spec.timeoutMs);
@@ -325,6 +346,7 @@ class Subscription {
       ok,
       error,
       response,
+      responseCutOff,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
       fault: send.duplicate ? 'duplicate' : failFirst ? 'fail-first' : null,
       redelivery: send.redelivery,

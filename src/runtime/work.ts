@@ -103,12 +103,15 @@ export interface WorkOptions {
   onError?: (name: string, err: unknown) => void;
   retryBaseMs?: number;
   retryMaxMs?: number;
+  /** Called after every configure() (the runtime keeps the settings in its database: runtime/kept-settings.ts). */
+  onConfigure?: () => void;
 }
 
 export class Work {
   private readonly lanes = new Map<string, Lane>();
   private readonly kept: WorkFailure[] = [];
   private readonly onError: (name: string, err: unknown) => void;
+  private readonly onConfigure: () => void;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   /** The bound the sandbox was started with (SANDBOX_WORK_BACKLOG); configure() may change the current one. */
@@ -122,6 +125,7 @@ export class Work {
 
   constructor(options: WorkOptions = {}) {
     this.onError = options.onError ?? (() => {});
+    this.onConfigure = options.onConfigure ?? (() => {});
     this.retryBaseMs = options.retryBaseMs ?? RETRY_BASE_MS;
     this.retryMaxMs = options.retryMaxMs ?? RETRY_MAX_MS;
     this.defaultBacklog = options.maxBacklog ?? DEFAULT_WORK_BACKLOG;
@@ -149,6 +153,7 @@ export class Work {
       this.held = change.held;
       if (!this.held) this.kickAll();
     }
+    this.onConfigure();
   }
 
   /** Back to the start-up settings: not held, the default bound. */

@@ -19,6 +19,7 @@ const NAME = Symbol('sandbox.workspace');
 const INVALID = Symbol('sandbox.workspace.invalid');
 const REFUSED = Symbol('sandbox.workspace.refused');
 const CREATED = Symbol('sandbox.workspace.created');
+const REOPENED = Symbol('sandbox.workspace.reopened');
 
 /**
  * Why a base URL /ws/{name} reaches nothing: `unknown`, no such workspace and this request may not
@@ -32,6 +33,7 @@ interface MarkedRequest extends IncomingMessage {
   [INVALID]?: string;
   [REFUSED]?: WorkspaceRefusal;
   [CREATED]?: true;
+  [REOPENED]?: true;
 }
 
 /** What the rewrite asks of the workspaces: may this request reach workspace `name` now? */
@@ -100,6 +102,14 @@ export function createdByRequest(req: IncomingMessage): boolean {
   return (req as MarkedRequest)[CREATED] === true;
 }
 
+/**
+ * Whether the workspace this request named was opened by it from the file an earlier run left (one
+ * not opened at start, being over the limit then): it existed, with its data, so it was not created.
+ */
+export function reopenedByRequest(req: IncomingMessage): boolean {
+  return (req as MarkedRequest)[REOPENED] === true;
+}
+
 export type WorkspaceStorage = 'memory' | 'file';
 
 /** What opening a workspace's state needs; the app supplies it (fixtures are not this layer's). */
@@ -107,9 +117,10 @@ export interface WorkspaceOpener {
   storage: WorkspaceStorage;
   /**
    * Opens (or creates) the state of `name`; `fixtures` undefined: the sandbox's start-up fixtures.
-   * Returns when it was created: now for a new one, or as recorded in its file.
+   * Returns when it was created: now for a new one, or as recorded in its file; `isNew` false when
+   * it was opened from its file (its fixtures were not loaded: it kept its data).
    */
-  open(name: string, fixtures: object | undefined): { runtime: Runtime; createdAt: string };
+  open(name: string, fixtures: object | undefined): { runtime: Runtime; createdAt: string; isNew: boolean };
   /**
    * Removes what `name` keeps outside memory (its database files); called after close, while the name
    * is still taken, so nothing can have opened the files again. It moves them out of the way first:
@@ -329,13 +340,13 @@ export class Workspaces {
     if (entry?.removing) throw new WorkspaceRemovingError(name);
     if (entry) return entry;
     if (!this.mayCreate(req)) throw new WorkspaceUnknownError(name, req ? adminKeyProblem(req.headers) : 'missing');
-    const added = this.add(name, undefined);
-    if (req) (req as MarkedRequest)[CREATED] = true;
+    const { entry: added, isNew } = this.add(name, undefined);
+    if (req) (req as MarkedRequest)[isNew ? CREATED : REOPENED] = true;
     return added;
   }
 
   private runtimeOf(entry: Entry): Runtime {
-    return entry.runtime ?? this.open(entry);
+    return entry.runtime ?? this.open(entry).runtime;
   }
 
   /** A request that used `name` is answered. */
@@ -353,13 +364,16 @@ export class Workspaces {
   }
 
   /**
-   * Creates `name` with `fixtures` (undefined: the start-up ones); undefined when it exists already.
-   * Throws while a workspace of that name is being removed.
+   * Creates `name` with `fixtures` (undefined: the start-up ones); undefined when it exists already,
+   * also in the file an earlier run left (not opened at start, being over the limit then: it is
+   * opened now, with its data, and `fixtures` are not loaded). Throws while a workspace of that name
+   * is being removed.
    */
   create(name: string, fixtures: object | undefined): WorkspaceInfo | undefined {
     if (this.entries.get(name)?.removing) throw new WorkspaceRemovingError(name);
     if (this.has(name)) return undefined;
-    return this.infoOf(this.add(name, fixtures));
+    const { entry, isNew } = this.add(name, fixtures);
+    return isNew ? this.infoOf(entry) : undefined;
   }
 
   /**
@@ -487,22 +501,23 @@ export class Workspaces {
     return { name, runtime: undefined, createdAt: '', lastUsed: this.now(), active: 0, removing: undefined, idle: undefined };
   }
 
-  private add(name: string, fixtures: object | undefined): Entry {
+  /** A workspace not in the list: created, or opened from the file an earlier run left (`isNew` false). */
+  private add(name: string, fixtures: object | undefined): { entry: Entry; isNew: boolean } {
     if (this.closed) throw new SandboxError(503, 'the sandbox is closing');
     if (this.entries.size >= this.options.max) throw new WorkspaceLimitError(this.options.max);
     const entry = this.blank(name);
-    this.open(entry, fixtures);
+    const { isNew } = this.open(entry, fixtures);
     this.entries.set(name, entry);
-    return entry;
+    return { entry, isNew };
   }
 
-  private open(entry: Entry, fixtures?: object): Runtime {
+  private open(entry: Entry, fixtures?: object): { runtime: Runtime; isNew: boolean } {
     if (this.closed) throw new SandboxError(503, 'the sandbox is closing');
-    const { runtime, createdAt } = this.options.opener.open(entry.name, fixtures);
+    const { runtime, createdAt, isNew } = this.options.opener.open(entry.name, fixtures);
     entry.runtime = runtime;
     entry.createdAt = createdAt;
     runtime.work.kickAll();
     this.options.log.info({ workspace: entry.name }, 'workspace opened');
-    return runtime;
+    return { runtime, isNew };
   }
 }

@@ -35,6 +35,7 @@ export class Store {
   private readonly wipeAll: () => void;
   private readonly getMeta;
   private readonly setMeta;
+  private readonly deleteMeta;
   private readonly parts = new Map<StorePart<unknown>, unknown>();
   private replaced = 0;
 
@@ -71,6 +72,7 @@ export class Store {
     this.setMeta = db.prepare(
       'INSERT INTO sb_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     );
+    this.deleteMeta = db.prepare('DELETE FROM sb_meta WHERE key = ?');
     // Last: it attaches its own schema, which the table list above must not see.
     this.snapshots = new SnapshotStore(
       db,
@@ -176,6 +178,15 @@ export class Store {
     this.groupCommit.flush();
     this.touch();
     this.setMeta.run(key, value);
+  }
+
+  /** Sets `key`, or removes it when `value` is undefined (a value that need not be kept). */
+  keepMetaValue(key: string, value: string | undefined): void {
+    if (value !== undefined) return this.setMetaValue(key, value);
+    if (this.getMeta.get(key) === undefined) return;
+    this.groupCommit.flush();
+    this.touch();
+    this.deleteMeta.run(key);
   }
 
   /**

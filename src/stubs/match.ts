@@ -24,6 +24,8 @@ export interface RequestView {
   host: string;
   port: number;
   scheme: string;
+  /** The workspace's base path as the client wrote it, `/ws/{name}`, or '' outside every workspace. */
+  base: string;
   clientIp: string;
   id: string;
 }

@@ -95,7 +95,10 @@ function headersOf(view: RequestView): Record<string, OneOrMany> {
 /** The model a response template renders: `request` and `parameters`. */
 export function templateModel(view: RequestView, pathParams: Record<string, string>, parameters: Record<string, unknown>): object {
   const segments = view.path.split('/').slice(1);
-  const baseUrl = `${view.scheme}://${view.host}${(view.scheme === 'http' && view.port === 80) || (view.scheme === 'https' && view.port === 443) ? '' : `:${view.port}`}`;
+  // WireMock's baseUrl is the URL up to the path, so that baseUrl + url is the URL called: in a
+  // workspace it ends with /ws/{name}, since url and path are relative to it (tester5 finding 7).
+  const origin = `${view.scheme}://${view.host}${(view.scheme === 'http' && view.port === 80) || (view.scheme === 'https' && view.port === 443) ? '' : `:${view.port}`}`;
+  const baseUrl = `${origin}${view.base}`;
   return {
     request: {
       id: view.id,

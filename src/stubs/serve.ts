@@ -10,7 +10,7 @@ import type { Interfaces } from '../http/interface-module.js';
 import { describeBytes, notImplementedBody, outsideBody } from '../http/interface-plugin.js';
 import { pathOf } from '../http/url.js';
 import { type Runtime, runtimeOf } from '../runtime/index.js';
-import { removalRefusal, WorkspaceRemovingError } from '../runtime/workspaces.js';
+import { removalRefusal, workspaceNameOf, WorkspaceRemovingError } from '../runtime/workspaces.js';
 import { sentBodyValue } from '../runtime/journal.js';
 import { type HelperSet, templateHelpers, TemplateError } from '../runtime/templates.js';
 import type { RequestView } from './match.js';
@@ -68,6 +68,12 @@ export function readRawBody(raw: IncomingMessage, limit: number): Promise<Buffer
   });
 }
 
+/** The base path the request reached its workspace by: /ws/{name} (/ws/default too), or ''. */
+function workspaceBase(request: FastifyRequest): string {
+  const name = workspaceNameOf(request.raw);
+  return name === undefined ? '' : `/ws/${name}`;
+}
+
 /** The request as a mapping is matched against it. */
 export function requestView(request: FastifyRequest, body: Buffer): RequestView {
   const url = request.url;
@@ -102,6 +108,7 @@ export function requestView(request: FastifyRequest, body: Buffer): RequestView 
     host: request.hostname,
     port: request.port ?? (scheme === 'https' ? 443 : 80),
     scheme,
+    base: workspaceBase(request),
     clientIp: request.ip,
     id: String(request.id),
   };

@@ -88,6 +88,10 @@ describe('a workspace behind /ws/{name}', () => {
       expect(cnab.statusCode, name).toBe(400);
       expect(errorShapeProblem('receivables', 400, cnab.body)).toBeNull();
       expect(cnab.json().error.message).toContain('is not a workspace name');
+      // Refused before its body is read: an empty JSON body is no parse error here either.
+      const reset = await app.inject({ method: 'POST', url: `/ws/${name}/_sandbox/reset`, headers: { 'content-type': 'application/json' }, payload: '' });
+      expect(reset.statusCode, name).toBe(400);
+      expect(reset.json().message).toContain('1 to 64 characters of a-z, 0-9 and -');
     }
     for (const name of ['a'.repeat(64), '0', '-', 'gw0', 'worker-12']) {
       expect((await app.inject({ url: `/ws/${name}/_sandbox/health` })).statusCode, name).toBe(200);
@@ -224,6 +228,58 @@ describe('workspaces in database files', () => {
       });
       expect((await json(app, 'DELETE', '/_sandbox/workspaces/kept')).status).toBe(200);
       expect(readdirSync(dir).filter((f) => f.includes('ws-kept'))).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('a workspace kept in a file and not opened at start (over the limit then)', () => {
+  it('is reopened with its data on first use, answered and logged as reopened, never as created', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-ws-'));
+    dirs.push(dir);
+    const db = join(dir, 'sandbox.db');
+    let app = await buildApp({ db, fixtures: BASE_FIXTURES, logger: false });
+    await app.inject({ url: '/ws/aaa/_sandbox/health' });
+    expect((await app.inject({ method: 'POST', url: `/ws/zzz${RG_REGISTER}`, headers: rg, payload: one })).statusCode).toBe(200);
+    await app.inject({ url: '/ws/yyy/_sandbox/health' });
+    await app.close();
+
+    const log = new LogCapture();
+    app = await buildApp({ db, fixtures: BASE_FIXTURES, maxWorkspaces: 1, logger: { level: 'info', stream: log } });
+    try {
+      // aaa took the one place at start (names are opened in order); a place frees up.
+      expect((await json(app, 'GET', '/_sandbox/workspaces')).body.workspaces.map((w: { name: string }) => w.name)).toEqual(['default', 'aaa']);
+      expect((await json(app, 'DELETE', '/_sandbox/workspaces/aaa')).status).toBe(200);
+      const reopened = await app.inject({ url: '/ws/zzz/_sandbox/overview' });
+      expect(reopened.statusCode).toBe(200);
+      expect(reopened.json().counts.registry.batches).toBe(1);
+      expect(reopened.headers['sandbox-workspace-created']).toBeUndefined();
+      const lines = log.lines.map((l) => JSON.parse(l) as { msg: string; workspace?: string });
+      expect(lines.filter((l) => l.workspace === 'zzz').map((l) => l.msg)).toContain("workspace 'zzz' reopened from its file by GET /ws/zzz/_sandbox/overview");
+      expect(lines.some((l) => l.msg.startsWith("workspace 'zzz' created"))).toBe(false);
+      // The place is taken again: the third file waits for one.
+      expect((await app.inject({ url: '/ws/yyy/_sandbox/health' })).statusCode).toBe(429);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('is a 409 to POST /_sandbox/workspaces, which finds it with its data instead of creating it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-ws-'));
+    dirs.push(dir);
+    const db = join(dir, 'sandbox.db');
+    let app = await buildApp({ db, fixtures: BASE_FIXTURES, logger: false });
+    await app.inject({ url: '/ws/aaa/_sandbox/health' });
+    expect((await app.inject({ method: 'POST', url: `/ws/zzz${RG_REGISTER}`, headers: rg, payload: one })).statusCode).toBe(200);
+    await app.close();
+    app = await buildApp({ db, fixtures: BASE_FIXTURES, maxWorkspaces: 1, logger: false });
+    try {
+      expect((await json(app, 'DELETE', '/_sandbox/workspaces/aaa')).status).toBe(200);
+      const created = await json(app, 'POST', '/_sandbox/workspaces', { name: 'zzz', fixtures: {} });
+      expect(created.status).toBe(409);
+      expect(created.body.message).toContain('exists already');
+      expect((await json(app, 'GET', '/ws/zzz/_sandbox/overview')).body.counts.registry.batches).toBe(1);
     } finally {
       await app.close();
     }
@@ -471,6 +527,19 @@ describe('removing a workspace while it is in use', () => {
     expect(control.status).toBe(409);
     expect(control.body.message).toContain('is being removed');
     expect((await json(app, 'POST', '/_sandbox/workspaces', { name: 'busy' })).status).toBe(409);
+    // The same with a body the refusal never reads: an empty JSON body (what fetch sends for a bodiless
+    // POST), which a control call reads as {}, and a body of a type no route takes.
+    for (const [type, payload] of [['application/json', ''], ['application/json', '{'], ['text/plain', 'x'], ['application/xml', '<a/>']]) {
+      const headers = { 'content-type': type };
+      const reset = await app.inject({ method: 'POST', url: '/ws/busy/_sandbox/reset', headers, payload });
+      expect(reset.statusCode, `${type} ${payload}`).toBe(409);
+      expect(Object.keys(reset.json()).sort()).toEqual(['details', 'error', 'message', 'statusCode']);
+      expect(reset.json().message).toContain('is being removed');
+      const emptyRegistry = await app.inject({ method: 'POST', url: `/ws/busy${RG_REGISTER}`, headers: { ...rg, ...headers }, payload });
+      expect(emptyRegistry.statusCode).toBe(400);
+      expect(errorShapeProblem('registry', 400, emptyRegistry.body)).toBeNull();
+      expect(emptyRegistry.json().message).toContain('workspace "busy" is being removed');
+    }
     // The request in flight is answered as if nothing happened, before the removal answers.
     expect((await inFlight).statusCode).toBe(200);
     expect((await removal).json()).toEqual({ removed: 1 });

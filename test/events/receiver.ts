@@ -10,8 +10,11 @@ export interface Received {
   body: string;
 }
 
-/** What the receiver answers to the n-th request (0-based): a status, or 'hang' to never answer. */
-export type Behaviour = (n: number, received: Received) => number | 'hang';
+/**
+ * What the receiver answers to the n-th request (0-based): a status, 'hang' to never answer, or
+ * 'trickle' to answer 200 and its headers at once, then a byte of body every 50 ms, never ending it.
+ */
+export type Behaviour = (n: number, received: Received) => number | 'hang' | 'trickle';
 
 export class Receiver {
   readonly received: Received[] = [];
@@ -32,7 +35,12 @@ export class Receiver {
         this.received.push(received);
         const answer = this.behaviour(n, received);
         if (answer === 'hang') this.hanging.push(res);
-        else res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer < 300 ? 'ok' : 'no');
+        else if (answer === 'trickle') {
+          this.hanging.push(res);
+          res.writeHead(200, { 'content-type': 'text/plain' }).flushHeaders();
+          const drip = setInterval(() => res.write('x'), 50);
+          res.on('close', () => clearInterval(drip));
+        } else res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer < 300 ? 'ok' : 'no');
         for (const w of [...this.waiters]) {
           if (this.received.length >= w.count) {
             this.waiters.splice(this.waiters.indexOf(w), 1);

@@ -28,6 +28,8 @@ interface Attempt {
   status: number | null;
   ok: boolean;
   error: string | null;
+  response: string | null;
+  responseCutOff: boolean;
   fault: string | null;
   redelivery: boolean;
 }
@@ -293,6 +295,19 @@ describe('a receiver that hangs', () => {
     const log = await logUntil(app, slow.id, (d) => d.some((x) => x.status === 'failed'));
     const failed = log.find((x) => x.status === 'failed');
     expect(failed?.attempts[0]).toMatchObject({ status: null, ok: false, error: expect.stringContaining('500 ms') });
+    expect(failed?.attempts[0]?.responseCutOff).toBe(false);
+  });
+
+  it('is delivered when its 2xx came within the timeout though its body did not end: the log keeps the status and the body so far', async () => {
+    const app = await testApp({ fixtures: COVERAGE_FIXTURES });
+    const streaming = await receiver(() => 'trickle');
+    const sub = await subscribe(app, { url: streaming.url, types: [PAYMENT], secret: SECRET, timeout: '300ms', retrySchedule: [] });
+    await pay(app);
+    await streaming.until(1);
+    const [delivery] = await logUntil(app, sub.id, (d) => d[0]?.status !== 'pending');
+    expect(delivery?.status).toBe('delivered');
+    expect(delivery?.attempts[0]).toMatchObject({ status: 200, ok: true, error: null, responseCutOff: true });
+    expect(delivery?.attempts[0]?.response).toMatch(/^x*$/);
   });
 });
 

@@ -78,6 +78,7 @@ const VIEW: RequestView = {
   host: 'localhost',
   port: 80,
   scheme: 'http',
+  base: '',
   clientIp: '127.0.0.1',
   id: 'req-1',
 };

@@ -155,7 +155,7 @@ describe('how many mappings a workspace holds', () => {
     await stubbed(app, { mappings });
     const view: RequestView = {
       method: 'POST', url: '/same', path: '/same', query: new Map(), headers: new Map([['x-a', ['nope']]]), rawHeaders: ['X-A', 'nope'],
-      body: Buffer.from('{"c":1}'), text: '{"c":1}', host: 'localhost', port: 80, scheme: 'http', clientIp: '127.0.0.1', id: 'r1',
+      body: Buffer.from('{"c":1}'), text: '{"c":1}', host: 'localhost', port: 80, scheme: 'http', base: '', clientIp: '127.0.0.1', id: 'r1',
     };
     const found = app.userOperations.stubs.find(app.runtime, view);
     expect(found.stub).toBeNull();

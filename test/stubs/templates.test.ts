@@ -228,6 +228,24 @@ describe('the request model prints as WireMock prints it', () => {
     // {{ }} escapes "=" as handlebars.java does.
     expect(query).toBe('{a&#x3D;1, b&#x3D;[x, y]}');
   });
+
+  it('request.baseUrl followed by request.url is the URL the client called, in a workspace too', async () => {
+    const app = await testApp();
+    const link = templated('link', '/v1/lotes', '{{{request.baseUrl}}}{{{request.url}}}|{{{request.path}}}', {
+      status: 201,
+      headers: { Location: '{{{request.baseUrl}}}{{{request.url}}}/123' },
+    });
+    await stubbed(app, link);
+    const plain = await app.inject({ method: 'POST', url: '/v1/lotes?x=1', headers: { host: 'sandbox.test:3105' } });
+    expect(plain.body).toBe('http://sandbox.test:3105/v1/lotes?x=1|/v1/lotes');
+    await stubbed(app, link, '/ws/w7');
+    const inWorkspace = await app.inject({ method: 'POST', url: '/ws/w7/v1/lotes?x=1', headers: { host: 'sandbox.test:3105' } });
+    // url and path stay relative to the workspace's base URL; baseUrl is that base URL.
+    expect(inWorkspace.body).toBe('http://sandbox.test:3105/ws/w7/v1/lotes?x=1|/v1/lotes');
+    expect(inWorkspace.headers.location).toBe('http://sandbox.test:3105/ws/w7/v1/lotes?x=1/123');
+    await stubbed(app, link, '/ws/default');
+    expect((await app.inject({ method: 'POST', url: '/ws/default/v1/lotes', headers: { host: 'sandbox.test' } })).body).toBe('http://sandbox.test/ws/default/v1/lotes|/v1/lotes');
+  });
 });
 
 describe('a template that fails', () => {
