@@ -235,18 +235,24 @@ describe('workspaces in database files', () => {
 });
 
 describe('a workspace kept in a file and not opened at start (over the limit then)', () => {
-  it('is reopened with its data on first use, answered and logged as reopened, never as created', async () => {
+  /** A database file whose workspaces are `names` in order, zzz with one registered batch. */
+  async function keptWorkspaces(names: readonly string[]): Promise<string> {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-ws-'));
     dirs.push(dir);
     const db = join(dir, 'sandbox.db');
-    let app = await buildApp({ db, fixtures: BASE_FIXTURES, logger: false });
-    await app.inject({ url: '/ws/aaa/_sandbox/health' });
-    expect((await app.inject({ method: 'POST', url: `/ws/zzz${RG_REGISTER}`, headers: rg, payload: one })).statusCode).toBe(200);
-    await app.inject({ url: '/ws/yyy/_sandbox/health' });
+    const app = await buildApp({ db, fixtures: BASE_FIXTURES, logger: false });
+    for (const name of names) {
+      if (name !== 'zzz') await app.inject({ url: `/ws/${name}/_sandbox/health` });
+      else expect((await app.inject({ method: 'POST', url: `/ws/zzz${RG_REGISTER}`, headers: rg, payload: one })).statusCode).toBe(200);
+    }
     await app.close();
+    return db;
+  }
 
+  it('is reopened with its data on first use, answered and logged as reopened, never as created', async () => {
+    const db = await keptWorkspaces(['aaa', 'zzz', 'yyy']);
     const log = new LogCapture();
-    app = await buildApp({ db, fixtures: BASE_FIXTURES, maxWorkspaces: 1, logger: { level: 'info', stream: log } });
+    const app = await buildApp({ db, fixtures: BASE_FIXTURES, maxWorkspaces: 1, logger: { level: 'info', stream: log } });
     try {
       // aaa took the one place at start (names are opened in order); a place frees up.
       expect((await json(app, 'GET', '/_sandbox/workspaces')).body.workspaces.map((w: { name: string }) => w.name)).toEqual(['default', 'aaa']);
@@ -266,14 +272,8 @@ describe('a workspace kept in a file and not opened at start (over the limit the
   });
 
   it('is a 409 to POST /_sandbox/workspaces, which finds it with its data instead of creating it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbox-ws-'));
-    dirs.push(dir);
-    const db = join(dir, 'sandbox.db');
-    let app = await buildApp({ db, fixtures: BASE_FIXTURES, logger: false });
-    await app.inject({ url: '/ws/aaa/_sandbox/health' });
-    expect((await app.inject({ method: 'POST', url: `/ws/zzz${RG_REGISTER}`, headers: rg, payload: one })).statusCode).toBe(200);
-    await app.close();
-    app = await buildApp({ db, fixtures: BASE_FIXTURES, maxWorkspaces: 1, logger: false });
+    const db = await keptWorkspaces(['aaa', 'zzz']);
+    const app = await buildApp({ db, fixtures: BASE_FIXTURES, maxWorkspaces: 1, logger: false });
     try {
       expect((await json(app, 'DELETE', '/_sandbox/workspaces/aaa')).status).toBe(200);
       const created = await json(app, 'POST', '/_sandbox/workspaces', { name: 'zzz', fixtures: {} });
