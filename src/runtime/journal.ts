@@ -5,7 +5,7 @@
 import { Buffer } from 'node:buffer';
 import type { InterfaceId } from '../http/errors.js';
 import { parseJsonAsWritten } from '../http/json.js';
-import { EchoSecrets, FormText, isFormType, isRedactedKey, REDACTED, redact, redactJsonText, redactPairs, redactPathParameters, redactUrlQuery, truncatedMarker } from './redact.js';
+import { EchoSecrets, FormText, isFormType, isRedactedKey, REDACTED, redact, redactJsonText, redactPairs, redactPathParameters, redactUrlSecrets, truncatedMarker } from './redact.js';
 import { Ring } from './ring.js';
 
 /** Bodies up to this many characters are kept as they came and redacted when read. */
@@ -130,7 +130,7 @@ function headerValue(name: string, value: string): string {
     const scheme = /authorization$/i.test(name) ? /^([A-Za-z][\w.+-]*)\s+\S/.exec(value)?.[1] : undefined;
     return scheme === undefined ? REDACTED : `${scheme} ${REDACTED}`;
   }
-  return cut(redactUrlQuery(value));
+  return cut(redactUrlSecrets(value));
 }
 
 

@@ -102,7 +102,7 @@ export function redactPairs(text: string): string {
  * A URL (a Location, a Referer, a request target) with the values of its query parameters and of its
  * path parameters (redactPathParameters) named like a secret redacted.
  */
-export function redactUrlQuery(url: string): string {
+export function redactUrlSecrets(url: string): string {
   const mark = url.indexOf('?');
   if (mark === -1) return redactPathParameters(url);
   const hash = url.indexOf('#', mark);

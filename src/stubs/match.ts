@@ -3,7 +3,7 @@
 // lowest priority number wins, then the mapping added last. A request that matches none is told the
 // closest mapping and why it did not match.
 import { pathDistance } from '../http/near-miss.js';
-import { isRedactedKey, REDACTED, redactSecretText, redactUrlQuery } from '../runtime/redact.js';
+import { isRedactedKey, REDACTED, redactSecretText, redactUrlSecrets } from '../runtime/redact.js';
 import type { Stub } from './mapping.js';
 
 /** What a mapping is matched against: one request, read once. */
@@ -70,8 +70,8 @@ function urlDifference(stub: Stub, view: RequestView): { distance: number; diffe
     case 'url':
       if (view.url === url.text) return { distance: 0, differences: [] };
       if (view.path === url.text.split('?')[0]) {
-        const sent = redactUrlQuery(view.url.slice(view.path.length));
-        return { distance: 0.5, differences: [`the query string is "${sent}"; the mapping's url has "${redactUrlQuery(url.text.slice(view.path.length))}"`] };
+        const sent = redactUrlSecrets(view.url.slice(view.path.length));
+        return { distance: 0.5, differences: [`the query string is "${sent}"; the mapping's url has "${redactUrlSecrets(url.text.slice(view.path.length))}"`] };
       }
       return pathOff(view.path, url.text.split('?')[0] ?? '', 'url');
     case 'urlPath':
@@ -81,7 +81,7 @@ function urlDifference(stub: Stub, view: RequestView): { distance: number; diffe
       const value = url.kind === 'urlPattern' ? view.url : view.path;
       return url.regex.matchesWhole(value)
         ? { distance: 0, differences: [] }
-        : { distance: 2, differences: [`the ${url.kind === 'urlPattern' ? 'URL' : 'path'} ${redactUrlQuery(value)} does not match ${url.kind} /${redactSecretText(url.text)}/`] };
+        : { distance: 2, differences: [`the ${url.kind === 'urlPattern' ? 'URL' : 'path'} ${redactUrlSecrets(value)} does not match ${url.kind} /${redactSecretText(url.text)}/`] };
     }
     case 'urlPathTemplate':
       return templateParams(stub, view.path) ? { distance: 0, differences: [] } : pathOff(view.path, url.text, 'urlPathTemplate');

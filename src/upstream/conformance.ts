@@ -15,7 +15,7 @@ import { isMoney } from '../domain/money.js';
 import type { Assumption } from '../http/assumption-catalog.js';
 import type { Operation } from '../http/catalog.js';
 import type { ErrorShape } from '../http/errors.js';
-import { type EchoSecrets, redact, redactUrlQuery } from '../runtime/redact.js';
+import { type EchoSecrets, redact, redactUrlSecrets } from '../runtime/redact.js';
 import { plainResponseBody, responseHeader } from './exchange.js';
 import type { Exchange } from './proxy.js';
 import { plural } from '../domain/plural.js';
@@ -401,7 +401,7 @@ function redactedBody(bytes: Buffer | null): unknown {
  */
 export function exampleOf(x: Exchange, secrets: EchoSecrets): Example {
   return {
-    request: { method: x.method, url: secrets.scrubText(redactUrlQuery(x.url)), body: secrets.scrub(redactedBody(x.requestBody)) },
+    request: { method: x.method, url: secrets.scrubText(redactUrlSecrets(x.url)), body: secrets.scrub(redactedBody(x.requestBody)) },
     response: {
       status: x.status,
       contentType: responseHeader(x, 'content-type') ?? null,

@@ -18,7 +18,7 @@ import { STATUS_CODES } from 'node:http';
 import { join } from 'node:path';
 import { countStubFolder } from '../stubs/folder.js';
 import { MAX_MAPPINGS_PER_WORKSPACE } from '../stubs/stub-set.js';
-import { type EchoSecrets, isFormType, isRedactedKey, recordedUrl, REDACTED, redactPairs, redactPathParameters, redactUrlQuery } from '../runtime/redact.js';
+import { type EchoSecrets, isFormType, isRedactedKey, recordedUrl, REDACTED, redactPairs, redactPathParameters, redactUrlSecrets } from '../runtime/redact.js';
 import { exchangeSecrets, plainResponseBody, responseHeader } from './exchange.js';
 import type { Exchange } from './proxy.js';
 
@@ -115,7 +115,7 @@ function recordedHeader(name: string, value: string, secrets: EchoSecrets): stri
   const lower = name.toLowerCase();
   if (isSecret(lower)) return REDACTED;
   const urls =
-    lower === 'link' ? value.replace(/<([^>]*)>/g, (_, url: string) => `<${redactUrlQuery(url)}>`) : URL_RESPONSE_HEADERS.has(lower) ? redactUrlQuery(value) : value;
+    lower === 'link' ? value.replace(/<([^>]*)>/g, (_, url: string) => `<${redactUrlSecrets(url)}>`) : URL_RESPONSE_HEADERS.has(lower) ? redactUrlSecrets(value) : value;
   return secrets.scrubText(urls);
 }
 

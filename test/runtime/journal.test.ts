@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { captureText, captureValue, Journal, type JournalEntry, packRequest, unpackRequest } from '../../src/runtime/journal.js';
-import { EchoSecrets, namesSecret, redact, redactJsonText, redactPathParameters, redactSecretText, redactUrlQuery } from '../../src/runtime/redact.js';
+import { EchoSecrets, namesSecret, redact, redactJsonText, redactPathParameters, redactSecretText, redactUrlSecrets } from '../../src/runtime/redact.js';
 import { BASE_FIXTURES, LogCapture, testApp } from '../helpers.js';
 import { stubbed } from '../stubs/helpers.js';
 
@@ -604,7 +604,7 @@ describe('redaction', () => {
     expect(redactPathParameters('/a;jsessionid=S1;v=2/b;token=S2/c;e=;api_key=S3?x=1;token=q#f')).toBe('/a;jsessionid=[redacted];v=2/b;token=[redacted]/c;e=;api_key=[redacted]?x=1;token=q#f');
     expect(redactPathParameters('/a;session%5Fid=S1;sessionless')).toBe('/a;session%5Fid=[redacted];sessionless');
     expect(redactPathParameters('/a?x=1;token=q')).toBe('/a?x=1;token=q');
-    expect(redactUrlQuery('https://app.example/cb;jsessionid=S1?access_token=S2')).toBe('https://app.example/cb;jsessionid=[redacted]?access_token=[redacted]');
+    expect(redactUrlSecrets('https://app.example/cb;jsessionid=S1?access_token=S2')).toBe('https://app.example/cb;jsessionid=[redacted]?access_token=[redacted]');
   });
 
   it('finds a secret in any base64 text that encodes it, in either alphabet, padded or not (fast-check)', () => {
