@@ -4,10 +4,11 @@
 // included), and values under a secret's key (token, token_acesso, password, documento, conteudo...)
 // are replaced, in the request by a JsonUnit placeholder that matches any value and in the response
 // by "[redacted]"; so are the response's headers named like a secret, the secret query values of a
-// URL it gives (Location, Content-Location, Link) and the secret fields of a form-encoded answer; and
+// URL it gives (Location, Content-Location, Link, query or ;path parameters) and the secret fields of a form-encoded answer; and
 // each secret the exchange carried is replaced wherever else it appears (an answer that echoes the
 // request), as the journal replaces it (EchoSecrets). The request is matched as WireMock's recorder
-// matches it: the URL exactly (query parameters holding a secret by any value), a JSON body by
+// matches it: the URL exactly (query and path parameters holding a secret by any value, the file and
+// mapping names without their values), a JSON body by
 // equalToJson ignoring array order and extra elements, a form by its fields. Identical requests that
 // got different answers become a scenario that replays the answers in the order they came, the last
 // one repeating; each answer is written once, and only the one before it rewritten to lead to it, so
