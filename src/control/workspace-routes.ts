@@ -39,6 +39,7 @@ import {
 import { readFixtureFile, under } from '../runtime/fixture-document.js';
 import { redactPathParameters } from '../runtime/redact.js';
 import { documentsDir } from '../store/documents.js';
+import { WORKSPACE_META } from '../store/index.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -51,8 +52,8 @@ declare module 'fastify' {
 const WORKSPACES_PAGE = 100;
 const WORKSPACES_PAGE_MAX = 1000;
 
-const CREATED = 'workspaceCreatedAt';
-const FIXTURES = 'workspaceFixtures';
+const CREATED = WORKSPACE_META.createdAt;
+const FIXTURES = WORKSPACE_META.fixtures;
 
 /** `data/sandbox.db` -> `data/sandbox.ws-w3.db`: one file per workspace, beside the main one. */
 export function workspaceDbPath(mainDb: string, name: string): string {

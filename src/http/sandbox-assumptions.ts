@@ -301,7 +301,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'When a workspace exists',
     decision:
-      'created on first use by any call that reads its state (an interface call or a control call; not /docs, /openapi.json or the inspector\'s static files) with the start-up fixtures, or by POST /_sandbox/workspaces {"name","fixtures"} (201; an existing name is a 409); under SANDBOX_ADMIN_TOKEN only a request carrying the key creates one (workspace-locked); reset with "default" in a workspace loads the fixtures it was created with; DELETE /_sandbox/workspaces/{name} drops it with its snapshots and file (workspace-removal); "default" cannot be deleted (a 400: reset it)',
+      'created on first use by any call that reads its state (an interface call or a control call; not /docs, /openapi.json or the inspector\'s static files) with the start-up fixtures, or by POST /_sandbox/workspaces {"name","fixtures"} (201; an existing name is a 409); under SANDBOX_ADMIN_TOKEN only a request carrying the key creates one (workspace-locked); reset with "default" in a workspace loads the fixtures it was created with (kept, with its creation time, through resets and restarts); DELETE /_sandbox/workspaces/{name} drops it with its snapshots and file (workspace-removal); "default" cannot be deleted (a 400: reset it)',
     reason: 'a worker only picks its name; a suite that wants its own fixtures creates the workspace with them once and resets back to them',
   },
   {

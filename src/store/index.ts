@@ -13,6 +13,14 @@ import { RegistryStore } from './registry.js';
 import { SnapshotStore } from './snapshot-store.js';
 import { StubStore } from './stubs.js';
 
+/**
+ * What a state is, not what it holds: a workspace's creation time and the fixtures it was created with
+ * (control/workspace-routes.ts), which a reset to "default" loads, after a restart too. A reset wipes
+ * every other row of sb_meta with the data.
+ */
+export const WORKSPACE_META = { createdAt: 'workspaceCreatedAt', fixtures: 'workspaceFixtures' } as const;
+const KEPT_THROUGH_RESET = [WORKSPACE_META.createdAt, WORKSPACE_META.fixtures];
+
 export class Store {
   readonly bookkeeping: BookkeepingStore;
   readonly registry: RegistryStore;
@@ -63,15 +71,17 @@ export class Store {
       .all()
       .filter((t) => t !== PART_MIGRATIONS_TABLE) as string[];
     const deletes = tables.map((t) => db.prepare(`DELETE FROM "${t}"`));
-    this.wipeAll = db.transaction(() => {
-      // Foreign keys are checked at commit, so the order of the deletes does not matter.
-      db.pragma('defer_foreign_keys = ON');
-      for (const d of deletes) d.run();
-    });
     this.getMeta = db.prepare('SELECT value FROM sb_meta WHERE key = ?').pluck();
     this.setMeta = db.prepare(
       'INSERT INTO sb_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     );
+    this.wipeAll = db.transaction(() => {
+      const kept = KEPT_THROUGH_RESET.map((key) => [key, this.getMeta.get(key) as string | undefined] as const);
+      // Foreign keys are checked at commit, so the order of the deletes does not matter.
+      db.pragma('defer_foreign_keys = ON');
+      for (const d of deletes) d.run();
+      for (const [key, value] of kept) if (value !== undefined) this.setMeta.run(key, value);
+    });
     this.deleteMeta = db.prepare('DELETE FROM sb_meta WHERE key = ?');
     // Last: it attaches its own schema, which the table list above must not see.
     this.snapshots = new SnapshotStore(

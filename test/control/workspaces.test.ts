@@ -234,6 +234,37 @@ describe('workspaces in database files', () => {
   });
 });
 
+describe('a workspace kept in a file, reset, then opened again by a restart', () => {
+  it('still resets to "default" with the fixtures it was created with, and keeps its creation time', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-ws-'));
+    dirs.push(dir);
+    const db = join(dir, 'sandbox.db');
+    const own = { registry: { participants: [{ participantId: 'P-OWN', accessToken: 'own-token' }] } };
+    const participants = async (app: FastifyInstance) =>
+      (await json(app, 'GET', '/ws/w3/_sandbox/registry/participants')).body.participants.map((p: { participantId: string }) => p.participantId);
+    let app = await buildApp({ db, fixtures: BASE_FIXTURES, logger: false });
+    let createdAt: string;
+    try {
+      expect((await json(app, 'POST', '/_sandbox/workspaces', { name: 'w3', fixtures: own })).status).toBe(201);
+      createdAt = (await json(app, 'GET', '/_sandbox/workspaces')).body.workspaces.find((w: { name: string }) => w.name === 'w3').createdAt;
+      // A reset (to anything) wipes the rows, never what the workspace is.
+      expect((await json(app, 'POST', '/ws/w3/_sandbox/reset', { fixtures: {} })).status).toBe(200);
+      expect(await participants(app)).toEqual([]);
+    } finally {
+      await app.close();
+    }
+    app = await buildApp({ db, fixtures: BASE_FIXTURES, logger: false });
+    try {
+      expect((await json(app, 'POST', '/ws/w3/_sandbox/reset', { fixtures: 'default' })).status).toBe(200);
+      expect(await participants(app)).toEqual(['P-OWN']);
+      const listed = (await json(app, 'GET', '/_sandbox/workspaces')).body.workspaces.find((w: { name: string }) => w.name === 'w3');
+      expect(listed.createdAt).toBe(createdAt);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('a workspace kept in a file and not opened at start (over the limit then)', () => {
   /** A database file whose workspaces are `names` in order, zzz with one registered batch. */
   async function keptWorkspaces(names: readonly string[]): Promise<string> {
