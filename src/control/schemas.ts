@@ -203,7 +203,9 @@ export const SnapshotInfo = Type.Object({
   name: Type.String(),
   createdAt: Type.String({ description: 'on the real clock' }),
   clock: ClockState,
-  rows: Type.Record(Type.String(), Type.Integer(), { description: 'rows per table holding any' }),
+  rows: Type.Record(Type.String(), Type.Integer(), {
+    description: "rows per interface table holding any (the sandbox's own sb_ tables left out)",
+  }),
 });
 
 export const WorkFailureSchema = Type.Object({

@@ -15,8 +15,14 @@ import { SnapshotInfo, SnapshotName } from './schemas.js';
 const TAG = [CONTROL_TAG.name];
 const assumed = assumptionLookup(assumptions);
 
+/**
+ * A snapshot as the control plane shows it: rows per user table, the sandbox's own sb_ tables aside
+ * (as the workspace list leaves them out), so that a workspace's snapshot reads as a lone sandbox's, whose
+ * bookkeeping rows differ (a workspace keeps its creation time and fixtures there).
+ */
 function snapshotView(meta: SnapshotMeta) {
-  return { name: meta.name, createdAt: meta.createdAt, clock: meta.clockView, rows: meta.rows };
+  const rows = Object.fromEntries(Object.entries(meta.rows).filter(([table]) => !table.startsWith('sb_')));
+  return { name: meta.name, createdAt: meta.createdAt, clock: meta.clockView, rows };
 }
 
 export const snapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
