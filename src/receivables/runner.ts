@@ -281,8 +281,13 @@ function importRunner(ctx: RunnerContext, turnMs = TURN_MS): ImportWork {
         // A large file is opened over many turns: this one ends with its deadline.
         const opened = advance(opening, deadline);
         if (!opened) break;
-        job = started(opening, opened);
-        opening = null;
+        try {
+          job = started(opening, opened);
+        } finally {
+          // Its steps are used up: a start that failed (the database) opens the file again when
+          // retried. Kept, the spent steps read as an opening forever unfinished and the runner spun.
+          opening = null;
+        }
         if (!job) continue;
       }
       const current = job;

@@ -26,6 +26,8 @@ async function lockableApp(fixtures: typeof DEMO_FIXTURES | typeof FIXTURES, see
   // A short busy timeout: the sandbox gives up on the lock at once instead of after 5 s.
   app.runtime.store.db.pragma('busy_timeout = 20');
   const other = new Database(join(dir, 'sandbox.db'));
+  // Nor does the other connection wait, when the sandbox's own transaction already holds the lock.
+  other.pragma('busy_timeout = 0');
   cleanups.push(() => {
     other.close();
     rmSync(dir, { recursive: true, force: true });
@@ -43,6 +45,8 @@ async function lockableApp(fixtures: typeof DEMO_FIXTURES | typeof FIXTURES, see
 }
 
 const CNAB = cnabBytes('cnab400', [{}, { titleId: 'T-2' }]);
+/** A file with one error (a due date of 31 February): its processing writes a diagnostic. */
+const WITH_ERROR = cnabBytes('cnab400', [{}, { titleId: 'T-2', due: '310224' }]);
 
 async function inspectImport(app: FastifyInstance, importId: string) {
   return (await app.inject({ url: `/_sandbox/receivables/imports/${importId}` })).json<{
@@ -85,6 +89,34 @@ describe('a processing slice that fails', () => {
     const again = await app.inject({ url: `/_sandbox/receivables/imports/${importId}` });
     expect(again.json<{ errorCount: number }>().errorCount).toBe(0);
   });
+
+  // Each store write of the runner, locked once: the start of an import (clearing an earlier run's
+  // diagnostics), a slice's diagnostics, its end. A start that failed once left the runner spinning on
+  // the spent opening: nothing was processed again and POST /_sandbox/work/run never answered.
+  it.each(['clearDiagnostics', 'addDiagnostics', 'finish'] as const)(
+    'wedges nothing when %s meets a locked database once: that import, the ones pending with it and the ones submitted later are processed, and work/run answers',
+    async (write) => {
+      const { app, underLock } = await lockableApp(DEMO_FIXTURES);
+      const store = app.runtime.store.receivables;
+      const original = store[write].bind(store) as (...args: unknown[]) => unknown;
+      let locked = 1;
+      vi.spyOn(store, write).mockImplementation(((...args: unknown[]) =>
+        locked-- > 0 ? underLock(() => original(...args)) : original(...args)) as never);
+      const before = [await submitCnab(app, WITH_ERROR), await submitCnab(app, WITH_ERROR)];
+      await vi.waitFor(() => expect(locked).toBeLessThan(0), { timeout: 10_000, interval: 20 });
+      const after = [await submitCnab(app, WITH_ERROR), await submitCnab(app, WITH_ERROR)];
+      const run = await app.inject({ method: 'POST', url: '/_sandbox/work/run' });
+      expect(run.statusCode).toBe(200);
+      for (const importId of [...before, ...after]) {
+        const processed = (await app.inject({ url: `/_sandbox/receivables/imports/${importId}` })).json();
+        // Its one error written once, however many attempts its processing took.
+        expect(processed, importId).toMatchObject({ status: 'rejected', errorCount: 1 });
+      }
+      expect((await inspectImport(app, before[0] as string)).processing).toMatchObject({ failedAttempts: 1 });
+      const work = (await app.inject({ url: '/_sandbox/work' })).json<{ runners: Record<string, { pending: number }> }>();
+      expect(work.runners.receivables?.pending).toBe(0);
+    },
+  );
 
   it('is named by POST /_sandbox/work/run: the runner, the import and the error; once the lock is gone the next run processes it', async () => {
     const { app, underLock } = await lockableApp(DEMO_FIXTURES);
