@@ -10,7 +10,7 @@
 // answers go first, the 400 after the last of them, then the connection closes: a client never
 // loses the answer of a change that was stored. Node keeps the responses waiting on a connection to
 // itself, so trackAnswers() notes, per socket, the responses not yet finished (pruned as requests
-// arrive, no listener per request).
+// arrive, no listener per request), and the 400 waits for the last of them.
 import { isUtf8 } from 'node:buffer';
 import { IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -43,9 +43,11 @@ const refused = new WeakSet<Socket>();
 
 /** Notes each request's response on its connection, so a 400 for later bytes can wait for it. */
 export function trackAnswers(server: Server): void {
-  server.on('request', (_request, response: ServerResponse) => {
-    const socket = response.socket;
-    if (!socket) return;
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    // The request's socket, not the response's: Node gives a pipelined request's response its socket
+    // only once the answer before it is sent, so response.socket is null for every request but the
+    // first still waiting on the connection, and those are the ones a 400 must wait for.
+    const socket = request.socket;
     const list = answers.get(socket);
     if (!list) {
       answers.set(socket, [response]);

@@ -4,6 +4,7 @@
 // answered first, then the 400 for the bytes after it, then the connection closes. The accepted
 // request is applied once: a client that got its answer has no reason to send it again.
 import { connect } from 'node:net';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/index.js';
 import { COVERAGE_FIXTURES, T1 } from '../coverage/drivers.js';
@@ -69,7 +70,7 @@ const RG = { Authorization: 'Bearer rg-token-1' };
 const CNAB = cnabBytes('cnab400', [{}]).toString('base64');
 
 /** The six documented operations, each as a request the sandbox accepts, with the status it answers. */
-const OPERATIONS: Array<{ name: string; status: number; bytes: (extra: string) => Buffer }> = [
+const OPERATIONS: Array<{ name: string; status: number; bytes: (extra: string, n?: number) => Buffer }> = [
   {
     name: 'list-extract-requests',
     status: 200,
@@ -90,8 +91,8 @@ const OPERATIONS: Array<{ name: string; status: number; bytes: (extra: string) =
   {
     name: 'register-documents',
     status: 200,
-    bytes: (extra) =>
-      request('POST', '/api/v1.0/service/dup/registrar_documentos', RG, JSON.stringify({ registros: [validDocument()] }), extra),
+    bytes: (extra, n = 1) =>
+      request('POST', '/api/v1.0/service/dup/registrar_documentos', RG, JSON.stringify({ registros: [validDocument(n)] }), extra),
   },
   {
     name: 'reconcile-documents',
@@ -102,12 +103,12 @@ const OPERATIONS: Array<{ name: string; status: number; bytes: (extra: string) =
   {
     name: 'import-cnab',
     status: 200,
-    bytes: (extra) =>
+    bytes: (extra, n = 1) =>
       request(
         'POST',
         '/v1/import-cnab',
         {},
-        JSON.stringify({ token: 'rc-token-1', fundCnpj: TENANT, operationFile: CNAB, fileName: 'f.rem', additiveNumber: 1 }),
+        JSON.stringify({ token: 'rc-token-1', fundCnpj: TENANT, operationFile: CNAB, fileName: `f${n}.rem`, additiveNumber: n }),
         extra,
       ),
   },
@@ -167,5 +168,88 @@ describe('answers in request order on one connection', () => {
     const answers = await exchange(bytes);
     expect(answers.map((a) => a.status)).toEqual([400]);
     expect(answers[0]?.body).toContain('a chunk size is not hexadecimal');
+  });
+});
+
+// Several accepted requests before the refused bytes: Node queues the answer of each request after
+// the first until the one before it is sent, so each of them, not only the first, is waited for.
+
+/** A control-plane write answered after an await (the state is copied in turns). */
+const SNAPSHOT = {
+  name: 'take-snapshot',
+  status: 201,
+  bytes: (extra: string, n = 1) => request('POST', '/_sandbox/snapshots', {}, JSON.stringify({ name: `pipelined-${n}` }), extra),
+};
+const HEALTH = Buffer.from('GET /_sandbox/health HTTP/1.1\r\nHost: sandbox\r\n\r\n');
+
+/** The kinds of bytes assumption malformed-http refuses after accepted requests, as the suffix of the last one. */
+const REFUSED: Record<string, string> = {
+  'a malformed header line': 'GET /_sandbox/health HTTP/1.1\r\nHost: sandbox\r\nBad Header\r\n\r\n',
+  'Content-Length and Transfer-Encoding together':
+    'POST /v1/import-cnab HTTP/1.1\r\nHost: sandbox\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}',
+  'an unknown HTTP version': 'GET /_sandbox/health HTTP/9.9\r\nHost: sandbox\r\n\r\n',
+  'a body longer than its Content-Length': '}\r\n',
+  'a Content-Length that is no length': 'POST /v1/import-cnab HTTP/1.1\r\nHost: sandbox\r\nContent-Length: abc\r\n\r\n{}',
+  // Its head is accepted and handed to the app; the parser refuses its body.
+  'a chunk size that is not hexadecimal':
+    'POST /v1/import-cnab HTTP/1.1\r\nHost: sandbox\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+};
+
+/** How many times each operation of `sequence` was applied: the journal's entries, and the snapshots saved. */
+async function applied(names: string[]): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const name of new Set(names)) {
+    out[name] =
+      name === SNAPSHOT.name
+        ? (await fetch(`${sandbox.url}/_sandbox/snapshots`).then((r) => r.json() as Promise<{ snapshots: Array<{ name: string }> }>)).snapshots.filter(
+            (s) => s.name.startsWith('pipelined-'),
+          ).length
+        : (await journaled(name)).length;
+  }
+  return out;
+}
+
+async function clean(): Promise<void> {
+  await sandbox.reset('default');
+  const { snapshots } = await fetch(`${sandbox.url}/_sandbox/snapshots`).then((r) => r.json() as Promise<{ snapshots: Array<{ name: string }> }>);
+  for (const s of snapshots) await fetch(`${sandbox.url}/_sandbox/snapshots/${s.name}`, { method: 'DELETE' });
+}
+
+/** Sends `sequence` in one write, the refused bytes after the last, and checks every answer came in order. */
+async function checkSequence(sequence: typeof OPERATIONS, refused: string, lead: Buffer[] = []): Promise<void> {
+  await clean();
+  const bytes = Buffer.concat([...lead, ...sequence.map((op, i) => op.bytes(i === sequence.length - 1 ? refused : '', i + 1))]);
+  const answers = await exchange(bytes);
+  expect(answers.map((a) => a.status)).toEqual([...lead.map(() => 200), ...sequence.map((op) => op.status), 400]);
+  expect(answers.at(-1)?.body).toContain('the request is malformed at the HTTP level');
+  // Each request was applied once, and so was answered: nothing stored without its answer.
+  const counts: Record<string, number> = {};
+  for (const op of sequence) counts[op.name] = (counts[op.name] ?? 0) + 1;
+  expect(await applied(Object.keys(counts))).toEqual(counts);
+}
+
+describe('several accepted requests, then refused bytes, on one connection', () => {
+  const WRITES = [...OPERATIONS.filter((op) => op.name !== 'list-extract-requests'), SNAPSHOT];
+  for (const op of WRITES) {
+    for (const [what, refused] of Object.entries(REFUSED)) {
+      it(`${op.name} three times, then ${what}: three answers in order, then the 400`, async () => {
+        await checkSequence([op, op, op], refused);
+      });
+    }
+    it(`a health check, then ${op.name}, then a malformed header line: both answers, then the 400`, async () => {
+      await checkSequence([op], REFUSED['a malformed header line'] ?? '', [HEALTH]);
+    });
+  }
+
+  it('any sequence of accepted requests of any route, then any kind of refused bytes: every answer in order, then the 400', async () => {
+    const ALL = [...OPERATIONS, SNAPSHOT];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom(...ALL), { minLength: 1, maxLength: 6 }),
+        fc.constantFrom(...Object.values(REFUSED)),
+        async (sequence, refused) => checkSequence(sequence, refused),
+      ),
+      { numRuns: 30 },
+    );
   });
 });
