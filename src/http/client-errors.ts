@@ -2,7 +2,7 @@
 // is given twice, a malformed chunked body, a header line without a colon, an unknown HTTP version):
 // the answer is still a 400 in the interface's own error shape, with a message that says what was
 // wrong, instead of Fastify's generic "Client Error". The path comes from the request line of the
-// bytes that failed, when they hold one.
+// request that failed, when the chunk the parser was reading holds it (refusedRequestLine).
 //
 // HTTP/1.1 answers in request order: when the refused bytes follow requests the parser accepted on
 // the same connection (pipelined, or a body one byte longer than its Content-Length, whose extra
@@ -12,7 +12,7 @@
 // itself, so trackAnswers() notes, per socket, the responses not yet finished (pruned as requests
 // arrive, no listener per request), and the 400 waits for the last of them.
 import { isUtf8 } from 'node:buffer';
-import { IncomingMessage, type Server, ServerResponse } from 'node:http';
+import { IncomingMessage, METHODS, type Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { finished } from 'node:stream';
 import { type ErrorShape, renderError, SandboxError, standardBody } from './errors.js';
@@ -67,7 +67,7 @@ function unanswered(socket: Socket): ServerResponse[] {
 }
 
 export function clientErrorHandler(shapeOf: (path: string) => ErrorShape | undefined) {
-  return (err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
+  return (err: Error & { code?: string; rawPacket?: unknown; bytesParsed?: unknown }, socket: Socket): void => {
     if (refused.has(socket)) return;
     // A reset or a destroyed socket has nobody left to answer; a timeout keeps Node's own 408.
     if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) {
@@ -75,15 +75,17 @@ export function clientErrorHandler(shapeOf: (path: string) => ErrorShape | undef
       return;
     }
     refused.add(socket);
-    const head = Buffer.isBuffer(err.rawPacket) ? err.rawPacket.subarray(0, 2048).toString('latin1') : '';
-    const path = /^[A-Z]+ (\/\S*) HTTP\//.exec(head)?.[1]?.split('?')[0] ?? '';
+    const packet = Buffer.isBuffer(err.rawPacket) ? err.rawPacket : undefined;
+    const line = packet ? refusedRequestLine(packet, typeof err.bytesParsed === 'number' ? err.bytesParsed : 0) : undefined;
+    const path = line?.target.split('?')[0] ?? '';
     const shape = shapeOf(path.replace(WORKSPACE_PREFIX, ''));
     // A target with bytes a URL cannot hold, under an interface prefix: the request goes through the
     // sandbox like every other request (its interface's shape, the journal, the log), refused there.
+    // Only from the line that holds the refused byte: never an earlier request of the packet again.
     const server = (socket as Socket & { server?: Server }).server;
     const rebuilt =
-      err.code === 'HPE_INVALID_URL' && shape !== undefined && server && Buffer.isBuffer(err.rawPacket)
-        ? rebuildRefusedTarget(err.rawPacket, socket)
+      err.code === 'HPE_INVALID_URL' && shape !== undefined && server && packet && line?.holdsRefusedByte
+        ? rebuildRefusedTarget(packet.subarray(line.start), socket)
         : undefined;
     if (rebuilt && server) {
       const last = unanswered(socket).at(-1);
@@ -146,6 +148,45 @@ function answerOnce(server: Server, request: IncomingMessage, socket: Socket): v
   socket.on('error', () => socket.destroy());
   server.emit('request', request, response);
 }
+
+/** A request line, ending its line: the method (maybe after the last bytes of a body) and the target. */
+const REQUEST_LINE = /([A-Z]+) (\/[^ ]*) HTTP\/\S*$/;
+
+/**
+ * The request line of the request Node's parser refused at byte `at` of `packet`: the packet is the
+ * whole chunk the parser was reading, which may begin with requests it accepted (pipelined), so the
+ * line is the last one at or before the refused byte that reads as a request line. Its method is
+ * the longest HTTP method the run of capitals ends with, since a body framed by its Content-Length
+ * can end right before it with no line break ("...ABCPOST /x HTTP/1.1"). Undefined when the packet
+ * holds none (the head began in an earlier chunk). `holdsRefusedByte`: the line is the one the
+ * refused byte is on (a bad target), not a line before it (a bad header line, version or body).
+ */
+function refusedRequestLine(packet: Buffer, at: number): { start: number; target: string; holdsRefusedByte: boolean } | undefined {
+  const text = packet.toString('latin1');
+  const from = Math.min(Math.max(at, 0), text.length);
+  /** Where the line that ends at `end` (a CR LF, or the packet's end) begins: after the CR LF before it, else at 0. */
+  const lineStart = (end: number) => {
+    const crlf = end > 0 ? text.lastIndexOf('\r\n', end - 1) : -1;
+    return crlf < 0 ? 0 : crlf + 2;
+  };
+  let end = text.indexOf('\r\n', from);
+  if (end < 0) end = text.length;
+  let start = lineStart(end);
+  const first = start;
+  for (;;) {
+    const match = REQUEST_LINE.exec(text.slice(start, end));
+    const method = match ? METHODS_LONGEST_FIRST.find((m) => match[1]?.endsWith(m)) : undefined;
+    if (match && method) {
+      const offset = start + match.index + (match[1] ?? '').length - method.length;
+      return { start: offset, target: match[2] ?? '', holdsRefusedByte: start === first };
+    }
+    if (start < 2) return undefined;
+    end = start - 2;
+    start = lineStart(end);
+  }
+}
+
+const METHODS_LONGEST_FIRST = [...METHODS].sort((a, b) => b.length - a.length);
 
 /** A base URL /ws/{name} in front of an interface's prefix. */
 const WORKSPACE_PREFIX = /^\/ws\/[^/?]+(?=\/)/;

@@ -11,6 +11,7 @@ import { COVERAGE_FIXTURES, T1 } from '../coverage/drivers.js';
 import { cnabBytes } from '../receivables/helpers.js';
 import { pdf } from '../loanbond/helpers.js';
 import { validDocument } from '../registry/helpers.js';
+import { errorShapeProblem } from '../reliability/engine/run.js';
 
 // One of everything the six operations need: credentials, an open bill (IUD-OPEN), an extract request.
 const TENANT = T1;
@@ -193,6 +194,8 @@ const REFUSED: Record<string, string> = {
   // Its head is accepted and handed to the app; the parser refuses its body.
   'a chunk size that is not hexadecimal':
     'POST /v1/import-cnab HTTP/1.1\r\nHost: sandbox\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+  // Rebuilt and answered by the app (client-errors.ts, rebuildRefusedTarget).
+  'a target with a byte outside ASCII': 'POST /v1/import-cnab/\u00e9 HTTP/1.1\r\nHost: sandbox\r\nContent-Length: 0\r\n\r\n',
 };
 
 /** How many times each operation of `sequence` was applied: the journal's entries, and the snapshots saved. */
@@ -240,6 +243,33 @@ describe('several accepted requests, then refused bytes, on one connection', () 
       await checkSequence([op], REFUSED['a malformed header line'] ?? '', [HEALTH]);
     });
   }
+
+  // The parser reports the whole chunk it was reading: the refused request is found in it, not taken
+  // to be the first request of the chunk.
+  it('refused bytes of another interface after accepted requests: the 400 in the shape of the refused request', async () => {
+    await clean();
+    const [register] = OPERATIONS.filter((op) => op.name === 'register-documents');
+    if (!register) throw new Error('the operations table changed');
+    const answers = await exchange(
+      Buffer.concat([register.bytes('', 1), register.bytes('', 2), Buffer.from('POST /v1/import-cnab HTTP/1.1\r\nHost: sandbox\r\nBad Header\r\n\r\n')]),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 400]);
+    expect(errorShapeProblem('receivables', 400, answers[2]?.body ?? '')).toBeNull();
+  });
+
+  it('a refused target after accepted requests is journalled as sent, and the requests before it once each', async () => {
+    await clean();
+    const [list] = OPERATIONS;
+    if (!list) throw new Error('the operations table changed');
+    const refused = `GET ${list.bytes('').toString('latin1').split(' ')[1] ?? ''}?x=\u00e9 HTTP/1.1\r\nHost: sandbox\r\nAuthorization: Bearer bk-token-1\r\n\r\n`;
+    const answers = await exchange(Buffer.concat([list.bytes(''), list.bytes(''), Buffer.from(refused, 'utf8')]));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 400]);
+    expect(errorShapeProblem('bookkeeping', 400, answers[2]?.body ?? '')).toBeNull();
+    expect(answers[2]?.body).toContain('the request target holds the byte 0xC3');
+    const entries = await sandbox.requests({ operation: list.name });
+    expect(entries.map((e) => e.status).sort()).toEqual([200, 200, 400]);
+    expect(entries.filter((e) => e.status === 400).map((e) => e.requestLine)).toEqual([refused.split('\r\n')[0]]);
+  });
 
   it('any sequence of accepted requests of any route, then any kind of refused bytes: every answer in order, then the 400', async () => {
     const ALL = [...OPERATIONS, SNAPSHOT];
