@@ -109,20 +109,59 @@ function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
-/** How a message names a byte-order mark (U+FEFF). */
-export const BYTE_ORDER_MARK = 'a byte-order mark (U+FEFF)';
+/** The problem a body (or a value) that starts with a byte-order mark (U+FEFF) gets, at its offset. */
+export const UNEXPECTED_BYTE_ORDER_MARK = 'unexpected byte-order mark (U+FEFF)';
 
-/** A character as a message names it: printable ASCII quoted, anything else as U+XXXX. */
-export function describeByte(b: Uint8Array, i: number): string {
+/**
+ * A character as a message names it, and the article the name takes in a sentence: printable ASCII
+ * quoted, a byte-order mark by that name, any other character as U+XXXX, a byte that starts none
+ * (or a character the bytes end in) by its value.
+ */
+function nameOf(b: Uint8Array, i: number): { article: '' | 'a ' | 'the '; name: string } {
   const c = b[i];
-  if (c === undefined) return 'the end of the body';
-  if (c >= 0x21 && c <= 0x7e) return JSON.stringify(String.fromCharCode(c));
-  if (c < 0x80) return `U+${c.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (c === undefined) return { article: 'the ', name: 'end of the body' };
+  if (c >= 0x21 && c <= 0x7e) return { article: '', name: JSON.stringify(String.fromCharCode(c)) };
+  if (c < 0x80) return { article: '', name: `U+${c.toString(16).toUpperCase().padStart(4, '0')}` };
   const n = sequenceLength(c);
   const ch = n > 0 && i + n <= b.length ? Buffer.from(b.subarray(i, i + n)).toString('utf8') : '';
   const cp = ch.codePointAt(0);
-  if (cp === 0xfeff) return BYTE_ORDER_MARK;
-  return cp !== undefined && ch !== '\ufffd' ? `U+${cp.toString(16).toUpperCase().padStart(4, '0')}` : `the byte 0x${c.toString(16)}`;
+  if (cp === 0xfeff) return { article: 'a ', name: 'byte-order mark (U+FEFF)' };
+  return cp !== undefined && ch !== '\ufffd'
+    ? { article: '', name: `U+${cp.toString(16).toUpperCase().padStart(4, '0')}` }
+    : { article: 'the ', name: `byte 0x${c.toString(16)}` };
+}
+
+/** A character as a sentence names it: `"x"`, U+00E9, a byte-order mark (U+FEFF), the byte 0xff. */
+export function describeByte(b: Uint8Array, i: number): string {
+  const { article, name } = nameOf(b, i);
+  return article + name;
+}
+
+/** `unexpected` and the character, with no article: unexpected "x", unexpected byte 0xff. */
+function unexpectedByte(b: Uint8Array, i: number): string {
+  return `unexpected ${nameOf(b, i).name}`;
+}
+
+/**
+ * Where the bytes [from, to) stop being whole UTF-8 characters: the start of a character they end
+ * in before its last byte (to, when there is none).
+ */
+function completeUtf8(b: Uint8Array, from: number, to: number): number {
+  for (let k = to - 1; k >= Math.max(from, to - 3); k--) {
+    const c = b[k] as number;
+    if ((c & 0xc0) === 0x80) continue;
+    const need = sequenceLength(c);
+    return need > 1 && k + need > to ? k : to;
+  }
+  return to;
+}
+
+/** A backslash followed by what no escape is: \q, or, for a character that is not printable ASCII, its name. */
+function invalidEscape(b: Uint8Array, i: number): string {
+  const { article, name } = nameOf(b, i);
+  return name.startsWith('"') && article === ''
+    ? `invalid escape sequence \\${name.slice(1, -1)} in a string`
+    : `invalid escape sequence in a string: a backslash followed by ${article}${name}`;
 }
 
 export class JsonStreamReader {
@@ -136,7 +175,11 @@ export class JsonStreamReader {
   private lineExtra = 0;
   private readonly kept: Buffer[] = [];
   private keptBytes = 0;
-  /** Bytes of an unfinished UTF-8 character at the end of the last chunk, inside a string. */
+  /**
+   * Bytes of an unfinished UTF-8 character at the end of the last chunk, read with the next one: a
+   * character is always read whole, so what a message says of it (a byte-order mark, U+00E9, where
+   * a UTF-8 fault is) never depends on where the body was cut.
+   */
   private pending: Buffer | undefined;
   private inKey = false;
   private keyParts: Buffer[] = [];
@@ -186,19 +229,29 @@ export class JsonStreamReader {
       chunk = Buffer.concat([this.pending, input]);
       this.pending = undefined;
     }
+    const whole = completeUtf8(chunk, 0, chunk.length);
     try {
-      this.read(chunk);
+      if (whole > 0) this.read(whole === chunk.length ? chunk : chunk.subarray(0, whole));
     } catch (err) {
       if (!(err instanceof JsonReadError)) throw err;
       this.failure = err;
+      return;
     }
+    // `base` stands at the first of these bytes (read() advanced it by what it was given).
+    if (whole < chunk.length) this.pending = Buffer.from(chunk.subarray(whole));
   }
 
   /** The whole body was read: the kept text, or the first problem. */
   end(): Buffer {
     if (this.failure) throw this.failure;
     try {
-      if (this.pending) this.fail('syntax', 'the body ends inside a string', this.base + this.pending.length);
+      // The body ends in an unfinished character: read as the last bytes of a body read whole are.
+      const rest = this.pending;
+      this.pending = undefined;
+      if (rest) this.read(rest);
+      // read() keeps them again when they are inside a string.
+      const unfinished = this.pending as Buffer | undefined;
+      if (unfinished) this.fail('syntax', 'the body ends inside a string', this.base + unfinished.length);
       if (this.state === S.Number) {
         if (this.number === N.Minus || this.number === N.Dot || this.number === N.E || this.number === N.ESign)
           this.fail('syntax', 'the body ends inside a number', this.base);
@@ -218,7 +271,7 @@ export class JsonStreamReader {
   }
 
   private unexpected(b: Buffer, i: number, expected: string): never {
-    this.fail('syntax', `unexpected ${describeByte(b, i)}; expected ${expected}`, this.base + i);
+    this.fail('syntax', `${unexpectedByte(b, i)}; expected ${expected}`, this.base + i);
   }
 
   private keep(b: Buffer, from: number, to: number): void {
@@ -250,7 +303,7 @@ export class JsonStreamReader {
           let stop = end;
           if (end === n) {
             // The chunk ends inside the string: an unfinished character waits for the next chunk.
-            stop = this.completeUtf8(b, i, n);
+            stop = completeUtf8(b, i, n);
             if (stop < n) this.pending = Buffer.from(b.subarray(stop, n));
           }
           if (stop > i) this.content(b, i, stop);
@@ -295,7 +348,7 @@ export class JsonStreamReader {
             continue;
           }
           const ch = ESCAPES[c];
-          if (ch === undefined) this.fail('syntax', `invalid escape sequence \\${describeByte(b, i).replace(/^"|"$/g, '')} in a string`, this.base + i - 1);
+          if (ch === undefined) this.fail('syntax', invalidEscape(b, i), this.base + i - 1);
           if (this.inKey) this.keyParts.push(Buffer.from([c]));
           else if (this.sink) {
             this.flushHigh();
@@ -461,17 +514,6 @@ export class JsonStreamReader {
       case N.Exp:
         return digit;
     }
-  }
-
-  /** Where the bytes [from, to) stop being whole UTF-8 characters (to, when they all are). */
-  private completeUtf8(b: Buffer, from: number, to: number): number {
-    for (let k = to - 1; k >= Math.max(from, to - 3); k--) {
-      const c = b[k] as number;
-      if ((c & 0xc0) === 0x80) continue;
-      const need = sequenceLength(c);
-      return need > 1 && k + need > to ? k : to;
-    }
-    return to;
   }
 
   /** Content bytes of a string, between escapes. */

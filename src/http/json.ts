@@ -9,7 +9,7 @@ import { DecimalText } from '../domain/money.js';
 import { firstInvalidUtf8, LATIN1_HINT, utf8Fault } from '../domain/utf8.js';
 import { pointer, SandboxError, validationError } from './errors.js';
 import { recordExactNumbers } from './exact-numbers.js';
-import { BYTE_ORDER_MARK, type JsonPosition, JsonReadError, JsonStreamReader } from './json-stream.js';
+import { type JsonPosition, JsonReadError, JsonStreamReader, UNEXPECTED_BYTE_ORDER_MARK } from './json-stream.js';
 import { refusedTargetOf } from './client-errors.js';
 import { FALLBACK } from './outcomes.js';
 import { repeatedHeaderError } from './single-headers.js';
@@ -21,7 +21,7 @@ import { MAX_DETAILS } from './validation.js';
 /** A body that is not JSON or not UTF-8: what is wrong, at which byte offset, line and column. */
 export function malformedBodyError(problem: JsonReadError): SandboxError {
   if (problem.kind === 'utf8' && problem.bytes !== undefined) return notUtf8Error(problem.bytes, problem.at);
-  if (problem.at.offset === 0 && problem.what.startsWith(`unexpected ${BYTE_ORDER_MARK}`)) return byteOrderMarkError();
+  if (problem.at.offset === 0 && problem.what.startsWith(UNEXPECTED_BYTE_ORDER_MARK)) return byteOrderMarkError();
   const where = `at byte offset ${problem.at.offset} (line ${problem.at.line}, column ${problem.at.column})`;
   const kind = problem.kind === 'utf8' ? 'UTF-8' : 'JSON';
   return new SandboxError(400, `the body is not valid ${kind}: ${problem.what} ${where}`, { outcome: FALLBACK.malformed });

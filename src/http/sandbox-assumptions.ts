@@ -423,7 +423,7 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'How long asynchronous processing takes (CNAB imports, loan-bond batches: "processed asynchronously", no time given)',
     decision:
-      'it starts once the sandbox clock has moved SANDBOX_WORK_DELAY (default 1s; 0: on the next turn of the event loop) past the request that stored it: by itself on a running clock, on the clock move that gets there on a frozen one; work stored in the meantime runs in the same run; POST /_sandbox/work/run runs everything pending at once; work a restart or a restored snapshot finds pending runs at once',
+      'it starts once the sandbox clock has moved SANDBOX_WORK_DELAY (default 1s; 0: on the next turn of the event loop) past the request that stored it: by itself on a running clock, on the clock move that gets there on a frozen one; work stored in the meantime runs in the same run; POST /_sandbox/work/run runs everything pending at once; work a restart or a restored snapshot finds pending runs at once; held processing (POST /_sandbox/work) runs nothing, and its release runs what came due meanwhile, while work not yet due waits for its delay as if never held',
     reason: 'a client that reads a result right after submitting must see it pending, as it would in production, and a test waits for the result (events, waits) or moves the clock instead of sleeping',
   },
   {

@@ -8,7 +8,9 @@
 // throws is retried after a backoff (RETRY_BASE_MS doubling up to RETRY_MAX_MS); its failure is kept
 // (runner, job, what the error was) for the control plane. How much may wait is bounded: backlog()
 // counts a runner's pending items, and a route asks refusal() before storing a new one. Processing
-// can be held (kicks and retries start nothing) so a client can watch its items pending.
+// can be held (kicks and retries start nothing) so a client can watch its items pending; a release
+// runs only the runners a kick or a retry came for meanwhile, since a kick is what says work is due
+// (the work delay: runtime/index.ts schedule()), so work not yet due still waits for its delay.
 import { describeStorageFault } from '../store/errors.js';
 
 /**
@@ -88,6 +90,8 @@ interface Lane {
   again: boolean;
   /** A run is due on the next turn (setImmediate). */
   scheduled: boolean;
+  /** A kick or a retry came while processing was held: the release runs the lane. */
+  owed: boolean;
   /** A retry is due after a backoff, at `retryAt` (epoch milliseconds). */
   retry: NodeJS.Timeout | null;
   retryAt: number;
@@ -145,13 +149,20 @@ export class Work {
 
   /**
    * `held`: processing waits (kicks and retries start nothing; drain() still runs it); releasing
-   * looks for pending items at once. `maxBacklog`: the bound from now on.
+   * runs at once the runners that were kicked or due for a retry meanwhile, and no other: work whose
+   * delay has not passed was not kicked yet, and waits for it as if never held (assumption
+   * work-delay). `maxBacklog`: the bound from now on.
    */
   configure(change: { held?: boolean; maxBacklog?: number }): void {
     if (change.maxBacklog !== undefined) this.limit = change.maxBacklog;
     if (change.held !== undefined && change.held !== this.held) {
       this.held = change.held;
-      if (!this.held) this.kickAll();
+      if (!this.held)
+        for (const lane of this.lanes.values())
+          if (lane.owed) {
+            lane.owed = false;
+            this.kick(lane.name);
+          }
     }
     this.onConfigure();
   }
@@ -187,6 +198,7 @@ export class Work {
       run: Promise.resolve(),
       again: false,
       scheduled: false,
+      owed: false,
       retry: null,
       retryAt: 0,
       failuresInRow: 0,
@@ -197,7 +209,11 @@ export class Work {
   /** Asks the runner to look for pending items soon. Constant cost: many kicks, one run. */
   kick(name: string): void {
     const lane = this.lanes.get(name);
-    if (!lane || this.closed || this.held) return;
+    if (!lane || this.closed) return;
+    if (this.held) {
+      lane.owed = true;
+      return;
+    }
     if (lane.active) {
       lane.again = true;
       return;
@@ -291,7 +307,8 @@ export class Work {
     lane.retryAt = Date.now() + delay;
     lane.retry = setTimeout(() => {
       lane.retry = null;
-      if (!this.held) void this.start(lane);
+      if (this.held) lane.owed = true;
+      else void this.start(lane);
     }, delay);
     // A pending retry never keeps the process alive on its own.
     lane.retry.unref();
@@ -311,6 +328,8 @@ export class Work {
         clearTimeout(lane.retry);
         lane.retry = null;
       }
+      // What a release would have run, this run runs.
+      lane.owed = false;
       await this.start(lane);
     }
     const processed: Record<string, number> = {};

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { malformedBodyError } from '../../src/http/json.js';
 import { JsonReadError, JsonStreamReader, type PathSegment, type StringSink } from '../../src/http/json-stream.js';
 
 /** Reads `bytes` cut at `cuts`; returns the kept text, or the problem. */
@@ -99,13 +100,52 @@ describe('JsonStreamReader against JSON.parse', () => {
       ['', 'the body is empty', 0, 1, 1],
       ['  \n ', 'the body ends before its JSON value does', 4, 2, 2],
       ['{"a": 1} x', 'unexpected "x"; expected nothing after the JSON value', 9, 1, 10],
-      ['\ufeff{}', 'unexpected a byte-order mark (U+FEFF); expected a JSON value', 0, 1, 1],
+      ['\ufeff{}', 'unexpected byte-order mark (U+FEFF); expected a JSON value', 0, 1, 1],
+      ['{"a": 1 \u00e9}', 'unexpected U+00E9; expected "," or "}"', 8, 1, 9],
+      ['{"a": "\\\u00e9"}', 'invalid escape sequence in a string: a backslash followed by U+00E9', 7, 1, 8],
       ['{"a": -}', 'unexpected "}"; expected a digit', 7, 1, 8],
     ];
     for (const [text, what, offset, line, column] of cases) {
       const out = read(Buffer.from(text, 'utf8'));
       expect({ text, what: out.problem?.what, at: out.problem?.at }).toEqual({ text, what, at: { offset, line, column } });
     }
+    // Bytes that start no character, and the start of a character the body ends in.
+    const bytes: Array<[number[], string]> = [
+      [[0x7b, 0xff], 'unexpected byte 0xff; expected a key in double quotes or "}"'],
+      [[0xef, 0xbb], 'unexpected byte 0xef; expected a JSON value'],
+      [[0x7b, 0x22, 0x61, 0x22, 0x3a, 0x20, 0x22, 0x5c, 0xff, 0x22, 0x7d], 'invalid escape sequence in a string: a backslash followed by the byte 0xff'],
+    ];
+    for (const [raw, what] of bytes) expect({ raw, what: read(Buffer.from(raw)).problem?.what }).toEqual({ raw, what });
+  });
+
+  it('finds the same problem, said the same way, wherever the bytes are cut: a byte-order mark, characters outside strings (fast-check)', () => {
+    const BOM = [0xef, 0xbb, 0xbf];
+    const tricky: Buffer[] = [
+      Buffer.from([...BOM, ...Buffer.from('{"a": 1}')]),
+      Buffer.from([...BOM, ...Buffer.from('{"versao": "2.0", "registros": [{"documento": "QQ=="}]}')]),
+      Buffer.from(BOM),
+      Buffer.from([0xef, 0xbb]),
+      Buffer.from([0xef]),
+      Buffer.from([0x20, ...BOM, 0x7b, 0x7d]),
+      Buffer.from('{"a": 1}\ufeff', 'utf8'),
+      Buffer.from('{"a": 1 \u00e9}', 'utf8'),
+      Buffer.from('{"a": tr\u{1f600}}', 'utf8'),
+      Buffer.from('{"a": "\\\u2028"}', 'utf8'),
+      Buffer.from('{"\u00e9": 1, \u00e9}', 'utf8'),
+      Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe1, 0x80, 0x41, 0x22, 0x7d]),
+      Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xf0, 0x9f, 0x98, 0x22, 0x7d]),
+      Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xf0, 0x9f, 0x98]),
+    ];
+    const answer = (out: ReturnType<typeof read>) => (out.problem ? malformedBodyError(out.problem).message : out.kept);
+    fc.assert(
+      fc.property(fc.constantFrom(...tricky), fc.array(fc.nat(12), { maxLength: 4 }), (bytes, cuts) => {
+        expect({ bytes: [...bytes], cuts, answer: answer(read(bytes, cuts)) }).toEqual({ bytes: [...bytes], cuts, answer: answer(read(bytes)) });
+      }),
+      { numRuns: 2000 },
+    );
+    // Every cut of the first four bytes of a body that starts with a byte-order mark: its own message.
+    for (const cuts of [[1], [2], [3], [1, 2], [1, 3], [2, 3], [1, 2, 3]])
+      expect(malformedBodyError(read(tricky[0] as Buffer, cuts).problem as JsonReadError).message).toMatch(/^the body starts with a UTF-8 byte-order mark/);
   });
 
   it('hands the strings a sink takes over to it, keeps "" in their place, and gives the sink escapes as characters', () => {

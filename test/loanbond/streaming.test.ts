@@ -48,6 +48,14 @@ function postStreamed(app: FastifyInstance, text: string | Buffer, size = 7777) 
   });
 }
 
+/** `pieces` with a pause between them: a stream that buffered them all would hand them over as one chunk. */
+async function* paced(pieces: Buffer[]): AsyncGenerator<Buffer> {
+  for (const [i, piece] of pieces.entries()) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    yield piece;
+  }
+}
+
 /** The stored files and incoming files of a state's documents folder. */
 function filesIn(dir: string | undefined): string[] {
   return dir !== undefined && existsSync(dir) ? readdirSync(dir) : [];
@@ -151,6 +159,29 @@ describe('malformed bodies, streamed', () => {
     const res = await postStreamed(app, bytes, 1000);
     expect(res.statusCode).toBe(400);
     expect((res.json() as ErrorBody).message).toMatch(/^the body starts with a UTF-8 byte-order mark \(the bytes EF BB BF at byte offset 0\)/);
+    expect(await documentCount(app)).toBe(0);
+  });
+
+  it('answers a body as read whole however its first bytes are cut: a byte-order mark split across chunks, or a body that is only the start of one', async () => {
+    const app = await lbApp();
+    const json = Buffer.from(JSON.stringify(body([plain({})])), 'utf8');
+    const bodies = [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json]), Buffer.from([0xef, 0xbb]), Buffer.from([0xef]), Buffer.from([0xef, 0xbb, 0xbf])];
+    const cutsOf = [[], [1], [2], [3], [1, 2], [1, 3], [2, 3], [1, 2, 3]];
+    for (const bytes of bodies) {
+      const answers = new Set<string>();
+      for (const cuts of cutsOf) {
+        const pieces = [0, ...cuts.filter((c) => c < bytes.length), bytes.length].map((at, i, all) => bytes.subarray(at, all[i + 1])).slice(0, -1);
+        const res = await app.inject({
+          method: 'POST',
+          url: URL,
+          headers: { 'content-type': 'application/json', 'content-length': String(bytes.length) },
+          // A pause between pieces, so that the server reads each as a chunk of its own.
+          payload: Readable.from(paced(pieces)),
+        });
+        answers.add(`${res.statusCode} ${(res.json() as ErrorBody).message}`);
+      }
+      expect({ bytes: [...bytes.subarray(0, 4)], answers: [...answers] }).toEqual({ bytes: [...bytes.subarray(0, 4)], answers: [expect.stringMatching(/^400 /)] });
+    }
     expect(await documentCount(app)).toBe(0);
   });
 });

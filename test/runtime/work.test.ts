@@ -170,4 +170,37 @@ describe('the work scheduler', () => {
     expect(drained.failures.map((f) => [f.runner, f.job, f.error, f.attempt])).toEqual([['broken', null, 'Error: boom', 2]]);
     await work.close();
   });
+
+  it('a release runs the runners kicked or due for a retry while held, and no other', async () => {
+    const work = new Work({ retryBaseMs: 20 });
+    const calls = { kicked: 0, idle: 0, failing: 0 };
+    work.register('kicked', () => {
+      calls.kicked += 1;
+      return 0;
+    });
+    work.register('idle', () => {
+      calls.idle += 1;
+      return 0;
+    });
+    work.register('failing', () => {
+      calls.failing += 1;
+      if (calls.failing === 1) throw new Error('boom');
+      return 0;
+    });
+    work.kick('failing');
+    while (work.errors === 0) await turn();
+    work.configure({ held: true });
+    work.kick('kicked');
+    // The retry's backoff ends while held: it starts nothing, and is owed to the release.
+    await vi.waitFor(() => expect(work.describe().failing?.retryInMs).toBeNull());
+    expect(calls).toEqual({ kicked: 0, idle: 0, failing: 1 });
+    work.configure({ held: false });
+    await vi.waitFor(() => expect(calls).toEqual({ kicked: 1, idle: 0, failing: 2 }));
+    // Held and released with nothing kicked meanwhile: nothing runs.
+    work.configure({ held: true });
+    work.configure({ held: false });
+    for (let i = 0; i < 10; i++) await turn();
+    expect(calls).toEqual({ kicked: 1, idle: 0, failing: 2 });
+    await work.close();
+  });
 });
