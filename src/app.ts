@@ -22,6 +22,7 @@ import { INTERFACE_MODULES, INTERFACES } from './interfaces.js';
 import type { SandboxClock } from './runtime/clock.js';
 import { readFixtureFile } from './runtime/fixture-document.js';
 import type { SandboxIds } from './runtime/ids.js';
+import { SnapshotRoom } from './runtime/snapshots.js';
 import { createRuntime, type InterfaceParts, installRuntime, type Runtime, type RuntimeLog } from './runtime/index.js';
 import { type WorkspaceGate, workspaceNameOf, workspaceRewriter, Workspaces } from './runtime/workspaces.js';
 import { DEFAULTS } from './config.js';
@@ -87,6 +88,10 @@ export interface AppOptions {
   record?: string;
   /** Pending CNAB imports (and loan-bond registrations) per workspace before submissions are refused (default DEFAULTS.workBacklog). */
   workBacklog?: number;
+  /** Snapshots one workspace keeps (default DEFAULTS.maxSnapshots; assumption snapshot-limits). */
+  maxSnapshots?: number;
+  /** Bytes the snapshots of every workspace take together (default DEFAULTS.snapshotsSize; at least 1 MiB). */
+  snapshotsSize?: number;
   /** How long removing a workspace waits for its requests in flight (default 5 s). */
   workspaceRemovalWaitMs?: number;
 }
@@ -263,6 +268,8 @@ async function openRuntime(options: AppOptions, log: RuntimeLog, interfaces: Int
       eventsSize: options.eventsSize ?? DEFAULTS.eventsSize,
       workDelayMs: options.workDelayMs ?? DEFAULTS.workDelayMs,
       workBacklog: options.workBacklog ?? DEFAULTS.workBacklog,
+      // One room for the sandbox: the workspaces' settings are copies of these, sharing it.
+      snapshotRoom: new SnapshotRoom(options.maxSnapshots ?? DEFAULTS.maxSnapshots, options.snapshotsSize ?? DEFAULTS.snapshotsSize),
     },
     interfaces,
     log,

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_REGISTRATION_BODY_LIMIT } from './loanbond/index.js';
 import { parseSpanMs } from './runtime/duration.js';
+import { DEFAULT_MAX_SNAPSHOTS, DEFAULT_SNAPSHOTS_SIZE, MIN_SNAPSHOTS_SIZE } from './runtime/snapshots.js';
 import { DEFAULT_WORK_BACKLOG } from './runtime/work.js';
 import { DEFAULT_MAX_WORKSPACES, DEFAULT_WORKSPACE_IDLE_MS } from './runtime/workspaces.js';
 
@@ -25,6 +26,8 @@ export const DEFAULTS = {
   maxWorkspaces: DEFAULT_MAX_WORKSPACES,
   workspaceIdleMs: DEFAULT_WORKSPACE_IDLE_MS,
   workBacklog: DEFAULT_WORK_BACKLOG,
+  maxSnapshots: DEFAULT_MAX_SNAPSHOTS,
+  snapshotsSize: DEFAULT_SNAPSHOTS_SIZE,
   eventsSize: 1000,
   /** Sandbox time between storing asynchronous work and processing it (docs/events.md). */
   workDelayMs: 1000,
@@ -88,6 +91,10 @@ export interface Config {
   record: string | null;
   /** Pending asynchronous items per interface and workspace before submissions are refused. */
   workBacklog: number;
+  /** Snapshots one workspace keeps (snapshot-limits). */
+  maxSnapshots: number;
+  /** Bytes the snapshots of every workspace take together (snapshot-limits). */
+  snapshotsSize: number;
 }
 
 export const HELP = `tradebill-sandbox: a stateful sandbox of the trade-bill bookkeeping, registry,
@@ -136,6 +143,11 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
   --work-backlog <n>    CNAB imports (and loan-bond registrations) waiting for processing,
                         per workspace, before submissions are refused
                                                   env SANDBOX_WORK_BACKLOG default ${DEFAULTS.workBacklog}
+  --max-snapshots <n>   snapshots one workspace keeps (one more is refused)
+                                                  env SANDBOX_MAX_SNAPSHOTS default ${DEFAULTS.maxSnapshots}
+  --snapshots-size <size>  memory the snapshots of every workspace take together, e.g. 1gb
+                        (a save past it is refused)
+                                                  env SANDBOX_SNAPSHOTS_SIZE default ${formatSize(DEFAULTS.snapshotsSize)}
   -h, --help            this text
   env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token, and only a
                         request carrying it creates a workspace. Unset, the control plane is open.
@@ -149,14 +161,17 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** '100mb' -> 104857600. Units b, kb, mb, gb, 1024-based as Fastify and most Node tools read them. */
-export function parseSize(text: string): number {
+/**
+ * '100mb' -> 104857600. Units b, kb, mb, gb, 1024-based as Fastify and most Node tools read them.
+ * `what` names the setting in a message; `least` is the smallest it takes (default 1kb).
+ */
+export function parseSize(text: string, what = 'the body limit', least: { bytes: number; shown: string } = { bytes: 1024, shown: '1kb' }): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(text);
-  if (!m) throw new ConfigError(`cannot read the size "${text}": write e.g. 100mb, 512kb or 1048576`);
+  if (!m) throw new ConfigError(`cannot read the size "${text}"${what === 'the body limit' ? '' : ` of ${what}`}: write e.g. 100mb, 512kb or 1048576`);
   const unit = (m[2] ?? 'b').toLowerCase();
   const factor = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[unit] ?? 1;
   const bytes = Math.floor(Number(m[1]) * factor);
-  if (bytes < 1024) throw new ConfigError(`the body limit ${text} is below 1kb`);
+  if (bytes < least.bytes) throw new ConfigError(`${what} ${text} is below ${least.shown}`);
   return bytes;
 }
 
@@ -281,6 +296,17 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     upstreams,
     record,
     workBacklog,
+    maxSnapshots: parseCount(
+      'SANDBOX_MAX_SNAPSHOTS',
+      values['max-snapshots'] ?? env.SANDBOX_MAX_SNAPSHOTS ?? String(DEFAULTS.maxSnapshots),
+      1,
+      100_000,
+    ),
+    snapshotsSize: parseSize(
+      values['snapshots-size'] ?? env.SANDBOX_SNAPSHOTS_SIZE ?? formatSize(DEFAULTS.snapshotsSize),
+      'SANDBOX_SNAPSHOTS_SIZE',
+      { bytes: MIN_SNAPSHOTS_SIZE, shown: formatSize(MIN_SNAPSHOTS_SIZE) },
+    ),
   };
 }
 
@@ -359,6 +385,8 @@ function parse(argv: readonly string[]) {
       upstream: { type: 'string', multiple: true },
       record: { type: 'string' },
       'work-backlog': { type: 'string' },
+      'max-snapshots': { type: 'string' },
+      'snapshots-size': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

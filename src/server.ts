@@ -49,6 +49,8 @@ async function main(): Promise<void> {
     upstreams: config.upstreams,
     ...(config.record ? { record: config.record } : {}),
     workBacklog: config.workBacklog,
+    maxSnapshots: config.maxSnapshots,
+    snapshotsSize: config.snapshotsSize,
   });
 
   let closing = false;

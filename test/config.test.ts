@@ -26,6 +26,8 @@ describe('configuration', () => {
       upstreams: [],
       record: null,
       workBacklog: 1000,
+      maxSnapshots: 100,
+      snapshotsSize: 256 * 1024 * 1024,
     });
   });
 
@@ -47,6 +49,8 @@ describe('configuration', () => {
       `env SANDBOX_MAX_WORKSPACES default ${DEFAULTS.maxWorkspaces}`,
       'env SANDBOX_WORKSPACE_IDLE default 60m',
       `env SANDBOX_WORK_BACKLOG default ${DEFAULTS.workBacklog}`,
+      `env SANDBOX_MAX_SNAPSHOTS default ${DEFAULTS.maxSnapshots}`,
+      'env SANDBOX_SNAPSHOTS_SIZE default 256mb',
       `env SANDBOX_EVENTS_SIZE default ${DEFAULTS.eventsSize}`,
       'env SANDBOX_WORK_DELAY  default 1s',
       'env SANDBOX_STUBS       default none',
@@ -65,6 +69,8 @@ describe('configuration', () => {
       expect(app.runtime.work.maxBacklog).toBe(DEFAULTS.workBacklog);
       expect(app.runtime.events.capacity).toBe(DEFAULTS.eventsSize);
       expect(app.runtime.settings.workDelayMs).toBe(DEFAULTS.workDelayMs);
+      expect(app.runtime.snapshots.room.maxPerWorkspace).toBe(DEFAULTS.maxSnapshots);
+      expect(app.runtime.snapshots.room.maxBytes).toBe(DEFAULTS.snapshotsSize);
     } finally {
       await app.close();
     }
@@ -93,6 +99,8 @@ describe('configuration', () => {
       SANDBOX_UPSTREAM: 'https://all.example  registry=http://rg.example:8080',
       SANDBOX_RECORD: 'recorded',
       SANDBOX_WORK_BACKLOG: '50',
+      SANDBOX_MAX_SNAPSHOTS: '20',
+      SANDBOX_SNAPSHOTS_SIZE: '2gb',
     };
     expect(parseConfig([], env)).toEqual({
       host: '0.0.0.0',
@@ -116,6 +124,8 @@ describe('configuration', () => {
       upstreams: ['https://all.example', 'registry=http://rg.example:8080'],
       record: 'recorded',
       workBacklog: 50,
+      maxSnapshots: 20,
+      snapshotsSize: 2 * 1024 ** 3,
     });
     const flags = [
       '--port',
@@ -146,6 +156,10 @@ describe('configuration', () => {
       'mine',
       '--work-backlog',
       '7',
+      '--max-snapshots',
+      '5',
+      '--snapshots-size',
+      '64mb',
     ];
     expect(parseConfig(flags, env)).toMatchObject({
       port: 9,
@@ -161,6 +175,8 @@ describe('configuration', () => {
       upstreams: ['bookkeeping=http://bk.example', 'loanbond=http://lb.example'],
       stubs: 'mine',
       workBacklog: 7,
+      maxSnapshots: 5,
+      snapshotsSize: 64 * 1024 ** 2,
     });
   });
 
@@ -189,6 +205,14 @@ describe('configuration', () => {
     expect(parseConfig([], { SANDBOX_WORK_DELAY: '250ms' })).toMatchObject({ workDelayMs: 250 });
     expect(() => parseConfig([], { SANDBOX_WORK_BACKLOG: '0' })).toThrow(/SANDBOX_WORK_BACKLOG/);
     expect(() => parseConfig(['--work-backlog', 'lots'], {})).toThrow(/SANDBOX_WORK_BACKLOG/);
+    for (const bad of ['0', 'many', '-1', '1.5', '100001'])
+      expect(() => parseConfig([], { SANDBOX_MAX_SNAPSHOTS: bad }), bad).toThrow(/SANDBOX_MAX_SNAPSHOTS.*from 1 to 100000/);
+    expect(() => parseConfig(['--max-snapshots', 'lots'], {})).toThrow(/SANDBOX_MAX_SNAPSHOTS/);
+    for (const bad of ['lots', '512kb', '0'])
+      expect(() => parseConfig([], { SANDBOX_SNAPSHOTS_SIZE: bad }), bad).toThrow(/SANDBOX_SNAPSHOTS_SIZE/);
+    expect(() => parseConfig([], { SANDBOX_SNAPSHOTS_SIZE: '512kb' })).toThrow(/below 1mb/);
+    expect(() => parseConfig(['--snapshots-size', '1 zettabyte'], {})).toThrow(/SANDBOX_SNAPSHOTS_SIZE/);
+    expect(parseConfig([], { SANDBOX_SNAPSHOTS_SIZE: '1mb' })).toMatchObject({ snapshotsSize: 1024 * 1024 });
   });
 
   it('refuses an empty HOST or SANDBOX_ADMIN_TOKEN, saying what each would have meant', () => {
@@ -219,6 +243,8 @@ describe('configuration', () => {
         'SANDBOX_JOURNAL_SIZE',
         'SANDBOX_MAX_WORKSPACES',
         'SANDBOX_WORK_BACKLOG',
+        'SANDBOX_MAX_SNAPSHOTS',
+        'SANDBOX_SNAPSHOTS_SIZE',
         'SANDBOX_BODY_LIMIT',
         'SANDBOX_LOANBOND_BODY_LIMIT',
         'SANDBOX_EVENTS_SIZE',

@@ -206,6 +206,10 @@ export const SnapshotInfo = Type.Object({
   rows: Type.Record(Type.String(), Type.Integer(), {
     description: "rows per interface table holding any (the sandbox's own sb_ tables left out)",
   }),
+  bytes: Type.Integer({
+    minimum: 0,
+    description: 'the bytes its copy takes in memory, counted against SANDBOX_SNAPSHOTS_SIZE (snapshot-limits)',
+  }),
 });
 
 export const WorkFailureSchema = Type.Object({

@@ -22,7 +22,7 @@ const assumed = assumptionLookup(assumptions);
  */
 function snapshotView(meta: SnapshotMeta) {
   const rows = Object.fromEntries(Object.entries(meta.rows).filter(([table]) => !table.startsWith('sb_')));
-  return { name: meta.name, createdAt: meta.createdAt, clock: meta.clockView, rows };
+  return { name: meta.name, createdAt: meta.createdAt, clock: meta.clockView, rows, bytes: meta.bytes };
 }
 
 export const snapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -33,7 +33,9 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'takeSnapshot',
         description:
-          'Saves the database, the clock setting and the key sequence under a name, to restore between tests instead of rebuilding fixtures.',
+          'Saves the database, the clock setting and the key sequence under a name, to restore between tests instead of rebuilding fixtures. ' +
+          'A new name past the snapshots a workspace keeps (SANDBOX_MAX_SNAPSHOTS) is a 409; a save that would take the snapshots of ' +
+          'every workspace past SANDBOX_SNAPSHOTS_SIZE bytes is a 429; either changes nothing.',
         tags: TAG,
         summary: 'Save the whole state under a name (replacing a snapshot of that name)',
         body: Type.Object({ name: SnapshotName }, { additionalProperties: false }),
@@ -41,8 +43,10 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
           201: Type.Object({ ...SnapshotInfo.properties, replaced: Type.Boolean() }),
           400: StandardError,
           401: StandardError,
+          409: StandardError,
+          429: StandardError,
         },
-        'x-sandbox-assumption': assumed('snapshot-scope'),
+        'x-sandbox-assumption': assumed('snapshot-scope', 'snapshot-limits'),
       },
     },
     async (request, reply) => {
@@ -65,10 +69,11 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'listSnapshots',
         description:
-          'Every saved snapshot with its name, when it was taken, its clock and its row counts.',
+          'Every saved snapshot with its name, when it was taken, its clock, its row counts and the bytes it takes in memory.',
         tags: TAG,
         summary: 'The saved snapshots',
         response: { 200: Type.Object({ snapshots: Type.Array(SnapshotInfo) }), 401: StandardError },
+        'x-sandbox-assumption': assumed('snapshot-limits'),
       },
     },
     (request) => ({ snapshots: runtimeOf(request).snapshots.list().map(snapshotView) }),
@@ -110,7 +115,7 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'deleteSnapshot',
         description:
-          'Deletes the snapshot of this name; an unknown name is a 404.',
+          'Deletes the snapshot of this name, giving its room back (snapshot-limits); an unknown name is a 404.',
         tags: TAG,
         summary: 'Delete a snapshot',
         params: Type.Object({ name: SnapshotName }),
@@ -120,6 +125,7 @@ export const snapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
           401: StandardError,
           404: StandardError,
         },
+        'x-sandbox-assumption': assumed('snapshot-limits'),
       },
     },
     async (request) => {

@@ -145,9 +145,18 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'What a snapshot holds',
     decision:
-      'every table, the clock setting and the position of the key sequence, as they are when the save answers (a large state is copied over many turns of the event loop, other requests answered meanwhile, and what they wrote in the workspace by then is in the snapshot; a restore or reset meanwhile starts the copy over); not the journal nor the fault rules; kept in memory (gone on restart), kept across reset; saving a name again replaces it. A restore is one step: no request of the workspace sees it half done',
+      'every table, the clock setting and the position of the key sequence, as they are when the save answers (a large state is copied over many turns of the event loop, other requests answered meanwhile, and what they wrote in the workspace by then is in the snapshot; a restore or reset meanwhile starts the copy over); not the journal nor the fault rules; kept in memory (gone on restart), kept across reset; saving a name again replaces it; how many and how large: snapshot-limits. A restore is one step: no request of the workspace sees it half done',
     reason:
       'a test that restores a baseline gets the same answers, generated keys included, as the test before it',
+  },
+  {
+    id: 'snapshot-limits',
+    interface: 'sandbox',
+    topic: 'How many snapshots the sandbox keeps, and how much memory they take',
+    decision:
+      'a workspace keeps at most SANDBOX_MAX_SNAPSHOTS snapshots (default 100): saving a new name past them is a 409; the snapshots of every workspace together take at most SANDBOX_SNAPSHOTS_SIZE bytes (default 256mb; at least 1mb), counted as the bytes of the pages their copies take in memory (GET /_sandbox/snapshots shows each one\'s bytes), a database file\'s workspaces as much as :memory: ones: a save that would take them past it is a 429; both name the limit, the setting and how to free room, and the refused save changes nothing (the snapshot of that name, if any, is kept as it was). A save over a name it holds replaces it and needs room only for what it adds; the bytes are known once the copy is made, so a save first copies, then is refused and its copy dropped (memory peaks at the limit plus that one copy); a delete, or removing a workspace, gives its snapshots\' room back at once and their memory to the system over the next turns of the event loop (a few megabytes a turn, other requests answered meanwhile)',
+    reason:
+      'every snapshot is a whole copy of its workspace held in memory (a 20 000-document state takes about 20 MB): a suite saving one per test under new names, or many workspaces keeping a few each, would grow the sandbox until it died and every snapshot with it; the count is per workspace as stubs are (stub-limits, a 409), the bytes are the sandbox\'s as its workspaces are (workspace-limit, a 429), and 256mb fits beside the state in the 512Mi the Kubernetes manifests give',
   },
   {
     id: 'seeded-secrets',

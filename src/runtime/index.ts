@@ -20,7 +20,7 @@ import { type FixtureDocuments, type LoadCounts, readFixtureFile, under } from '
 import { SandboxIds } from './ids.js';
 import { Journal } from './journal.js';
 import { keepSettings, restoreSettings } from './kept-settings.js';
-import { Snapshots } from './snapshots.js';
+import { type SnapshotRoom, Snapshots } from './snapshots.js';
 import { Subscriptions } from './subscriptions.js';
 import { ClockTimers } from './timers.js';
 import { type Runner, Work } from './work.js';
@@ -43,6 +43,12 @@ export interface RuntimeSettings {
   workDelayMs: number;
   /** Pending asynchronous items per interface before submissions are refused (default DEFAULT_WORK_BACKLOG). */
   workBacklog?: number;
+  /**
+   * The room of snapshots (assumption snapshot-limits): one object, which every workspace's settings
+   * share by reference, as its bytes count across the sandbox. Default: a room of the state's own,
+   * with the default limits.
+   */
+  snapshotRoom?: SnapshotRoom;
 }
 
 /** What a runner may touch: the state, the clock, the settings; never the HTTP layer. */
@@ -221,7 +227,7 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     fixtures: interfaces.fixtures,
     coverage: new Coverage(interfaces.coverage.outcomes, interfaces.coverage.operations, () => clock.nowMs()),
     faults: new Faults(),
-    snapshots: new Snapshots(store.snapshots, clock, ids),
+    snapshots: new Snapshots(store.snapshots, clock, ids, settings.snapshotRoom, name),
     work,
     timers,
     events,
@@ -271,6 +277,7 @@ export function createRuntime(options: RuntimeOptions): { runtime: Runtime; isNe
     },
     async close(options = {}) {
       // Long polls and waits answer now; no delivery or timer outlives the state.
+      runtime.snapshots.release();
       events.close();
       subscriptions.close();
       timers.close();

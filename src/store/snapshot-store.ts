@@ -8,6 +8,10 @@
 // pages where SQLite can), in one step: no other statement may see a state half put back. A save
 // through the control plane copies in turns instead (saveInTurns): it only reads the state, and the
 // change log tells which rows were written while it copied, to copy again in its last step.
+// The copies live in memory whether the state is a file or :memory:. The pages of a snapshot
+// deleted or replaced go back to the system, a few per turn of the event loop (incremental vacuum),
+// instead of staying free in the schema, where only this workspace's next copies could use them;
+// each snapshot knows the bytes of its pages (assumption snapshot-limits).
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 
@@ -43,6 +47,8 @@ interface Table {
 interface Slot {
   /** Rows per table that hold any, when saved. */
   rows: Record<string, number>;
+  /** The bytes of the pages its copies take (tables and indexes). */
+  bytes: number;
   /** The copy of each table, by table name. */
   copies: Map<string, string>;
   /** Statements reading this snapshot, prepared on first use. */
@@ -92,8 +98,30 @@ export class SnapshotStore {
     private readonly afterChange: () => void = () => undefined,
   ) {
     const attached = (db.pragma('database_list') as Array<{ name: string }>).some((d) => d.name === SCHEMA);
-    if (!attached) db.exec(`ATTACH DATABASE ':memory:' AS ${SCHEMA}`);
+    if (!attached) {
+      db.exec(`ATTACH DATABASE ':memory:' AS ${SCHEMA}`);
+      // Set while the schema is empty, as SQLite requires: the pages a dropped copy frees can be
+      // given back (giveBack). FULL would give them back at once, moving every later page into the
+      // gap in one step: 70 MB of copies took half a second, every workspace waiting.
+      db.pragma(`${SCHEMA}.auto_vacuum = INCREMENTAL`);
+    }
   }
+
+  /**
+   * The bytes of the pages of snapshot copy `n`: its tables and their indexes (automatic ones
+   * included), as SQLite's dbstat counts them, read for those objects only.
+   */
+  private bytesOf(n: number): number {
+    this.sizeOf ??= this.db
+      .prepare(
+        `SELECT coalesce(sum(d.pgsize), 0) FROM ${SCHEMA}.sqlite_schema AS o JOIN dbstat('${SCHEMA}', 1) AS d ON d.name = o.name
+         WHERE o.tbl_name LIKE ? ESCAPE '\\' AND o.rootpage > 0`,
+      )
+      .pluck();
+    return this.sizeOf.get(`s${n}\\_%`) as number;
+  }
+
+  private sizeOf: Database.Statement | undefined;
 
   private described: Table[] | undefined;
 
@@ -191,8 +219,18 @@ export class SnapshotStore {
     return this.slots.has(name);
   }
 
-  list(): Array<{ name: string; rows: Record<string, number> }> {
-    return [...this.slots].map(([name, slot]) => ({ name, rows: slot.rows }));
+  list(): Array<{ name: string; rows: Record<string, number>; bytes: number }> {
+    return [...this.slots].map(([name, slot]) => ({ name, rows: slot.rows, bytes: slot.bytes }));
+  }
+
+  /** The bytes snapshot `name` takes; undefined when there is none. */
+  bytes(name: string): number | undefined {
+    return this.slots.get(name)?.bytes;
+  }
+
+  /** How many snapshots there are. */
+  get size(): number {
+    return this.slots.size;
   }
 
   /**
@@ -261,7 +299,7 @@ export class SnapshotStore {
       this.db.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
     }
     const old = this.slots.get(name);
-    this.slots.set(name, { rows, copies, statements: new Map() });
+    this.slots.set(name, { rows, bytes: this.bytesOf(n), copies, statements: new Map() });
     if (old) {
       this.drop(old);
       this.afterChange();
@@ -278,17 +316,22 @@ export class SnapshotStore {
    * transaction, copies those rows again and calls `atEnd` (the clock and key sequence saved with
    * the rows): the snapshot is the state at that moment, as if saved whole then. A restore or a wipe
    * meanwhile starts the copy over. Saves in turns run one after the other.
+   *
+   * `admit` is told, once every row is copied and before the copy takes the name, the bytes the copy
+   * takes and those of the snapshot it replaces (undefined for a new name); it may throw to refuse
+   * the save, which then drops the copy and leaves every snapshot as it was.
    */
   saveInTurns(
     name: string,
     turn: () => Promise<void>,
     atEnd: () => void = () => undefined,
     turnMs: number = SAVE_TURN_MS,
+    admit: (bytes: number, replacing: number | undefined) => void = () => undefined,
   ): Promise<Record<string, number>> {
     const run = this.saving.then(async () => {
       for (;;) {
         try {
-          return await this.copyInTurns(name, turn, atEnd, turnMs);
+          return await this.copyInTurns(name, turn, atEnd, turnMs, admit);
         } catch (err) {
           if (!(err instanceof Replaced)) throw err;
         }
@@ -299,7 +342,13 @@ export class SnapshotStore {
   }
 
   /** `turnMs`: how long a turn copies (tests shorten it to 0: one page of rows per turn). */
-  private async copyInTurns(name: string, turn: () => Promise<void>, atEnd: () => void, turnMs: number): Promise<Record<string, number>> {
+  private async copyInTurns(
+    name: string,
+    turn: () => Promise<void>,
+    atEnd: () => void,
+    turnMs: number,
+    admit: (bytes: number, replacing: number | undefined) => void,
+  ): Promise<Record<string, number>> {
     this.settle();
     this.track();
     const n = ++this.seq;
@@ -359,7 +408,9 @@ export class SnapshotStore {
         atEnd();
       });
       const old = this.slots.get(name);
-      this.slots.set(name, { rows, copies, statements: new Map() });
+      const bytes = this.bytesOf(n);
+      admit(bytes, old?.bytes);
+      this.slots.set(name, { rows, bytes, copies, statements: new Map() });
       this.synced = name;
       if (old) {
         this.drop(old);
@@ -367,7 +418,10 @@ export class SnapshotStore {
       }
       return rows;
     } catch (err) {
-      if (this.db.open) for (const c of copies.values()) this.db.exec(`DROP TABLE IF EXISTS ${c}`);
+      if (this.db.open) {
+        for (const c of copies.values()) this.db.exec(`DROP TABLE IF EXISTS ${c}`);
+        this.giveBack();
+      }
       throw err;
     }
   }
@@ -571,6 +625,39 @@ export class SnapshotStore {
     this.db.transaction(() => {
       for (const c of slot.copies.values()) this.db.exec(`DROP TABLE ${c}`);
     })();
+    this.giveBack();
+  }
+
+  /** Settles once the pages of the copies dropped so far are given back to the system. */
+  givenBack: Promise<void> = Promise.resolve();
+  private givingBack = false;
+
+  /**
+   * Gives the free pages of the snapshot schema back to the system, in turns of at most
+   * SAVE_TURN_MS (a page moved from the end of the schema into each free one, the schema then cut):
+   * other requests are answered meanwhile. Stops when none is left or the connection closed.
+   */
+  private giveBack(): void {
+    if (this.givingBack) return;
+    this.givingBack = true;
+    const free = () => (this.db.open ? (this.db.pragma(`${SCHEMA}.freelist_count`, { simple: true }) as number) : 0);
+    this.givenBack = (async () => {
+      try {
+        while (free() > 0) {
+          await new Promise((resolve) => setImmediate(resolve));
+          if (!this.db.open) break;
+          this.settle();
+          if (this.db.inTransaction) continue;
+          const deadline = performance.now() + SAVE_TURN_MS;
+          while (free() > 0 && performance.now() < deadline) this.db.pragma(`${SCHEMA}.incremental_vacuum(64)`);
+        }
+      } finally {
+        this.givingBack = false;
+      }
+    })().catch(() => {
+      // Pages not given back stay free in the schema, where this workspace's next copies use them;
+      // the process must not stop for it (nobody awaits this but tests).
+    });
   }
 }
 

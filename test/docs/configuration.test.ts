@@ -58,6 +58,8 @@ describe('docs/configuration.md', () => {
     '--upstream': 'http://127.0.0.1:9',
     '--record': 'recorded',
     '--work-backlog': '50',
+    '--max-snapshots': '5',
+    '--snapshots-size': '64mb',
   };
   /** Flags whose default is none: the feature is off until given. */
   const OFF_UNTIL_GIVEN = new Set(['--stubs', '--upstream', '--record']);
