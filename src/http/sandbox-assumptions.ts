@@ -233,6 +233,15 @@ export const assumptions = [
       'IN RFB 2.229/2024 writes the alphanumeric CNPJ in upper case, an NF-e key allows only upper-case letters, and a value a client sent is not changed silently',
   },
   {
+    id: 'tax-id-forms',
+    interface: 'sandbox',
+    topic: 'What "with or without punctuation" admits in a CPF or CNPJ (fundCnpj, cpfCnpjTitular)',
+    decision:
+      'exactly two forms, wherever a tax id may be punctuated (receivables fundCnpj, its fixtures and inspection path; the registry\'s cpfCnpj fields; loan-bond cpf_cnpj): the bare characters, or the whole mask, NNN.NNN.NNN-NN for a CPF and NN.NNN.NNN/NNNN-NN for a CNPJ (alphanumeric too); whitespace (around the value included) and punctuation anywhere else are a problem of that field, with the weight a bad tax id has there (receivables: ValidationError, target fundCnpj; registry and loan-bond: a warning, a 400 in strict mode), naming the position and the two forms; the value is kept as sent (a receivables import is filed under its fund, whose CNPJ is bare)',
+    reason:
+      'the mask is how a CPF or CNPJ is printed; a padded value or punctuation elsewhere is a client bug (an untrimmed field, a mangled mask) that stripping it would hide',
+  },
+  {
     id: 'fixture-open-value',
     interface: 'sandbox',
     topic: 'A fixture trade bill\'s openValue (docs/fixtures.md: defaults to amount)',

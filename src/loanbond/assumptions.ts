@@ -31,7 +31,7 @@ export const assumptions = [
     interface: 'loanbond',
     topic: 'Whether cpf_cnpj of signers and signatures is checked',
     decision:
-      'check digits are checked (CPF or CNPJ, punctuation allowed); a bad one is a warning shown by inspection, or a 400 with its pointer when the sandbox runs with --strict or the request sends Sandbox-Strict: true',
+      'check digits are checked (CPF or CNPJ, bare or in its mask: tax-id-forms); a bad one is a warning shown by inspection, or a 400 with its pointer when the sandbox runs with --strict or the request sends Sandbox-Strict: true',
     reason: 'the field is documented only as a string; a real registry will hardly accept a wrong CPF',
   },
   {

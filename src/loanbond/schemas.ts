@@ -4,9 +4,11 @@ import { type Static, Type } from '@fastify/type-provider-typebox';
 import { MAX_FILE_BYTES } from '../domain/pdf.js';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { Money, Strict } from '../http/schema.js';
+import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
 
 const assumed = assumptionLookup(assumptions);
+const assumedSandbox = assumptionLookup(sandboxAssumptions);
 
 export const MAX_RECORDS = 50;
 
@@ -45,7 +47,12 @@ export const Address = Strict({
 }, { title: 'Address' });
 
 const TaxIdField = () =>
-  Type.Optional(Type.String({ description: 'CPF or CNPJ', 'x-sandbox-assumption': assumed('lb-tax-ids') }));
+  Type.Optional(
+    Type.String({
+      description: 'CPF or CNPJ, bare or in its mask (NNN.NNN.NNN-NN, NN.NNN.NNN/NNNN-NN)',
+      'x-sandbox-assumption': `${assumed('lb-tax-ids')} ${assumedSandbox('tax-id-forms')}`,
+    }),
+  );
 
 export const Signer = Strict({
   cpf_cnpj: TaxIdField(),

@@ -288,6 +288,27 @@ describe('POST /api/service/document/registrar', () => {
     expect(detail.warnings.map((w) => w.path)).toEqual(['/registros/0/assinantes/0/cpf_cnpj']);
   });
 
+  it('takes cpf_cnpj bare or in its mask only: surrounding whitespace or other punctuation warns (400 in strict mode), and the value is kept as sent', async () => {
+    const app = await lbApp();
+    const odd = [' 52998224725', '112223330001/81'];
+    const payload = body([
+      record({ assinado: true, assinantes: [{ ...SIGNER, cpf_cnpj: odd[0] }], assinaturas: [{ ...SIGNATURE, cpf_cnpj: odd[1] }] }),
+    ]);
+    const res = await post(app, payload);
+    expect(res.statusCode).toBe(201);
+    const id = (res.json() as Created).registros[0]?.codigo_identificador;
+    const detail = (await app.inject({ url: `/_sandbox/loanbond/registrations/${id}` })).json() as {
+      warnings: Array<{ path: string; message: string }>;
+    };
+    expect(detail.warnings.map((w) => w.path)).toEqual(['/registros/0/assinantes/0/cpf_cnpj', '/registros/0/assinaturas/0/cpf_cnpj']);
+    for (const w of detail.warnings) expect(w.message).toMatch(/NNN\.NNN\.NNN-NN/);
+    expect(JSON.stringify(detail)).toContain(JSON.stringify(odd[0]));
+    expect(JSON.stringify(detail)).toContain(JSON.stringify(odd[1]));
+    const strict = await app.inject({ method: 'POST', url: '/api/service/document/registrar', headers: { 'sandbox-strict': 'true' }, payload });
+    expect(strict.statusCode).toBe(400);
+    expect((strict.json() as ErrorBody).details.map((d) => d.path)).toEqual(detail.warnings.map((w) => w.path));
+  });
+
   it('refuses a bad cpf_cnpj with its pointer when the sandbox is strict', async () => {
     const app = await lbApp({ strict: true });
     const res = await post(

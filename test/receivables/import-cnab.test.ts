@@ -80,6 +80,20 @@ describe('POST /v1/import-cnab: accepted submissions', () => {
     ]);
   });
 
+  it('refuses fundCnpj in any form but the bare characters or the mask NN.NNN.NNN/NNNN-NN, naming it (ValidationError, target fundCnpj)', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    for (const fundCnpj of [' 11222333000181 ', '112223330001/81', '11.222.333/000181', '11222333/0001-81', '11222333000181\t']) {
+      const error = envelope(await post(app, body({ fundCnpj })));
+      expect(error, JSON.stringify(fundCnpj)).toMatchObject({
+        code: 'ValidationError',
+        target: 'fundCnpj',
+        message: expect.stringContaining('NN.NNN.NNN/NNNN-NN'),
+      });
+    }
+    const list = await app.inject({ url: '/_sandbox/receivables/funds/11222333000181/imports' });
+    expect(list.json().imports).toEqual([]);
+  });
+
   it('accepts an alphanumeric fund CNPJ', async () => {
     const app = await testApp({
       fixtures: { receivables: { funds: [{ fundCnpj: '12.ABC.345/01DE-35', token: 'alpha-token' }] } },

@@ -309,6 +309,29 @@ describe('registry: domain checks', () => {
     expect(res.headers['sandbox-warnings']).toBe('0');
   });
 
+  it('takes a tax id bare or in its mask only: other punctuation or surrounding whitespace is a tax-id warning of that field, a 400 in strict mode; the value is kept as sent', async () => {
+    const a = await app();
+    const odd = {
+      cpfCnpjTitular: ' 11222333000181 ',
+      cpfCnpjSacador: '112223330001/81',
+      cpfCnpjSacado: '529.98224725',
+      garantia: { avalistas: [{ cpfCnpjAvalista: '529.982.247-25' }, { cpfCnpjAvalista: '11.222.333/000181' }] },
+    };
+    const key = await register(a, [odd]);
+    const b = await batch(a, key);
+    expect(b.warnings.map((w) => [w.path, w.rule])).toEqual([
+      ['/registros/0/cpfCnpjTitular', 'tax-id'],
+      ['/registros/0/cpfCnpjSacador', 'tax-id'],
+      ['/registros/0/cpfCnpjSacado', 'tax-id'],
+      ['/registros/0/garantia/avalistas/1/cpfCnpjAvalista', 'tax-id'],
+    ]);
+    for (const w of b.warnings) expect(w.message).toMatch(/NNN\.NNN\.NNN-NN|NN\.NNN\.NNN\/NNNN-NN/);
+    expect(b.documents[0]?.document).toMatchObject(odd);
+    const strict = await post(a, REGISTER, { registros: [odd] }, { headers: { 'sandbox-strict': 'true' } });
+    expect(strict.statusCode).toBe(400);
+    expect((strict.json() as ErrorBody).details.map((d) => d.path)).toEqual(b.warnings.map((w) => w.path));
+  });
+
   it('warns on each rule with its pointer: CPF, guarantor, NF-e key, IBGE code and due date', async () => {
     const a = await app();
     const key = await register(a, [
