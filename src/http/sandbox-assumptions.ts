@@ -199,6 +199,15 @@ export const assumptions = [
     reason: 'JSON parsers disagree on which occurrence wins, so a client that sends a key twice has a bug the real service may read differently',
   },
   {
+    id: 'query-on-body-operations',
+    interface: 'sandbox',
+    topic: 'Query parameters on the registry, receivables and loan-bond operations, which document none',
+    decision:
+      "any query parameter is a 400 in the interface's error shape naming it by its JSON pointer (/name: the registry's and loan-bond's details, the receivables envelope's ValidationError with target the parameter), listed after the body's problems (error-body); credentials checked before anything is read come first (the registry's bearer token)",
+    reason:
+      'as strict-fields and bk-unknown-query: a parameter silently ignored hides a client bug (a setting the client believes it sent) the real service may refuse',
+  },
+  {
     id: 'query-numbers',
     interface: 'sandbox',
     topic: 'How numeric query and path values are written (the specification says "integer")',

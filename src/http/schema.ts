@@ -35,6 +35,13 @@ export const Strict = <T extends Parameters<typeof Type.Object>[0]>(
   options: Record<string, unknown> = {},
 ) => Type.Object(properties, { additionalProperties: false, ...options });
 
+/**
+ * The query string of an operation that documents no query parameter: any parameter is a 400 naming
+ * it (assumption query-on-body-operations), never silently ignored.
+ */
+export const NoQuery = () =>
+  Strict({}, { description: 'no query parameter is documented', 'x-sandbox-assumption': assumedSandbox('query-on-body-operations') });
+
 export const ErrorDetailSchema = Type.Object({
   path: Type.String({ description: 'JSON pointer of the field at fault' }),
   message: Type.String({ description: 'the rule it breaks' }),

@@ -389,3 +389,25 @@ describe('POST /api/service/document/registrar', () => {
     );
   });
 });
+
+describe('POST /api/service/document/registrar: query parameters', () => {
+  it('refuses a query parameter (none is documented) with a 400 naming it, and registers nothing', async () => {
+    const app = await lbApp();
+    const res = await app.inject({ method: 'POST', url: '/api/service/document/registrar?foo=1', payload: body([record()]) });
+    expect(res.statusCode).toBe(400);
+    const details = (res.json() as ErrorBody).details;
+    expect(details.map((d) => d.path)).toEqual(['/foo']);
+    expect(details[0]?.message).toContain('query parameter foo');
+    expect(res.headers['sandbox-outcome']).toBe('register-loan-bond.query-invalid');
+    expect(await registrationCount(app)).toBe(0);
+  });
+
+  it('names it with a missing token in one 400, as a refused header is named (lb-check-order)', async () => {
+    const app = await lbApp();
+    const payload = body([record()]);
+    delete payload.token;
+    const res = await app.inject({ method: 'POST', url: '/api/service/document/registrar?foo=1', payload });
+    expect(res.statusCode).toBe(400);
+    expect((res.json() as ErrorBody).details.map((d) => d.path)).toEqual(['/token', '/foo']);
+  });
+});

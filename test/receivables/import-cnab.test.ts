@@ -557,3 +557,21 @@ describe('a file that is not CNAB 400 or 444 is refused at once, saying what it 
     expect(error.message).toContain(message);
   });
 });
+
+describe('POST /v1/import-cnab: query parameters', () => {
+  it('refuses a query parameter (none is documented): ValidationError, target the parameter, nothing stored', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const res = await app.inject({ method: 'POST', url: `${URL}?x=1`, payload: body() });
+    const error = envelope(res);
+    expect(error).toMatchObject({ code: 'ValidationError', target: 'x', message: expect.stringContaining('query parameter x') });
+    expect(res.headers['sandbox-outcome']).toBe('import-cnab.query-invalid');
+    const list = await app.inject({ url: '/_sandbox/receivables/funds/11222333000181/imports' });
+    expect(list.json().imports).toEqual([]);
+  });
+
+  it('lists it after the problems of the body', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const error = envelope(await app.inject({ method: 'POST', url: `${URL}?x=1`, payload: body({ fileName: '' }) }));
+    expect(error).toMatchObject({ code: 'ValidationError', target: 'fileName', message: expect.stringContaining('query parameter x') });
+  });
+});
