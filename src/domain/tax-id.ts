@@ -190,7 +190,7 @@ function cpfProblem(value: string): string | undefined {
 
 /** Expects 12 characters 0-9/A-Z then 2 digits; says what is wrong, or undefined when valid. */
 function cnpjProblem(value: string): string | undefined {
-  // 00000000000000 passes the arithmetic; the Receita never issues all-equal numbers.
+  // 00000000000000 passes the arithmetic; the Receita never issues all-equal numbers (assumption cnpj-all-equal).
   if (/^(\d)\1{13}$/.test(value)) return 'CNPJ cannot have all 14 digits equal';
   const expected = cnpjCheckDigits(value.slice(0, 12));
   return value.slice(12) === expected ? undefined : `CNPJ check digits do not match (expected ${expected})`;

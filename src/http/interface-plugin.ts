@@ -218,6 +218,7 @@ const everyRoute = assumed(
   'compressed-bodies',
   'money-sign',
   'tax-id-letters',
+  'cnpj-all-equal',
   'query-numbers',
   'query-booleans',
   'head-like-get',

@@ -242,6 +242,14 @@ export const assumptions = [
       'IN RFB 2.229/2024 writes the alphanumeric CNPJ in upper case, an NF-e key allows only upper-case letters, and a value a client sent is not changed silently',
   },
   {
+    id: 'cnpj-all-equal',
+    interface: 'sandbox',
+    topic: 'Whether a CNPJ of 14 equal digits is valid (the reference rules out the ten all-equal CPFs only)',
+    decision:
+      'no, wherever a CNPJ is checked: of the ten, only 00000000000000 passes the check-digit arithmetic, and it is refused like a CNPJ whose check digits fail, with the weight a bad CNPJ has there (bookkeeping tenantId and beneficiaryDocument: a 400; receivables fundCnpj: ValidationError; registry, loan-bond and CNAB drawees: a warning, an error in strict mode)',
+    reason: 'the Receita issues no all-equal CNPJ, as no all-equal CPF; a zero CNPJ is a placeholder a client left unfilled',
+  },
+  {
     id: 'tax-id-forms',
     interface: 'sandbox',
     topic: 'What "with or without punctuation" admits in a CPF or CNPJ (fundCnpj, cpfCnpjTitular)',
