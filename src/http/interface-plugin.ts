@@ -225,6 +225,7 @@ const everyRoute = assumed(
   'named-only-501',
   'sandbox-fault-status',
   'near-miss',
+  'no-rate-limit',
 );
 
 const NO_SLUGS: ReadonlySet<string> = new Set();

@@ -125,6 +125,24 @@ export const assumptions = [
       'an item can be tens of kilobytes (a journal entry with its bodies, a registry document with long text fields): counted in items alone, a page at the largest limit ran to megabytes, too much for a browser or a test log',
   },
   {
+    id: 'token-lifetime',
+    interface: 'sandbox',
+    topic: 'Lifetime and refresh of tokens (bookkeeping and loan-bond: "not shown"; registry and receivables say nothing)',
+    decision:
+      "a token of the fixtures (a bookkeeping user's or registry participant's accessToken, a receivables fund's token, a loan-bond caller's token) is valid from when its fixture is loaded until a reset that does not load it again: it never expires and is never refreshed (login and contractor authentication are named only, a 501); a client's path for a token that stopped working is exercised by a reset with other fixtures, or by a fault rule answering the interface's refusal for the next N requests (401; receivables a 400 with code InvalidToken)",
+    reason:
+      'the specification shows no lifetime or refresh; an invented expiry would fail a client at times the real service may not, while a test can end a token exactly when it chooses',
+  },
+  {
+    id: 'no-rate-limit',
+    interface: 'sandbox',
+    topic: 'Rate limits ("not shown")',
+    decision:
+      "nothing is rate-limited: no request is refused or slowed for coming too often, and no 429 or Retry-After is ever answered (no interface documents a 429, so no fault rule answers one either: fault-rules); a client's back-off and timeout paths are exercised by fault rules: a documented status (bookkeeping and registry 500, receivables and loan-bond 400) for the next N requests (times), or an answer held back by delayMs",
+    reason:
+      'limits are not shown; an invented one would refuse calls the real service may take, and would make a test suite fail by its own speed',
+  },
+  {
     id: 'fault-rules',
     interface: 'sandbox',
     topic: 'Injected failures (the real services fail on their own)',

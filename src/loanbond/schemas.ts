@@ -171,7 +171,10 @@ export const RegistrationRequest = Strict(
     versao: Type.String({ description: 'interface version of the body' }),
     // Required, as the document says; a body whose only problem is a missing token still gets the
     // 401 of lb-check-order (routes.ts reads the validation result).
-    token: Type.String({ description: 'access token of the caller (missing or unknown: 401)' }),
+    token: Type.String({
+      description: 'access token of the caller (missing or unknown: 401)',
+      'x-sandbox-assumption': assumedSandbox('token-lifetime'),
+    }),
     registros: Type.Array(LoanBondRecord, {
       minItems: 1,
       maxItems: MAX_RECORDS,

@@ -10,7 +10,11 @@ const assumedSandbox = assumptionLookup(sandboxAssumptions);
 
 export const ImportCnabBody = Strict(
   {
-    token: Type.String({ maxLength: 64, description: 'token generated in the management system' }),
+    token: Type.String({
+      maxLength: 64,
+      description: 'token generated in the management system',
+      'x-sandbox-assumption': assumedSandbox('token-lifetime'),
+    }),
     fundCnpj: Type.String({
       maxLength: 18,
       description: 'fund tax id, with or without punctuation (bare, or NN.NNN.NNN/NNNN-NN); alphanumeric CNPJ accepted',
