@@ -51,6 +51,15 @@ export const assumptions = [
       'the token travels inside the body, so the body is read first; files are checked only for a known caller',
   },
   {
+    id: 'lb-batch-atomic',
+    interface: 'loanbond',
+    topic: 'What happens to a batch with one bad record (the 201 answers per record, in registros)',
+    decision:
+      'a batch is all or nothing: one refused record (a bad file under rules 3-5, a field, a cpf_cnpj in strict mode) refuses the whole request with every problem named, and nothing of it is stored, neither records nor files; a 201 registers every record sent',
+    reason:
+      'partial acceptance is not shown, and a response item carries no field that could say a record was refused; as the registry (registry-batch-atomic)',
+  },
+  {
     id: 'lb-file-base64',
     interface: 'loanbond',
     topic: 'How documento and conteudo carry the file',
