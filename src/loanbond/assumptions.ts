@@ -3,6 +3,15 @@ import type { Assumption } from '../http/assumption-catalog.js';
 /** Decisions of the loanbond interface where the specification is silent (docs/assumptions.md is written from this list). */
 export const assumptions = [
   {
+    id: 'lb-path',
+    interface: 'loanbond',
+    topic: 'The path of the registration is written "api/service/document/registrar", without the leading slash every other path has',
+    decision:
+      "read relative to the root of the base URL, as every other path: POST {base_url}/api/service/document/registrar (in a workspace, /ws/{name}/api/service/document/registrar); the interface's prefix is /api/service/document, so any other path under it is a 501",
+    reason:
+      'the specification makes every path relative to {base_url}; the missing slash is the only difference from the other paths, and no other reading names a path',
+  },
+  {
     id: 'lb-required-fields',
     interface: 'loanbond',
     topic: 'Which loan-bond fields are required',

@@ -87,6 +87,7 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
           ...errorResponses(contract.statuses, StandardError, assumedSandbox('error-body')),
         },
         'x-sandbox-assumption': `${assumed(
+          'lb-path',
           'lb-batch-atomic',
           'lb-body-limit',
           'lb-check-order',
