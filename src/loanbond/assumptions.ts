@@ -87,6 +87,14 @@ export const assumptions = [
       'rule 7 says signature data is imported only when assinado is true; additional documents belong to the record',
   },
   {
+    id: 'lb-signature-pin',
+    interface: 'loanbond',
+    topic: 'What is kept of assinatura_eletronica.pin when signatures are imported (rule 7 says they are imported, not how)',
+    decision:
+      'never the PIN: an imported signature is kept as sent except its pin, stored and shown by inspection as "[not stored]" (the one value inspection shows that the client did not send: it says a PIN was sent); the journal redacts it as every secret (journal-scope); a signature not imported (lb-rule7-scope) keeps nothing',
+    reason: "a PIN is the signer's secret; a test needs only to see that one was sent, and a sandbox database is no place for it",
+  },
+  {
     id: 'lb-response-keys',
     interface: 'loanbond',
     topic: 'The formats of codigo, mensagem, codigo_identificador, chave_registro and token_acesso',

@@ -83,7 +83,12 @@ export const DigitalCertificate = Strict({
 }, { title: 'DigitalCertificate' });
 
 export const ElectronicSignature = Strict({
-  pin: Str(),
+  pin: Type.Optional(
+    Type.String({
+      description: 'a secret: never stored (inspection shows "[not stored]") nor journaled',
+      'x-sandbox-assumption': assumed('lb-signature-pin'),
+    }),
+  ),
   forma_checagem: Str(),
   email: Str(),
   celular: Str(),
