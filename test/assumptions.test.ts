@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { assumptionsPage } from '../scripts/docs.js';
+import { assumptionText } from '../src/http/assumption-catalog.js';
 import { ASSUMPTIONS as allAssumptions } from '../src/interfaces.js';
 import { testApp } from './helpers.js';
 import { markdownFiles } from './readme.js';
@@ -63,5 +64,46 @@ describe('the assumptions', () => {
     const paths = JSON.stringify([doc.paths, doc.components]);
     const unmarked = allAssumptions.filter((a) => !paths.includes(`[${a.id}]`)).map((a) => a.id);
     expect(unmarked).toEqual([]);
+  });
+});
+
+describe('x-sandbox-assumption in the OpenAPI document', () => {
+  /** Every x-sandbox-assumption value of the document, with where it stands. */
+  const extensions = (node: unknown, at: string, out: Array<{ at: string; text: string }>) => {
+    if (Array.isArray(node)) node.forEach((v, i) => extensions(v, `${at}/${i}`, out));
+    else if (typeof node === 'object' && node !== null) {
+      for (const [k, v] of Object.entries(node)) {
+        if (k === 'x-sandbox-assumption' && typeof v === 'string') out.push({ at, text: v });
+        else extensions(v, `${at}/${k}`, out);
+      }
+    }
+    return out;
+  };
+
+  it('is made only of assumption texts, each ending in its [id] (no bare id beside them)', async () => {
+    const app = await testApp();
+    const doc = JSON.parse((await app.inject({ url: '/openapi.json' })).body) as { paths: unknown; components: unknown };
+    const texts = allAssumptions.map(assumptionText).sort((a, b) => b.length - a.length);
+    const found = extensions({ paths: doc.paths, components: doc.components }, '', []);
+    expect(found.length).toBeGreaterThan(50);
+    const leftovers = found
+      .map(({ at, text }) => ({ at, rest: texts.reduce((rest, t) => rest.split(t).join(''), text).trim() }))
+      .filter((l) => l.rest !== '');
+    expect(leftovers).toEqual([]);
+  });
+
+  it('marks every query parameter of the extract list, desc included', async () => {
+    const app = await testApp();
+    const doc = JSON.parse((await app.inject({ url: '/openapi.json' })).body) as {
+      paths: Record<string, { get?: { parameters?: Array<{ name: string; in: string; schema?: Record<string, unknown> }> } }>;
+    };
+    const extract = Object.entries(doc.paths).find(([p]) => p.endsWith('/extract'))?.[1].get;
+    const unmarked = (extract?.parameters ?? [])
+      .filter((p) => p.in === 'query' && typeof p.schema?.['x-sandbox-assumption'] !== 'string')
+      .map((p) => p.name);
+    expect(extract?.parameters?.length).toBeGreaterThan(3);
+    expect(unmarked).toEqual([]);
+    const desc = extract?.parameters?.find((p) => p.name === 'desc');
+    expect(desc?.schema?.['x-sandbox-assumption']).toContain('[query-booleans]');
   });
 });

@@ -1,6 +1,8 @@
 // The bookkeeping interface as the rest of the sandbox sees it (http/interface-module.ts): the one
 // module outside code imports from this folder.
+import { assumptionLookup } from '../http/assumption-catalog.js';
 import type { InterfaceModule } from '../http/interface-module.js';
+import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
 import { EVENT_TYPES } from './events.js';
 import { contract } from './contract.js';
@@ -20,6 +22,7 @@ export const bookkeeping = {
         scheme: 'bearer',
         description:
           'the accessToken of a bookkeeping user (fixtures: bookkeeping.users), as Authorization: Bearer <token>',
+        'x-sandbox-assumption': assumptionLookup(sandboxAssumptions)('token-lifetime'),
       },
     },
   },

@@ -3,9 +3,11 @@ import { type Static, Type } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { CalendarDate, Money, Strict, StringEnum, UtcTimestamp } from '../http/schema.js';
 import { EXTRACT_SORT_COLUMNS, type ExtractSortField, TRADE_BILL_STATUSES } from '../store/bookkeeping.js';
+import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
 
 const assumed = assumptionLookup(assumptions);
+const assumedSandbox = assumptionLookup(sandboxAssumptions);
 
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;
@@ -58,7 +60,11 @@ export const ExtractQuery = Strict(
       }),
     ),
     desc: Type.Optional(
-      Type.Boolean({ default: false, description: 'descending order: true or false in any case, or 1 or 0 (assumption query-booleans)' }),
+      Type.Boolean({
+      default: false,
+      description: 'descending order: true or false in any case, or 1 or 0',
+      'x-sandbox-assumption': assumedSandbox('query-booleans'),
+      }),
     ),
   },
   { 'x-sandbox-assumption': assumed('bk-unknown-query') },

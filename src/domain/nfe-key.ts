@@ -1,14 +1,16 @@
 // NF-e access key (chave de acesso), 44 characters:
 // cUF(2) AAMM(4) issuer CNPJ/CPF(14) model(2) series(3) number(9) emission type(1) code(8) DV(1).
-// Since July 2026 the issuer slot may hold an alphanumeric CNPJ; as in the CNPJ itself, every
-// character is valued ASCII code - 48, so digits keep their value.
+// Since July 2026 the issuer slot may hold an alphanumeric CNPJ; as in the CNPJ itself, letters
+// stand only in its first 12 characters (its two check digits stay numeric), and every character is
+// valued ASCII code - 48, so digits keep their value.
 
 export type NfeKeyCheck = { ok: true } | { ok: false; reason: string };
 
 const KEY_LENGTH = 44;
-// 0-based bounds of the issuer slot (positions 7-20, 1-based), the only place letters may appear.
-const ISSUER_START = 6;
-const ISSUER_END = 20;
+// 0-based bounds of the first 12 characters of the issuer CNPJ (positions 7-18, 1-based), the only
+// place letters may appear: the CNPJ's check digits (positions 19-20) are digits, as everywhere else.
+const LETTERS_START = 6;
+const LETTERS_END = 18;
 
 /** The check digit of an access key from its first 43 characters. */
 export function nfeKeyCheckDigit(first43: string): number {
@@ -44,11 +46,11 @@ function characterProblem(key: string): string | undefined {
     const digit = c >= 48 && c <= 57;
     const upper = c >= 65 && c <= 90;
     if (digit) continue;
-    if (upper && i >= ISSUER_START && i < ISSUER_END) continue;
+    if (upper && i >= LETTERS_START && i < LETTERS_END) continue;
     const where = `${JSON.stringify(key.charAt(i))} at position ${i + 1}`;
     return upper
-      ? `NF-e access key has a letter ${where}; only the issuer CNPJ (positions 7-20) may hold letters`
-      : `NF-e access key has an invalid character ${where}; only digits (and upper-case letters in the issuer CNPJ) are allowed`;
+      ? `NF-e access key has a letter ${where}; only the first 12 characters of the issuer CNPJ (positions 7-18) may hold letters, its check digits (positions 19-20) are digits`
+      : `NF-e access key has an invalid character ${where}; only digits (and upper-case letters in the issuer CNPJ's first 12 characters, positions 7-18) are allowed`;
   }
   return undefined;
 }
@@ -64,7 +66,7 @@ export function isValidNfeKeyAt(text: string, start: number): boolean {
   for (let i = KEY_LENGTH - 2; i >= 0; i--) {
     const c = text.charCodeAt(start + i);
     const digit = c >= 48 && c <= 57;
-    const issuerLetter = c >= 65 && c <= 90 && i >= ISSUER_START && i < ISSUER_END;
+    const issuerLetter = c >= 65 && c <= 90 && i >= LETTERS_START && i < LETTERS_END;
     if (!digit && !issuerLetter) return false;
     sum += (c - 48) * weight;
     weight = weight === 9 ? 2 : weight + 1;

@@ -7,13 +7,19 @@ export type TaxIdKind = 'cpf' | 'cnpj';
 export type TaxIdCheck = { ok: true; kind: TaxIdKind; value: string } | { ok: false; reason: string };
 
 export interface TaxIdOptions {
-  /** Accept and strip '.', '/' and '-' (and surrounding whitespace). Defaults to true. */
+  /**
+   * Accept the canonical mask besides the bare characters: NNN.NNN.NNN-NN (CPF), NN.NNN.NNN/NNNN-NN
+   * (CNPJ, alphanumeric too). Punctuation anywhere else, and whitespace, are refused. Defaults to true.
+   */
   punctuation?: boolean;
   /** Which kinds are acceptable. Defaults to both. */
   kinds?: TaxIdKind[];
 }
 
 const CNPJ_WEIGHTS_1 = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
+/** The one punctuated form of each kind ("with or without punctuation": these, or none at all). */
+const MASKS: Record<TaxIdKind, string> = { cpf: 'NNN.NNN.NNN-NN', cnpj: 'NN.NNN.NNN/NNNN-NN' };
+const BARE_LENGTH: Record<TaxIdKind, number> = { cpf: 11, cnpj: 14 };
 const CNPJ_WEIGHTS_2 = [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
 
 // Longer inputs cannot be a tax id even fully punctuated; refusing them early keeps the scan cheap.
@@ -58,10 +64,11 @@ export function isValidCnpj(value: string): boolean {
 }
 
 /**
- * Checks a CPF or CNPJ as a client would send it. With punctuation (the default) '.', '/' and '-'
- * are stripped wherever they are, and surrounding whitespace is trimmed; without it the input must
- * already be bare. Letters are upper case (a lower-case one is refused, naming it); any other
- * character is refused.
+ * Checks a CPF or CNPJ as a client would send it. With punctuation (the default) the input is either
+ * bare or written in its kind's whole mask (MASKS), nothing around it: punctuation elsewhere and
+ * whitespace are refused, naming the position and the forms accepted (assumption tax-id-forms);
+ * without it the input must be bare. Letters are upper case (a lower-case one is refused, naming it);
+ * any other character is refused. `value` is the bare form; the input itself is never changed.
  */
 export function checkTaxId(input: string, options: TaxIdOptions = {}): TaxIdCheck {
   const punctuation = options.punctuation ?? true;
@@ -77,29 +84,31 @@ export function checkTaxId(input: string, options: TaxIdOptions = {}): TaxIdChec
         : 'must be a CNPJ (14 characters)';
 
   if (input.length > MAX_INPUT_LENGTH) return { ok: false, reason: shapeReason };
+  const forms = punctuation ? formsText(kinds) : '';
 
   // Build the bare value, remembering each character's 1-based position in the input for reasons.
-  const start = punctuation ? input.length - input.trimStart().length : 0;
-  const end = punctuation ? input.trimEnd().length : input.length;
   let value = '';
   const positions: number[] = [];
   /** 1-based position of the first lower-case letter: refused, whatever the context (see below). */
   let lower = 0;
-  for (let i = start; i < end; i++) {
+  for (let i = 0; i < input.length; i++) {
     const ch = input.charAt(i);
     if (/[0-9A-Za-z]/.test(ch)) {
       if (lower === 0 && ch !== ch.toUpperCase()) lower = i + 1;
       value += ch.toUpperCase();
       positions.push(i + 1);
     } else if (!(punctuation && (ch === '.' || ch === '/' || ch === '-'))) {
-      const allowed = punctuation
-        ? "digits, letters and the punctuation '.', '/', '-'"
-        : 'digits and letters';
       return {
         ok: false,
-        reason: `contains ${describe(ch)} at position ${i + 1}; only ${allowed} are allowed`,
+        reason: punctuation
+          ? `contains ${describe(ch)} at position ${i + 1}; ${forms}`
+          : `contains ${describe(ch)} at position ${i + 1}; only digits and letters are allowed`,
       };
     }
+  }
+  if (punctuation && value.length !== input.length) {
+    const misplaced = maskProblem(input, value.length, kinds);
+    if (misplaced !== undefined) return { ok: false, reason: `${misplaced}; ${forms}` };
   }
 
   if (value.length === 11 && wantCpf) {
@@ -125,7 +134,7 @@ export function checkTaxId(input: string, options: TaxIdOptions = {}): TaxIdChec
     // One rule wherever a CNPJ is read (API fields, NF-e keys, CNAB files): its letters are A-Z, as
     // IN RFB 2.229/2024 writes them; a lower-case one is refused rather than silently upper-cased.
     if (lower > 0) {
-      const shown = input.slice(start, end).toUpperCase();
+      const shown = input.toUpperCase();
       return {
         ok: false,
         reason: `letters of an alphanumeric CNPJ are upper case (A-Z): found ${JSON.stringify(input.charAt(lower - 1))} at position ${lower}; send ${JSON.stringify(shown)}`,
@@ -137,6 +146,41 @@ export function checkTaxId(input: string, options: TaxIdOptions = {}): TaxIdChec
   return { ok: false, reason: shapeReason };
 }
 
+/** What the accepted forms are, for a refusal: the bare characters, or the mask, of each kind. */
+function formsText(kinds: readonly TaxIdKind[]): string {
+  const [only] = kinds;
+  if (kinds.length === 1 && only !== undefined) {
+    const what = only === 'cpf' ? 'digits' : 'characters';
+    return `send it bare (${BARE_LENGTH[only]} ${what}) or in its mask, ${MASKS[only]}`;
+  }
+  return `send it bare (11 or 14 characters) or in its mask, ${MASKS.cpf} (CPF) or ${MASKS.cnpj} (CNPJ)`;
+}
+
+/**
+ * Where a punctuated input leaves its mask: the mask of the kind its `bare` characters count, the
+ * first position where the input and the mask differ; with no such mask, its first punctuation.
+ */
+function maskProblem(input: string, bare: number, kinds: readonly TaxIdKind[]): string | undefined {
+  const kind = kinds.find((k) => BARE_LENGTH[k] === bare);
+  if (kind === undefined) {
+    const at = input.search(/[./-]/);
+    return `${JSON.stringify(input.charAt(at))} at position ${at + 1} is punctuation outside a mask`;
+  }
+  const mask = MASKS[kind];
+  for (let i = 0; i < Math.max(mask.length, input.length); i++) {
+    const m = mask.charAt(i);
+    const ch = input.charAt(i);
+    const maskPunct = m !== 'N';
+    const inputPunct = ch === '.' || ch === '/' || ch === '-';
+    if (maskPunct ? ch !== m : inputPunct || ch === '') {
+      const found = ch === '' ? 'the end of the value' : JSON.stringify(ch);
+      const expected = maskPunct ? JSON.stringify(m) : 'a character';
+      return `${found} at position ${i + 1} where the mask ${mask} has ${expected}`;
+    }
+  }
+  return undefined;
+}
+
 /** Expects 11 digits; says what is wrong, or undefined when the CPF is valid. */
 function cpfProblem(value: string): string | undefined {
   if (/^(\d)\1{10}$/.test(value)) return 'CPF cannot have all 11 digits equal';
@@ -146,7 +190,7 @@ function cpfProblem(value: string): string | undefined {
 
 /** Expects 12 characters 0-9/A-Z then 2 digits; says what is wrong, or undefined when valid. */
 function cnpjProblem(value: string): string | undefined {
-  // 00000000000000 passes the arithmetic; the Receita never issues all-equal numbers.
+  // 00000000000000 passes the arithmetic; the Receita never issues all-equal numbers (assumption cnpj-all-equal).
   if (/^(\d)\1{13}$/.test(value)) return 'CNPJ cannot have all 14 digits equal';
   const expected = cnpjCheckDigits(value.slice(0, 12));
   return value.slice(12) === expected ? undefined : `CNPJ check digits do not match (expected ${expected})`;

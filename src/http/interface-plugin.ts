@@ -218,12 +218,14 @@ const everyRoute = assumed(
   'compressed-bodies',
   'money-sign',
   'tax-id-letters',
+  'cnpj-all-equal',
   'query-numbers',
   'query-booleans',
   'head-like-get',
   'named-only-501',
   'sandbox-fault-status',
   'near-miss',
+  'no-rate-limit',
 );
 
 const NO_SLUGS: ReadonlySet<string> = new Set();

@@ -125,6 +125,24 @@ export const assumptions = [
       'an item can be tens of kilobytes (a journal entry with its bodies, a registry document with long text fields): counted in items alone, a page at the largest limit ran to megabytes, too much for a browser or a test log',
   },
   {
+    id: 'token-lifetime',
+    interface: 'sandbox',
+    topic: 'Lifetime and refresh of tokens (bookkeeping and loan-bond: "not shown"; registry and receivables say nothing)',
+    decision:
+      "a token of the fixtures (a bookkeeping user's or registry participant's accessToken, a receivables fund's token, a loan-bond caller's token) is valid from when its fixture is loaded until a reset that does not load it again: it never expires and is never refreshed (login and contractor authentication are named only, a 501); a client's path for a token that stopped working is exercised by a reset with other fixtures, or by a fault rule answering the interface's refusal for the next N requests (401; receivables a 400 with code InvalidToken)",
+    reason:
+      'the specification shows no lifetime or refresh; an invented expiry would fail a client at times the real service may not, while a test can end a token exactly when it chooses',
+  },
+  {
+    id: 'no-rate-limit',
+    interface: 'sandbox',
+    topic: 'Rate limits ("not shown")',
+    decision:
+      "nothing is rate-limited: no request is refused or slowed for coming too often, and no 429 or Retry-After is ever answered (no interface documents a 429, so no fault rule answers one either: fault-rules); a client's back-off and timeout paths are exercised by fault rules: a documented status (bookkeeping and registry 500, receivables and loan-bond 400) for the next N requests (times), or an answer held back by delayMs",
+    reason:
+      'limits are not shown; an invented one would refuse calls the real service may take, and would make a test suite fail by its own speed',
+  },
+  {
     id: 'fault-rules',
     interface: 'sandbox',
     topic: 'Injected failures (the real services fail on their own)',
@@ -208,6 +226,15 @@ export const assumptions = [
     reason: 'JSON parsers disagree on which occurrence wins, so a client that sends a key twice has a bug the real service may read differently',
   },
   {
+    id: 'query-on-body-operations',
+    interface: 'sandbox',
+    topic: 'Query parameters on the registry, receivables and loan-bond operations, which document none',
+    decision:
+      "any query parameter is a 400 in the interface's error shape naming it by its JSON pointer (/name: the registry's and loan-bond's details, the receivables envelope's ValidationError with target the parameter), listed after the body's problems (error-body); credentials checked before anything is read come first (the registry's bearer token)",
+    reason:
+      'as strict-fields and bk-unknown-query: a parameter silently ignored hides a client bug (a setting the client believes it sent) the real service may refuse',
+  },
+  {
     id: 'query-numbers',
     interface: 'sandbox',
     topic: 'How numeric query and path values are written (the specification says "integer")',
@@ -240,6 +267,23 @@ export const assumptions = [
       'no, by one rule wherever a CNPJ is read (body and path fields, fixtures, NF-e keys, CNAB files): its letters are A-Z, and a lower-case one is a CNPJ problem naming the letter and its position, with whatever weight a bad CNPJ has there (a 400 where the field is checked, a warning where check digits warn); it is never upper-cased silently',
     reason:
       'IN RFB 2.229/2024 writes the alphanumeric CNPJ in upper case, an NF-e key allows only upper-case letters, and a value a client sent is not changed silently',
+  },
+  {
+    id: 'cnpj-all-equal',
+    interface: 'sandbox',
+    topic: 'Whether a CNPJ of 14 equal digits is valid (the reference rules out the ten all-equal CPFs only)',
+    decision:
+      'no, wherever a CNPJ is checked: of the ten, only 00000000000000 passes the check-digit arithmetic, and it is refused like a CNPJ whose check digits fail, with the weight a bad CNPJ has there (bookkeeping tenantId and beneficiaryDocument: a 400; receivables fundCnpj: ValidationError; registry, loan-bond and CNAB drawees: a warning, an error in strict mode)',
+    reason: 'the Receita issues no all-equal CNPJ, as no all-equal CPF; a zero CNPJ is a placeholder a client left unfilled',
+  },
+  {
+    id: 'tax-id-forms',
+    interface: 'sandbox',
+    topic: 'What "with or without punctuation" admits in a CPF or CNPJ (fundCnpj, cpfCnpjTitular)',
+    decision:
+      'exactly two forms, wherever a tax id may be punctuated (receivables fundCnpj, its fixtures and inspection path; the registry\'s cpfCnpj fields; loan-bond cpf_cnpj): the bare characters, or the whole mask, NNN.NNN.NNN-NN for a CPF and NN.NNN.NNN/NNNN-NN for a CNPJ (alphanumeric too); whitespace (around the value included) and punctuation anywhere else are a problem of that field, with the weight a bad tax id has there (receivables: ValidationError, target fundCnpj; registry and loan-bond: a warning, a 400 in strict mode), naming the position and the two forms; the value is kept as sent (a receivables import is filed under its fund, whose CNPJ is bare)',
+    reason:
+      'the mask is how a CPF or CNPJ is printed; a padded value or punctuation elsewhere is a client bug (an untrimmed field, a mangled mask) that stripping it would hide',
   },
   {
     id: 'fixture-open-value',

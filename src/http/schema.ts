@@ -1,6 +1,10 @@
 // Schema building blocks shared by the interfaces and the control plane.
 import { type TSchema, Type } from '@fastify/type-provider-typebox';
 import type { DecimalText } from '../domain/money.js';
+import { assumptionLookup } from './assumption-catalog.js';
+import { assumptions as sandboxAssumptions } from './sandbox-assumptions.js';
+
+const assumedSandbox = assumptionLookup(sandboxAssumptions);
 
 /**
  * Money on the wire: a JSON number with at most two decimal places (kept as integer cents). The
@@ -30,6 +34,13 @@ export const Strict = <T extends Parameters<typeof Type.Object>[0]>(
   properties: T,
   options: Record<string, unknown> = {},
 ) => Type.Object(properties, { additionalProperties: false, ...options });
+
+/**
+ * The query string of an operation that documents no query parameter: any parameter is a 400 naming
+ * it (assumption query-on-body-operations), never silently ignored.
+ */
+export const NoQuery = () =>
+  Strict({}, { description: 'no query parameter is documented', 'x-sandbox-assumption': assumedSandbox('query-on-body-operations') });
 
 export const ErrorDetailSchema = Type.Object({
   path: Type.String({ description: 'JSON pointer of the field at fault' }),
@@ -97,7 +108,7 @@ export const StrictHeaders = (assumption: string) =>
         description:
           'true: domain checks refuse (400) instead of warning; written as a boolean query value is (true, false, 1 or 0 in any case)',
         example: true,
-        'x-sandbox-assumption': `${assumption} query-booleans`,
+        'x-sandbox-assumption': `${assumption} ${assumedSandbox('query-booleans')}`,
       }),
     ),
   });

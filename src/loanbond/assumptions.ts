@@ -3,6 +3,15 @@ import type { Assumption } from '../http/assumption-catalog.js';
 /** Decisions of the loanbond interface where the specification is silent (docs/assumptions.md is written from this list). */
 export const assumptions = [
   {
+    id: 'lb-path',
+    interface: 'loanbond',
+    topic: 'The path of the registration is written "api/service/document/registrar", without the leading slash every other path has',
+    decision:
+      "read relative to the root of the base URL, as every other path: POST {base_url}/api/service/document/registrar (in a workspace, /ws/{name}/api/service/document/registrar); the interface's prefix is /api/service/document, so any other path under it is a 501",
+    reason:
+      'the specification makes every path relative to {base_url}; the missing slash is the only difference from the other paths, and no other reading names a path',
+  },
+  {
     id: 'lb-required-fields',
     interface: 'loanbond',
     topic: 'Which loan-bond fields are required',
@@ -31,7 +40,7 @@ export const assumptions = [
     interface: 'loanbond',
     topic: 'Whether cpf_cnpj of signers and signatures is checked',
     decision:
-      'check digits are checked (CPF or CNPJ, punctuation allowed); a bad one is a warning shown by inspection, or a 400 with its pointer when the sandbox runs with --strict or the request sends Sandbox-Strict: true',
+      'check digits are checked (CPF or CNPJ, bare or in its mask: tax-id-forms); a bad one is a warning shown by inspection, or a 400 with its pointer when the sandbox runs with --strict or the request sends Sandbox-Strict: true',
     reason: 'the field is documented only as a string; a real registry will hardly accept a wrong CPF',
   },
   {
@@ -51,6 +60,15 @@ export const assumptions = [
       'the token travels inside the body, so the body is read first; files are checked only for a known caller',
   },
   {
+    id: 'lb-batch-atomic',
+    interface: 'loanbond',
+    topic: 'What happens to a batch with one bad record (the 201 answers per record, in registros)',
+    decision:
+      'a batch is all or nothing: one refused record (a bad file under rules 3-5, a field, a cpf_cnpj in strict mode) refuses the whole request with every problem named, and nothing of it is stored, neither records nor files; a 201 registers every record sent',
+    reason:
+      'partial acceptance is not shown, and a response item carries no field that could say a record was refused; as the registry (registry-batch-atomic)',
+  },
+  {
     id: 'lb-file-base64',
     interface: 'loanbond',
     topic: 'How documento and conteudo carry the file',
@@ -67,6 +85,14 @@ export const assumptions = [
       'when assinado is not true (false or left out), the assinaturas of the record and of its additional documents are validated but not stored; inspection shows how many were sent and that they were not imported',
     reason:
       'rule 7 says signature data is imported only when assinado is true; additional documents belong to the record',
+  },
+  {
+    id: 'lb-signature-pin',
+    interface: 'loanbond',
+    topic: 'What is kept of assinatura_eletronica.pin when signatures are imported (rule 7 says they are imported, not how)',
+    decision:
+      'never the PIN: an imported signature is kept as sent except its pin, stored and shown by inspection as "[not stored]" (the one value inspection shows that the client did not send: it says a PIN was sent); the journal redacts it as every secret (journal-scope); a signature not imported (lb-rule7-scope) keeps nothing',
+    reason: "a PIN is the signer's secret; a test needs only to see that one was sent, and a sandbox database is no place for it",
   },
   {
     id: 'lb-response-keys',

@@ -24,6 +24,7 @@ export const outcomes = {
       'backlog-full': [400, 'as many registrations as SANDBOX_WORK_BACKLOG wait for their asynchronous step; nothing is stored'],
     },
     body: true,
+    query: true,
   },
 } as const satisfies Readonly<Record<string, OperationOutcomes>>;
 

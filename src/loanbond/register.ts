@@ -183,7 +183,7 @@ function signaturesCount(list: readonly Signature[] | undefined): number {
  */
 function imported(assinado: boolean, list: readonly Signature[] | undefined, keep: Keeping): string | null {
   if (!assinado) return null;
-  // The PIN of an electronic signature is a secret: the sandbox keeps only that one was sent.
+  // The PIN of an electronic signature is a secret: the sandbox keeps only that one was sent (lb-signature-pin).
   const kept = keep.copy(list ?? []).map((s) =>
     s.assinatura_eletronica?.pin === undefined
       ? s

@@ -7,7 +7,7 @@ import { SandboxError, validationError } from '../http/errors.js';
 import { partProblems, serveInterface } from '../http/interface-plugin.js';
 import { bodyHeadersError } from '../http/json.js';
 import { strictFor } from '../runtime/strict.js';
-import { errorResponses, StandardError, StrictHeaders } from '../http/schema.js';
+import { errorResponses, NoQuery, StandardError, StrictHeaders } from '../http/schema.js';
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
@@ -79,6 +79,7 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
           'Rules 1-7 of the specification: the caller holds the electronic-signature and digital loan-bond ' +
           'products (else 401); every file is a PDF, not encrypted, at most 15 MB decoded; at most 50 records; ' +
           'signatures are imported only when assinado is true. All records are registered, or none.',
+        querystring: NoQuery(),
         headers: StrictHeaders(assumed('lb-tax-ids')),
         body: RegistrationRequest,
         response: {
@@ -86,6 +87,8 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
           ...errorResponses(contract.statuses, StandardError, assumedSandbox('error-body')),
         },
         'x-sandbox-assumption': `${assumed(
+          'lb-path',
+          'lb-batch-atomic',
           'lb-body-limit',
           'lb-check-order',
           'lb-status-products',
@@ -93,7 +96,7 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
           'lb-pdf-detection',
           'lb-pdf-damaged-syntax',
           'lb-pdf-containers',
-        )} ${assumedSandbox('work-backlog')}`,
+        )} ${assumedSandbox('work-backlog', 'query-on-body-operations')}`,
       },
       // Rule 6 by name, before the schema would report it as a bare "more than 50 items".
       preValidation: async (request) => {
@@ -114,12 +117,14 @@ const registrationRoute: FastifyPluginAsyncTypebox = async (app) => {
       const invalid = request.validationError;
       if (invalid) {
         // lb-check-order: every field type first (400), then the token (401): a body that is right but
-        // for a missing token is the token's 401, not a schema 400, unless a header Fastify did not
-        // judge after the body (Sandbox-Strict) is refused too: that 400 names both.
+        // for a missing token is the token's 401, not a schema 400, unless a part Fastify did not
+        // judge after the body (a query parameter, the Sandbox-Strict header) is refused too: that
+        // 400 names both.
         const onlyToken = ((invalid as FastifyError).validation ?? []).every(
           (e) => e.keyword === 'required' && e.instancePath === '' && e.params.missingProperty === 'token',
         );
-        if (!onlyToken || partProblems(request, 'headers').total > 0) throw invalid;
+        if (!onlyToken || partProblems(request, 'querystring').total > 0 || partProblems(request, 'headers').total > 0)
+          throw invalid;
       }
       const runtime = runtimeOf(request);
       const upload = uploadOf(request);

@@ -4,9 +4,11 @@ import { type Static, Type } from '@fastify/type-provider-typebox';
 import { MAX_FILE_BYTES } from '../domain/pdf.js';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { Money, Strict } from '../http/schema.js';
+import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
 
 const assumed = assumptionLookup(assumptions);
+const assumedSandbox = assumptionLookup(sandboxAssumptions);
 
 export const MAX_RECORDS = 50;
 
@@ -45,7 +47,12 @@ export const Address = Strict({
 }, { title: 'Address' });
 
 const TaxIdField = () =>
-  Type.Optional(Type.String({ description: 'CPF or CNPJ', 'x-sandbox-assumption': assumed('lb-tax-ids') }));
+  Type.Optional(
+    Type.String({
+      description: 'CPF or CNPJ, bare or in its mask (NNN.NNN.NNN-NN, NN.NNN.NNN/NNNN-NN)',
+      'x-sandbox-assumption': `${assumed('lb-tax-ids')} ${assumedSandbox('tax-id-forms')}`,
+    }),
+  );
 
 export const Signer = Strict({
   cpf_cnpj: TaxIdField(),
@@ -76,7 +83,12 @@ export const DigitalCertificate = Strict({
 }, { title: 'DigitalCertificate' });
 
 export const ElectronicSignature = Strict({
-  pin: Str(),
+  pin: Type.Optional(
+    Type.String({
+      description: 'a secret: never stored (inspection shows "[not stored]") nor journaled',
+      'x-sandbox-assumption': assumed('lb-signature-pin'),
+    }),
+  ),
   forma_checagem: Str(),
   email: Str(),
   celular: Str(),
@@ -164,7 +176,10 @@ export const RegistrationRequest = Strict(
     versao: Type.String({ description: 'interface version of the body' }),
     // Required, as the document says; a body whose only problem is a missing token still gets the
     // 401 of lb-check-order (routes.ts reads the validation result).
-    token: Type.String({ description: 'access token of the caller (missing or unknown: 401)' }),
+    token: Type.String({
+      description: 'access token of the caller (missing or unknown: 401)',
+      'x-sandbox-assumption': assumedSandbox('token-lifetime'),
+    }),
     registros: Type.Array(LoanBondRecord, {
       minItems: 1,
       maxItems: MAX_RECORDS,

@@ -9,7 +9,7 @@ export const ReceivablesFixtures = Strict({
   funds: Type.Optional(
     Type.Array(
       Strict({
-        fundCnpj: Type.String({ description: 'CNPJ, numeric or alphanumeric, with or without punctuation' }),
+        fundCnpj: Type.String({ description: 'CNPJ, numeric or alphanumeric, bare or in its mask NN.NNN.NNN/NNNN-NN' }),
         token: Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], {
           description: 'null: the fund has no token, so every submission gets InvalidToken',
         }),

@@ -30,6 +30,7 @@ export const outcomes = {
       'backlog-full': [400, 'SandboxBusy: as many imports as SANDBOX_WORK_BACKLOG wait for processing; the file is not stored'],
     },
     body: true,
+    query: true,
     fields: ['token', 'fundCnpj', 'operationFile', 'fileName', 'additiveNumber'],
   },
 } as const satisfies Readonly<Record<string, OperationOutcomes>>;

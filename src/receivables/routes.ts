@@ -7,7 +7,7 @@ import { SandboxError } from '../http/errors.js';
 import { serveInterface } from '../http/interface-plugin.js';
 import { bodyHeadersError } from '../http/json.js';
 import { strictFor } from '../runtime/strict.js';
-import { EnvelopeError, errorResponses, StrictHeaders } from '../http/schema.js';
+import { EnvelopeError, errorResponses, NoQuery, StrictHeaders } from '../http/schema.js';
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
 import { contract } from './contract.js';
@@ -59,6 +59,7 @@ const importRoute: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'The file is checked at once (base64, not empty, every line 400 or 444 bytes) and stored; the 200 ' +
           'comes before processing, which runs asynchronously (see /_sandbox/receivables for the outcome).',
+        querystring: NoQuery(),
         headers: StrictHeaders(assumed('rc-cnab-rules')),
         body: ImportCnabBody,
         response: {
@@ -80,7 +81,7 @@ const importRoute: FastifyPluginAsyncTypebox = async (app) => {
           'rc-import-id-header',
           'rc-import-order',
           'rc-no-webhook',
-        )} ${assumedSandbox('work-backlog')}`,
+        )} ${assumedSandbox('work-backlog', 'query-on-body-operations')}`,
       },
     },
     async (request, reply) => {

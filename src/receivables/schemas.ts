@@ -2,16 +2,23 @@
 import { type Static, Type } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { Strict } from '../http/schema.js';
+import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
 
 const assumed = assumptionLookup(assumptions);
+const assumedSandbox = assumptionLookup(sandboxAssumptions);
 
 export const ImportCnabBody = Strict(
   {
-    token: Type.String({ maxLength: 64, description: 'token generated in the management system' }),
+    token: Type.String({
+      maxLength: 64,
+      description: 'token generated in the management system',
+      'x-sandbox-assumption': assumedSandbox('token-lifetime'),
+    }),
     fundCnpj: Type.String({
       maxLength: 18,
-      description: 'fund tax id, with or without punctuation; alphanumeric CNPJ accepted',
+      description: 'fund tax id, with or without punctuation (bare, or NN.NNN.NNN/NNNN-NN); alphanumeric CNPJ accepted',
+      'x-sandbox-assumption': assumedSandbox('tax-id-forms'),
     }),
     operationFile: Type.String({
       description: 'file in CNAB400 or CNAB444 layout, per the layout of the custodian bank, as base64 text',

@@ -101,7 +101,7 @@ export const assumptions = [
     interface: 'registry',
     topic: 'chaveNFe is shown as "digits"',
     decision:
-      'a 44-character key whose issuer slot (positions 7-20) may hold letters, the alphanumeric CNPJ in force since July 2026, each valued ASCII - 48 in the check digit; anything else warns',
-    reason: 'keys of documents issued by an alphanumeric CNPJ carry it in the issuer slot; refusing them would reject real documents',
+      'a 44-character key whose issuer CNPJ slot (positions 7-20) may hold letters A-Z in its first 12 characters (positions 7-18), the alphanumeric CNPJ in force since July 2026, each valued ASCII - 48 in the check digit; the CNPJ\'s own check digits (positions 19-20) and every other position are digits; anything else warns',
+    reason: 'keys of documents issued by an alphanumeric CNPJ carry it in the issuer slot, and an alphanumeric CNPJ keeps numeric check digits (IN RFB 2.229/2024); refusing them would reject real documents',
   },
 ] as const satisfies readonly Assumption[];

@@ -26,6 +26,7 @@ export const outcomes = {
       ...COMMON,
     },
     body: true,
+    query: true,
     headers: true,
   },
   'reconcile-documents': {
@@ -36,6 +37,7 @@ export const outcomes = {
       ...COMMON,
     },
     body: true,
+    query: true,
     headers: true,
   },
 } as const satisfies Readonly<Record<string, OperationOutcomes>>;

@@ -6,7 +6,7 @@ import { assumptionLookup } from '../http/assumption-catalog.js';
 import { bearerToken } from '../http/bearer.js';
 import { SandboxError } from '../http/errors.js';
 import { serveInterface } from '../http/interface-plugin.js';
-import { BEARER_CHALLENGE, errorResponses, StandardError, StrictHeaders } from '../http/schema.js';
+import { BEARER_CHALLENGE, errorResponses, NoQuery, StandardError, StrictHeaders } from '../http/schema.js';
 import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { runtimeOf } from '../runtime/index.js';
 import { strictFor } from '../runtime/strict.js';
@@ -64,8 +64,14 @@ export const registryPlugin: FastifyPluginAsyncTypebox = async (app) => {
 
   const common = {
     tags: [contract.id],
+    querystring: NoQuery(),
     headers: StrictHeaders(assumed('registry-domain-warnings')),
-    'x-sandbox-assumption': assumed('registry-bearer', 'registry-batch-atomic', 'registry-domain-warnings'),
+    'x-sandbox-assumption': assumed(
+      'registry-bearer',
+      'registry-batch-atomic',
+      'registry-domain-warnings',
+      'query-on-body-operations',
+    ),
   };
   const errors = errorResponses(contract.statuses, StandardError, assumed('error-body'), BEARER_CHALLENGE);
 

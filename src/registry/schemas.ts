@@ -4,15 +4,20 @@ import { type Static, Type } from '@fastify/type-provider-typebox';
 import { assumptionLookup } from '../http/assumption-catalog.js';
 import { NextCursor } from '../http/paging.js';
 import { AmountOut, CalendarDate, Money, Strict, StringEnum } from '../http/schema.js';
+import { assumptions as sandboxAssumptions } from '../http/sandbox-assumptions.js';
 import { assumptions } from './assumptions.js';
 
 const assumed = assumptionLookup(assumptions);
+const assumedSandbox = assumptionLookup(sandboxAssumptions);
 const opt = Type.Optional;
+/** A tax-id field: CPF or CNPJ, bare or in its mask (checked by registry/checks.ts). */
+const TaxId = (description: string) =>
+  Type.String({ description: `${description}, with or without punctuation`, 'x-sandbox-assumption': assumedSandbox('tax-id-forms') });
 
 export const Avalista = Strict(
   {
     nomeAvalista: opt(Type.String({ description: 'guarantor name' })),
-    cpfCnpjAvalista: opt(Type.String({ description: 'guarantor tax id' })),
+    cpfCnpjAvalista: opt(TaxId('guarantor tax id')),
   },
   { title: 'Avalista', description: 'guarantor' },
 );
@@ -46,7 +51,7 @@ const documentFields = {
   publicidade: opt(Type.String({ description: 'yes/no flag type' })),
   operacao: opt(Operacao),
   garantia: opt(Garantia),
-  cpfCnpjTitular: opt(Type.String({ description: 'tax id of the holder, with or without punctuation' })),
+  cpfCnpjTitular: opt(TaxId('tax id of the holder')),
   nomeTitular: opt(Type.String({ description: 'holder name' })),
   chaveNFe: opt(
     Type.String({
@@ -60,12 +65,12 @@ const documentFields = {
   dataVencimento: opt(CalendarDate({ description: 'due date, YYYY-MM-DD' })),
   valorDuplicata: opt(Money({ description: 'trade-bill amount, two decimal places' })),
   codigoIBGEPracaPagamento: opt(Type.Integer({ description: 'payment-place code' })),
-  cpfCnpjSacador: opt(Type.String({ description: 'tax id of the drawer' })),
+  cpfCnpjSacador: opt(TaxId('tax id of the drawer')),
   inscricaoEstadualSacador: opt(Type.String({ description: 'state registration of the drawer' })),
   inscricaoMunicipalSacador: opt(Type.String({ description: 'municipal registration of the drawer' })),
   nomeSacador: opt(Type.String({ description: 'drawer name' })),
   enderecoSacador: opt(Type.String({ description: 'drawer address' })),
-  cpfCnpjSacado: opt(Type.String({ description: 'tax id of the drawee' })),
+  cpfCnpjSacado: opt(TaxId('tax id of the drawee')),
   inscricaoEstadualSacado: opt(Type.String({ description: 'state registration of the drawee' })),
   inscricaoMunicipalSacado: opt(Type.String({ description: 'municipal registration of the drawee' })),
   nomeSacado: opt(Type.String({ description: 'drawee name' })),

@@ -119,6 +119,7 @@ function registryCommon(op: string, path: string): Record<string, Driver> {
     [`${op}.body-malformed`]: (c) =>
       c.send('POST', path, { headers: { ...RG1, 'content-type': 'application/json' }, raw: '{"registros":' }),
     [`${op}.body-invalid`]: (c) => post(c, RG1, { registros: 'none' }),
+    [`${op}.query-invalid`]: (c) => c.send('POST', `${path}?foo=1`, { headers: RG1, body: { registros: [{}] } }),
     [`${op}.fault-400`]: viaFault(path, 400, (c) => post(c, RG1, { registros: [{}] })),
     [`${op}.fault-401`]: viaFault(path, 401, (c) => post(c, RG1, { registros: [{}] })),
     [`${op}.fault-500`]: viaFault(path, 500, (c) => post(c, RG1, { registros: [{}] })),
@@ -316,6 +317,8 @@ export const DRIVERS: Record<string, Driver> = {
   'import-cnab.unknown-field': (c) => submit(c, submission(FILES.processed ?? '', { fundName: 'x' })),
   'import-cnab.body-malformed': (c) =>
     c.send('POST', IMPORT, { headers: { 'content-type': 'text/plain' }, raw: 'token=rc-token-1' }),
+  'import-cnab.query-invalid': (c) =>
+    c.send('POST', `${IMPORT}?foo=1`, { body: submission(FILES.processed ?? '') }),
   'import-cnab.fault-400': viaFault(IMPORT, 400, (c) => submit(c, submission(FILES.processed ?? ''))),
   'import-cnab.backlog-full': async (c) => {
     await c.send('POST', '/_sandbox/work', { body: { held: true, maxBacklog: 1 } });
@@ -343,6 +346,7 @@ export const DRIVERS: Record<string, Driver> = {
   'register-loan-bond.body-malformed': (c) =>
     c.send('POST', LOANBOND, { headers: { 'content-type': 'application/json' }, raw: '' }),
   'register-loan-bond.body-invalid': (c) => registerLb(c, lbBody({ registros: [] })),
+  'register-loan-bond.query-invalid': (c) => c.send('POST', `${LOANBOND}?foo=1`, { body: lbBody() }),
   'register-loan-bond.fault-400': viaFault(LOANBOND, 400, (c) => registerLb(c, lbBody())),
   'register-loan-bond.backlog-full': async (c) => {
     await c.send('POST', '/_sandbox/work', { body: { held: true, maxBacklog: 1 } });

@@ -81,10 +81,15 @@ describe('isValidCnpjAt', () => {
 describe('isValidNfeKeyAt', () => {
   it('agrees with checkNfeKey', () => {
     const valid = Array.from({ length: 300 }, (_, i) => {
-      const first = `${pick(DIGITS, 6)}${pick(i % 2 ? ALNUM : DIGITS, 14)}${pick(DIGITS, 23)}`;
+      // Letters only in the issuer CNPJ's first 12 characters (positions 7-18).
+      const first = `${pick(DIGITS, 6)}${pick(i % 2 ? ALNUM : DIGITS, 12)}${pick(DIGITS, 25)}`;
       return first + nfeKeyCheckDigit(first);
     });
-    for (const v of variants(valid, ['35260722333444000181550010001234561123456787', `${'1'.repeat(43)}`])) {
+    for (const v of variants(valid, [
+      '35260722333444000181550010001234561123456787',
+      `${'1'.repeat(43)}`,
+      '35260712ABC34501DEAB550010001234561123456786',
+    ])) {
       expect(isValidNfeKeyAt(`  ${v}`, 2), v).toBe(checkNfeKey(v).ok);
     }
   });

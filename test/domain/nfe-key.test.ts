@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkNfeKey, nfeKeyCheckDigit } from '../../src/domain/nfe-key.js';
+import { checkNfeKey, isValidNfeKeyAt, nfeKeyCheckDigit } from '../../src/domain/nfe-key.js';
 import { cnpjCheckDigits } from '../../src/domain/tax-id.js';
 
 const VALID_KEY = '35260722333444000181550010001234561123456787';
@@ -34,6 +35,42 @@ describe('checkNfeKey', () => {
       expect(result.ok).toBe(false);
       expect(!result.ok && result.reason).toContain(`position ${position}`);
     }
+  });
+
+  it("rejects a letter in the issuer CNPJ's check digits (positions 19-20), which stay numeric", () => {
+    // The reviewer's key: issuer slot 12ABC34501DEAB, its check digits "AB"; a right key DV, so the
+    // letters alone are refused.
+    const first43 = '35260712ABC34501DEAB55001000123456112345678';
+    const key = `${first43}${nfeKeyCheckDigit('35260712ABC34501DE3555001000123456112345678')}`;
+    for (const k of [`${first43}6`, key]) {
+      const result = checkNfeKey(k);
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.reason).toContain('position 19');
+      expect(!result.ok && result.reason).toContain('positions 7-18');
+      expect(isValidNfeKeyAt(k, 0)).toBe(false);
+    }
+    expect(() => nfeKeyCheckDigit(first43)).toThrow(RangeError);
+  });
+
+  it('takes letters exactly at positions 7-18, the first 12 characters of the issuer CNPJ (fast-check)', () => {
+    const alnum = fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ');
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 43 }), alnum, (position, ch) => {
+        const first43 = `${VALID_KEY.slice(0, position - 1)}${ch}${VALID_KEY.slice(position, 43)}`;
+        const letter = ch >= 'A';
+        const allowed = !letter || (position >= 7 && position <= 18);
+        if (!allowed) {
+          expect(() => nfeKeyCheckDigit(first43)).toThrow(RangeError);
+          const key = `${first43}0`;
+          expect(checkNfeKey(key).ok).toBe(false);
+          expect(isValidNfeKeyAt(key, 0)).toBe(false);
+          return;
+        }
+        const key = `${first43}${nfeKeyCheckDigit(first43)}`;
+        expect(checkNfeKey(key)).toEqual({ ok: true });
+        expect(isValidNfeKeyAt(`x${key}`, 1)).toBe(true);
+      }),
+    );
   });
 
   it('rejects lower-case letters and punctuation', () => {

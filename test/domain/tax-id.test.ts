@@ -147,8 +147,36 @@ describe('checkTaxId', () => {
     }
   });
 
-  it('trims surrounding whitespace when punctuation is allowed', () => {
-    expect(checkTaxId('  11.222.333/0001-81\n')).toEqual({ ok: true, kind: 'cnpj', value: '11222333000181' });
+  it('takes exactly two forms when punctuation is allowed: the bare characters, or the whole mask', () => {
+    expect(checkTaxId('11.222.333/0001-81')).toEqual({ ok: true, kind: 'cnpj', value: '11222333000181' });
+    expect(checkTaxId('11222333000181')).toEqual({ ok: true, kind: 'cnpj', value: '11222333000181' });
+    expect(checkTaxId('529.982.247-25')).toEqual({ ok: true, kind: 'cpf', value: '52998224725' });
+    expect(checkTaxId('12.ABC.345/01DE-35', { kinds: ['cnpj'] })).toEqual({ ok: true, kind: 'cnpj', value: '12ABC34501DE35' });
+  });
+
+  it('refuses surrounding whitespace and punctuation outside the mask, saying which forms are accepted', () => {
+    const both = 'send it bare (11 or 14 characters) or in its mask, NNN.NNN.NNN-NN (CPF) or NN.NNN.NNN/NNNN-NN (CNPJ)';
+    const cases: Array<[string, TaxIdOptions, RegExp]> = [
+      ['  11.222.333/0001-81\n', {}, /^contains a space at position 1; /],
+      [' 11222333000181 ', { kinds: ['cnpj'] }, /^contains a space at position 1; /],
+      ['11222333000181 ', {}, /^contains a space at position 15; /],
+      ['112223330001/81', {}, /position 3 where the mask NN.NNN.NNN\/NNNN-NN has "\."/],
+      ['11.222.333/000181', {}, /"8" at position 16 where the mask NN.NNN.NNN\/NNNN-NN has "-"/],
+      ['11222333/0001-81', {}, /position 3/],
+      ['11.222.333.0001-81', {}, /position 11/],
+      ['529.98224725', {}, /"2" at position 8 where the mask NNN.NNN.NNN-NN has "\."/],
+      ['529.982.247.25', {}, /position 12/],
+      ['52998224725-', {}, /position 4/],
+      ['529.982.247-25', { kinds: ['cnpj'] }, /"\." at position 4/],
+    ];
+    for (const [input, options, where] of cases) {
+      const result = checkTaxId(input, options);
+      expect(result.ok, JSON.stringify(input)).toBe(false);
+      const reason = result.ok ? '' : result.reason;
+      expect(reason, JSON.stringify(input)).toMatch(where);
+      if (options.kinds?.[0] === 'cnpj') expect(reason).toContain('send it bare (14 characters) or in its mask, NN.NNN.NNN/NNNN-NN');
+      else expect(reason).toContain(both);
+    }
   });
 
   it('names the expected check digits when they do not match', () => {

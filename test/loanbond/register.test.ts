@@ -288,6 +288,27 @@ describe('POST /api/service/document/registrar', () => {
     expect(detail.warnings.map((w) => w.path)).toEqual(['/registros/0/assinantes/0/cpf_cnpj']);
   });
 
+  it('takes cpf_cnpj bare or in its mask only: surrounding whitespace or other punctuation warns (400 in strict mode), and the value is kept as sent', async () => {
+    const app = await lbApp();
+    const odd = [' 52998224725', '112223330001/81'];
+    const payload = body([
+      record({ assinado: true, assinantes: [{ ...SIGNER, cpf_cnpj: odd[0] }], assinaturas: [{ ...SIGNATURE, cpf_cnpj: odd[1] }] }),
+    ]);
+    const res = await post(app, payload);
+    expect(res.statusCode).toBe(201);
+    const id = (res.json() as Created).registros[0]?.codigo_identificador;
+    const detail = (await app.inject({ url: `/_sandbox/loanbond/registrations/${id}` })).json() as {
+      warnings: Array<{ path: string; message: string }>;
+    };
+    expect(detail.warnings.map((w) => w.path)).toEqual(['/registros/0/assinantes/0/cpf_cnpj', '/registros/0/assinaturas/0/cpf_cnpj']);
+    for (const w of detail.warnings) expect(w.message).toMatch(/NNN\.NNN\.NNN-NN/);
+    expect(JSON.stringify(detail)).toContain(JSON.stringify(odd[0]));
+    expect(JSON.stringify(detail)).toContain(JSON.stringify(odd[1]));
+    const strict = await app.inject({ method: 'POST', url: '/api/service/document/registrar', headers: { 'sandbox-strict': 'true' }, payload });
+    expect(strict.statusCode).toBe(400);
+    expect((strict.json() as ErrorBody).details.map((d) => d.path)).toEqual(detail.warnings.map((w) => w.path));
+  });
+
   it('refuses a bad cpf_cnpj with its pointer when the sandbox is strict', async () => {
     const app = await lbApp({ strict: true });
     const res = await post(
@@ -366,5 +387,27 @@ describe('POST /api/service/document/registrar', () => {
     expect((res.json() as { namedOnlyOperations: string[] }).namedOnlyOperations).toContain(
       'cancel loan-bond',
     );
+  });
+});
+
+describe('POST /api/service/document/registrar: query parameters', () => {
+  it('refuses a query parameter (none is documented) with a 400 naming it, and registers nothing', async () => {
+    const app = await lbApp();
+    const res = await app.inject({ method: 'POST', url: '/api/service/document/registrar?foo=1', payload: body([record()]) });
+    expect(res.statusCode).toBe(400);
+    const details = (res.json() as ErrorBody).details;
+    expect(details.map((d) => d.path)).toEqual(['/foo']);
+    expect(details[0]?.message).toContain('query parameter foo');
+    expect(res.headers['sandbox-outcome']).toBe('register-loan-bond.query-invalid');
+    expect(await registrationCount(app)).toBe(0);
+  });
+
+  it('names it with a missing token in one 400, as a refused header is named (lb-check-order)', async () => {
+    const app = await lbApp();
+    const payload = body([record()]);
+    delete payload.token;
+    const res = await app.inject({ method: 'POST', url: '/api/service/document/registrar?foo=1', payload });
+    expect(res.statusCode).toBe(400);
+    expect((res.json() as ErrorBody).details.map((d) => d.path)).toEqual(['/token', '/foo']);
   });
 });

@@ -80,6 +80,20 @@ describe('POST /v1/import-cnab: accepted submissions', () => {
     ]);
   });
 
+  it('refuses fundCnpj in any form but the bare characters or the mask NN.NNN.NNN/NNNN-NN, naming it (ValidationError, target fundCnpj)', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    for (const fundCnpj of [' 11222333000181 ', '112223330001/81', '11.222.333/000181', '11222333/0001-81', '11222333000181\t']) {
+      const error = envelope(await post(app, body({ fundCnpj })));
+      expect(error, JSON.stringify(fundCnpj)).toMatchObject({
+        code: 'ValidationError',
+        target: 'fundCnpj',
+        message: expect.stringContaining('NN.NNN.NNN/NNNN-NN'),
+      });
+    }
+    const list = await app.inject({ url: '/_sandbox/receivables/funds/11222333000181/imports' });
+    expect(list.json().imports).toEqual([]);
+  });
+
   it('accepts an alphanumeric fund CNPJ', async () => {
     const app = await testApp({
       fixtures: { receivables: { funds: [{ fundCnpj: '12.ABC.345/01DE-35', token: 'alpha-token' }] } },
@@ -541,5 +555,23 @@ describe('a file that is not CNAB 400 or 444 is refused at once, saying what it 
     const error = envelope(await post(app, body({ operationFile: file.toString('base64') })));
     expect(error).toMatchObject({ code: 'ValidationError', target: 'operationFile' });
     expect(error.message).toContain(message);
+  });
+});
+
+describe('POST /v1/import-cnab: query parameters', () => {
+  it('refuses a query parameter (none is documented): ValidationError, target the parameter, nothing stored', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const res = await app.inject({ method: 'POST', url: `${URL}?x=1`, payload: body() });
+    const error = envelope(res);
+    expect(error).toMatchObject({ code: 'ValidationError', target: 'x', message: expect.stringContaining('query parameter x') });
+    expect(res.headers['sandbox-outcome']).toBe('import-cnab.query-invalid');
+    const list = await app.inject({ url: '/_sandbox/receivables/funds/11222333000181/imports' });
+    expect(list.json().imports).toEqual([]);
+  });
+
+  it('lists it after the problems of the body', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const error = envelope(await app.inject({ method: 'POST', url: `${URL}?x=1`, payload: body({ fileName: '' }) }));
+    expect(error).toMatchObject({ code: 'ValidationError', target: 'fileName', message: expect.stringContaining('query parameter x') });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SandboxClock } from '../../src/runtime/clock.js';
 import { testApp } from '../helpers.js';
-import { batch, FIXTURES, post, REGISTER, register, validDocument } from './helpers.js';
+import { batch, FIXTURES, post, RECONCILE, REGISTER, register, validDocument } from './helpers.js';
 
 const NOW = Date.parse('2026-11-20T23:30:00.000Z');
 
@@ -309,6 +309,29 @@ describe('registry: domain checks', () => {
     expect(res.headers['sandbox-warnings']).toBe('0');
   });
 
+  it('takes a tax id bare or in its mask only: other punctuation or surrounding whitespace is a tax-id warning of that field, a 400 in strict mode; the value is kept as sent', async () => {
+    const a = await app();
+    const odd = {
+      cpfCnpjTitular: ' 11222333000181 ',
+      cpfCnpjSacador: '112223330001/81',
+      cpfCnpjSacado: '529.98224725',
+      garantia: { avalistas: [{ cpfCnpjAvalista: '529.982.247-25' }, { cpfCnpjAvalista: '11.222.333/000181' }] },
+    };
+    const key = await register(a, [odd]);
+    const b = await batch(a, key);
+    expect(b.warnings.map((w) => [w.path, w.rule])).toEqual([
+      ['/registros/0/cpfCnpjTitular', 'tax-id'],
+      ['/registros/0/cpfCnpjSacador', 'tax-id'],
+      ['/registros/0/cpfCnpjSacado', 'tax-id'],
+      ['/registros/0/garantia/avalistas/1/cpfCnpjAvalista', 'tax-id'],
+    ]);
+    for (const w of b.warnings) expect(w.message).toMatch(/NNN\.NNN\.NNN-NN|NN\.NNN\.NNN\/NNNN-NN/);
+    expect(b.documents[0]?.document).toMatchObject(odd);
+    const strict = await post(a, REGISTER, { registros: [odd] }, { headers: { 'sandbox-strict': 'true' } });
+    expect(strict.statusCode).toBe(400);
+    expect((strict.json() as ErrorBody).details.map((d) => d.path)).toEqual(b.warnings.map((w) => w.path));
+  });
+
   it('warns on each rule with its pointer: CPF, guarantor, NF-e key, IBGE code and due date', async () => {
     const a = await app();
     const key = await register(a, [
@@ -363,5 +386,34 @@ describe('registry: large batches', () => {
     const body = res.json() as ErrorBody;
     expect(body.details).toHaveLength(100);
     expect(body.message).toContain('and 9999 more problems');
+  });
+});
+
+describe('registry: query parameters', () => {
+  it('refuses a query parameter on either operation (none is documented) with a 400 naming it, and stores nothing', async () => {
+    const a = await app();
+    for (const url of [REGISTER, RECONCILE]) {
+      const payload = url === REGISTER ? { registros: [validDocument()] } : { registros: [{ chaveRegistro: 'RG-none' }] };
+      const res = await post(a, `${url}?foo=1&Sandbox-Strict=true`, payload);
+      expect(res.statusCode, url).toBe(400);
+      const body = res.json() as ErrorBody;
+      expect(body.details.map((d) => d.path)).toEqual(['/foo', '/Sandbox-Strict']);
+      expect(body.details[0]?.message).toContain('query parameter foo');
+      expect(res.headers['sandbox-outcome']).toMatch(/\.query-invalid$/);
+    }
+    expect((await participant(a)).documentCount).toBe(0);
+  });
+
+  it('names the query parameter beside the problems of the body', async () => {
+    const a = await app();
+    const res = await post(a, `${REGISTER}?x=1`, { registros: [{ valorDuplicata: 'ten' }] });
+    expect(res.statusCode).toBe(400);
+    expect((res.json() as ErrorBody).details.map((d) => d.path)).toEqual(['/registros/0/valorDuplicata', '/x']);
+  });
+
+  it('answers a query parameter sent with no credentials with the 401 first', async () => {
+    const a = await app();
+    const res = await post(a, `${REGISTER}?foo=1`, { registros: [validDocument()] }, { token: null });
+    expect(res.statusCode).toBe(401);
   });
 });
