@@ -307,6 +307,8 @@ export function jsonPathSyntaxProblem(path: string): string | undefined {
       const name = text.slice(start, i);
       if (name === '') return `needs a name, * or a bracket after "${recursive ? '..' : '.'}" at character ${start}`;
       if (/[\]()'"\s]/.test(name)) return `has "${name}" after "." at character ${start}: write a name with such characters in brackets, ['like this']`;
+      const operator = name === '*' ? undefined : /[@^~`$,;%*]/.exec(name)?.[0];
+      if (operator !== undefined) return operatorInName(name, operator, start);
     } else if (c === '[') {
       const open = i;
       if (text[i + 1] === '?' || text[i + 1] === '(') {
@@ -339,6 +341,12 @@ export function jsonPathSyntaxProblem(path: string): string | undefined {
         const items = splitOutsideQuotes(text.slice(open + 1, j));
         if (items.some((item) => !BRACKET_ITEM.test(item)))
           return `has [${text.slice(open + 1, j)}] at character ${open}: a bracket holds *, indexes, slices (1:3) or quoted names, separated by commas`;
+        for (const item of items) {
+          const quoted = /^\s*['"](.*)['"]\s*$/.exec(item)?.[1];
+          if (quoted === undefined) continue;
+          const operator = ['$', '*', '..', '~'].includes(quoted) ? quoted : /[@^`,;%\]\\'"]/.exec(quoted)?.[0];
+          if (operator !== undefined) return operatorInName(quoted, operator, open);
+        }
         i = j + 1;
       }
     } else {
@@ -346,6 +354,20 @@ export function jsonPathSyntaxProblem(path: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * A name jsonpath-plus would not read as a name: it takes @ (a type such as @string()), ^ (the
+ * parent), ~ (property names), ` (an escape), $ (the root), * and , (wildcards and unions), and splits
+ * at ; and % internally, in a name after a dot; in quotes it keeps . and ~ but not the others, nor a
+ * quote or ] inside. Refused, since the expression would select something else than WireMock's
+ * Jayway selects, or throw on a document later.
+ */
+function operatorInName(name: string, operator: string, at: number): string {
+  return (
+    `has the name "${name}" at character ${at}, whose "${operator}" the sandbox's JSONPath reader (jsonpath-plus) reads as an ` +
+    'operator, not as part of a name: a name holding @ ^ ~ ` $ , ; % * (or, quoted, a quote or ]) cannot be selected here'
+  );
 }
 
 /** The parts of a bracket's content between commas outside quotes. */

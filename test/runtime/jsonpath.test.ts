@@ -24,18 +24,30 @@ describe('JSONPath syntax', () => {
       ['$[a b]', /a bracket holds/],
       ['status', /must start with \$/],
       [`$${'.a'.repeat(600)}`, /at most 1000/],
+      // Names jsonpath-plus reads as its own operators (a type, the parent, property names, an escape, the root).
+      ['$.@', /"@" .* operator/],
+      ['$..@string', /"@" .* operator/],
+      ['$.^', /"\^" .* operator/],
+      ['$.a.~', /"~" .* operator/],
+      ['$.`a', /"`" .* operator/],
+      ['$.a$b', /"\$" .* operator/],
+      ['$.a;b', /";" .* operator/],
+      ["$['@']", /"@" .* operator/],
+      ["$['a','^']", /"\^" .* operator/],
+      ["$['$']", /"\$" .* operator/],
+      ["$['a;b']", /";" .* operator/],
     ];
     for (const [path, problem] of bad) expect(jsonPathSyntaxProblem(path), path).toMatch(problem);
   });
 
   it('never throws, and whatever it accepts jsonpath-plus evaluates (fast-check)', () => {
-    const part = fc.constantFrom('$', '.', '..', '[', ']', '*', 'a', '0', ':', "'", '"', '?', '(', ')', '@', '==', ' ', ',', '-');
+    const part = fc.constantFrom('$', '.', '..', '[', ']', '*', 'a', '0', ':', "'", '"', '?', '(', ')', '@', '==', ' ', ',', '-', '^', '~', '`', ';', '%');
     fc.assert(
       fc.property(fc.array(part, { maxLength: 12 }).map((ps) => ps.join('')), (path) => {
         const problem = jsonPathSyntaxProblem(path);
         if (problem === undefined) expect(() => jsonPathQuery({ a: [{ a: 1 }] }, path)).not.toThrow();
       }),
-      { numRuns: 2000 },
+      { numRuns: 20_000 },
     );
   });
 });
