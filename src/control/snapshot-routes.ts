@@ -10,19 +10,15 @@ import { assumptions } from '../http/sandbox-assumptions.js';
 import { runtimeOf } from '../runtime/index.js';
 import { snapshotRestored } from '../runtime/sandbox-events.js';
 import type { SnapshotMeta } from '../runtime/snapshots.js';
+import { interfaceRows } from '../store/index.js';
 import { SnapshotInfo, SnapshotName } from './schemas.js';
 
 const TAG = [CONTROL_TAG.name];
 const assumed = assumptionLookup(assumptions);
 
-/**
- * A snapshot as the control plane shows it: rows per user table, the sandbox's own sb_ tables aside
- * (as the workspace list leaves them out), so that a workspace's snapshot reads as a lone sandbox's, whose
- * bookkeeping rows differ (a workspace keeps its creation time and fixtures there).
- */
+/** A snapshot as the control plane shows it: its rows as the workspace list shows them (interfaceRows). */
 function snapshotView(meta: SnapshotMeta) {
-  const rows = Object.fromEntries(Object.entries(meta.rows).filter(([table]) => !table.startsWith('sb_')));
-  return { name: meta.name, createdAt: meta.createdAt, clock: meta.clockView, rows, bytes: meta.bytes };
+  return { name: meta.name, createdAt: meta.createdAt, clock: meta.clockView, rows: interfaceRows(meta.rows), bytes: meta.bytes };
 }
 
 export const snapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -36,7 +36,7 @@ export const Strict = <T extends Parameters<typeof Type.Object>[0]>(
 ) => Type.Object(properties, { additionalProperties: false, ...options });
 
 /**
- * The query string of an operation that documents no query parameter: any parameter is a 400 naming
+ * The query string of an operation that documents no query parameter: each parameter sent is a 400 naming
  * it (assumption query-on-body-operations), never silently ignored.
  */
 export const NoQuery = () =>

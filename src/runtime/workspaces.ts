@@ -6,6 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { type AdminKeyProblem, adminKeyProblem } from '../http/bearer.js';
 import { type ErrorShape, renderError, SandboxError, standardBody } from '../http/errors.js';
 import type { Runtime, RuntimeLog } from './index.js';
+import { interfaceRows } from '../store/index.js';
 
 export const DEFAULT_WORKSPACE = 'default';
 export const DEFAULT_MAX_WORKSPACES = 256;
@@ -400,8 +401,7 @@ export class Workspaces {
       createdAt: entry.createdAt,
       lastUsedAt: new Date(entry === this.defaultEntry ? this.now() : entry.lastUsed).toISOString(),
       storage: this.options.opener.storage,
-      // The sandbox's own bookkeeping table (sb_meta) is not a user's row.
-      rows: Object.fromEntries(Object.entries(runtime.store.tableCounts()).filter(([t]) => !t.startsWith('sb_'))),
+      rows: interfaceRows(runtime.store.tableCounts()),
     };
   }
 

@@ -14,6 +14,15 @@ import { SnapshotStore } from './snapshot-store.js';
 import { StubStore } from './stubs.js';
 
 /**
+ * Rows per table as the control plane shows them: the interfaces' tables, the sandbox's own sb_
+ * tables left out (a workspace keeps its creation time and fixtures there, a lone sandbox does not),
+ * so that a workspace reads as a lone sandbox holding the same state.
+ */
+export function interfaceRows(rows: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(rows).filter(([table]) => !table.startsWith('sb_')));
+}
+
+/**
  * What a state is, not what it holds: a workspace's creation time and the fixtures it was created with
  * (control/workspace-routes.ts), which a reset to "default" loads, after a restart too. A reset wipes
  * every other row of sb_meta with the data.
