@@ -93,6 +93,7 @@ const DATA_ONLY = /^[A-Za-z0-9+/]*$/;
 /** The URL-safe alphabet's "-" and "_", which Buffer's decoder also accepts (for 62 and 63). */
 const URL_SAFE_62 = 0x2d;
 const URL_SAFE_63 = 0x5f;
+const PAD_BYTE = 0x3d;
 
 /**
  * Standard base64 that arrives in pieces (the content of a JSON string read as a stream), decoded as
@@ -126,8 +127,9 @@ export class Base64Stream {
   }
 
   /**
-   * The common case: bytes that are all base64 data characters, decoded at once. False when they
-   * are not (whitespace, padding, another character, or after a problem): hand them to `slow`.
+   * The common case: bytes that are all base64 data characters (the last one or two may be the
+   * text's padding), decoded at once. False when they are not (whitespace, padding elsewhere, another
+   * character, or after a problem): hand them to `slow`.
    * Checked by what Buffer's decoder does with anything else: it skips a character outside its
    * alphabet and stops at "=", so the text gives fewer than three bytes per four characters; its
    * alphabet is the standard one plus the URL-safe "-" and "_", which are looked for in the bytes
@@ -138,6 +140,7 @@ export class Base64Stream {
   fast(bytes: Buffer): boolean {
     if (this.problem !== undefined || this.pad > 0) return false;
     if (bytes.length === 0) return true;
+    if (bytes[bytes.length - 1] === PAD_BYTE) return this.fastPadded(bytes);
     if (bytes.indexOf(URL_SAFE_62) !== -1 || bytes.indexOf(URL_SAFE_63) !== -1) return false;
     // The characters carried from the last piece (at most three, all data) are completed into one quad
     // by the first bytes; the rest of the bytes' whole quads are read as one string of their own, so
@@ -162,6 +165,20 @@ export class Base64Stream {
     if (rest.length > 0 && !DATA_ONLY.test(rest)) return false;
     this.take(bytes.length, rest);
     this.emit(decoded);
+    return true;
+  }
+
+  /**
+   * Bytes that end the text with its padding: the data characters before the last one or two "="
+   * by `fast`, the padding by `slow` (nothing of it needs the JSON reader's checks). The last piece
+   * of a file, up to a slice of the request (128 KiB), was otherwise read character by character:
+   * 11 ms of a 50 x 1 MiB registration.
+   */
+  private fastPadded(bytes: Buffer): boolean {
+    const last = bytes.length - 1;
+    const data = last > 0 && bytes[last - 1] === PAD_BYTE ? last - 1 : last;
+    if (!this.fast(bytes.subarray(0, data))) return false;
+    this.slow(bytes.subarray(data));
     return true;
   }
 

@@ -160,6 +160,30 @@ describe('Base64Stream: the same text in pieces', () => {
     );
   });
 
+  it('takes the fast path for a last piece that ends with the padding, and decodes it exactly', () => {
+    for (const size of [1, 2, 3, 4, 5, 1000, 1001, 1002]) {
+      const bytes = Buffer.alloc(size);
+      for (let i = 0; i < size; i++) bytes[i] = (i * 131 + 7) & 0xff;
+      const text = bytes.toString('base64');
+      // Cut anywhere before the padding (a cut inside it leaves "=" after "=": the exact scan's).
+      const data = text.replace(/=+$/, '').length;
+      for (const cut of [0, 1, 2, 3, Math.floor(data / 2), data - 1, data]) {
+        if (cut < 0 || cut > data) continue;
+        const out: Buffer[] = [];
+        const stream = new Base64Stream((b) => out.push(b));
+        expect(stream.fast(Buffer.from(text.slice(0, cut)))).toBe(true);
+        expect(stream.fast(Buffer.from(text.slice(cut))), `${size} bytes cut at ${cut}`).toBe(true);
+        expect(stream.end()).toEqual({ ok: true, decodedLength: size });
+        expect(Buffer.concat(out)).toEqual(bytes);
+      }
+    }
+    // Padding anywhere else, or too much of it, is still read by the exact scan.
+    expect(new Base64Stream(() => undefined).fast(Buffer.from('QQ==QQ=='))).toBe(false);
+    const three = new Base64Stream(() => undefined);
+    three.pushBytes(Buffer.from('QQ==='));
+    expect(three.end()).toEqual({ ok: false, reason: expect.stringContaining('padding') });
+  });
+
   it('stops decoding after countOnly but still names the size or the first bad character', () => {
     const bytes = Buffer.alloc(300, 7);
     const out: Buffer[] = [];

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
-import { checkPdf, isEncryptedPdf, isPdf, MAX_FILE_BYTES, PdfFileCheck, pdfHeaderOffset, PdfStructure } from '../../src/domain/pdf.js';
+import fc from 'fast-check';
+import { checkPdf, isEncryptedPdf, isPdf, MAX_FILE_BYTES, PdfFileCheck, pdfHeaderOffset, PdfStructure, skipWhitespace } from '../../src/domain/pdf.js';
 import { cmsSignedData, storedZip } from './helpers.js';
 import { buildPdf, onePage, STANDARD_SECURITY_HANDLER } from './pdf-builder.js';
 import { pdfjsSaysEncrypted, pdfkitFile } from './pdf-judges.js';
@@ -407,5 +408,50 @@ describe('checkPdf: a PDF inside another file is not a PDF (rule 4)', () => {
     const v2 = Buffer.from(minimalPdf().toString('latin1').replace('%PDF-1.7', '%PDF-2.0'), 'latin1');
     expect(refusal(withJunkBefore(v2, 100))).toBe('accepted');
     expect(refusal(Buffer.concat([minimalPdf(), Buffer.alloc(3000)]))).toBe('accepted');
+  });
+});
+
+describe('skipWhitespace: long runs read eight bytes at a time', () => {
+  /** The byte loop it replaces. */
+  function byByte(b: Buffer, i: number, n: number): number {
+    const ws = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
+    while (i < n && ws.has(b[i] as number)) i++;
+    return i;
+  }
+  const byteOf = fc.constantFrom(0x20, 0x20, 0x20, 0x20, 0x0a, 0x0d, 0x09, 0x0c, 0x00, 0x41, 0x2f, 0x80);
+  const runs = fc.array(fc.record({ byte: byteOf, length: fc.integer({ min: 1, max: 90 }) }), { maxLength: 30 });
+
+  it('ends every run where the byte loop does, at any alignment, start and end', () => {
+    fc.assert(
+      fc.property(runs, fc.nat(15), fc.nat(200), fc.nat(200), (parts, pad, start, cut) => {
+        const bytes = Buffer.concat([Buffer.alloc(pad, 0x41), ...parts.map((p) => Buffer.alloc(p.length, p.byte))]);
+        // A view at an odd offset of its ArrayBuffer, as a socket chunk's slice is.
+        const b = Buffer.from(bytes).subarray(pad);
+        const n = Math.max(0, b.length - cut);
+        const i = Math.min(start, n);
+        expect(skipWhitespace(b, i, n)).toBe(byByte(b, i, n));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('keeps the verdict of a file padded with megabytes of spaces, its /Encrypt trailer after them, in any pieces', () => {
+    const pad = Buffer.alloc(3 * 1024 * 1024 + 5, 0x20);
+    for (let at = 97; at < pad.length; at += 97) pad[at] = 0x0a;
+    const plain = minimalPdf();
+    const encrypted = minimalPdf(' /Encrypt 3 0 R');
+    const cut = plain.indexOf('trailer');
+    const padded = (pdf: Buffer) => Buffer.concat([pdf.subarray(0, cut), pad, pdf.subarray(cut)]);
+    for (const piece of [1021, 65536, 49152 + 3]) {
+      for (const [file, expected] of [
+        [padded(plain), false],
+        [padded(encrypted), true],
+      ] as const) {
+        const check = new PdfFileCheck(MAX_FILE_BYTES);
+        for (let at = 0; at < file.length; at += piece) check.push(file.subarray(at, at + piece));
+        expect(check.result().ok).toBe(!expected);
+        expect(isEncryptedPdf(file)).toBe(expected);
+      }
+    }
   });
 });
