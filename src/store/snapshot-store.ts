@@ -63,6 +63,15 @@ interface Log {
   whole: Database.Statement;
 }
 
+/**
+ * Rows up to which a table copied back whole keeps its logging triggers, silenced meanwhile through
+ * temp.sb_whole, and is deleted and copied row by row. Dropping and creating the triggers again is
+ * DDL: it made each restore of a small change cost 2 ms more, and every prepared statement compile
+ * again on its next use (SQLite's schema cookie). Above it, SQLite's truncation and page transfer,
+ * which need a table without triggers, are worth the DDL.
+ */
+const SMALL_TABLE = 256;
+
 /** How long a turn of saveInTurns copies rows before it yields. */
 export const SAVE_TURN_MS = 8;
 
@@ -85,6 +94,8 @@ export class SnapshotStore {
   private logs: Map<string, Log> | undefined;
   private markWhole: Database.Statement | undefined;
   private clearWhole: Database.Statement | undefined;
+  /** rowsAtMost's statements, by table. */
+  private readonly fewRows = new Map<string, Database.Statement>();
 
   /**
    * `settle`: runs the writes queued for a group commit, so that a snapshot never overtakes them;
@@ -569,10 +580,15 @@ export class SnapshotStore {
   private copyBack(slot: Slot, whole: Set<string>): void {
     const tables = this.tables();
     // A table with triggers is deleted and copied row by row (SQLite's truncate and page-transfer
-    // optimisations need none), so the tables copied back whole lose their triggers meanwhile.
-    const untracked = tables.filter((t) => whole.has(t.name) && t.key.length > 0);
+    // optimisations need none), so the large tables copied back whole lose their triggers meanwhile;
+    // the small ones keep them, silenced (SMALL_TABLE).
+    const withTriggers = tables.filter((t) => whole.has(t.name) && t.key.length > 0);
+    const markWhole = this.markWhole;
+    const silenced = markWhole ? withTriggers.filter((t) => (slot.rows[t.name] ?? 0) <= SMALL_TABLE && this.rowsAtMost(t, SMALL_TABLE)) : [];
+    const untracked = withTriggers.filter((t) => !silenced.includes(t));
     const logged = (t: Table) => (this.logs?.get(t.name)?.count.get() as number | undefined) ?? 0;
     this.db.transaction(() => {
+      for (const t of silenced) markWhole?.run({ name: t.name });
       for (const t of untracked) this.db.exec(this.triggers(t, 'drop'));
       // Rows come back in table order, parents and children alike: keys are checked at commit.
       this.db.pragma('defer_foreign_keys = ON');
@@ -601,6 +617,16 @@ export class SnapshotStore {
       for (const t of untracked) this.db.exec(this.triggers(t, 'create'));
       this.clearLog();
     })();
+  }
+
+  /** Whether main's `t` has at most `n` rows (reading at most n + 1 of them). */
+  private rowsAtMost(t: Table, n: number): boolean {
+    let s = this.fewRows.get(t.name);
+    if (!s) {
+      s = this.db.prepare(`SELECT count(*) FROM (SELECT 1 FROM main.${quote(t.name)} LIMIT ${n + 1})`).pluck();
+      this.fewRows.set(t.name, s);
+    }
+    return (s.get() as number) <= n;
   }
 
   private deleteLogged(slot: Slot, t: Table): Database.Statement {
