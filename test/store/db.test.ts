@@ -2,9 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { DatabaseTooNewError, migrate, openDatabase, PAGE_CACHE_KIB } from '../../src/store/db.js';
+import { Store } from '../../src/store/index.js';
 import { migrations } from '../../src/store/migrations.js';
 import { BASE_FIXTURES } from '../helpers.js';
 
@@ -149,5 +150,16 @@ describe('the migration to extract timestamps kept as written', () => {
     expect(plan).toContain('COVERING INDEX bk_extract_requests_by_registered');
     expect(plan).not.toContain('TEMP B-TREE');
     db.close();
+  });
+});
+
+describe('the health ping', () => {
+  it('answers while the connection is open and throws once it is closed, its statement prepared once', async () => {
+    const store = new Store(openDatabase(':memory:').db);
+    const prepare = vi.spyOn(store.db, 'prepare');
+    for (let i = 0; i < 3; i++) expect(() => store.ping()).not.toThrow();
+    expect(prepare.mock.calls.filter(([sql]) => sql === 'SELECT 1')).toHaveLength(1);
+    await store.close();
+    expect(() => store.ping()).toThrow(/not open/);
   });
 });
