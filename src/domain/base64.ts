@@ -177,6 +177,9 @@ export class Base64Stream {
   private fastPadded(bytes: Buffer): boolean {
     const last = bytes.length - 1;
     const data = last > 0 && bytes[last - 1] === PAD_BYTE ? last - 1 : last;
+    // A third "=" is too much padding: the exact scan names it (checking it here by recursion
+    // overflowed the stack on a slice of thousands of "=").
+    if (data > 0 && bytes[data - 1] === PAD_BYTE) return false;
     if (!this.fast(bytes.subarray(0, data))) return false;
     this.slow(bytes.subarray(data));
     return true;

@@ -140,7 +140,9 @@ const LONG_RUN = 32;
  * eight spaces by one comparison of a float64, any other by its four 16-bit halves in a table of
  * whitespace pairs, and the word that ends the run byte by byte (docs/benchmarks.md).
  */
-export function skipWhitespace(b: Buffer, i: number, n: number): number {
+export function skipWhitespace(b: Buffer, i: number, end: number): number {
+  // Never past the view: the word views below would read the bytes after it.
+  const n = Math.min(end, b.length);
   const start = i;
   while (i < n && WHITESPACE[b[i] as number] === 1) {
     i++;

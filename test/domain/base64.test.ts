@@ -182,6 +182,16 @@ describe('Base64Stream: the same text in pieces', () => {
     const three = new Base64Stream(() => undefined);
     three.pushBytes(Buffer.from('QQ==='));
     expect(three.end()).toEqual({ ok: false, reason: expect.stringContaining('padding') });
+    // Any run of "=" in one piece (a slice is up to 128 KiB) gets decodeBase64's answer, never a
+    // stack overflow (fastPadded recursed once per two "=").
+    for (const k of [3, 4, 1000, 100_000]) {
+      const text = `QUJD${'='.repeat(k)}`;
+      const stream = new Base64Stream(() => undefined);
+      stream.pushBytes(Buffer.from(text));
+      const whole = decodeBase64(text);
+      expect(whole.ok).toBe(false);
+      expect(stream.end()).toEqual({ ok: false, reason: whole.ok ? '' : whole.reason });
+    }
   });
 
   it('stops decoding after countOnly but still names the size or the first bad character', () => {

@@ -112,6 +112,18 @@ describe('the body limit, exact', () => {
   });
 });
 
+describe('padding in one slice', () => {
+  it('answers tens of thousands of "=" with the padding rule and its offset, as a body read whole would', async () => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    for (const k of [1000, 20_000]) {
+      const res = await app.inject({ method: 'POST', url: URL, headers: { 'content-type': 'application/json' }, payload: bodyText(`QUJD${'='.repeat(k)}`) });
+      expect(res.statusCode).toBe(400);
+      expect(res.body).toContain('too much base64 padding \\"=\\" at offset 6');
+      expect(res.body).not.toContain('SandboxFault');
+    }
+  });
+});
+
 describe('a large file, checked and stored in turns of the event loop', () => {
   it('finds the same lines, or the same fault, in many turns as in one', async () => {
     const bytes = bigCnab444(10_000);

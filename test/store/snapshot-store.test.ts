@@ -245,8 +245,16 @@ function writes() {
     fc.tuple(small, key).map(([a, b]) => new Write('pairs key~', 'UPDATE OR IGNORE xx_pairs SET a = a + 1 WHERE b = @b AND a = @a', { a, b })),
     small.map((v) => new Write('audited+', 'INSERT INTO xx_audited (v) VALUES (@v)', { v })),
     small.map((v) => new Write('audited-', 'DELETE FROM xx_audited WHERE v = @v', { v })),
+    // Hundreds of rows at once: tables over SMALL_TABLE (256) rows are copied back whole with their
+    // triggers dropped, smaller ones with their triggers silenced.
+    small.map((v) => new Write('counted bulk+', `INSERT INTO xx_counted (v) ${HUNDREDS} SELECT @v + i FROM n`, { v })),
+    key.map((k) => new Write('child bulk+', `INSERT INTO xx_child (k, n) ${HUNDREDS} SELECT @k, i FROM n`, { k })),
+    fc.tuple(key, small).map(([b, v]) => new Write('pairs bulk+', `INSERT OR REPLACE INTO xx_pairs (a, b, v) ${HUNDREDS} SELECT i + 10, @b, @v FROM n`, { b, v })),
   ];
 }
+
+/** 200 numbered rows, for the bulk writes (two of them pass SMALL_TABLE). */
+const HUNDREDS = 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)';
 
 const SHAPE_TABLES = ['xx_child', 'xx_keyed', 'xx_counted', 'xx_bare', 'xx_pairs', 'xx_audited', 'sqlite_sequence'];
 
