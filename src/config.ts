@@ -151,8 +151,8 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
   -h, --help            this text
   env SANDBOX_ADMIN_TOKEN: when set, /_sandbox calls need the header Sandbox-Admin-Token, and only a
                         request carrying it creates a workspace. Unset, the control plane is open.
-  HOST, SANDBOX_DB, SANDBOX_FIXTURES or SANDBOX_ADMIN_TOKEN set but empty (or an empty --host, --db,
-  --fixtures) is refused at start.
+  PORT, HOST, SANDBOX_DB, SANDBOX_FIXTURES or SANDBOX_ADMIN_TOKEN set but empty (or an empty --port,
+  --host, --db, --fixtures) is refused at start.
 `;
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

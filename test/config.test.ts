@@ -184,6 +184,26 @@ describe('configuration', () => {
     await expect(buildApp({ record: 'dir' })).rejects.toThrow(/--record needs --upstream/);
   });
 
+  it('names in --help every variable and flag refused when empty, and no other', () => {
+    const sentence = /([A-Z_, ]+ or [A-Z_]+) set but empty \(or an empty ([-a-z, ]+)\) is refused at start/.exec(HELP.replace(/\s+/g, ' '));
+    expect(sentence).not.toBeNull();
+    const namedVariables = new Set((sentence?.[1] ?? '').trim().split(/, | or /));
+    const namedFlags = new Set((sentence?.[2] ?? '').split(', '));
+    // Every variable and flag --help shows, each tried empty on its own.
+    const variables = new Set([...HELP.matchAll(/\b(PORT|HOST|LOG_LEVEL|SANDBOX_[A-Z_]+)\b/g)].map((m) => m[1] as string));
+    const flags = new Set([...HELP.matchAll(/(--[a-z-]+) </g)].map((m) => m[1] as string));
+    const refused = (run: () => unknown) => {
+      try {
+        run();
+        return false;
+      } catch (err) {
+        return err instanceof ConfigError && /is (set but )?empty/.test(err.message);
+      }
+    };
+    expect([...variables].filter((v) => refused(() => parseConfig([], { [v]: '' }))).sort()).toEqual([...namedVariables].sort());
+    expect([...flags].filter((f) => refused(() => parseConfig([`${f}=`], {}))).sort()).toEqual([...namedFlags].sort());
+  });
+
   it('answers --help', () => {
     expect(parseConfig(['--help'], {})).toBe('help');
     expect(parseConfig(['-h'], {})).toBe('help');
