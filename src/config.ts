@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_REGISTRATION_BODY_LIMIT } from './loanbond/index.js';
+import { formatSize } from './domain/size.js';
 import { parseSpanMs } from './runtime/duration.js';
 import { DEFAULT_MAX_SNAPSHOTS, DEFAULT_SNAPSHOTS_SIZE, MIN_SNAPSHOTS_SIZE } from './runtime/snapshots.js';
 import { DEFAULT_WORK_BACKLOG } from './runtime/work.js';
@@ -14,6 +15,9 @@ export const DEMO_FIXTURES = fileURLToPath(new URL('../fixtures/demo.json', impo
  * Every setting's default, in one place: parseConfig, buildApp, the --help text and the docs read
  * them here (buildApp's own database default is ':memory:', for in-process use).
  */
+/** Sizes in the help text and the defaults, as the size settings read them (domain/size.ts). */
+export { formatSize };
+
 export const DEFAULTS = {
   host: '127.0.0.1',
   port: 3000,
@@ -38,13 +42,6 @@ export const DEFAULTS = {
   /** Nothing recorded. */
   record: null,
 } as const;
-
-/** 104857600 -> '100mb': a size as --body-limit reads it, in the largest whole unit. */
-export function formatSize(bytes: number): string {
-  for (const [unit, factor] of [['gb', 1024 ** 3], ['mb', 1024 ** 2], ['kb', 1024]] as const)
-    if (bytes % factor === 0) return `${bytes / factor}${unit}`;
-  return String(bytes);
-}
 
 /** 3600000 -> '60m': a duration as --workspace-idle reads it, in minutes when whole, else seconds. */
 export function formatIdle(ms: number): string {
@@ -163,11 +160,11 @@ export class ConfigError extends Error {
 
 /**
  * '100mb' -> 104857600. Units b, kb, mb, gb, 1024-based as Fastify and most Node tools read them.
- * `what` names the setting in a message; `least` is the smallest it takes (default 1kb).
+ * `what`: the setting, as messages name it; `least`: the smallest it takes (default 1kb).
  */
-export function parseSize(text: string, what = 'the body limit', least: { bytes: number; shown: string } = { bytes: 1024, shown: '1kb' }): number {
+export function parseSize(text: string, what: string, least: { bytes: number; shown: string } = { bytes: 1024, shown: '1kb' }): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(text);
-  if (!m) throw new ConfigError(`cannot read the size "${text}"${what === 'the body limit' ? '' : ` of ${what}`}: write e.g. 100mb, 512kb or 1048576`);
+  if (!m) throw new ConfigError(`cannot read the size "${text}" of ${what}: write e.g. 100mb, 512kb or 1048576`);
   const unit = (m[2] ?? 'b').toLowerCase();
   const factor = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[unit] ?? 1;
   const bytes = Math.floor(Number(m[1]) * factor);
@@ -275,9 +272,10 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       ) ?? DEFAULTS.db,
     fixtures: fixtures === 'none' ? null : fixtures,
     logLevel,
-    bodyLimit: parseSize(values['body-limit'] ?? env.SANDBOX_BODY_LIMIT ?? formatSize(DEFAULTS.bodyLimit)),
+    bodyLimit: parseSize(values['body-limit'] ?? env.SANDBOX_BODY_LIMIT ?? formatSize(DEFAULTS.bodyLimit), 'SANDBOX_BODY_LIMIT'),
     loanbondBodyLimit: parseSize(
       values['loanbond-body-limit'] ?? env.SANDBOX_LOANBOND_BODY_LIMIT ?? formatSize(DEFAULTS.loanbondBodyLimit),
+      'SANDBOX_LOANBOND_BODY_LIMIT',
     ),
     adminToken: adminTokenOf(env.SANDBOX_ADMIN_TOKEN),
     strict: values.strict === true || parseBool('SANDBOX_STRICT', env.SANDBOX_STRICT),

@@ -58,7 +58,7 @@ describe('configuration', () => {
       'env SANDBOX_RECORD      default none',
     ])
       expect(HELP).toContain(shown);
-    expect(parseSize(formatSize(DEFAULTS.bodyLimit))).toBe(DEFAULTS.bodyLimit);
+    expect(parseSize(formatSize(DEFAULTS.bodyLimit), 'SANDBOX_BODY_LIMIT')).toBe(DEFAULTS.bodyLimit);
     expect(parseIdle(formatIdle(DEFAULTS.workspaceIdleMs))).toBe(DEFAULTS.workspaceIdleMs);
     const app = await buildApp({ logger: false });
     try {
@@ -307,11 +307,22 @@ describe('configuration', () => {
   });
 
   it('reads sizes in bytes, kb, mb and gb (1024-based)', () => {
-    expect(parseSize('100mb')).toBe(104857600);
-    expect(parseSize('1.5MB')).toBe(1572864);
-    expect(parseSize('2048')).toBe(2048);
-    expect(parseSize('1gb')).toBe(1073741824);
-    expect(() => parseSize('lots')).toThrow(/cannot read the size/);
-    expect(() => parseSize('10b')).toThrow(/below 1kb/);
+    expect(parseSize('100mb', 'SANDBOX_BODY_LIMIT')).toBe(104857600);
+    expect(parseSize('1.5MB', 'SANDBOX_BODY_LIMIT')).toBe(1572864);
+    expect(parseSize('2048', 'SANDBOX_BODY_LIMIT')).toBe(2048);
+    expect(parseSize('1gb', 'SANDBOX_BODY_LIMIT')).toBe(1073741824);
+    expect(() => parseSize('lots', 'SANDBOX_BODY_LIMIT')).toThrow('cannot read the size "lots" of SANDBOX_BODY_LIMIT');
+    expect(() => parseSize('10b', 'SANDBOX_BODY_LIMIT')).toThrow('SANDBOX_BODY_LIMIT 10b is below 1kb');
+  });
+
+  it('names, in a size it cannot take, the setting it was given for', () => {
+    for (const [name, flag] of [
+      ['SANDBOX_BODY_LIMIT', '--body-limit'],
+      ['SANDBOX_LOANBOND_BODY_LIMIT', '--loanbond-body-limit'],
+      ['SANDBOX_SNAPSHOTS_SIZE', '--snapshots-size'],
+    ] as const) {
+      expect(() => parseConfig([], { [name]: 'lots' })).toThrow(`cannot read the size "lots" of ${name}`);
+      expect(() => parseConfig([flag, '10b'], {})).toThrow(new RegExp(`^${name} 10b is below`));
+    }
   });
 });

@@ -3,6 +3,7 @@
 // next request exactly as it did after the save. Journal and fault rules are not part of it.
 // Bounded (assumption snapshot-limits): SANDBOX_MAX_SNAPSHOTS per workspace, SANDBOX_SNAPSHOTS_SIZE
 // bytes across the sandbox (a SnapshotRoom every workspace's Snapshots share).
+import { formatSize } from '../domain/size.js';
 import { SandboxError } from '../http/errors.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import type { SandboxClock } from './clock.js';
@@ -32,13 +33,6 @@ function showBytes(bytes: number): string {
   for (const [unit, factor] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const)
     if (bytes >= factor) return `${(bytes / factor).toFixed(1)} ${unit}`;
   return `${bytes} bytes`;
-}
-
-/** 268435456 -> "256mb": a size as SANDBOX_SNAPSHOTS_SIZE reads it. */
-function asSetting(bytes: number): string {
-  for (const [unit, factor] of [['gb', 1024 ** 3], ['mb', 1024 ** 2], ['kb', 1024]] as const)
-    if (bytes % factor === 0) return `${bytes / factor}${unit}`;
-  return String(bytes);
 }
 
 /**
@@ -90,7 +84,7 @@ export class SnapshotRoom {
     throw new SandboxError(
       429,
       `the snapshots of this sandbox take ${showBytes(this.held)} (every workspace's counted)${needs}: ` +
-        `the most they may take is ${showBytes(this.maxBytes)} (SANDBOX_SNAPSHOTS_SIZE=${asSetting(this.maxBytes)}), so nothing was saved. ` +
+        `the most they may take is ${showBytes(this.maxBytes)} (SANDBOX_SNAPSHOTS_SIZE=${formatSize(this.maxBytes)}), so nothing was saved. ` +
         'Delete snapshots no longer used (DELETE /_sandbox/snapshots/{name}, in any workspace, or remove a workspace), ' +
         'or start the sandbox with a higher SANDBOX_SNAPSHOTS_SIZE',
     );
