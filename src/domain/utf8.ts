@@ -63,6 +63,16 @@ export class Utf8Check {
   /** Continuation bytes since the line began: the column counts characters. */
   private lineExtra = 0;
   private carry: Buffer | undefined;
+
+  /** `from`: where the first piece starts in the text, when not at its beginning (a reader's counts there). */
+  constructor(from?: { offset: number; line: number; lineStart: number; lineExtra: number }) {
+    if (from) {
+      this.seen = from.offset;
+      this.line = from.line;
+      this.lineStart = from.lineStart;
+      this.lineExtra = from.lineExtra;
+    }
+  }
   /**
    * The first byte that starts no UTF-8 character, once found, with the bytes from it on as far as
    * read (up to 4, for utf8Fault): nothing more is read after it.
@@ -70,7 +80,12 @@ export class Utf8Check {
   invalid: (Utf8Position & { bytes: Uint8Array }) | undefined;
 
   push(piece: Buffer): void {
-    if (this.invalid) return;
+    if (this.invalid) {
+      // Its bytes completed to four from the next pieces: what is said of them never depends on the cut.
+      const have = this.invalid.bytes;
+      if (have.length < 4) this.invalid = { ...this.invalid, bytes: Buffer.concat([have, piece.subarray(0, 4 - have.length)]) };
+      return;
+    }
     const bytes = this.carry ? Buffer.concat([this.carry, piece]) : piece;
     this.carry = undefined;
     const complete = completeEnd(bytes);

@@ -10,7 +10,7 @@
 // before decoding anything. This one walks bytes only between strings, and skips through a string
 // with Buffer.indexOf (native) up to its closing quote or next escape.
 import { Buffer, isUtf8 } from 'node:buffer';
-import { firstInvalidUtf8, sequenceLength } from '../domain/utf8.js';
+import { firstInvalidUtf8, sequenceLength, Utf8Check } from '../domain/utf8.js';
 
 /** Where a problem is: byte offset from 0; line and column from 1, the column in characters. */
 export interface JsonPosition {
@@ -99,6 +99,8 @@ const ESCAPES: Record<number, string> = {
 };
 const LITERALS: Record<number, string> = { 0x74: 'true', 0x66: 'false', 0x6e: 'null' };
 
+const EMPTY = Buffer.alloc(0);
+
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
 }
@@ -164,6 +166,11 @@ function invalidEscape(b: Uint8Array, i: number): string {
     : `invalid escape sequence in a string: a backslash followed by ${article}${name}`;
 }
 
+/** A problem of UTF-8 at `at`, with the bytes from there (up to four) that say what is wrong. */
+function utf8Fault(at: JsonPosition, bytes: Uint8Array): JsonReadError {
+  return new JsonReadError('utf8', `${describeByte(bytes, 0)} is not valid UTF-8`, at, Buffer.from(bytes));
+}
+
 export class JsonStreamReader {
   private state = S.Value;
   private readonly stack: Frame[] = [];
@@ -197,6 +204,12 @@ export class JsonStreamReader {
   private literalAt = 0;
   private seen = 0;
   private failure: JsonReadError | undefined;
+  /**
+   * After a problem of syntax, the rest of the body checked as UTF-8: a body read whole is refused
+   * for its first byte that is not UTF-8 before its syntax is looked at (http/json.ts), wherever
+   * that byte is, so a streamed one must say the same.
+   */
+  private rest: Utf8Check | undefined;
 
   constructor(private readonly options: JsonStreamOptions) {}
 
@@ -222,19 +235,23 @@ export class JsonStreamReader {
 
   push(input: Buffer): void {
     this.seen += input.length;
-    if (this.failure) return;
+    if (this.failure) {
+      this.topUpFault(input);
+      return this.checkRest(input);
+    }
     let chunk = input;
     if (this.pending) {
       // `base` already stands at the first of these bytes.
       chunk = Buffer.concat([this.pending, input]);
       this.pending = undefined;
     }
+    const from = this.position();
     const whole = completeUtf8(chunk, 0, chunk.length);
     try {
       if (whole > 0) this.read(whole === chunk.length ? chunk : chunk.subarray(0, whole));
     } catch (err) {
       if (!(err instanceof JsonReadError)) throw err;
-      this.failure = err;
+      this.failed(err, from, chunk);
       return;
     }
     // `base` stands at the first of these bytes (read() advanced it by what it was given).
@@ -243,11 +260,12 @@ export class JsonStreamReader {
 
   /** The whole body was read: the kept text, or the first problem. */
   end(): Buffer {
-    if (this.failure) throw this.failure;
+    if (this.failure) return this.endFailed();
+    const from = this.position();
+    // The body ends in an unfinished character: read as the last bytes of a body read whole are.
+    const rest = this.pending;
+    this.pending = undefined;
     try {
-      // The body ends in an unfinished character: read as the last bytes of a body read whole are.
-      const rest = this.pending;
-      this.pending = undefined;
       if (rest) this.read(rest);
       // read() keeps them again when they are inside a string.
       const unfinished = this.pending as Buffer | undefined;
@@ -260,10 +278,65 @@ export class JsonStreamReader {
       if (this.state === S.Literal) this.fail('syntax', `the body ends inside ${this.literal}`, this.base);
       if (this.state !== S.Done) this.fail('syntax', this.seen === 0 ? 'the body is empty' : 'the body ends before its JSON value does', this.base);
     } catch (err) {
-      if (err instanceof JsonReadError) this.failure = err;
-      throw err;
+      if (!(err instanceof JsonReadError)) throw err;
+      this.failed(err, from, rest ?? EMPTY);
+      return this.endFailed();
     }
     return Buffer.concat(this.kept, this.keptBytes);
+  }
+
+  /** Where the next byte read is, with the counts a column needs. */
+  private position(): { offset: number; line: number; lineStart: number; lineExtra: number } {
+    return { offset: this.base, line: this.line, lineStart: this.lineStart, lineExtra: this.lineExtra };
+  }
+
+  /**
+   * The first problem, found in `bytes` (which start at `from`). A problem of syntax is not the
+   * answer yet: the body may still hold a byte that is not UTF-8, from `bytes` on (a byte-order mark
+   * at its start is refused before that is looked at, and the bytes before `bytes` were all read
+   * as UTF-8).
+   */
+  private failed(err: JsonReadError, from: ReturnType<JsonStreamReader['position']>, bytes: Buffer): void {
+    this.failure = err;
+    if (err.kind === 'utf8') {
+      // From the whole piece: the string's end, or the end of what read() was given, may cut them short.
+      const at = err.at.offset - from.offset;
+      this.failure = utf8Fault(err.at, bytes.subarray(at, at + 4));
+    }
+    if (err.kind !== 'syntax' || (err.at.offset === 0 && err.what.startsWith(UNEXPECTED_BYTE_ORDER_MARK))) return;
+    this.rest = new Utf8Check(from);
+    this.checkRest(bytes);
+  }
+
+  private checkRest(bytes: Buffer): void {
+    if (!this.rest) return;
+    this.rest.push(bytes);
+    this.takeUtf8Fault();
+  }
+
+  /** The body ended after a problem: the first byte that is not UTF-8, else that problem. */
+  private endFailed(): never {
+    this.rest?.end();
+    this.takeUtf8Fault();
+    throw this.failure as JsonReadError;
+  }
+
+  private takeUtf8Fault(): void {
+    const fault = this.rest?.invalid;
+    if (!fault) return;
+    this.rest = undefined;
+    const { offset, line, column, bytes } = fault;
+    this.failure = utf8Fault({ offset, line, column }, bytes);
+  }
+
+  /**
+   * The bytes of a UTF-8 fault, completed to four from the pieces after it: what the message says
+   * of them (a Latin-1 letter standing alone, a character cut short) never depends on the cut.
+   */
+  private topUpFault(input: Buffer): void {
+    const f = this.failure;
+    if (f?.kind !== 'utf8' || f.bytes === undefined || f.bytes.length >= 4) return;
+    this.failure = utf8Fault(f.at, Buffer.concat([f.bytes, input.subarray(0, 4 - f.bytes.length)]));
   }
 
   private fail(kind: JsonProblemKind, what: string, offset: number, bytes?: Uint8Array): never {

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { malformedBodyError } from '../../src/http/json.js';
+import { locateJsonProblem, malformedBodyError, parseJsonDocument } from '../../src/http/json.js';
 import { JsonReadError, JsonStreamReader, type PathSegment, type StringSink } from '../../src/http/json-stream.js';
 
 /** Reads `bytes` cut at `cuts`; returns the kept text, or the problem. */
@@ -17,6 +17,21 @@ function read(bytes: Buffer, cuts: number[] = [], sinkFor: (path: readonly PathS
   } catch (err) {
     if (err instanceof JsonReadError) return { problem: err };
     throw err;
+  }
+}
+
+/**
+ * What a body read whole is refused with (http/json.ts, in its order: a byte-order mark, UTF-8, then
+ * the syntax, located as the 400 of every route locates it), or undefined when JSON.parse reads it.
+ */
+function wholeReadMessage(bytes: Buffer): string | undefined {
+  try {
+    parseJsonDocument(bytes);
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) return (err as Error).message;
+    const problem = locateJsonProblem(bytes.toString('utf8'));
+    return problem ? malformedBodyError(problem).message : (err as Error).message;
   }
 }
 
@@ -109,13 +124,43 @@ describe('JsonStreamReader against JSON.parse', () => {
       const out = read(Buffer.from(text, 'utf8'));
       expect({ text, what: out.problem?.what, at: out.problem?.at }).toEqual({ text, what, at: { offset, line, column } });
     }
-    // Bytes that start no character, and the start of a character the body ends in.
-    const bytes: Array<[number[], string]> = [
-      [[0x7b, 0xff], 'unexpected byte 0xff; expected a key in double quotes or "}"'],
-      [[0xef, 0xbb], 'unexpected byte 0xef; expected a JSON value'],
-      [[0x7b, 0x22, 0x61, 0x22, 0x3a, 0x20, 0x22, 0x5c, 0xff, 0x22, 0x7d], 'invalid escape sequence in a string: a backslash followed by the byte 0xff'],
+    // Bytes that start no character, and the start of a character the body ends in: not UTF-8, said
+    // as a body read whole says it (its UTF-8 is judged before its syntax).
+    const bytes: Array<[number[], number]> = [
+      [[0x7b, 0xff], 1],
+      [[0xef, 0xbb], 0],
+      [[0x7b, 0x22, 0x61, 0x22, 0x3a, 0x20, 0x22, 0x5c, 0xff, 0x22, 0x7d], 8],
     ];
-    for (const [raw, what] of bytes) expect({ raw, what: read(Buffer.from(raw)).problem?.what }).toEqual({ raw, what });
+    for (const [raw, offset] of bytes) {
+      const problem = read(Buffer.from(raw)).problem as JsonReadError;
+      expect({ raw, kind: problem.kind, offset: problem.at.offset }).toEqual({ raw, kind: 'utf8', offset });
+      expect(malformedBodyError(problem).message).toBe(wholeReadMessage(Buffer.from(raw)));
+    }
+  });
+
+  it('names the first byte that is not UTF-8, wherever it is after a problem of syntax, as a body read whole does (fast-check)', () => {
+    const invalid = [[0xff], [0xc3], [0xc0, 0x80], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x80]];
+    const valid = ['\\u00e9', '\u00e9', '\n', '\n\u00e7\u00e3o ', '\u{1f600}', ',', '}', '"', 'x'];
+    fc.assert(
+      fc.property(
+        fc.jsonValue({ maxDepth: 3 }),
+        fc.array(fc.tuple(fc.nat(), fc.oneof(fc.constantFrom(...invalid).map((b) => Buffer.from(b)), fc.constantFrom(...valid).map((t) => Buffer.from(t, 'utf8')))), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.nat(300), { maxLength: 4 }),
+        (value, inserts, cuts) => {
+          let bytes = Buffer.from(JSON.stringify(value, null, 1), 'utf8');
+          for (const [where, piece] of inserts) {
+            const at = where % (bytes.length + 1);
+            bytes = Buffer.concat([bytes.subarray(0, at), piece, bytes.subarray(at)]);
+          }
+          const out = read(bytes, cuts);
+          const whole = wholeReadMessage(bytes);
+          // Where the text parses, the reader reads it (keys twice and the like are judged later, on its kept text).
+          const answer = out.problem ? malformedBodyError(out.problem).message : undefined;
+          expect({ bytes: bytes.toString('latin1'), cuts, answer }).toEqual({ bytes: bytes.toString('latin1'), cuts, answer: whole });
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 
   it('finds the same problem, said the same way, wherever the bytes are cut: a byte-order mark, characters outside strings (fast-check)', () => {

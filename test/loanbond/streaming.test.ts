@@ -153,6 +153,36 @@ describe('malformed bodies, streamed', () => {
     expect(await documentCount(app)).toBe(0);
   });
 
+  it('names a byte that is not UTF-8 outside every string, or after a problem of syntax, as a route reading its body whole does, whatever the pieces', async () => {
+    const app = await lbApp();
+    const text = JSON.stringify(body([plain({ documento: pdf(40_000) })]));
+    const after = text.indexOf('"documento"') + 12;
+    const cases: Buffer[] = [
+      // 0xFF where a key should be; an é in Latin-1 between two fields.
+      Buffer.concat([Buffer.from('{"versao":"2.0",'), Buffer.from([0xff]), Buffer.from(text.slice(16))]),
+      Buffer.concat([Buffer.from(text.slice(0, after - 12)), Buffer.from([0xe9]), Buffer.from(text.slice(after - 12))]),
+      // A comma missing at the start, and a lone C3 far after it, past 40 kB of base64.
+      Buffer.concat([Buffer.from(text.slice(0, 15)), Buffer.from(text.slice(16, -2)), Buffer.from([0x20, 0xc3]), Buffer.from(text.slice(-2))]),
+      // A body that ends inside a character.
+      Buffer.concat([Buffer.from(text), Buffer.from([0xe2, 0x82])]),
+    ];
+    for (const bytes of cases) {
+      const whole = await app.inject({
+        method: 'POST',
+        url: '/api/v1.0/service/dup/registrar_documentos',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer rg-token-1' },
+        payload: bytes,
+      });
+      const expected = (whole.json() as ErrorBody).message;
+      expect(expected).toMatch(/^the body is not valid UTF-8: /);
+      for (const size of [1, 7, 4096, 1 << 20]) {
+        const res = await postStreamed(app, bytes, size);
+        expect({ size, status: res.statusCode, message: (res.json() as ErrorBody).message }).toEqual({ size, status: 400, message: expected });
+      }
+    }
+    expect(await documentCount(app)).toBe(0);
+  });
+
   it('refuses a byte-order mark with the message every other body gets', async () => {
     const app = await lbApp();
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(body([plain({})])), 'utf8')]);
