@@ -10,7 +10,7 @@ import { answerUnusualRequests, clientErrorHandler, trackAnswers } from './http/
 import { SandboxError } from './http/errors.js';
 import { type InterfaceModule, Interfaces } from './http/interface-module.js';
 import { useStandardErrors } from './http/interface-plugin.js';
-import { recordNumbersAsSent } from './http/json.js';
+import { useRootJsonBodies } from './http/json.js';
 import { lazyChildLogger, type LogSettings, loggerOptions, logRequests } from './http/logging.js';
 import { routerErrorHandler } from './http/router-errors.js';
 import { assumptions as sandboxAssumptions } from './http/sandbox-assumptions.js';
@@ -198,8 +198,8 @@ export async function buildApp(options: AppOptions = {}): Promise<FastifyInstanc
 
   await app.register(sandboxPlugin, { prefix: '/_sandbox', inspections });
   for (const { contract, routes } of interfaces.modules) await app.register(routes, { prefix: contract.prefix });
-  // The 404 outside every prefix: its body journaled with its numbers as sent.
-  recordNumbersAsSent(app);
+  // The 404 outside every prefix: its body read as every route reads it, journaled with its numbers as sent.
+  useRootJsonBodies(app);
   useStandardErrors(app, (request) => outsideMessage(request.method, pathOf(request.url)), interfaces.operations);
 
   await app.ready();

@@ -436,10 +436,20 @@ export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: 
     const refused = bodyHeadersError(request);
     if (refused) return done(refused, undefined);
     if (options.optionalBodies && isBlank(bytes) && bodyIsOptional(request)) return done(null, {});
-    if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return done(byteOrderMarkError(), undefined);
-    if (!isUtf8(bytes)) return done(utf8Error(bytes), undefined);
-    parseJsonText(parse, request, bytes.toString('utf8'), done);
+    readJsonBytes(parse, request, bytes, done);
   });
+}
+
+/** A JSON body's bytes, read as every route reads them: a byte-order mark, UTF-8, then the text (parseJsonText). */
+function readJsonBytes(
+  parse: ReturnType<FastifyInstance['getDefaultJsonParser']>,
+  request: FastifyRequest,
+  bytes: Buffer,
+  done: (err: Error | null, value?: unknown) => void,
+): void {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return done(byteOrderMarkError(), undefined);
+  if (!isUtf8(bytes)) return done(utf8Error(bytes), undefined);
+  parseJsonText(parse, request, bytes.toString('utf8'), done);
 }
 
 /** Only JSON whitespace (or nothing). */
@@ -599,22 +609,18 @@ export function parseJsonAsWritten(text: string): unknown {
 }
 
 /**
- * Fastify's own JSON parser on `app` (the root, whose 404 answers a request outside every prefix),
- * with the numbers of each body it reads recorded as parseJsonAsWritten records them: it refuses what it
- * refused, and the journal shows the body as sent.
+ * The JSON parser of `app`, the root, whose 404 answers a request outside every prefix: a body is read
+ * as every route reads it (a malformed one gets the same 400, with its position), and its numbers are
+ * recorded as parseJsonAsWritten records them, so the journal shows the body as sent. Fastify's own
+ * parser answered a malformed body there with the message of a forbidden key.
  */
-export function recordNumbersAsSent(app: FastifyInstance): void {
+export function useRootJsonBodies(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = String(body);
-    parse(request, text, (err, value) => {
-      if (!err) {
-        const { inexact } = scanJson(text);
-        if (inexact.length > 0) recordExactNumbers(value, inexact);
-      }
-      done(err, value);
-    });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const refused = bodyHeadersError(request);
+    if (refused) return done(refused, undefined);
+    readJsonBytes(parse, request, body as Buffer, done);
   });
 }
 

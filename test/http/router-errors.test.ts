@@ -52,3 +52,32 @@ describe('refusals of the router itself', () => {
     expect(res.statusCode).toBe(501);
   });
 });
+
+describe('a body sent to a path outside every interface', () => {
+  const REGISTRY = '/api/v1.0/service/dup/registrar_documentos';
+  const bodies: Array<[string, Buffer]> = [
+    ['a comma before "}"', Buffer.from('{"a":1,}')],
+    ['a byte that is not UTF-8', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x31, 0x2c, 0xff, 0x7d])],
+    ['a byte-order mark', Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d])],
+    ['a key twice', Buffer.from('{"a":1,"a":2}')],
+    ['a key named __proto__', Buffer.from('{"__proto__":{"x":1}}')],
+    ['nothing', Buffer.alloc(0)],
+  ];
+  it.each(bodies)('is refused as every route refuses it: %s', async (_name, payload) => {
+    const app = await testApp({ fixtures: BASE_FIXTURES });
+    const headers = { 'content-type': 'application/json', authorization: 'Bearer rg-token-1' };
+    const outside = await app.inject({ method: 'POST', url: '/api/v1.0/service/dupp/registrar', headers, payload });
+    const inside = await app.inject({ method: 'POST', url: REGISTRY, headers, payload });
+    expect(inside.statusCode).toBe(400);
+    expect({ status: outside.statusCode, message: outside.json().message }).toEqual({ status: 400, message: inside.json().message });
+  });
+
+  it('answers the 404 for a body that is JSON, and journals its numbers as sent', async () => {
+    const app = await testApp();
+    const res = await app.inject({ method: 'POST', url: '/nope', headers: { 'content-type': 'application/json' }, payload: '{"amount":1.10}' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().message).toMatch(/^POST \/nope is outside every emulated interface/);
+    const journal = await app.inject({ url: '/_sandbox/requests?limit=1' });
+    expect(journal.body).toContain('"amount":1.10');
+  });
+});
