@@ -350,8 +350,9 @@ export class JsonStreamReader {
   private keep(b: Buffer, from: number, to: number): void {
     if (to <= from) return;
     this.keptBytes += to - from;
+    // At the first byte past the limit, wherever the body was cut.
     if (this.keptBytes > this.options.keepLimit)
-      this.fail('kept-limit', `the fields besides the files take more than ${this.options.keepLimit} bytes`, this.base + to);
+      this.fail('kept-limit', `the fields besides the files take more than ${this.options.keepLimit} bytes`, this.base + to - (this.keptBytes - this.options.keepLimit));
     this.kept.push(Buffer.from(b.subarray(from, to)));
   }
 

@@ -219,4 +219,21 @@ describe('JsonStreamReader against JSON.parse', () => {
     const out = read(Buffer.from(JSON.stringify({ other: file })), [], sinkFor, 100);
     expect(out.problem?.kind).toBe('kept-limit');
   });
+
+  it('names the first byte past the kept limit, wherever the body is cut (fast-check)', () => {
+    const file = 'A'.repeat(10_000);
+    const sinkFor = (path: readonly PathSegment[]) => (path[0] === 'file' ? collector().sink : undefined);
+    // The 101st byte kept: the text itself; and after a file, whose content is not kept.
+    const cases: Array<[string, number]> = [
+      [JSON.stringify({ other: file }), 100],
+      [JSON.stringify({ file, other: file }), 100 + file.length],
+    ];
+    fc.assert(
+      fc.property(fc.constantFrom(...cases), fc.array(fc.nat(20_100), { maxLength: 6 }), ([text, offset], cuts) => {
+        const out = read(Buffer.from(text), cuts, sinkFor, 100);
+        expect({ cuts, kind: out.problem?.kind, offset: out.problem?.at.offset }).toEqual({ cuts, kind: 'kept-limit', offset });
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
