@@ -50,6 +50,34 @@ export interface Utf8Position {
 }
 
 const LF = 0x0a;
+/**
+ * Line feeds found one indexOf call each before their spacing is judged: closer than DENSE_SPACING
+ * bytes apart on average, the rest of the piece is read byte by byte (MIME base64's, every 77 bytes,
+ * stay with indexOf).
+ */
+const DENSE_LINES = 64;
+const DENSE_SPACING = 16;
+
+/** Continuation bytes (10xxxxxx) in b[from, to): four at a time where the bytes are aligned. */
+export function continuationBytes(b: Uint8Array, from: number, to: number): number {
+  let count = 0;
+  let i = from;
+  const aligned = Math.min(to, i + ((4 - ((b.byteOffset + i) & 3)) & 3));
+  for (; i < aligned; i++) if (((b[i] as number) & 0xc0) === 0x80) count++;
+  const words = (to - i) >> 2;
+  if (words > 0) {
+    const w32 = new Uint32Array(b.buffer, b.byteOffset + i, words);
+    for (let k = 0; k < words; k++) {
+      const w = w32[k] as number;
+      // Bit 7 of each byte set and bit 6 clear, moved to bit 0 of each byte, then summed in the top byte.
+      const x = (w & ~(w << 1) & 0x80808080) >>> 7;
+      count += Math.imul(x, 0x01010101) >>> 24;
+    }
+    i += words * 4;
+  }
+  for (; i < to; i++) if (((b[i] as number) & 0xc0) === 0x80) count++;
+  return count;
+}
 
 /**
  * The first byte of a text arriving in pieces that starts no well-formed UTF-8 character, with its
@@ -109,18 +137,36 @@ export class Utf8Check {
     this.invalid = { bytes: carry, offset: this.seen, line: this.line, column: this.seen - this.lineStart - this.lineExtra + 1 };
   }
 
-  /** Counts valid bytes: lines, and continuation bytes of the last line. */
+  /**
+   * Counts valid bytes: lines, and continuation bytes of the last line. Line feeds are found by
+   * indexOf while they are sparse, and counted byte by byte where they are dense (a call each cost
+   * about 25 ns: 5.5 s for 200 MB of line feeds); continuation bytes four at a time.
+   */
   private advance(bytes: Buffer): void {
-    let from = 0;
-    for (let nl = bytes.indexOf(LF); nl !== -1; nl = bytes.indexOf(LF, nl + 1)) {
-      this.line++;
-      this.lineStart = this.seen + nl + 1;
-      this.lineExtra = 0;
-      from = nl + 1;
+    const n = bytes.length;
+    let last = -1;
+    let found = 0;
+    let nl = bytes.indexOf(LF);
+    for (; nl !== -1; nl = bytes.indexOf(LF, nl + 1)) {
+      found++;
+      last = nl;
+      if (found >= DENSE_LINES && nl < found * DENSE_SPACING) break;
     }
-    const rest = bytes.subarray(from);
-    if (!isAscii(rest)) for (const c of rest) if ((c & 0xc0) === 0x80) this.lineExtra++;
-    this.seen += bytes.length;
+    if (nl !== -1) {
+      for (let i = nl + 1; i < n; i++) {
+        if (bytes[i] === LF) {
+          found++;
+          last = i;
+        }
+      }
+    }
+    if (last >= 0) {
+      this.line += found;
+      this.lineStart = this.seen + last + 1;
+      this.lineExtra = 0;
+    }
+    if (last + 1 < n && !isAscii(bytes.subarray(last + 1))) this.lineExtra += continuationBytes(bytes, last + 1, n);
+    this.seen += n;
   }
 }
 

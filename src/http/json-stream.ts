@@ -52,6 +52,12 @@ export interface JsonStreamOptions {
   sinkFor(path: readonly PathSegment[]): StringSink | undefined;
   /** Most bytes kept (everything but the sinks' strings); past it, a `kept-limit` problem. */
   keepLimit: number;
+  /**
+   * True when the bytes are known to be UTF-8, or their reader checks them itself (a string's bytes;
+   * the receivables submission): nothing is read after the first problem. Otherwise the rest of the
+   * body is checked as UTF-8 after a problem of syntax, as a body read whole is checked first.
+   */
+  utf8Checked?: boolean;
 }
 
 const enum S {
@@ -254,8 +260,10 @@ export class JsonStreamReader {
       this.failed(err, from, chunk);
       return;
     }
-    // `base` stands at the first of these bytes (read() advanced it by what it was given).
-    if (whole < chunk.length) this.pending = Buffer.from(chunk.subarray(whole));
+    // `base` stands at the first of these bytes (read() advanced it by what it was given), or at the
+    // first of those read() kept: a string's character cut short by a byte that starts another
+    // (E2 then F4), which must be read before them.
+    if (whole < chunk.length) this.pending = this.pending ? Buffer.concat([this.pending, chunk.subarray(whole)]) : Buffer.from(chunk.subarray(whole));
   }
 
   /** The whole body was read: the kept text, or the first problem. */
@@ -303,7 +311,8 @@ export class JsonStreamReader {
       const at = err.at.offset - from.offset;
       this.failure = utf8Fault(err.at, bytes.subarray(at, at + 4));
     }
-    if (err.kind !== 'syntax' || (err.at.offset === 0 && err.what.startsWith(UNEXPECTED_BYTE_ORDER_MARK))) return;
+    if (this.options.utf8Checked === true || err.kind !== 'syntax') return;
+    if (err.at.offset === 0 && err.what.startsWith(UNEXPECTED_BYTE_ORDER_MARK)) return;
     this.rest = new Utf8Check(from);
     this.checkRest(bytes);
   }
@@ -365,123 +374,131 @@ export class JsonStreamReader {
     let i = 0;
     // Where the kept bytes of this chunk start (-1: inside a sink's string, keeping nothing).
     let keepFrom = this.sink ? -1 : 0;
-    while (i < n) {
-      switch (this.state) {
-        case S.String: {
-          const q = b.indexOf(QUOTE, i);
-          let end = q < 0 ? n : q;
-          // Only up to the quote: a search to the end of a large chunk for every short string costs
-          // the chunk's length each time.
-          const bs = b.subarray(i, end).indexOf(BACKSLASH);
-          if (bs >= 0) end = i + bs;
-          let stop = end;
-          if (end === n) {
-            // The chunk ends inside the string: an unfinished character waits for the next chunk.
-            stop = completeUtf8(b, i, n);
-            if (stop < n) this.pending = Buffer.from(b.subarray(stop, n));
-          }
-          if (stop > i) this.content(b, i, stop);
-          if (end === n) {
-            i = n;
-            continue;
-          }
-          i = end + 1;
-          if (bs >= 0) {
-            this.state = S.Escape;
-            this.escapeAt = this.base + end;
-            if (this.inKey) this.keyParts.push(Buffer.from([BACKSLASH]));
-            continue;
-          }
-          // The closing quote.
-          this.flushHigh();
-          if (this.inKey) {
-            this.inKey = false;
-            const raw = Buffer.concat(this.keyParts);
-            this.keyParts = [];
-            const top = this.stack[this.stack.length - 1];
-            if (top) top.segment = raw.includes(BACKSLASH) ? (JSON.parse(`"${raw.toString('utf8')}"`) as string) : raw.toString('utf8');
-            this.state = S.Colon;
-          } else {
-            if (this.sink) {
-              this.sink.end();
-              this.sink = undefined;
-              this.taken.push({ at: this.sinkAt, length: this.base + end - this.sinkAt });
-              keepFrom = end;
+    try {
+      while (i < n) {
+        switch (this.state) {
+          case S.String: {
+            const q = b.indexOf(QUOTE, i);
+            let end = q < 0 ? n : q;
+            // Only up to the quote: a search to the end of a large chunk for every short string costs
+            // the chunk's length each time.
+            const bs = b.subarray(i, end).indexOf(BACKSLASH);
+            if (bs >= 0) end = i + bs;
+            let stop = end;
+            if (end === n) {
+              // The chunk ends inside the string: an unfinished character waits for the next chunk.
+              stop = completeUtf8(b, i, n);
+              if (stop < n) this.pending = Buffer.from(b.subarray(stop, n));
             }
-            this.state = this.stack.length === 0 ? S.Done : S.AfterValue;
-          }
-          continue;
-        }
-        case S.Escape: {
-          const c = b[i] as number;
-          if (c === 0x75 /* u */) {
-            this.state = S.Unicode;
-            this.unicode = '';
-            if (this.inKey) this.keyParts.push(Buffer.from('u'));
-            i++;
-            continue;
-          }
-          const ch = ESCAPES[c];
-          if (ch === undefined) this.fail('syntax', invalidEscape(b, i), this.base + i - 1);
-          if (this.inKey) this.keyParts.push(Buffer.from([c]));
-          else if (this.sink) {
+            if (stop > i) this.content(b, i, stop);
+            if (end === n) {
+              i = n;
+              continue;
+            }
+            i = end + 1;
+            if (bs >= 0) {
+              this.state = S.Escape;
+              this.escapeAt = this.base + end;
+              if (this.inKey) this.keyParts.push(Buffer.from([BACKSLASH]));
+              continue;
+            }
+            // The closing quote.
             this.flushHigh();
-            this.sink.text(ch, this.escapeAt);
-          }
-          this.state = S.String;
-          i++;
-          continue;
-        }
-        case S.Unicode: {
-          const c = b[i] as number;
-          if (!isHexDigit(c)) this.unexpected(b, i, 'a hexadecimal digit of a \\u escape');
-          this.unicode += String.fromCharCode(c);
-          if (this.inKey) this.keyParts.push(Buffer.from([c]));
-          i++;
-          if (this.unicode.length === 4) {
-            this.state = S.String;
-            if (this.sink) this.escapedUnit(Number.parseInt(this.unicode, 16));
-          }
-          continue;
-        }
-        case S.Number: {
-          const c = b[i] as number;
-          if (this.numberStep(c)) {
-            i++;
-            continue;
-          }
-          if (this.number === N.Minus || this.number === N.Dot || this.number === N.E || this.number === N.ESign)
-            this.unexpected(b, i, 'a digit');
-          this.state = this.stack.length === 0 ? S.Done : S.AfterValue;
-          continue;
-        }
-        case S.Literal: {
-          const c = b[i] as number;
-          const want = this.literal.charCodeAt(this.literalAt);
-          if (c !== want) this.unexpected(b, i, `"${this.literal[this.literalAt]}" of ${this.literal}`);
-          i++;
-          if (++this.literalAt === this.literal.length) this.state = this.stack.length === 0 ? S.Done : S.AfterValue;
-          continue;
-        }
-        default: {
-          const c = b[i] as number;
-          if (isSpace(c)) {
-            if (c === 0x0a) {
-              this.line++;
-              this.lineStart = this.base + i + 1;
-              this.lineExtra = 0;
+            if (this.inKey) {
+              this.inKey = false;
+              const raw = Buffer.concat(this.keyParts);
+              this.keyParts = [];
+              const top = this.stack[this.stack.length - 1];
+              if (top) top.segment = raw.includes(BACKSLASH) ? (JSON.parse(`"${raw.toString('utf8')}"`) as string) : raw.toString('utf8');
+              this.state = S.Colon;
+            } else {
+              if (this.sink) {
+                this.sink.end();
+                this.sink = undefined;
+                this.taken.push({ at: this.sinkAt, length: this.base + end - this.sinkAt });
+                keepFrom = end;
+              }
+              this.state = this.stack.length === 0 ? S.Done : S.AfterValue;
             }
+            continue;
+          }
+          case S.Escape: {
+            const c = b[i] as number;
+            if (c === 0x75 /* u */) {
+              this.state = S.Unicode;
+              this.unicode = '';
+              if (this.inKey) this.keyParts.push(Buffer.from('u'));
+              i++;
+              continue;
+            }
+            const ch = ESCAPES[c];
+            if (ch === undefined) this.fail('syntax', invalidEscape(b, i), this.base + i - 1);
+            if (this.inKey) this.keyParts.push(Buffer.from([c]));
+            else if (this.sink) {
+              this.flushHigh();
+              this.sink.text(ch, this.escapeAt);
+            }
+            this.state = S.String;
             i++;
             continue;
           }
-          this.structural(b, i, c);
-          i++;
-          if ((this.state as S) === S.String && this.sink) {
-            this.keep(b, keepFrom, i);
-            keepFrom = -1;
+          case S.Unicode: {
+            const c = b[i] as number;
+            if (!isHexDigit(c)) this.unexpected(b, i, 'a hexadecimal digit of a \\u escape');
+            this.unicode += String.fromCharCode(c);
+            if (this.inKey) this.keyParts.push(Buffer.from([c]));
+            i++;
+            if (this.unicode.length === 4) {
+              this.state = S.String;
+              if (this.sink) this.escapedUnit(Number.parseInt(this.unicode, 16));
+            }
+            continue;
+          }
+          case S.Number: {
+            const c = b[i] as number;
+            if (this.numberStep(c)) {
+              i++;
+              continue;
+            }
+            if (this.number === N.Minus || this.number === N.Dot || this.number === N.E || this.number === N.ESign)
+              this.unexpected(b, i, 'a digit');
+            this.state = this.stack.length === 0 ? S.Done : S.AfterValue;
+            continue;
+          }
+          case S.Literal: {
+            const c = b[i] as number;
+            const want = this.literal.charCodeAt(this.literalAt);
+            if (c !== want) this.unexpected(b, i, `"${this.literal[this.literalAt]}" of ${this.literal}`);
+            i++;
+            if (++this.literalAt === this.literal.length) this.state = this.stack.length === 0 ? S.Done : S.AfterValue;
+            continue;
+          }
+          default: {
+            const c = b[i] as number;
+            if (isSpace(c)) {
+              if (c === 0x0a) {
+                this.line++;
+                this.lineStart = this.base + i + 1;
+                this.lineExtra = 0;
+              }
+              i++;
+              continue;
+            }
+            this.structural(b, i, c);
+            i++;
+            if ((this.state as S) === S.String && this.sink) {
+              this.keep(b, keepFrom, i);
+              keepFrom = -1;
+            }
           }
         }
       }
+    } catch (err) {
+      // What was kept before the problem counts first: past the limit before it, the limit is the
+      // answer (it would have been, read byte by byte), wherever the body was cut.
+      if (err instanceof JsonReadError && err.kind !== 'kept-limit' && keepFrom >= 0)
+        this.keep(b, keepFrom, Math.max(keepFrom, err.at.offset - this.base));
+      throw err;
     }
     if (keepFrom >= 0) this.keep(b, keepFrom, this.pending ? n - this.pending.length : n);
     this.base += n - (this.pending?.length ?? 0);

@@ -65,7 +65,7 @@ export function forbiddenKeyError(): SandboxError {
 
 /** The first problem of a text JSON.parse refused, found by the streaming reader. */
 export function locateJsonProblem(text: string): JsonReadError | undefined {
-  const reader = new JsonStreamReader({ sinkFor: () => undefined, keepLimit: Number.POSITIVE_INFINITY });
+  const reader = new JsonStreamReader({ sinkFor: () => undefined, keepLimit: Number.POSITIVE_INFINITY, utf8Checked: true });
   reader.push(Buffer.from(text, 'utf8'));
   try {
     reader.end();

@@ -110,6 +110,8 @@ export async function readImportBody(request: FastifyRequest, payload: Readable,
     sinkFor: (path: readonly PathSegment[]) =>
       path.length === 1 && path[0] === 'operationFile' ? (file = new OperationFileSink(capacity)) : undefined,
     keepLimit: Number.POSITIVE_INFINITY,
+    // Checked below as a whole, in the order of every other body.
+    utf8Checked: true,
   });
   const utf8 = new Utf8Check();
   let head: Buffer | undefined;

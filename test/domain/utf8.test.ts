@@ -3,7 +3,7 @@
 import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Utf8Check } from '../../src/domain/utf8.js';
+import { continuationBytes, Utf8Check } from '../../src/domain/utf8.js';
 import { notUtf8Error, parseJsonDocument } from '../../src/http/json.js';
 
 /** Bytes of valid text and of what UTF-8 never holds, mixed. */
@@ -46,6 +46,28 @@ describe('Utf8Check', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('counts continuation bytes four at a time as a byte loop counts them, at every alignment (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 80 }), fc.nat(7), fc.nat(80), fc.nat(80), (raw, shift, a, b) => {
+        // Copied at an offset into a larger buffer, so the view starts at any alignment.
+        const host = new Uint8Array(raw.length + 8);
+        host.set(raw, shift);
+        const view = host.subarray(shift, shift + raw.length);
+        const from = Math.min(a, b) % (raw.length + 1);
+        const to = Math.max(from, Math.max(a, b) % (raw.length + 1));
+        let naive = 0;
+        for (let i = from; i < to; i++) if (((view[i] as number) & 0xc0) === 0x80) naive++;
+        expect(continuationBytes(view, from, to)).toBe(naive);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('counts lines where line feeds are dense, sparse and mixed in one piece', () => {
+    const text = Buffer.concat([Buffer.from('\n'.repeat(100)), Buffer.from(`${'A'.repeat(76)}\n`.repeat(100)), Buffer.from('\u00e9\u00e9'), Buffer.from([0xff])]);
+    for (const cuts of [[], [50], [150, 3000]]) expect(check(text, cuts)).toMatchObject({ offset: text.length - 1, line: 201, column: 3 });
   });
 
   it('says the same of a Latin-1 letter cut from what follows it', () => {

@@ -138,6 +138,15 @@ describe('JsonStreamReader against JSON.parse', () => {
     }
   });
 
+  it('reads a character cut short by a byte that starts another as a body read whole does, wherever the pieces are cut', () => {
+    // E2 starts a 3-byte character, F4 a 4-byte one: a cut after F4 kept E2 aside, and then lost it.
+    const bytes = Buffer.from([0x22, 0xe2, 0xf4, 0x90, 0x80, 0x80, 0x82, 0x20, 0x22]);
+    for (const cuts of [[], [1], [2], [3], [4], [2, 3], [3, 5]]) {
+      const problem = read(bytes, cuts).problem as JsonReadError;
+      expect({ cuts, message: malformedBodyError(problem).message }).toEqual({ cuts, message: wholeReadMessage(bytes) });
+    }
+  });
+
   it('names the first byte that is not UTF-8, wherever it is after a problem of syntax, as a body read whole does (fast-check)', () => {
     const invalid = [[0xff], [0xc3], [0xc0, 0x80], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x80]];
     const valid = ['\\u00e9', '\u00e9', '\n', '\n\u00e7\u00e3o ', '\u{1f600}', ',', '}', '"', 'x'];
@@ -235,5 +244,20 @@ describe('JsonStreamReader against JSON.parse', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('answers the limit, not a problem after it, wherever the body is cut (fast-check)', () => {
+    // The 101st byte kept is at offset 100; a problem of syntax (x), or of UTF-8 (0xFF), comes after it.
+    const text = `{"a":"${'a'.repeat(100)}",x}`;
+    const bodies = [Buffer.from(text), Buffer.concat([Buffer.from(text.slice(0, 104)), Buffer.from([0xff]), Buffer.from(text.slice(104))])];
+    fc.assert(
+      fc.property(fc.constantFrom(...bodies), fc.array(fc.nat(120), { maxLength: 4 }), (bytes, cuts) => {
+        const out = read(bytes, cuts, () => undefined, 100);
+        expect({ cuts, kind: out.problem?.kind, offset: out.problem?.at.offset }).toEqual({ cuts, kind: 'kept-limit', offset: 100 });
+      }),
+      { numRuns: 500 },
+    );
+    // A problem before the limit is the answer.
+    expect(read(Buffer.from(`{x${'a'.repeat(200)}`), [150], () => undefined, 100).problem?.kind).toBe('syntax');
   });
 });
