@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import { buildApp } from './app.js';
 import { ConfigError, HELP, parseConfig } from './config.js';
+import { lockDatabaseFile } from './store/db.js';
 
 function prettyAvailable(): boolean {
   try {
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
     return;
   }
 
+  // Before anything of the database is read: a second process on the same file refuses to start.
+  lockDatabaseFile(config.db);
   const app = await buildApp({
     db: config.db,
     fixtures: config.fixtures,

@@ -137,6 +137,35 @@ describe('the server process', () => {
     }
   });
 
+  it('refuses to start on a database file another server holds, names it, and starts once that one is gone, however it ended', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'server-lock-'));
+    try {
+      const db = join(dir, 'sandbox.db');
+      const first = await start(['--db', db, '--fixtures', 'none']);
+      // The same file named another way.
+      const second = await runToExit(['dist/server.js', '--host', '127.0.0.1', '--port', '0', '--db', `${dir}/./sandbox.db`, '--fixtures', 'none']);
+      expect(second.code).toBe(1);
+      expect(second.err).toContain(`tradebill-sandbox could not start: the database ${dir}/./sandbox.db is in use by another sandbox process`);
+      expect(second.err).toContain('Give each process its own --db');
+      // The first one still answers from the file, untouched.
+      expect((await fetch(`http://127.0.0.1:${first.port}/_sandbox/health`)).status).toBe(200);
+      // Killed, not closed: the operating system lets go of the lock.
+      const killed = once(first.child, 'exit');
+      first.child.kill('SIGKILL');
+      await killed;
+      const third = await start(['--db', db, '--fixtures', 'none']);
+      expect((await fetch(`http://127.0.0.1:${third.port}/_sandbox/health`)).status).toBe(200);
+      const stopped = once(third.child, 'exit');
+      third.child.kill('SIGTERM');
+      expect((await stopped)[0]).toBe(0);
+      // Closed on SIGTERM: the next one starts too.
+      const fourth = await start(['--db', db, '--fixtures', 'none']);
+      expect((await fetch(`http://127.0.0.1:${fourth.port}/_sandbox/health`)).status).toBe(200);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('writes the log line of each request to stdout while it runs, and the last lines before it exits', async () => {
     const { child, port, output } = await start(['--db', ':memory:', '--fixtures', 'none']);
     for (let i = 0; i < 3; i++) await fetch(`http://127.0.0.1:${port}/_sandbox/health`);

@@ -1,7 +1,7 @@
 // Opening the database: pragmas, then migrations applied in one transaction under PRAGMA user_version
 // (a new file starts from an image of the migrated empty schema).
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations } from './migrations.js';
 
@@ -16,6 +16,49 @@ export class DatabaseTooNewError extends Error {
     this.name = 'DatabaseTooNewError';
   }
 }
+
+export class DatabaseInUseError extends Error {
+  constructor(path: string, lock: string) {
+    super(
+      `the database ${path} is in use by another sandbox process (it holds ${lock}): two processes on one ` +
+        'file would each answer from their own view of it. Give each process its own --db (SANDBOX_DB), ' +
+        'use --db :memory:, or share one process between test workers through workspaces (/ws/{name}).',
+    );
+    this.name = 'DatabaseInUseError';
+  }
+}
+
+/**
+ * Holds `<path>.lock` for the life of the process, so that a second server started on the same
+ * database file refuses to start instead of sharing it: an exclusive SQLite transaction on a file of
+ * its own (not the database's, which the checkpoint worker and readers such as the sqlite3 shell
+ * open beside the server). The operating system lets go of the lock when the process ends, however it
+ * ends, so a crash leaves nothing to clean up. Returns the release; :memory: needs none.
+ */
+export function lockDatabaseFile(path: string): () => void {
+  if (path === ':memory:' || path === '') return () => undefined;
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  // One lock for one file, whichever way its folder is named (a relative path, a symbolic link).
+  const lockPath = `${join(realpathSync(dir), basename(path))}.lock`;
+  // No busy timeout: the lock is held for a process's life, so waiting for it would only delay the refusal.
+  const lock = new Database(lockPath, { timeout: 0 });
+  try {
+    lock.pragma('locking_mode = EXCLUSIVE');
+    lock.exec('BEGIN EXCLUSIVE');
+  } catch (err) {
+    lock.close();
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new DatabaseInUseError(path, lockPath);
+    throw err;
+  }
+  // Held by the module: a connection nobody refers to is closed when collected, and its lock with it.
+  locks.add(lock);
+  return () => {
+    locks.delete(lock);
+    if (lock.open) lock.close();
+  };
+}
+const locks = new Set<Db>();
 
 export interface OpenedDatabase {
   db: Db;
