@@ -15,9 +15,6 @@ export const DEMO_FIXTURES = fileURLToPath(new URL('../fixtures/demo.json', impo
  * Every setting's default, in one place: parseConfig, buildApp, the --help text and the docs read
  * them here (buildApp's own database default is ':memory:', for in-process use).
  */
-/** Sizes in the help text and the defaults, as the size settings read them (domain/size.ts). */
-export { formatSize };
-
 export const DEFAULTS = {
   host: '127.0.0.1',
   port: 3000,

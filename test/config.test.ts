@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
-import { ConfigError, DEFAULTS, DEMO_FIXTURES, formatIdle, formatSize, HELP, parseConfig, parseIdle, parseSize } from '../src/config.js';
+import { ConfigError, DEFAULTS, DEMO_FIXTURES, formatIdle, HELP, parseConfig, parseIdle, parseSize } from '../src/config.js';
+import { formatSize } from '../src/domain/size.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {

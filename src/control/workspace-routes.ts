@@ -39,6 +39,7 @@ import {
 import { readFixtureFile, under } from '../runtime/fixture-document.js';
 import { redactPathParameters } from '../runtime/redact.js';
 import { documentsDir } from '../store/documents.js';
+import { isInMemoryPath } from '../store/db.js';
 import { WORKSPACE_META } from '../store/index.js';
 
 declare module 'fastify' {
@@ -117,7 +118,7 @@ export interface OpenerOptions {
 
 /** Opens workspaces like the default one: same settings, a database of their own, fixtures when new. */
 export function workspaceOpener(options: OpenerOptions): WorkspaceOpener {
-  const inMemory = options.db === ':memory:' || options.db === '';
+  const inMemory = isInMemoryPath(options.db);
   let startup: unknown;
   // The start-up fixture file is read once: creating a workspace should not re-parse it every time.
   const startupFixtures = () => {

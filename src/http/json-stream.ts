@@ -172,11 +172,6 @@ function invalidEscape(b: Uint8Array, i: number): string {
     : `invalid escape sequence in a string: a backslash followed by ${article}${name}`;
 }
 
-/** A problem of UTF-8 at `at`, with the bytes from there (up to four) that say what is wrong. */
-function utf8Fault(at: JsonPosition, bytes: Uint8Array): JsonReadError {
-  return new JsonReadError('utf8', `${describeByte(bytes, 0)} is not valid UTF-8`, at, Buffer.from(bytes));
-}
-
 export class JsonStreamReader {
   private state = S.Value;
   private readonly stack: Frame[] = [];
@@ -241,10 +236,7 @@ export class JsonStreamReader {
 
   push(input: Buffer): void {
     this.seen += input.length;
-    if (this.failure) {
-      this.topUpFault(input);
-      return this.checkRest(input);
-    }
+    if (this.failure) return this.checkRest(input);
     let chunk = input;
     if (this.pending) {
       // `base` already stands at the first of these bytes.
@@ -299,53 +291,39 @@ export class JsonStreamReader {
   }
 
   /**
-   * The first problem, found in `bytes` (which start at `from`). A problem of syntax is not the
-   * answer yet: the body may still hold a byte that is not UTF-8, from `bytes` on (a byte-order mark
-   * at its start is refused before that is looked at, and the bytes before `bytes` were all read
-   * as UTF-8).
+   * The first problem, found in `bytes` (which start at `from`). It is not the answer yet: a body
+   * read whole is refused for its first byte that is not UTF-8 before its syntax is looked at, so the
+   * rest is checked as UTF-8 from `bytes` on (the bytes before them were all read as UTF-8; a
+   * byte-order mark at the start is refused before UTF-8 is looked at). Utf8Check finds a fault the
+   * reader found in a string again, and completes its bytes to four from the pieces after it, so what
+   * is said of them never depends on the cut.
    */
   private failed(err: JsonReadError, from: ReturnType<JsonStreamReader['position']>, bytes: Buffer): void {
     this.failure = err;
-    if (err.kind === 'utf8') {
-      // From the whole piece: the string's end, or the end of what read() was given, may cut them short.
-      const at = err.at.offset - from.offset;
-      this.failure = utf8Fault(err.at, bytes.subarray(at, at + 4));
-    }
-    if (this.options.utf8Checked === true || err.kind !== 'syntax') return;
+    if (this.options.utf8Checked === true || err.kind === 'kept-limit') return;
     if (err.at.offset === 0 && err.what.startsWith(UNEXPECTED_BYTE_ORDER_MARK)) return;
     this.rest = new Utf8Check(from);
     this.checkRest(bytes);
   }
 
+  /** More of the body after a problem: the first byte that is not UTF-8 becomes the answer once found. */
   private checkRest(bytes: Buffer): void {
-    if (!this.rest) return;
-    this.rest.push(bytes);
-    this.takeUtf8Fault();
+    const rest = this.rest;
+    if (!rest) return;
+    rest.push(bytes);
+    const fault = rest.invalid;
+    if (!fault) return;
+    const { offset, line, column } = fault;
+    this.failure = new JsonReadError('utf8', `${describeByte(fault.bytes, 0)} is not valid UTF-8`, { offset, line, column }, fault.bytes);
+    // Its four bytes known: nothing more to read.
+    if (fault.bytes.length >= 4) this.rest = undefined;
   }
 
   /** The body ended after a problem: the first byte that is not UTF-8, else that problem. */
   private endFailed(): never {
     this.rest?.end();
-    this.takeUtf8Fault();
+    this.checkRest(EMPTY);
     throw this.failure as JsonReadError;
-  }
-
-  private takeUtf8Fault(): void {
-    const fault = this.rest?.invalid;
-    if (!fault) return;
-    this.rest = undefined;
-    const { offset, line, column, bytes } = fault;
-    this.failure = utf8Fault({ offset, line, column }, bytes);
-  }
-
-  /**
-   * The bytes of a UTF-8 fault, completed to four from the pieces after it: what the message says
-   * of them (a Latin-1 letter standing alone, a character cut short) never depends on the cut.
-   */
-  private topUpFault(input: Buffer): void {
-    const f = this.failure;
-    if (f?.kind !== 'utf8' || f.bytes === undefined || f.bytes.length >= 4) return;
-    this.failure = utf8Fault(f.at, Buffer.concat([f.bytes, input.subarray(0, 4 - f.bytes.length)]));
   }
 
   private fail(kind: JsonProblemKind, what: string, offset: number, bytes?: Uint8Array): never {

@@ -431,25 +431,24 @@ export function useJsonBodies(app: FastifyInstance, options: { optionalBodies?: 
       if (request.body === undefined && bodyIsOptional(request)) request.body = {};
     });
   }
+  addJsonBodyParser(app, parse, options.optionalBodies === true);
+}
+
+/**
+ * The application/json parser of every route that reads its body whole, and of the root's 404: the
+ * headers (charset, encoding), then a byte-order mark, UTF-8 and the text (parseJsonText).
+ * `optionalBodies`: a blank body reads as {} on a route marked optionalBody.
+ */
+function addJsonBodyParser(app: FastifyInstance, parse: ReturnType<FastifyInstance['getDefaultJsonParser']>, optionalBodies: boolean): void {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
     const refused = bodyHeadersError(request);
     if (refused) return done(refused, undefined);
-    if (options.optionalBodies && isBlank(bytes) && bodyIsOptional(request)) return done(null, {});
-    readJsonBytes(parse, request, bytes, done);
+    if (optionalBodies && isBlank(bytes) && bodyIsOptional(request)) return done(null, {});
+    if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return done(byteOrderMarkError(), undefined);
+    if (!isUtf8(bytes)) return done(utf8Error(bytes), undefined);
+    parseJsonText(parse, request, bytes.toString('utf8'), done);
   });
-}
-
-/** A JSON body's bytes, read as every route reads them: a byte-order mark, UTF-8, then the text (parseJsonText). */
-function readJsonBytes(
-  parse: ReturnType<FastifyInstance['getDefaultJsonParser']>,
-  request: FastifyRequest,
-  bytes: Buffer,
-  done: (err: Error | null, value?: unknown) => void,
-): void {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return done(byteOrderMarkError(), undefined);
-  if (!isUtf8(bytes)) return done(utf8Error(bytes), undefined);
-  parseJsonText(parse, request, bytes.toString('utf8'), done);
 }
 
 /** Only JSON whitespace (or nothing). */
@@ -617,11 +616,7 @@ export function parseJsonAsWritten(text: string): unknown {
 export function useRootJsonBodies(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    const refused = bodyHeadersError(request);
-    if (refused) return done(refused, undefined);
-    readJsonBytes(parse, request, body as Buffer, done);
-  });
+  addJsonBodyParser(app, parse, false);
 }
 
 /**

@@ -17,6 +17,11 @@ export class DatabaseTooNewError extends Error {
   }
 }
 
+/** Whether a database path means a database in memory (`:memory:`, or empty as SQLite reads it). */
+export function isInMemoryPath(path: string): boolean {
+  return path === ':memory:' || path === '';
+}
+
 export class DatabaseInUseError extends Error {
   constructor(path: string, lock: string) {
     super(
@@ -33,10 +38,10 @@ export class DatabaseInUseError extends Error {
  * database file refuses to start instead of sharing it: an exclusive SQLite transaction on a file of
  * its own (not the database's, which the checkpoint worker and readers such as the sqlite3 shell
  * open beside the server). The operating system lets go of the lock when the process ends, however it
- * ends, so a crash leaves nothing to clean up. Returns the release; :memory: needs none.
+ * ends, so a crash leaves nothing to clean up. :memory: needs none.
  */
-export function lockDatabaseFile(path: string): () => void {
-  if (path === ':memory:' || path === '') return () => undefined;
+export function lockDatabaseFile(path: string): void {
+  if (isInMemoryPath(path)) return;
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
   // One lock for one file, whichever way its folder is named (a relative path, a symbolic link).
@@ -52,13 +57,9 @@ export function lockDatabaseFile(path: string): () => void {
     throw err;
   }
   // Held by the module: a connection nobody refers to is closed when collected, and its lock with it.
-  locks.add(lock);
-  return () => {
-    locks.delete(lock);
-    if (lock.open) lock.close();
-  };
+  locks.push(lock);
 }
-const locks = new Set<Db>();
+const locks: Db[] = [];
 
 export interface OpenedDatabase {
   db: Db;
@@ -101,7 +102,7 @@ function createFromImage(path: string): boolean {
 }
 
 export function openDatabase(path: string): OpenedDatabase {
-  const inMemory = path === ':memory:' || path === '';
+  const inMemory = isInMemoryPath(path);
   if (!inMemory) mkdirSync(dirname(path), { recursive: true });
   const created = !inMemory && createFromImage(path);
   const db = new Database(inMemory ? ':memory:' : path);

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, un
 import { type FileHandle, open, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Db } from './db.js';
+import { type Db, isInMemoryPath } from './db.js';
 
 export interface DocumentKey {
   sha256: string;
@@ -280,7 +280,7 @@ export function moveDocumentBlobs(db: Db, dbPath: string): void {
   >;
   let dir: string | undefined;
   for (const row of rows) {
-    if (dbPath === ':memory:' || dbPath === '') throw new Error('an in-memory database holds no older loan-bond files');
+    if (isInMemoryPath(dbPath)) throw new Error('an in-memory database holds no older loan-bond files');
     if (dir === undefined) {
       dir = documentsDir(dbPath);
       mkdirSync(dir, { recursive: true });
