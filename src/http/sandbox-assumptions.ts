@@ -23,8 +23,9 @@ export const assumptions = [
     id: 'malformed-body',
     interface: 'sandbox',
     topic: 'Answers to malformed JSON, an empty body or a Content-Type other than JSON are not shown',
-    decision: "each is a 400 in the interface's error shape, with a message that says which",
-    reason: '400 is the documented validation status of every interface',
+    decision:
+      "each is a 400 in the interface's error shape, with a message that says which; judged in one order, a byte-order mark, then the first byte that is not UTF-8 anywhere in the body, then the first problem of JSON syntax with its byte offset, line and column; a body read as a stream (the loan-bond registration, the receivables submission) gets the same answer whatever pieces it arrives in; a request outside every prefix with a JSON Content-Type is read the same way (a malformed body is that 400, in the standard shape, before the 404 of its path) unless the workspace has mappings, which read bodies as they come (stub-unmatched)",
+    reason: '400 is the documented validation status of every interface; one answer for one body, whichever route reads it and however it is cut, or a client fixing its encoder chases the sandbox instead',
   },
   {
     id: 'malformed-http',
@@ -420,8 +421,8 @@ export const assumptions = [
     interface: 'sandbox',
     topic: 'Where a workspace keeps its state',
     decision:
-      'with a database file, workspace {name} is the SQLite file {file without extension}.ws-{name}.db beside it, reopened at start (up to the limit; one over it is opened, with its data, by its first use once a place is free); with :memory:, in memory',
-    reason: 'a persisted sandbox keeps every workspace across restarts, and deleting one file removes one workspace',
+      'with a database file, workspace {name} is the SQLite file {file without extension}.ws-{name}.db beside it, reopened at start (up to the limit; one over it is opened, with its data, by its first use once a place is free); with :memory:, in memory; a database file is served by one process at a time: a second server started on it refuses to start (exit 1), naming the file and its lock {file}.lock, which the first holds while it runs',
+    reason: 'a persisted sandbox keeps every workspace across restarts, and deleting one file removes one workspace; two processes on one file would each answer from their own view of it (caches, snapshots, the work runner)',
   },
   {
     id: 'event-feed',
