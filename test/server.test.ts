@@ -1,10 +1,11 @@
 // The compiled server as a user runs it: a child process, configured by flags, stopped by a signal.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { body as lbBody, FIXTURES as LB_FIXTURES, pdf as lbPdf, record as lbRecord, URL as LB_URL } from './loanbond/helpers.js';
 import { closesSoon, listeningPort } from './process.js';
 
 const children: ChildProcess[] = [];
@@ -13,9 +14,10 @@ afterEach(() => {
 });
 
 /** Starts dist/server.js and resolves with its port once it listens. */
-async function start(args: string[]): Promise<{ child: ChildProcess; port: number; output: () => string }> {
+async function start(args: string[], env?: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number; output: () => string }> {
   const child = spawn(process.execPath, ['dist/server.js', '--host', '127.0.0.1', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(env === undefined ? {} : { env }),
   });
   children.push(child);
   const listening = listeningPort(child);
@@ -163,6 +165,51 @@ describe('the server process', () => {
       expect((await fetch(`http://127.0.0.1:${fourth.port}/_sandbox/health`)).status).toBe(200);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an in-memory server killed leaves its loan-bond files in the temp folder only until the next in-memory sandbox starts there; a live one keeps its own', async () => {
+    const temp = mkdtempSync(join(tmpdir(), 'server-documents-'));
+    try {
+      const env = { ...process.env, TMPDIR: temp };
+      const register = async (port: number, tag: string, first = true) => {
+        const base = `http://127.0.0.1:${port}`;
+        if (first) {
+          const loaded = await fetch(`${base}/_sandbox/fixtures`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(LB_FIXTURES) });
+          expect(loaded.status).toBe(200);
+        }
+        const res = await fetch(`${base}${LB_URL}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(lbBody([lbRecord({ documento: lbPdf(2000, { tag }), documentos_adicionais: [] })])) });
+        expect(res.status).toBe(201);
+      };
+      const pdfFiles = () => readdirSync(temp, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.pdf'));
+      // A folder of the same name with no lock in it (an older sandbox's, or anyone's): never touched.
+      mkdirSync(join(temp, 'tradebill-sandbox-documents-older'));
+      writeFileSync(join(temp, 'tradebill-sandbox-documents-older', 'kept.pdf'), '%PDF-1.4');
+      const killed = await start(['--db', ':memory:', '--fixtures', 'none'], env);
+      await register(killed.port, 'killed');
+      const live = await start(['--db', ':memory:', '--fixtures', 'none'], env);
+      await register(live.port, 'live');
+      expect(pdfFiles()).toHaveLength(3);
+      const exited = once(killed.child, 'exit');
+      killed.child.kill('SIGKILL');
+      await exited;
+      // SIGKILL runs no exit handler: the killed server's file is still there.
+      expect(pdfFiles()).toHaveLength(3);
+      const next = await start(['--db', ':memory:', '--fixtures', 'none'], env);
+      expect((await fetch(`http://127.0.0.1:${next.port}/_sandbox/health`)).status).toBe(200);
+      // The killed one's folder went when the next one started; the live one's stayed, and it still serves.
+      expect(pdfFiles()).toHaveLength(2);
+      await register(live.port, 'live-again', false);
+      expect(pdfFiles()).toHaveLength(3);
+      for (const s of [live, next]) {
+        const stopped = once(s.child, 'exit');
+        s.child.kill('SIGTERM');
+        await stopped;
+      }
+      // Stopped as they should be: nothing of theirs is left.
+      expect(readdirSync(temp)).toEqual(['tradebill-sandbox-documents-older']);
+    } finally {
+      rmSync(temp, { recursive: true, force: true });
     }
   });
 

@@ -115,7 +115,7 @@ export const assumptions = [
     interface: 'loanbond',
     topic: 'How registered files are kept',
     decision:
-      'each distinct file is stored once, by SHA-256 and size, as a file beside the database (<db>-documents/; for :memory:, a temporary folder removed when the sandbox or workspace closes); records refer to it; a file goes once no record of the state or of any snapshot refers to it (reset, restore, a snapshot deleted); a workspace removed takes its folder',
+      'each distinct file is stored once, by SHA-256 and size, as a file beside the database (<db>-documents/; for :memory:, a folder under the system temp folder, removed when the sandbox or workspace closes, or by the next in-memory sandbox started there if the process was killed); records refer to it; a file goes once no record of the state or of any snapshot refers to it (reset, restore, a snapshot deleted); a workspace removed takes its folder',
     reason:
       'a batch may repeat the same PDF; 750 MB of PDFs belong neither in the JavaScript heap nor in SQLite pages; inspection shows name, size and hash, never the bytes',
   },

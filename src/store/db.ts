@@ -34,11 +34,39 @@ export class DatabaseInUseError extends Error {
 }
 
 /**
+ * An exclusive lock on the file at `path` (a file of its own, made if `create` and missing), held while
+ * the answered connection stays open and referenced: an exclusive SQLite transaction, which the
+ * operating system lets go of when the process ends, however it ends, so a crash leaves no stale lock.
+ * Undefined when another process holds it (or, without `create`, when the file is gone).
+ */
+export function holdFileLock(path: string, create = true): Db | undefined {
+  let lock: Db;
+  try {
+    // No busy timeout: a lock is held for a process's life, so waiting for it would only delay the answer.
+    lock = new Database(path, { timeout: 0, fileMustExist: !create });
+  } catch (err) {
+    if (!create && (err as { code?: string }).code === 'SQLITE_CANTOPEN') return undefined;
+    throw err;
+  }
+  try {
+    lock.pragma('locking_mode = EXCLUSIVE');
+    lock.exec('BEGIN EXCLUSIVE');
+    return lock;
+  } catch (err) {
+    lock.close();
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return undefined;
+    throw err;
+  }
+}
+
+/** Locks held for the life of the process: a connection nobody refers to is closed when collected, and its lock with it. */
+const locks: Db[] = [];
+
+/**
  * Holds `<path>.lock` for the life of the process, so that a second server started on the same
- * database file refuses to start instead of sharing it: an exclusive SQLite transaction on a file of
- * its own (not the database's, which the checkpoint worker and readers such as the sqlite3 shell
- * open beside the server). The operating system lets go of the lock when the process ends, however it
- * ends, so a crash leaves nothing to clean up. :memory: needs none.
+ * database file refuses to start instead of sharing it (holdFileLock; not the database file itself,
+ * which the checkpoint worker and readers such as the sqlite3 shell open beside the server).
+ * :memory: needs none.
  */
 export function lockDatabaseFile(path: string): void {
   if (isInMemoryPath(path)) return;
@@ -46,20 +74,10 @@ export function lockDatabaseFile(path: string): void {
   mkdirSync(dir, { recursive: true });
   // One lock for one file, whichever way its folder is named (a relative path, a symbolic link).
   const lockPath = `${join(realpathSync(dir), basename(path))}.lock`;
-  // No busy timeout: the lock is held for a process's life, so waiting for it would only delay the refusal.
-  const lock = new Database(lockPath, { timeout: 0 });
-  try {
-    lock.pragma('locking_mode = EXCLUSIVE');
-    lock.exec('BEGIN EXCLUSIVE');
-  } catch (err) {
-    lock.close();
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new DatabaseInUseError(path, lockPath);
-    throw err;
-  }
-  // Held by the module: a connection nobody refers to is closed when collected, and its lock with it.
+  const lock = holdFileLock(lockPath);
+  if (lock === undefined) throw new DatabaseInUseError(path, lockPath);
   locks.push(lock);
 }
-const locks: Db[] = [];
 
 export interface OpenedDatabase {
   db: Db;

@@ -1,16 +1,17 @@
 // Loan-bond files kept out of the JavaScript heap and out of SQLite: one file per distinct content,
 // named by its SHA-256 and size, in a folder beside the database (`<db>-documents/`; for :memory:, a
-// temporary folder removed when the state closes or the process exits). lb_documents rows refer to
+// temporary folder removed when the state closes or the process exits, or by the next process if
+// this one was killed: temporaryRoot). lb_documents rows refer to
 // them. A file arrives as an IncomingFile (written while the request streams in), becomes a stored
 // file only inside the transaction that inserts its row (adopt, a rename), and is removed once no
 // row refers to it: not the current state's, not any snapshot's (sweep, after a reset, a restore, a
 // snapshot dropped, a failed transaction, and at open for what a crash left behind).
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { type FileHandle, open, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Db, isInMemoryPath } from './db.js';
+import { type Db, holdFileLock, isInMemoryPath } from './db.js';
 
 export interface DocumentKey {
   sha256: string;
@@ -30,16 +31,74 @@ export function documentFileName(key: DocumentKey): string {
   return `${key.sha256}-${key.size}.pdf`;
 }
 
-/** Temporary folders of in-memory states, removed at exit if their state was not closed. */
-const temporary = new Set<string>();
-let exitHook = false;
-function removeAtExit(dir: string): void {
-  temporary.add(dir);
-  if (exitHook) return;
-  exitHook = true;
-  process.once('exit', () => {
-    for (const d of temporary) rmSync(d, { recursive: true, force: true });
-  });
+/**
+ * The temp folder of this process: `tradebill-sandbox-<random>/` under the system's temp folder, with
+ * a folder per in-memory state that stored a file. The process holds `<folder>/.lock` while it lives
+ * (holdFileLock), so a folder whose lock can be taken was left by a process that is gone, however it
+ * ended (SIGKILL runs no exit handler): the first in-memory state of the next process removes it. A
+ * lock, not a process id: a process in another PID namespace (a container sharing the folder) may
+ * have any id. The folder is made under another name and renamed once locked, so a folder found
+ * under its own name always has a lock to try.
+ */
+const ROOT_PREFIX = 'tradebill-sandbox-';
+const STAGING_PREFIX = '.tradebill-sandbox-new-';
+const LOCK = '.lock';
+/** A staging folder older than this was left by a process that died between making and renaming it. */
+const STAGING_STALE_MS = 60_000;
+let root: { path: string; lock: Db } | undefined;
+let swept = false;
+
+function temporaryRoot(): string {
+  if (root) return root.path;
+  const base = tmpdir();
+  for (;;) {
+    const staging = mkdtempSync(join(base, STAGING_PREFIX));
+    const lock = holdFileLock(join(staging, LOCK));
+    if (lock === undefined) throw new Error(`the new folder ${staging} was locked by another process`);
+    const path = join(base, ROOT_PREFIX + staging.slice(join(base, STAGING_PREFIX).length));
+    try {
+      renameSync(staging, path);
+    } catch (err) {
+      lock.close();
+      rmSync(staging, { recursive: true, force: true });
+      // Another process's folder has that name (random, so a rare coincidence): another name.
+      if ((err as NodeJS.ErrnoException).code === 'ENOTEMPTY' || (err as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw err;
+    }
+    root = { path, lock };
+    process.once('exit', () => rmSync(path, { recursive: true, force: true }));
+    return path;
+  }
+}
+
+/** Removes, once per process, the temp folders of processes that are gone (see temporaryRoot). */
+function sweepTemporaryRoots(): void {
+  if (swept) return;
+  swept = true;
+  const base = tmpdir();
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const path = join(base, name);
+    try {
+      if (name.startsWith(STAGING_PREFIX)) {
+        if (Date.now() - statSync(path).mtimeMs > STAGING_STALE_MS) rmSync(path, { recursive: true, force: true });
+        continue;
+      }
+      if (!name.startsWith(ROOT_PREFIX) || path === root?.path) continue;
+      // No lock file: not one of these folders (an older sandbox's, or someone else's): left alone.
+      const lock = holdFileLock(join(path, LOCK), false);
+      if (lock === undefined) continue;
+      lock.close();
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Another process removing it at the same time, or a folder not ours to read: left as it is.
+    }
+  }
 }
 
 function processAlive(pid: number): boolean {
@@ -184,6 +243,7 @@ export class DocumentFiles {
     private readonly snapshotCopies: () => readonly string[] = () => [],
   ) {
     this.referenced = db.prepare('SELECT sha256, size FROM main.lb_documents');
+    if (dir === undefined) sweepTemporaryRoots();
     if (dir !== undefined && existsSync(dir)) {
       this.folder = dir;
       for (const name of readdirSync(dir)) {
@@ -203,8 +263,7 @@ export class DocumentFiles {
     if (this.closed) throw new Error('the documents folder of a closed state was used');
     if (this.folder === undefined) {
       if (this.dir === undefined) {
-        this.folder = mkdtempSync(join(tmpdir(), 'tradebill-sandbox-documents-'));
-        removeAtExit(this.folder);
+        this.folder = mkdtempSync(join(temporaryRoot(), 'documents-'));
       } else {
         mkdirSync(this.dir, { recursive: true });
         this.folder = this.dir;
@@ -266,7 +325,6 @@ export class DocumentFiles {
     this.closed = true;
     if (this.dir !== undefined || this.folder === undefined) return;
     rmSync(this.folder, { recursive: true, force: true });
-    temporary.delete(this.folder);
   }
 }
 
