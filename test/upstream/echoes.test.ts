@@ -4,7 +4,7 @@
 // as the JSON it is.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -52,6 +52,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await proxy?.close();
   await new Promise((resolve) => upstream?.close(resolve));
+  if (recorded) rmSync(recorded, { recursive: true, force: true });
 });
 
 const send = (path: string, body: string, type: string) =>

@@ -3,7 +3,7 @@
 // no upstream, the conformance report naming exactly the assumptions the platform contradicts, and
 // the sandbox's own answer when the upstream gives none.
 import { request as httpRequest } from 'node:http';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -114,6 +114,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await proxy?.close();
   await platform?.close();
+  if (recorded) rmSync(recorded, { recursive: true, force: true });
 });
 
 describe('proxy mode', () => {

@@ -2,16 +2,27 @@
 // answer costs a bounded number of file writes however many came before, the folder replays the
 // answers in order (the last repeating) and stays replayable if the recorder stops between two
 // writes.
-import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/index.js';
 import type { Exchange } from '../../src/upstream/proxy.js';
 import { Recorder } from '../../src/upstream/record.js';
 import { parseUpstreamUrl } from '../../src/upstream/upstreams.js';
 
 const UPSTREAM = parseUpstreamUrl('http://127.0.0.1:9');
+
+const dirs: string[] = [];
+/** A new recording folder, removed after the test. */
+function recordingDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'recorded-poll-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 /** The n-th answer of the upstream to a client polling one status URL. */
 function poll(n: number, url = '/status/poll-1'): Exchange {
@@ -52,7 +63,7 @@ async function replay(dir: string, url: string, times: number): Promise<unknown[
 
 describe('recording a request that gets a new answer each time', () => {
   it('writes a bounded number of files per answer: the earlier answers are written once', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'recorded-poll-'));
+    const dir = recordingDir();
     const recorder = new Recorder(dir);
     const mappings = join(dir, 'mappings');
     const N = 40;
@@ -82,7 +93,7 @@ describe('recording a request that gets a new answer each time', () => {
   });
 
   it('counts its writes through the files it is given, two per answer at most', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'recorded-poll-'));
+    const dir = recordingDir();
     const writes: string[] = [];
     const recorder = new Recorder(dir, {
       files: {
@@ -98,7 +109,7 @@ describe('recording a request that gets a new answer each time', () => {
   });
 
   it('replays the answers in the order they came, the last one repeating', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'recorded-poll-'));
+    const dir = recordingDir();
     const recorder = new Recorder(dir);
     const N = 12;
     for (let n = 1; n <= N; n++) recorder.record(poll(n), null);
@@ -110,7 +121,7 @@ describe('recording a request that gets a new answer each time', () => {
   });
 
   it('leaves a folder that replays the answers so far if it stops between two writes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'recorded-poll-'));
+    const dir = recordingDir();
     let left = 1 + 2 * 2 + 1; // the first three answers, then only the fourth answer's own file
     const recorder = new Recorder(dir, {
       files: {
@@ -126,7 +137,7 @@ describe('recording a request that gets a new answer each time', () => {
     expect(await replay(dir, '/status/poll-1', 5)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 3 }, { n: 3 }]);
 
     // Stopped between the first answer's and the second's: the first repeats.
-    const dir2 = mkdtempSync(join(tmpdir(), 'recorded-poll-'));
+    const dir2 = recordingDir();
     let left2 = 2;
     const recorder2 = new Recorder(dir2, {
       files: {
