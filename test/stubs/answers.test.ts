@@ -1,11 +1,11 @@
 // What a mapping's answer may hold on the wire: a final status, a reason phrase and header values an
 // HTTP/1.1 message can carry (RFC 9112), refused when the mapping is added; and, whatever a mapping
 // read from an older database or a template renders, an answer that never takes the server down.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readMapping, type Stub } from '../../src/stubs/mapping.js';
 import type { RequestView } from '../../src/stubs/match.js';
 import { renderAnswer } from '../../src/stubs/respond.js';
@@ -136,8 +136,14 @@ describe('an answer that cannot be sent is a template error, never a crash', () 
 });
 
 describe('the --stubs folder', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
   function folder(files: Record<string, string>): string {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-answers-'));
+    dirs.push(dir);
     mkdirSync(join(dir, 'mappings'));
     for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, 'mappings', name), content);
     return dir;

@@ -1,10 +1,10 @@
 // The control calls of user-defined operations over HTTP: adding (all or nothing, every problem named
 // by its pointer), the refusal of a mapping that can only match a documented operation, listing and
 // removing, the --stubs folder, reset and snapshots, scenarios, and isolation between workspaces.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { detailPaths, testApp } from '../helpers.js';
 import { addStubs, BK, RG, stubbed } from './helpers.js';
 
@@ -154,8 +154,14 @@ describe('adding mappings', () => {
   });
 });
 
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
 function stubFolder(): string {
   const dir = mkdtempSync(join(tmpdir(), 'stubs-'));
+  dirs.push(dir);
   mkdirSync(join(dir, 'mappings'));
   mkdirSync(join(dir, '__files'));
   writeFileSync(join(dir, '__files', 'batch.json'), '{"status":"{{request.query.chave}}"}');
