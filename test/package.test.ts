@@ -172,7 +172,8 @@ describe('the packed package, installed into another project', () => {
   it("runs the Jest (CommonJS) example of docs/in-process.md against the installed package", async () => {
     for (const f of readdirSync(join(ROOT, 'test/package/jest')))
       copyFileSync(join(ROOT, 'test/package/jest', f), join(project, f));
-    const { stderr } = await run('npx', ['--no-install', 'jest', '--ci', 'registry.test.js'], {
+    // Jest's cache goes with the rest of this file's work, not into the temporary folder's jest_<uid>.
+    const { stderr } = await run('npx', ['--no-install', 'jest', '--ci', '--cacheDirectory', join(work, 'jest-cache'), 'registry.test.js'], {
       cwd: project,
       env,
     });

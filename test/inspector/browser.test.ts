@@ -343,13 +343,16 @@ describe('the inspector page in chromium', () => {
     await page.click('#overview-h');
     // docs/inspector.png is tracked: it is rewritten only when missing or when UPDATE_SCREENSHOT=1,
     // so a test run leaves the work tree clean; otherwise the picture goes to a temporary folder.
-    const target =
-      process.env.UPDATE_SCREENSHOT === '1' || !existsSync('docs/inspector.png')
-        ? 'docs/inspector.png'
-        : join(mkdtempSync(join(tmpdir(), 'inspector-')), 'inspector.png');
-    mkdirSync(dirname(target), { recursive: true });
-    const png = await page.screenshot({ path: target, fullPage: true });
-    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
-    expect(existsSync(target)).toBe(true);
+    const scratch =
+      process.env.UPDATE_SCREENSHOT === '1' || !existsSync('docs/inspector.png') ? undefined : mkdtempSync(join(tmpdir(), 'inspector-'));
+    const target = scratch === undefined ? 'docs/inspector.png' : join(scratch, 'inspector.png');
+    try {
+      mkdirSync(dirname(target), { recursive: true });
+      const png = await page.screenshot({ path: target, fullPage: true });
+      expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+      expect(existsSync(target)).toBe(true);
+    } finally {
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
+    }
   });
 }, 120_000);
