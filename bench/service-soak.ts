@@ -452,6 +452,15 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.le
 
 async function main(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-soak-'));
+  try {
+    return await soak(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The soak itself, its database and fixtures in `dir`. */
+async function soak(dir: string): Promise<number> {
   const db = join(dir, 'soak.db');
   const fixtures = join(dir, 'fixtures.json');
   writeFileSync(fixtures, JSON.stringify(FIXTURES));
@@ -559,7 +568,6 @@ async function main(): Promise<number> {
     results.resurrected === 0 &&
     stopped === 0;
   log(`## ${pass ? 'PASS' : 'FAIL'}: 5xx ${stats.fiveXX.length} (documented faults ${stats.documentedFaults}), RSS ${results.rssFirstThirdMiB} -> ${results.rssLastThirdMiB} MiB (${results.rssDriftPercent} %), health p99 ${results.healthP99Ms} ms (server loop delay p99 ${results.serverLoopDelayP99Ms} ms; its main thread on a core ${results.serverMainThreadCpuPercent} %, waiting for one ${results.serverMainThreadWaitForCorePercent} % of the time), missing ${before.missing.length}/${after.missing.length}, load ${load}`);
-  rmSync(dir, { recursive: true, force: true });
   return pass ? 0 : 1;
 }
 

@@ -44,39 +44,42 @@ async function main(): Promise<void> {
 
   const browser = await findChromium();
   const profile = mkdtempSync(join(tmpdir(), 'inspector-measure-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: browser.executablePath,
-    env: browser.env,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: browser.args,
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
-  const times: number[] = [];
-  for (let run = 0; run < RUNS; run++) {
-    const t0 = performance.now();
-    await page.goto(`${base}/_sandbox/ui`);
-    await page.waitForFunction(
-      () => (globalThis as unknown as PageGlobals).document.querySelectorAll('.body[aria-busy]').length === 0,
-      undefined,
-      { timeout: 60_000 },
+  try {
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: browser.executablePath,
+      env: browser.env,
+      headless: true,
+      viewport: { width: 1280, height: 900 },
+      args: browser.args,
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    const times: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const t0 = performance.now();
+      await page.goto(`${base}/_sandbox/ui`);
+      await page.waitForFunction(
+        () => (globalThis as unknown as PageGlobals).document.querySelectorAll('.body[aria-busy]').length === 0,
+        undefined,
+        { timeout: 60_000 },
+      );
+      await page.waitForSelector('tr[data-uid="BULK-00000"]');
+      times.push(performance.now() - t0);
+    }
+    const t1 = performance.now();
+    await page.click(`[data-tenant="${TENANT}"] .pager button:has-text("Next")`);
+    await page.waitForSelector('tr[data-uid="BULK-00050"]');
+    const nextPage = performance.now() - t1;
+    const rows = await page.locator('tr[data-uid]').count();
+    const entries = await page.locator('#journal-body li').count();
+    const sorted = [...times].sort((a, b) => a - b);
+    process.stdout.write(
+      `page drawn in ${times.map((t) => t.toFixed(0)).join(', ')} ms (first load cold; median ${sorted[1]?.toFixed(0)} ms); ` +
+        `next page of bills ${nextPage.toFixed(0)} ms; ${rows} bill rows and ${entries} journal entries in the page\n`,
     );
-    await page.waitForSelector('tr[data-uid="BULK-00000"]');
-    times.push(performance.now() - t0);
+    await context.close();
+  } finally {
+    rmSync(profile, { recursive: true, force: true });
   }
-  const t1 = performance.now();
-  await page.click(`[data-tenant="${TENANT}"] .pager button:has-text("Next")`);
-  await page.waitForSelector('tr[data-uid="BULK-00050"]');
-  const nextPage = performance.now() - t1;
-  const rows = await page.locator('tr[data-uid]').count();
-  const entries = await page.locator('#journal-body li').count();
-  const sorted = [...times].sort((a, b) => a - b);
-  process.stdout.write(
-    `page drawn in ${times.map((t) => t.toFixed(0)).join(', ')} ms (first load cold; median ${sorted[1]?.toFixed(0)} ms); ` +
-      `next page of bills ${nextPage.toFixed(0)} ms; ${rows} bill rows and ${entries} journal entries in the page\n`,
-  );
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
   await app.close();
 }
 
