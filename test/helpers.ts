@@ -1,7 +1,10 @@
 // Shared test plumbing: an app per test on :memory:, and a log capture.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, expect } from 'vitest';
+import { afterEach, expect, onTestFinished } from 'vitest';
 import { type AppOptions, buildApp } from '../src/app.js';
 import type { FixtureDocument } from '../src/interfaces.js';
 
@@ -80,4 +83,11 @@ export async function submitCnab(
 /** The JSON pointers an error's details name, sorted: which fields a refusal is about. */
 export function detailPaths(res: { json(): unknown }): string[] {
   return (res.json() as { details: Array<{ path: string }> }).details.map((d) => d.path).sort();
+}
+
+/** A new folder in the temporary folder, removed once the test that made it has finished (after its afterEach hooks). */
+export function tempFolder(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }

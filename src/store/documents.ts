@@ -1,11 +1,11 @@
 // Loan-bond files kept out of the JavaScript heap and out of SQLite: one file per distinct content,
 // named by its SHA-256 and size, in a folder beside the database (`<db>-documents/`; for :memory:, a
 // temporary folder removed when the state closes or the process exits, or by the next process if
-// this one was killed: temporaryRoot). lb_documents rows refer to
-// them. A file arrives as an IncomingFile (written while the request streams in), becomes a stored
-// file only inside the transaction that inserts its row (adopt, a rename), and is removed once no
-// row refers to it: not the current state's, not any snapshot's (sweep, after a reset, a restore, a
-// snapshot dropped, a failed transaction, and at open for what a crash left behind).
+// this one was killed: temporaryRoot). lb_documents rows refer to them. A file arrives as an
+// IncomingFile (written while the request streams in), becomes a stored file only inside the
+// transaction that inserts its row (adopt, a rename), and is removed once no row refers to it: not
+// the current state's, not any snapshot's (sweep, after a reset, a restore, a snapshot dropped, a
+// failed transaction, and at open for what a crash left behind).
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { type FileHandle, open, unlink } from 'node:fs/promises';
@@ -89,7 +89,8 @@ function sweepTemporaryRoots(): void {
         if (Date.now() - statSync(path).mtimeMs > STAGING_STALE_MS) rmSync(path, { recursive: true, force: true });
         continue;
       }
-      if (!name.startsWith(ROOT_PREFIX) || path === root?.path) continue;
+      // This process's own folder is made after this sweep, never found by it.
+      if (!name.startsWith(ROOT_PREFIX)) continue;
       // No lock file: not one of these folders (an older sandbox's, or someone else's): left alone.
       const lock = holdFileLock(join(path, LOCK), false);
       if (lock === undefined) continue;

@@ -3,14 +3,14 @@
 // process lives on, nothing of it is stored and no incoming file stays behind. The file system's
 // failures are injected by wrapping node:fs/promises' open for this file's module graph.
 import { Buffer } from 'node:buffer';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import type * as FsPromises from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { workspaceDbPath } from '../../src/control/workspace-routes.js';
+import { tempFolder } from '../helpers.js';
 import { body, documentCount, type ErrorBody, lbApp, pdf, record, registrationCount, URL } from './helpers.js';
 
 /** The failure the next writes of an incoming file meet (undefined: writes succeed). */
@@ -31,7 +31,6 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   return { ...fs, open, default: { ...fs, open } };
 });
 
-const dirs: string[] = [];
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);
 beforeEach(() => {
@@ -41,13 +40,8 @@ beforeEach(() => {
 afterEach(() => {
   process.off('unhandledRejection', onUnhandled);
   inject.writeError = undefined;
-  while (dirs.length > 0) rmSync(dirs.pop() as string, { recursive: true, force: true });
 });
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'lb-fail-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = () => tempFolder('lb-fail-');
 const filesIn = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 const plain = (documento: string) => record({ assinantes: [], assinaturas: [], documentos_adicionais: [], documento });
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));

@@ -3,29 +3,21 @@
 // restarts, snapshots, resets and workspaces.
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { workspaceDbPath } from '../../src/control/workspace-routes.js';
 import { MAX_FILE_BYTES } from '../../src/domain/pdf.js';
 import { migrations } from '../../src/store/migrations.js';
 import { buildPdf, onePage, STANDARD_SECURITY_HANDLER } from '../domain/pdf-builder.js';
+import { tempFolder } from '../helpers.js';
 import { body, documentCount, type ErrorBody, lbApp, pdf, pdfBytes, record, registrationCount, URL } from './helpers.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  while (dirs.length > 0) rmSync(dirs.pop() as string, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'lb-stream-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = () => tempFolder('lb-stream-');
 
 const plain = (overrides: Record<string, unknown> = {}) =>
   record({ assinantes: [], assinaturas: [], documentos_adicionais: [], ...overrides });

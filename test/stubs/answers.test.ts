@@ -1,16 +1,15 @@
 // What a mapping's answer may hold on the wire: a final status, a reason phrase and header values an
 // HTTP/1.1 message can carry (RFC 9112), refused when the mapping is added; and, whatever a mapping
 // read from an older database or a template renders, an answer that never takes the server down.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readMapping, type Stub } from '../../src/stubs/mapping.js';
 import type { RequestView } from '../../src/stubs/match.js';
 import { renderAnswer } from '../../src/stubs/respond.js';
 import { templateHelpers, TemplateError } from '../../src/runtime/templates.js';
-import { testApp } from '../helpers.js';
+import { tempFolder, testApp } from '../helpers.js';
 import { addStubs, RG, stubbed } from './helpers.js';
 
 const details = (res: { json(): unknown }) => (res.json() as { details: Array<{ path: string; message: string }> }).details;
@@ -136,14 +135,8 @@ describe('an answer that cannot be sent is a template error, never a crash', () 
 });
 
 describe('the --stubs folder', () => {
-  const dirs: string[] = [];
-  afterAll(() => {
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
-
   function folder(files: Record<string, string>): string {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbox-answers-'));
-    dirs.push(dir);
+    const dir = tempFolder('sandbox-answers-');
     mkdirSync(join(dir, 'mappings'));
     for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, 'mappings', name), content);
     return dir;

@@ -1,11 +1,10 @@
 // The control calls of user-defined operations over HTTP: adding (all or nothing, every problem named
 // by its pointer), the refusal of a mapping that can only match a documented operation, listing and
 // removing, the --stubs folder, reset and snapshots, scenarios, and isolation between workspaces.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { detailPaths, testApp } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { detailPaths, tempFolder, testApp } from '../helpers.js';
 import { addStubs, BK, RG, stubbed } from './helpers.js';
 
 const get = (app: Awaited<ReturnType<typeof testApp>>, url: string) => app.inject({ method: 'GET', url });
@@ -154,14 +153,8 @@ describe('adding mappings', () => {
   });
 });
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
 function stubFolder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'stubs-'));
-  dirs.push(dir);
+  const dir = tempFolder('stubs-');
   mkdirSync(join(dir, 'mappings'));
   mkdirSync(join(dir, '__files'));
   writeFileSync(join(dir, '__files', 'batch.json'), '{"status":"{{request.query.chave}}"}');

@@ -3,20 +3,18 @@
 // (Sandbox-Recording), and the folder still replays with the documented command.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/index.js';
 import { MAX_MAPPINGS_PER_WORKSPACE } from '../../src/stubs/stub-set.js';
 import { parseUpstreamUrl } from '../../src/upstream/upstreams.js';
 import { Recorder } from '../../src/upstream/record.js';
-import { LogCapture } from '../helpers.js';
+import { LogCapture, tempFolder } from '../helpers.js';
 
 describe('a recording that reaches the most mappings --stubs serves', () => {
   let upstream: Server;
   let upstreamUrl: string;
-  const dirs: string[] = [];
 
   beforeAll(async () => {
     upstream = createServer((req, res) => {
@@ -31,14 +29,9 @@ describe('a recording that reaches the most mappings --stubs serves', () => {
     await new Promise((resolve) => upstream?.close(resolve));
   });
 
-  afterEach(() => {
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-  });
-
   /** A recording folder already holding `count` mappings (an earlier session's), in one file. */
   function folderHolding(count: number): string {
-    const dir = mkdtempSync(join(tmpdir(), 'recorded-full-'));
-    dirs.push(dir);
+    const dir = tempFolder('recorded-full-');
     mkdirSync(join(dir, 'mappings'));
     const mappings = Array.from({ length: count }, (_, i) => ({ request: { method: 'GET', url: `/earlier/${i}` }, response: { status: 200, body: `earlier ${i}` } }));
     writeFileSync(join(dir, 'mappings', 'earlier.json'), JSON.stringify({ mappings }));

@@ -2,27 +2,19 @@
 // answer costs a bounded number of file writes however many came before, the folder replays the
 // answers in order (the last repeating) and stays replayable if the recorder stops between two
 // writes.
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/index.js';
 import type { Exchange } from '../../src/upstream/proxy.js';
 import { Recorder } from '../../src/upstream/record.js';
 import { parseUpstreamUrl } from '../../src/upstream/upstreams.js';
+import { tempFolder } from '../helpers.js';
 
 const UPSTREAM = parseUpstreamUrl('http://127.0.0.1:9');
 
-const dirs: string[] = [];
 /** A new recording folder, removed after the test. */
-function recordingDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'recorded-poll-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const recordingDir = () => tempFolder('recorded-poll-');
 
 /** The n-th answer of the upstream to a client polling one status URL. */
 function poll(n: number, url = '/status/poll-1'): Exchange {
