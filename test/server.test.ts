@@ -151,6 +151,8 @@ describe('the server process', () => {
       expect(second.err).toContain('Give each process its own --db');
       // The first one still answers from the file, untouched.
       expect((await fetch(`http://127.0.0.1:${first.port}/_sandbox/health`)).status).toBe(200);
+      // The lock is one file: no rollback journal of it is left beside the database.
+      expect(readdirSync(dir).filter((f) => f.includes('lock'))).toEqual(['sandbox.db.lock']);
       // Killed, not closed: the operating system lets go of the lock.
       const killed = once(first.child, 'exit');
       first.child.kill('SIGKILL');

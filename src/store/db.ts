@@ -50,6 +50,8 @@ export function holdFileLock(path: string, create = true): Db | undefined {
   }
   try {
     lock.pragma('locking_mode = EXCLUSIVE');
+    // Nothing is ever written through it: its journal in memory, not a <path>-journal file left beside it.
+    lock.pragma('journal_mode = MEMORY');
     lock.exec('BEGIN EXCLUSIVE');
     return lock;
   } catch (err) {
