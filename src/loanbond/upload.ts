@@ -1,10 +1,10 @@
 // The registration body read as a stream (about 1 GB at its largest: 50 PDFs of 15 MB as base64):
 // every documento and conteudo is decoded as it arrives, checked (rules 5, 4 and 3 as soon as each
-// can be decided) and written to an incoming file while its SHA-256 is computed; the rest of the body
+// can be decided) and written to an incoming file, which computes its SHA-256 (on the document
+// writer's thread for files over 256 KiB: store/document-writer.ts); the rest of the body
 // is kept and parsed like any other body, so the schema, the rules and their pointers are today's.
 // What is in memory at any time: the fields besides the files, a chunk of the request, and up to a
 // few MiB of decoded bytes per file waiting to be written (the request pauses until they are).
-import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Base64Stream } from '../domain/base64.js';
@@ -45,7 +45,6 @@ const HEAD_KEPT = 1100;
 class FileReceiver implements StringSink {
   private readonly base64 = new Base64Stream((bytes) => this.decoded(bytes));
   private readonly check = new PdfFileCheck(MAX_FILE_BYTES);
-  private readonly hash = createHash('sha256');
   private file: IncomingFile | undefined;
   private storing = true;
   /** The first characters of the text and the first decoded bytes: what a refusal says the file was sent as. */
@@ -98,7 +97,6 @@ class FileReceiver implements StringSink {
     }
     if (!this.storing) return;
     if (this.upload.refusing) return this.stopStoring();
-    this.hash.update(bytes);
     this.file ??= this.upload.documents.incoming();
     this.file.write(bytes);
   }
@@ -144,11 +142,14 @@ class FileReceiver implements StringSink {
     }
     const file = this.file ?? this.upload.documents.incoming();
     this.file = file;
-    this.finished = file.finish();
+    this.result = { ok: true, sha256: '', size, file };
+    // The digest comes from the writer once the file is closed (store/document-writer.ts).
+    this.finished = file.finish().then((sha256) => {
+      if (this.result?.ok && this.result.file === file) this.result = { ...this.result, sha256 };
+    });
     // Awaited by settle() once the whole body is read; a write failing before that is reported
     // there (or by drained()), never as a rejection nobody handles while the body streams in.
     this.finished.catch(() => undefined);
-    this.result = { ok: true, sha256: this.hash.digest('hex'), size, file };
   }
 
   private refuse(refusal: LoanbondOutcome, message: string): void {

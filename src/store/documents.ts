@@ -6,12 +6,13 @@
 // transaction that inserts its row (adopt, a rename), and is removed once no row refers to it: not
 // the current state's, not any snapshot's (sweep, after a reset, a restore, a snapshot dropped, a
 // failed transaction, and at open for what a crash left behind).
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { type FileHandle, open, unlink } from 'node:fs/promises';
+import { unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Db, holdFileLock, isInMemoryPath } from './db.js';
+import { documentWriter, INLINE_BYTES, type WriterClient } from './document-writer.js';
 
 export interface DocumentKey {
   sha256: string;
@@ -19,8 +20,6 @@ export interface DocumentKey {
 }
 
 const INCOMING = '.incoming-';
-/** Bytes gathered before one write: few system calls, a bounded amount of memory per file. */
-const WRITE_BATCH = 1024 * 1024;
 
 /** The folder of a database file's documents. */
 export function documentsDir(dbPath: string): string {
@@ -112,30 +111,45 @@ function processAlive(pid: number): boolean {
 }
 
 /**
- * A file being written while its request streams in. Writes are queued and gathered; `backlog` says
- * how many bytes wait, so that the reader can pause the request until they are written.
+ * A file being written while its request streams in, by the process's document writer (a worker
+ * thread: document-writer.ts), which also computes its SHA-256. Writes are gathered into batches;
+ * `backlog` says how many bytes wait, so that the reader can pause the request until they are written.
  */
-export class IncomingFile {
-  private handle: Promise<FileHandle> | undefined;
-  private queue: Buffer[] = [];
-  private queued = 0;
+export class IncomingFile implements WriterClient {
+  /** Its number with the writer, once something was sent (registered then: a file never sent costs nothing). */
+  private id: number | undefined;
+  /** The batch being filled, and how much of it is. */
+  private batch: Uint8Array<ArrayBuffer> | undefined;
+  private filled = 0;
   private inFlight = 0;
-  private writing: Promise<void> = Promise.resolve();
-  private error: unknown;
+  private error: Error | undefined;
   private closed = false;
+  /** Written from the main thread (writeInline): the file may exist without the writer knowing it. */
+  private inline = false;
+  /** The worker closed the file (finished, or it ended): removing it is the main thread's. */
+  private closedByWriter = false;
+  /** Renamed to a stored file's name (DocumentFiles.adopt): no longer this incoming file's to remove. */
+  adopted = false;
+  private waiters: Array<() => void> = [];
+  private finishing: { resolve: (sha256: string) => void; reject: (err: Error) => void } | undefined;
 
   constructor(readonly path: string) {}
 
   /** Bytes accepted but not yet written. */
   get backlog(): number {
-    return this.queued + this.inFlight;
+    return this.filled + this.inFlight;
   }
 
   write(bytes: Buffer): void {
     if (this.closed) throw new Error('write after the incoming file was closed');
-    this.queue.push(bytes);
-    this.queued += bytes.length;
-    if (this.queued >= WRITE_BATCH) this.flush();
+    for (let at = 0; at < bytes.length; ) {
+      const batch = (this.batch ??= documentWriter.buffer());
+      const n = Math.min(bytes.length - at, batch.length - this.filled);
+      batch.set(n === bytes.length ? bytes : bytes.subarray(at, at + n), this.filled);
+      this.filled += n;
+      at += n;
+      if (this.filled === batch.length) this.flush();
+    }
   }
 
   /** Why a write (or the opening) failed, once one did: nothing more is written then. */
@@ -146,83 +160,100 @@ export class IncomingFile {
   /** Resolves once what was accepted so far is written (rejects if a write failed). */
   async drained(): Promise<void> {
     this.flush();
-    await this.writing;
+    while (this.inFlight > 0 && this.error === undefined) await new Promise<void>((resolve) => this.waiters.push(resolve));
     if (this.error !== undefined) throw this.error;
   }
 
-  /** Writes what is left and closes the file. */
-  async finish(): Promise<void> {
-    const handle = this.opened();
-    await this.drained();
+  /** Writes what is left and closes the file; resolves with the SHA-256 of its bytes. */
+  finish(): Promise<string> {
     this.closed = true;
-    await (await handle).close();
-    this.handle = undefined;
+    if (this.id === undefined && this.filled <= INLINE_BYTES) return this.writeInline();
+    return new Promise((resolve, reject) => {
+      this.finishing = { resolve, reject };
+      if (this.filled > 0) this.flush(true);
+      else documentWriter.finish(this.writerId(), this.path);
+    });
   }
 
-  /** Closes and removes the file (nothing of it stays); never rejects. */
+  /** Closes and removes the file (nothing of it stays, unless it became a stored file); never rejects. */
   async abandon(): Promise<void> {
     this.closed = true;
-    this.queue = [];
-    this.queued = 0;
-    await this.writing.catch(() => undefined);
-    // A file that could not be opened has no handle to close (and maybe no file to remove).
-    const handle = await this.handle?.catch(() => undefined);
-    await handle?.close().catch(() => undefined);
-    this.handle = undefined;
+    if (this.batch) documentWriter.release(this.batch);
+    this.batch = undefined;
+    this.filled = 0;
+    if (this.adopted) return;
+    if (this.id !== undefined && !this.closedByWriter) {
+      // Maybe still open in the worker: it closes the file (its descriptor would stay open otherwise) and removes it.
+      if (await documentWriter.abandon(this.id, this.path)) return;
+    } else if (this.id === undefined && !this.inline) {
+      // Nothing was ever sent nor written: no file was made.
+      return;
+    }
     await unlink(this.path).catch(() => undefined);
   }
 
+  written(bytes: number, error: Error | undefined): void {
+    this.inFlight -= bytes;
+    if (error !== undefined) this.error ??= error;
+    if (this.inFlight <= 0 || this.error !== undefined) {
+      const waiters = this.waiters;
+      this.waiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
+  finished(sha256: string | undefined, error: Error | undefined): void {
+    this.closedByWriter = true;
+    const f = this.finishing;
+    this.finishing = undefined;
+    if (error !== undefined) this.error ??= error;
+    if (sha256 !== undefined && this.error === undefined) f?.resolve(sha256);
+    else f?.reject(this.error ?? new Error('the document writer gave no digest'));
+  }
+
+  ended(cause: Error): void {
+    this.written(this.inFlight, cause);
+    this.finished(undefined, cause);
+  }
+
   /**
-   * The file's handle, opened on first use. Its promise is awaited only once the writes before it
-   * are done: a failed opening must not count as unhandled meanwhile (it is reported by drained()).
+   * A small file, whole in its first batch, is hashed and written from here: the worker's start
+   * (about 40 ms when it is not running) and round trip cost more than hashing 256 KiB (0.2 ms).
    */
-  private opened(): Promise<FileHandle> {
-    if (!this.handle) {
-      this.handle = open(this.path, 'wx');
-      this.handle.catch(() => undefined);
+  private async writeInline(): Promise<string> {
+    const batch = this.batch;
+    const bytes = batch?.subarray(0, this.filled) ?? new Uint8Array(0);
+    this.inFlight += this.filled;
+    this.filled = 0;
+    this.batch = undefined;
+    this.inline = true;
+    try {
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      const fault = documentWriter.failWrites;
+      if (fault !== undefined) throw Object.assign(new Error(`${fault}: injected, write`), { code: fault, syscall: 'write' });
+      await writeFile(this.path, bytes, { flag: 'wx' });
+      return sha256;
+    } catch (err) {
+      this.error ??= err as Error;
+      throw err;
+    } finally {
+      if (batch) documentWriter.release(batch);
+      this.written(bytes.length, undefined);
     }
-    return this.handle;
   }
 
-  private flush(): void {
-    if (this.queued === 0) return;
-    const batch = this.queue;
-    const bytes = this.queued;
-    this.queue = [];
-    this.queued = 0;
-    this.inFlight += bytes;
-    const handle = this.opened();
-    this.writing = this.writing.then(async () => {
-      if (this.error !== undefined) return;
-      try {
-        const h = await handle;
-        let left = batch;
-        while (left.length > 0) {
-          const { bytesWritten } = await h.writev(left);
-          left = remaining(left, bytesWritten);
-        }
-      } catch (err) {
-        this.error = err;
-      } finally {
-        this.inFlight -= bytes;
-      }
-    });
+  private writerId(): number {
+    return (this.id ??= documentWriter.register(this));
   }
-}
 
-/** The buffers of `list` after its first `written` bytes. */
-function remaining(list: Buffer[], written: number): Buffer[] {
-  let skip = written;
-  const out: Buffer[] = [];
-  for (const b of list) {
-    if (skip >= b.length) {
-      skip -= b.length;
-      continue;
-    }
-    out.push(skip > 0 ? b.subarray(skip) : b);
-    skip = 0;
+  private flush(last = false): void {
+    const batch = this.batch;
+    if (batch === undefined || this.filled === 0) return;
+    this.inFlight += this.filled;
+    documentWriter.write(this.writerId(), this.path, batch, this.filled, last);
+    this.batch = undefined;
+    this.filled = 0;
   }
-  return out;
 }
 
 export class DocumentFiles {
@@ -293,6 +324,7 @@ export class DocumentFiles {
   adopt(file: IncomingFile, key: DocumentKey): void {
     const name = documentFileName(key);
     renameSync(file.path, join(this.folderPath(), name));
+    file.adopted = true;
     this.known.add(name);
   }
 

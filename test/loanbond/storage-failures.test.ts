@@ -1,35 +1,17 @@
 // A registration whose files cannot be written (file too large for the process, disk full, its
 // workspace removed while the body streams in): the request is refused with the cause named, the
 // process lives on, nothing of it is stored and no incoming file stays behind. The file system's
-// failures are injected by wrapping node:fs/promises' open for this file's module graph.
+// failures are injected through the writer's test switch (documentWriter.failWrites), which fails
+// the writes of the worker thread (files over 256 KiB) and of the main thread (smaller ones) alike.
 import { Buffer } from 'node:buffer';
 import { existsSync, readdirSync } from 'node:fs';
-import type * as FsPromises from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { workspaceDbPath } from '../../src/control/workspace-routes.js';
+import { documentWriter } from '../../src/store/document-writer.js';
 import { tempFolder } from '../helpers.js';
 import { body, documentCount, type ErrorBody, lbApp, pdf, record, registrationCount, URL } from './helpers.js';
-
-/** The failure the next writes of an incoming file meet (undefined: writes succeed). */
-const inject: { writeError: string | undefined } = { writeError: undefined };
-
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const fs = await importOriginal<typeof FsPromises>();
-  const open = async (...args: Parameters<typeof fs.open>): Promise<FileHandle> => {
-    const handle = await fs.open(...args);
-    const writev = handle.writev.bind(handle);
-    handle.writev = ((...w: Parameters<FileHandle['writev']>) => {
-      const code = inject.writeError;
-      if (code === undefined) return writev(...w);
-      return Promise.reject(Object.assign(new Error(`${code}: injected, write`), { code, syscall: 'write' }));
-    }) as FileHandle['writev'];
-    return handle;
-  };
-  return { ...fs, open, default: { ...fs, open } };
-});
 
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);
@@ -39,7 +21,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   process.off('unhandledRejection', onUnhandled);
-  inject.writeError = undefined;
+  documentWriter.failWrites = undefined;
 });
 const tempDir = () => tempFolder('lb-fail-');
 const filesIn = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
@@ -48,13 +30,14 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 describe('a registration whose files cannot be written', () => {
   it.each([
-    ['EFBIG', /file too large \(EFBIG\)/],
-    ['ENOSPC', /disk full \(ENOSPC\)/],
-  ])('%s: a 400 naming the cause, no crash, nothing stored, no incoming file left', async (code, cause) => {
+    ['EFBIG', 1_500_000, 'the writer thread', /file too large \(EFBIG\)/],
+    ['ENOSPC', 1_500_000, 'the writer thread', /disk full \(ENOSPC\)/],
+    ['ENOSPC', 20_000, 'the main thread', /disk full \(ENOSPC\)/],
+  ])('%s: a 400 naming the cause, no crash, nothing stored, no incoming file left (files of %d bytes, written by %s)', async (code, size, _thread, cause) => {
     const db = join(tempDir(), 'sandbox.db');
     const app = await lbApp({ db });
-    inject.writeError = code;
-    const text = JSON.stringify(body([plain(pdf(1_500_000, { tag: 'a' })), plain(pdf(1_500_000, { tag: 'b' }))]));
+    documentWriter.failWrites = code;
+    const text = JSON.stringify(body([plain(pdf(size, { tag: 'a' })), plain(pdf(size, { tag: 'b' }))]));
     const pieces: Buffer[] = [];
     const bytes = Buffer.from(text);
     for (let at = 0; at < bytes.length; at += 65536) pieces.push(bytes.subarray(at, at + 65536));
@@ -71,7 +54,7 @@ describe('a registration whose files cannot be written', () => {
     expect(err.statusCode).toBe(400);
     expect(err.message).toMatch(/a fault of the sandbox, not of your request/);
     expect(err.message).toMatch(cause);
-    inject.writeError = undefined;
+    documentWriter.failWrites = undefined;
     expect(await registrationCount(app)).toBe(0);
     expect(await documentCount(app)).toBe(0);
     expect(filesIn(`${db}-documents`)).toEqual([]);

@@ -1,0 +1,100 @@
+// The document writer (src/store/document-writer.ts): a file over 256 KiB is written and hashed by
+// one worker thread for the whole process, a smaller one by the main thread. Either way the stored
+// file is the document byte for byte and is named by its SHA-256; the thread starts on the first
+// large file, ends once idle, and its death under a request refuses that request and nothing else.
+import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BATCH_BYTES, documentWriter, INLINE_BYTES, WRITER_LINGER_MS } from '../../src/store/document-writer.js';
+import { tempFolder } from '../helpers.js';
+import { body, documentCount, type ErrorBody, lbApp, pdf, pdfBytes, record, registrationCount, URL } from './helpers.js';
+
+const plain = (documento: string) => record({ assinantes: [], assinaturas: [], documentos_adicionais: [], documento });
+const registered = async (app: FastifyInstance, files: Buffer[]) => {
+  const res = await app.inject({ method: 'POST', url: URL, payload: body(files.map((f) => plain(f.toString('base64')))) });
+  expect(res.statusCode).toBe(201);
+  return (res.json() as { registros: Array<{ codigo_identificador: string }> }).registros.map((r) => r.codigo_identificador);
+};
+const until = async (what: string, ok: () => boolean) => {
+  for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
+  if (!ok()) throw new Error(`gave up waiting: ${what}`);
+};
+
+afterEach(() => {
+  documentWriter.lingerMs = WRITER_LINGER_MS;
+});
+
+describe('the document writer', () => {
+  it('writes small files from the main thread and larger ones from one worker thread, each byte for byte under its SHA-256', async () => {
+    const db = join(tempFolder('lb-writer-'), 'sandbox.db');
+    const app = await lbApp({ db });
+    await documentWriter.terminate();
+    const started = documentWriter.threadsStarted;
+    const small = [pdfBytes(900, { tag: 's' }), pdfBytes(INLINE_BYTES, { tag: 'at the limit' })];
+    await registered(app, small);
+    expect(documentWriter.threadsStarted).toBe(started);
+    expect(documentWriter.running).toBe(false);
+
+    // Just over the limit, a whole batch, a batch and a byte, several batches with a part.
+    const large = [INLINE_BYTES + 1, BATCH_BYTES, BATCH_BYTES + 1, 3 * BATCH_BYTES + 12_345].map((size) => pdfBytes(size, { tag: `l${size}` }));
+    const ids = await registered(app, large);
+    expect(documentWriter.threadsStarted).toBe(started + 1);
+    for (const [i, file] of [...small, ...large].entries()) {
+      const sha256 = createHash('sha256').update(file).digest('hex');
+      expect(readFileSync(join(`${db}-documents`, `${sha256}-${file.length}.pdf`)).equals(file)).toBe(true);
+      if (i >= small.length) {
+        const detail = (await app.inject({ url: `/_sandbox/loanbond/registrations/${ids[i - small.length]}` })).json() as {
+          documento: { size: number; sha256: string };
+        };
+        expect(detail.documento).toEqual({ nome: 'ccb-0001.pdf', size: file.length, sha256 });
+      }
+    }
+    expect(readdirSync(`${db}-documents`).sort()).toHaveLength(small.length + large.length);
+    await app.close();
+  });
+
+  it('ends its thread once idle, and the next large file starts another', async () => {
+    const app = await lbApp();
+    documentWriter.lingerMs = 50;
+    await registered(app, [pdfBytes(INLINE_BYTES + 10, { tag: 'first' })]);
+    const started = documentWriter.threadsStarted;
+    await until('the thread ended', () => !documentWriter.running);
+    await registered(app, [pdfBytes(INLINE_BYTES + 10, { tag: 'second' })]);
+    expect(documentWriter.threadsStarted).toBe(started + 1);
+    expect(await documentCount(app)).toBe(2);
+    await app.close();
+  });
+
+  it('dying under a request: that request is refused as a fault of the sandbox, nothing of it stays, the next one is stored', async () => {
+    const db = join(tempFolder('lb-writer-'), 'sandbox.db');
+    const app = await lbApp({ db });
+    // No thread left by an earlier test: the one running below is this request's.
+    await documentWriter.terminate();
+    const bytes = Buffer.from(JSON.stringify(body([plain(pdf(3_000_000, { tag: 'a' })), plain(pdf(3_000_000, { tag: 'b' }))])));
+    const stream = new PassThrough();
+    const answer = app.inject({
+      method: 'POST',
+      url: URL,
+      headers: { 'content-type': 'application/json', 'content-length': String(bytes.length) },
+      payload: stream,
+    });
+    stream.write(bytes.subarray(0, Math.floor(bytes.length * 0.3)));
+    await until('the thread started', () => documentWriter.running);
+    await documentWriter.terminate();
+    stream.end(bytes.subarray(Math.floor(bytes.length * 0.3)));
+    const res = await answer;
+    expect(res.statusCode).toBe(400);
+    expect((res.json() as ErrorBody).message).toMatch(/a fault of the sandbox, not of your request/);
+    expect(await registrationCount(app)).toBe(0);
+    expect(await documentCount(app)).toBe(0);
+    const folder = `${db}-documents`;
+    expect(existsSync(folder) ? readdirSync(folder) : []).toEqual([]);
+    await registered(app, [pdfBytes(INLINE_BYTES * 2, { tag: 'after' })]);
+    expect(await documentCount(app)).toBe(1);
+    await app.close();
+  });
+});
