@@ -194,7 +194,10 @@ class DocumentWriter {
     worker.on('message', (m: Answer) => this.answer(m));
     worker.on('error', () => undefined);
     worker.once('exit', (code) => {
-      if (this.worker === worker) this.worker = undefined;
+      // A thread let go when idle (lingerIfIdle) had no files; its end, reported a few milliseconds
+      // later, must not touch the files of a thread started meanwhile.
+      if (this.worker !== worker) return;
+      this.worker = undefined;
       // Files it had open stay open (their descriptors belong to the process); none had a reason to.
       const cause = new Error(`the thread writing the documents ended (exit code ${code})`);
       const clients = [...this.clients.values()];

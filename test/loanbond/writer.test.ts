@@ -10,6 +10,7 @@ import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BATCH_BYTES, documentWriter, INLINE_BYTES, WRITER_LINGER_MS } from '../../src/store/document-writer.js';
+import { IncomingFile } from '../../src/store/documents.js';
 import { tempFolder } from '../helpers.js';
 import { body, documentCount, type ErrorBody, lbApp, pdf, pdfBytes, record, registrationCount, URL } from './helpers.js';
 
@@ -67,6 +68,31 @@ describe('the document writer', () => {
     expect(documentWriter.threadsStarted).toBe(started + 1);
     expect(await documentCount(app)).toBe(2);
     await app.close();
+  });
+
+  it('a thread let go when idle ends no file of a thread started after it', async () => {
+    // The idle thread is let go by a timer; its end is reported on a later turn of the event loop. A
+    // timer of the same length set after it runs right after it, in the same turn: a file started
+    // there has a new thread, and the old one's end must not fail it.
+    const folder = tempFolder('lb-writer-');
+    documentWriter.lingerMs = 5;
+    const first = pdfBytes(INLINE_BYTES + 1000, { tag: 'first' });
+    const a = new IncomingFile(join(folder, 'a'));
+    a.write(first);
+    expect(await a.finish()).toBe(createHash('sha256').update(first).digest('hex'));
+    const started = documentWriter.threadsStarted;
+    const second = pdfBytes(INLINE_BYTES + 1000, { tag: 'second' });
+    const digest = await new Promise<Promise<string>>((resolve) =>
+      setTimeout(() => {
+        expect(documentWriter.running).toBe(false);
+        const b = new IncomingFile(join(folder, 'b'));
+        b.write(second);
+        resolve(b.finish());
+      }, 5),
+    );
+    expect(digest).toBe(createHash('sha256').update(second).digest('hex'));
+    expect(documentWriter.threadsStarted).toBe(started + 1);
+    expect(readFileSync(join(folder, 'b')).equals(second)).toBe(true);
   });
 
   it('dying under a request: that request is refused as a fault of the sandbox, nothing of it stays, the next one is stored', async () => {
