@@ -2,7 +2,8 @@
 // The sandbox as a team's shared CI service would run it: the compiled server (dist/server.js) on a
 // database file, its control plane locked (SANDBOX_ADMIN_TOKEN), over real HTTP for the whole run.
 // Meanwhile:
-//   - clients in the default workspace send a mix of the six documented operations;
+//   - clients in the default workspace send a mix of the six documented operations (one loan-bond
+//     registration in ten with a PDF of 0.3-1.5 MB, which the document writer's thread writes);
 //   - `slots` workers each create a workspace, send it the same mix (and one fault rule per round),
 //     then delete it while a last request is still in flight, and start again under the same name;
 //   - a reader walks the control plane (overview, workspaces, imports, registrations, journal);
@@ -268,7 +269,10 @@ async function operation(ws: string, round: number, kind: number): Promise<void>
       return;
     }
     default: {
-      const record = loanBondRecord(Math.floor(random() * 1e9), pdf(1500, Math.floor(random() * 50)));
+      // One registration in ten carries a PDF over 256 KiB: the document writer's thread hashes and
+      // writes it (src/store/document-writer.ts), while workspaces are removed under it.
+      const size = random() < 0.1 ? 300_000 + Math.floor(random() * 1_200_000) : 1500;
+      const record = loanBondRecord(Math.floor(random() * 1e9), pdf(size, Math.floor(random() * 50)));
       const a = await call('POST', `${ws}/api/service/document/registrar`, { versao: '2.0', token: 'soak-lb-token', registros: [record] }, {}, 'register-loan-bond');
       if (a?.status === 201)
         for (const r of json<{ registros: Array<{ codigo_identificador: string }> }>(a).registros)
