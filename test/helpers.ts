@@ -91,3 +91,12 @@ export function tempFolder(prefix: string): string {
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
+
+/** Waits until `check()` holds, looking every 25 ms; throws after `ms` naming `what` was awaited. */
+export async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
+  for (let waited = 0; waited < ms; waited += 25) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`still not ${what} after ${ms} ms`);
+}

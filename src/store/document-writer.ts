@@ -100,6 +100,11 @@ export interface WriterClient {
   ended(cause: Error): void;
 }
 
+/** The failure `failWrites` asks for, as the file system gives it (the worker's source builds the same). */
+export function injectedWriteFault(code: string): Error {
+  return asError({ message: `${code}: injected, write`, code, syscall: 'write' });
+}
+
 /** The error a fault stands for: its message and code, as the main thread's own fs calls give them. */
 function asError(f: Fault): Error {
   const err: Error & { code?: string; syscall?: string } = new Error(f.message);

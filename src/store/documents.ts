@@ -12,7 +12,7 @@ import { unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Db, holdFileLock, isInMemoryPath } from './db.js';
-import { documentWriter, INLINE_BYTES, type WriterClient } from './document-writer.js';
+import { documentWriter, INLINE_BYTES, injectedWriteFault, type WriterClient } from './document-writer.js';
 
 export interface DocumentKey {
   sha256: string;
@@ -230,7 +230,7 @@ export class IncomingFile implements WriterClient {
     try {
       const sha256 = createHash('sha256').update(bytes).digest('hex');
       const fault = documentWriter.failWrites;
-      if (fault !== undefined) throw Object.assign(new Error(`${fault}: injected, write`), { code: fault, syscall: 'write' });
+      if (fault !== undefined) throw injectedWriteFault(fault);
       await writeFile(this.path, bytes, { flag: 'wx' });
       return sha256;
     } catch (err) {

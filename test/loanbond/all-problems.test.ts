@@ -2,18 +2,16 @@
 // caller the token authenticates (rules 1-2 first, as lb-check-order says): one answer, one detail
 // per problem; a file whose own field the schema refused is not judged again.
 import { describe, expect, it } from 'vitest';
-import { body, type ErrorBody, lbApp, pdf, post, record } from './helpers.js';
+import { body, type ErrorBody, lbApp, pdf, post, plainRecord } from './helpers.js';
 
-const plain = (overrides: Record<string, unknown> = {}) =>
-  record({ assinaturas: [], assinantes: [], documentos_adicionais: [], ...overrides });
 const ENCRYPTED = pdf(800, { trailer: '/Encrypt << /Filter /Standard /V 2 /R 3 >> ' });
 const NOT_PDF = Buffer.from('hello').toString('base64');
 
 const batch = (valor: number) => [
-  plain({ parcelas: [{ numero: 1, data_vencimento: '2026-12-10', valor }] }),
-  plain({ documento: ENCRYPTED }),
-  plain({ documento: NOT_PDF }),
-  plain({ documento: '!!' }),
+  plainRecord({ parcelas: [{ numero: 1, data_vencimento: '2026-12-10', valor }] }),
+  plainRecord({ documento: ENCRYPTED }),
+  plainRecord({ documento: NOT_PDF }),
+  plainRecord({ documento: '!!' }),
 ];
 
 describe('a loan-bond request with a schema problem and bad files', () => {
@@ -51,7 +49,7 @@ describe('a loan-bond request with a schema problem and bad files', () => {
 
   it('does not judge a file whose field the schema refused', async () => {
     const app = await lbApp();
-    const res = await post(app, body([plain({ documento: ENCRYPTED, nome_documento: 5 }), plain({ documento: 5 })]));
+    const res = await post(app, body([plainRecord({ documento: ENCRYPTED, nome_documento: 5 }), plainRecord({ documento: 5 })]));
     expect((res.json() as ErrorBody).details.map((d) => d.path)).toEqual([
       '/registros/0/nome_documento',
       '/registros/1/documento',

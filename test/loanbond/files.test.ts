@@ -8,13 +8,11 @@ import {
   pdf,
   pdfBytes,
   post,
-  record,
+  plainRecord,
   registrationCount,
 } from './helpers.js';
 import { cmsSignedData, storedZip } from '../domain/helpers.js';
 
-const plain = (overrides: Record<string, unknown> = {}) =>
-  record({ assinantes: [], assinaturas: [], documentos_adicionais: [], ...overrides });
 
 describe('loan-bond files (rules 3-5)', () => {
   it('refuses a file that is not a PDF (rule 4) with the pointer of the additional document', async () => {
@@ -24,7 +22,7 @@ describe('loan-bond files (rules 3-5)', () => {
       { nome: 'ok.pdf', conteudo: pdf() },
       { nome: 'bad.zip', conteudo: notPdf },
     ];
-    const records = [plain(), plain(), plain(), plain({ documentos_adicionais: extras })];
+    const records = [plainRecord(), plainRecord(), plainRecord(), plainRecord({ documentos_adicionais: extras })];
     const res = await post(app, body(records));
     expect(res.statusCode).toBe(400);
     const err = res.json() as ErrorBody;
@@ -39,7 +37,7 @@ describe('loan-bond files (rules 3-5)', () => {
   it('refuses an encrypted PDF (a trailer with /Encrypt, rule 3)', async () => {
     const app = await lbApp();
     const encrypted = pdf(800, { trailer: '/Encrypt 5 0 R /ID [<01><02>] ' });
-    const res = await post(app, body([plain(), plain({ documento: encrypted })]));
+    const res = await post(app, body([plainRecord(), plainRecord({ documento: encrypted })]));
     expect(res.statusCode).toBe(400);
     const detail = (res.json() as ErrorBody).details[0];
     expect(detail?.path).toBe('/registros/1/documento');
@@ -50,7 +48,7 @@ describe('loan-bond files (rules 3-5)', () => {
     const app = await lbApp();
     const res = await post(
       app,
-      body([plain({ documento: pdf(800, { trailer: '/EncryptMetadata false ' }) })]),
+      body([plainRecord({ documento: pdf(800, { trailer: '/EncryptMetadata false ' }) })]),
     );
     expect(res.statusCode).toBe(201);
   });
@@ -60,7 +58,7 @@ describe('loan-bond files (rules 3-5)', () => {
     const big = pdf(MAX_FILE_BYTES + 1);
     const res = await post(
       app,
-      body([plain({ documentos_adicionais: [{ nome: 'big.pdf', conteudo: big }] })]),
+      body([plainRecord({ documentos_adicionais: [{ nome: 'big.pdf', conteudo: big }] })]),
     );
     expect(res.statusCode).toBe(400);
     const detail = (res.json() as ErrorBody).details[0];
@@ -72,14 +70,14 @@ describe('loan-bond files (rules 3-5)', () => {
 
   it('accepts a PDF of exactly 15 MB', async () => {
     const app = await lbApp();
-    const res = await post(app, body([plain({ documento: pdf(MAX_FILE_BYTES) })]));
+    const res = await post(app, body([plainRecord({ documento: pdf(MAX_FILE_BYTES) })]));
     expect(res.statusCode).toBe(201);
   });
 
   it('accepts a PDF of 14.5 MB and stores its size and hash', async () => {
     const app = await lbApp();
     const bytes = pdfBytes(14_500_000);
-    const res = await post(app, body([plain({ documento: bytes.toString('base64') })]));
+    const res = await post(app, body([plainRecord({ documento: bytes.toString('base64') })]));
     expect(res.statusCode).toBe(201);
     const id = (res.json() as { registros: Array<{ codigo_identificador: string }> }).registros[0]
       ?.codigo_identificador;
@@ -94,15 +92,15 @@ describe('loan-bond files (rules 3-5)', () => {
   it('accepts a PDF header after leading bytes, within the first 1024', async () => {
     const app = await lbApp();
     const bytes = Buffer.concat([Buffer.alloc(1000, 0x20), pdfBytes()]);
-    const res = await post(app, body([plain({ documento: bytes.toString('base64') })]));
+    const res = await post(app, body([plainRecord({ documento: bytes.toString('base64') })]));
     expect(res.statusCode).toBe(201);
   });
 
   it('accepts a "%PDF-" header ending exactly at byte 1024 and refuses one ending a byte later, naming its offset', async () => {
     const app = await lbApp();
     const at = (before: number) => Buffer.concat([Buffer.alloc(before, 0x20), pdfBytes()]).toString('base64');
-    expect((await post(app, body([plain({ documento: at(1019) })]))).statusCode).toBe(201);
-    const late = await post(app, body([plain({ documento: at(1020) })]));
+    expect((await post(app, body([plainRecord({ documento: at(1019) })]))).statusCode).toBe(201);
+    const late = await post(app, body([plainRecord({ documento: at(1020) })]));
     expect(late.statusCode).toBe(400);
     const detail = (late.json() as ErrorBody).details[0];
     expect(detail?.path).toBe('/registros/0/documento');
@@ -114,7 +112,7 @@ describe('loan-bond files (rules 3-5)', () => {
     const inner = pdfBytes(900, { tag: 'contrato' });
     const zip = storedZip('contrato.pdf', inner).toString('base64');
     const p7s = cmsSignedData(inner).toString('base64');
-    const refused = await post(app, body([plain({ documento: zip }), plain({ documento: p7s })]));
+    const refused = await post(app, body([plainRecord({ documento: zip }), plainRecord({ documento: p7s })]));
     expect(refused.statusCode).toBe(400);
     const details = (refused.json() as ErrorBody).details;
     expect(details.map((d) => d.path)).toEqual(['/registros/0/documento', '/registros/1/documento']);
@@ -123,7 +121,7 @@ describe('loan-bond files (rules 3-5)', () => {
     expect(await documentCount(app)).toBe(0);
 
     const junk600 = Buffer.concat([Buffer.alloc(600, 0x0a), inner]).toString('base64');
-    const accepted = await post(app, body([plain({ documento: junk600 })]));
+    const accepted = await post(app, body([plainRecord({ documento: junk600 })]));
     expect(accepted.statusCode).toBe(201);
   });
 
@@ -131,9 +129,9 @@ describe('loan-bond files (rules 3-5)', () => {
     const app = await lbApp();
     const twice = Buffer.from(pdf(), 'latin1').toString('base64');
     const records = [
-      plain({ documento: '%PDF-1.7 1 0 obj << >> endobj trailer << /Root 1 0 R >> %%EOF' }),
-      plain({ documento: `data:application/pdf;base64,${pdf()}` }),
-      plain({ documento: twice }),
+      plainRecord({ documento: '%PDF-1.7 1 0 obj << >> endobj trailer << /Root 1 0 R >> %%EOF' }),
+      plainRecord({ documento: `data:application/pdf;base64,${pdf()}` }),
+      plainRecord({ documento: twice }),
     ];
     const res = await post(app, body(records));
     expect(res.statusCode).toBe(400);
@@ -151,7 +149,7 @@ describe('loan-bond files (rules 3-5)', () => {
     ['base64 without padding', 'JVBERi0xLjc', 'multiple of 4'],
   ])('refuses %s with the pointer of the file', async (_name, text, reason) => {
     const app = await lbApp();
-    const res = await post(app, body([plain({ documento: text })]));
+    const res = await post(app, body([plainRecord({ documento: text })]));
     expect(res.statusCode).toBe(400);
     const detail = (res.json() as ErrorBody).details[0];
     expect(detail?.path).toBe('/registros/0/documento');
@@ -161,7 +159,7 @@ describe('loan-bond files (rules 3-5)', () => {
 
   it('refuses an empty documento as not a PDF', async () => {
     const app = await lbApp();
-    const res = await post(app, body([plain({ documento: '' })]));
+    const res = await post(app, body([plainRecord({ documento: '' })]));
     expect(res.statusCode).toBe(400);
     expect((res.json() as ErrorBody).details[0]?.message).toMatch(/^rule 4/);
   });
@@ -170,9 +168,9 @@ describe('loan-bond files (rules 3-5)', () => {
     const app = await lbApp();
     const junk = Buffer.from('junk').toString('base64');
     const records = [
-      plain({ documento: junk }),
-      plain(),
-      plain({ documentos_adicionais: [{ conteudo: pdf(800, { trailer: '/Encrypt 9 0 R ' }) }] }),
+      plainRecord({ documento: junk }),
+      plainRecord(),
+      plainRecord({ documentos_adicionais: [{ conteudo: pdf(800, { trailer: '/Encrypt 9 0 R ' }) }] }),
     ];
     const res = await post(app, body(records));
     expect(res.statusCode).toBe(400);
@@ -187,15 +185,15 @@ describe('loan-bond files (rules 3-5)', () => {
     const app = await lbApp();
     const same = pdf(900, { tag: 'same' });
     const records = [
-      plain({ documento: same, documentos_adicionais: [{ conteudo: same }] }),
-      plain({ documento: same }),
-      plain({ documento: pdf(900, { tag: 'other' }) }),
+      plainRecord({ documento: same, documentos_adicionais: [{ conteudo: same }] }),
+      plainRecord({ documento: same }),
+      plainRecord({ documento: pdf(900, { tag: 'other' }) }),
     ];
     const res = await post(app, body(records));
     expect(res.statusCode).toBe(201);
     expect(await documentCount(app)).toBe(2);
     // A later request with the same file adds no copy either.
-    expect((await post(app, body([plain({ documento: same })]))).statusCode).toBe(201);
+    expect((await post(app, body([plainRecord({ documento: same })]))).statusCode).toBe(201);
     expect(await documentCount(app)).toBe(2);
   });
 });
@@ -204,7 +202,7 @@ describe('loan-bond large bodies', () => {
   it('accepts 50 records each with a 1 MiB PDF (about 70 MB of JSON) under the default limit', { timeout: 120_000 }, async () => {
     const app = await lbApp();
     const file = pdf(1024 * 1024, { tag: 'mib' });
-    const records = Array.from({ length: 50 }, () => plain({ documento: file }));
+    const records = Array.from({ length: 50 }, () => plainRecord({ documento: file }));
     const payload = JSON.stringify(body(records));
     expect(payload.length).toBeGreaterThan(50 * 1024 * 1024);
     const res = await app.inject({
@@ -220,7 +218,7 @@ describe('loan-bond large bodies', () => {
 
   it('refuses a body over the configured limit with a 400 stating the limit', async () => {
     const app = await lbApp({ loanbondBodyLimit: 64 * 1024 });
-    const res = await post(app, body([plain({ documento: pdf(100 * 1024) })]));
+    const res = await post(app, body([plainRecord({ documento: pdf(100 * 1024) })]));
     expect(res.statusCode).toBe(400);
     const err = res.json() as ErrorBody;
     expect(err.message).toContain('65536 bytes');

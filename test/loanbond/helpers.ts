@@ -121,6 +121,11 @@ export function record(overrides: Record<string, unknown> = {}): Record<string, 
   };
 }
 
+/** A record with no signers, signatures or additional documents: only its documento is read as a file. */
+export function plainRecord(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return record({ assinantes: [], assinaturas: [], documentos_adicionais: [], ...overrides });
+}
+
 export function body(registros: unknown[], token = TOKEN): Record<string, unknown> {
   return { versao: '2.0', token, registros };
 }

@@ -15,16 +15,14 @@ import { MAX_FILE_BYTES } from '../../src/domain/pdf.js';
 import { migrations } from '../../src/store/migrations.js';
 import { buildPdf, onePage, STANDARD_SECURITY_HANDLER } from '../domain/pdf-builder.js';
 import { tempFolder } from '../helpers.js';
-import { body, documentCount, type ErrorBody, lbApp, pdf, pdfBytes, record, registrationCount, URL } from './helpers.js';
+import { body, documentCount, type ErrorBody, lbApp, pdf, pdfBytes, plainRecord, registrationCount, URL } from './helpers.js';
 
 const tempDir = () => tempFolder('lb-stream-');
 
-const plain = (overrides: Record<string, unknown> = {}) =>
-  record({ assinantes: [], assinaturas: [], documentos_adicionais: [], ...overrides });
 
 /** 50 small records with distinct files; record `at` gets `documento`. */
 function fifty(at: number, documento: string): Record<string, unknown>[] {
-  return Array.from({ length: 50 }, (_, i) => plain({ documento: i === at ? documento : pdf(700, { tag: `r${i}` }) }));
+  return Array.from({ length: 50 }, (_, i) => plainRecord({ documento: i === at ? documento : pdf(700, { tag: `r${i}` }) }));
 }
 
 /** Sends `text` in pieces of `size` bytes (through inject, as a stream). */
@@ -82,14 +80,14 @@ describe('the 15 MB boundary, streamed', () => {
   it('accepts a file of exactly 15 000 000 bytes and refuses one of 15 000 001, whatever the pieces', async () => {
     const app = await lbApp();
     const exact = pdfBytes(MAX_FILE_BYTES);
-    const accepted = await postStreamed(app, JSON.stringify(body([plain({ documento: exact.toString('base64') })])), 65_537);
+    const accepted = await postStreamed(app, JSON.stringify(body([plainRecord({ documento: exact.toString('base64') })])), 65_537);
     expect(accepted.statusCode).toBe(201);
     const id = (accepted.json() as { registros: Array<{ codigo_identificador: string }> }).registros[0]?.codigo_identificador;
     const detail = (await app.inject({ url: `/_sandbox/loanbond/registrations/${id}` })).json() as { documento: { size: number; sha256: string } };
     expect(detail.documento).toMatchObject({ size: MAX_FILE_BYTES, sha256: createHash('sha256').update(exact).digest('hex') });
 
     const over = pdfBytes(MAX_FILE_BYTES + 1);
-    const refused = await postStreamed(app, JSON.stringify(body([plain({ documento: over.toString('base64') })])), 4099);
+    const refused = await postStreamed(app, JSON.stringify(body([plainRecord({ documento: over.toString('base64') })])), 4099);
     expect(refused.statusCode).toBe(400);
     expect((refused.json() as ErrorBody).details).toEqual([
       { path: '/registros/0/documento', message: 'rule 5: the file is 15000001 bytes decoded; the limit is 15 MB (15000000 bytes)' },
@@ -100,7 +98,7 @@ describe('the 15 MB boundary, streamed', () => {
 describe('malformed bodies, streamed', () => {
   it('gives the usual 400 with the position, after a file, inside one, and as any other route says it', async () => {
     const app = await lbApp();
-    const good = JSON.stringify(body([plain({ documento: pdf(300_000) })]));
+    const good = JSON.stringify(body([plainRecord({ documento: pdf(300_000) })]));
     // A missing comma after 400 kB of base64.
     const cut = good.lastIndexOf('"documentos_adicionais"');
     const broken = `${good.slice(0, cut - 1)} ${good.slice(cut)}`;
@@ -131,7 +129,7 @@ describe('malformed bodies, streamed', () => {
 
   it('refuses bytes that are not UTF-8, naming where, and stores nothing', async () => {
     const app = await lbApp();
-    const text = JSON.stringify(body([plain({ nome_documento: 'Jos\u0000' })]));
+    const text = JSON.stringify(body([plainRecord({ nome_documento: 'Jos\u0000' })]));
     const at = text.indexOf('Jos') + 3;
     const bytes = Buffer.from(text.replace('Jos\\u0000', 'JosX'), 'utf8');
     bytes[at] = 0xe9; // Latin-1 é
@@ -147,7 +145,7 @@ describe('malformed bodies, streamed', () => {
 
   it('names a byte that is not UTF-8 outside every string, or after a problem of syntax, as a route reading its body whole does, whatever the pieces', async () => {
     const app = await lbApp();
-    const text = JSON.stringify(body([plain({ documento: pdf(40_000) })]));
+    const text = JSON.stringify(body([plainRecord({ documento: pdf(40_000) })]));
     const after = text.indexOf('"documento"') + 12;
     const cases: Buffer[] = [
       // 0xFF where a key should be; an é in Latin-1 between two fields.
@@ -177,7 +175,7 @@ describe('malformed bodies, streamed', () => {
 
   it('refuses a byte-order mark with the message every other body gets', async () => {
     const app = await lbApp();
-    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(body([plain({})])), 'utf8')]);
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(body([plainRecord({})])), 'utf8')]);
     const res = await postStreamed(app, bytes, 1000);
     expect(res.statusCode).toBe(400);
     expect((res.json() as ErrorBody).message).toMatch(/^the body starts with a UTF-8 byte-order mark \(the bytes EF BB BF at byte offset 0\)/);
@@ -186,7 +184,7 @@ describe('malformed bodies, streamed', () => {
 
   it('answers a body as read whole however its first bytes are cut: a byte-order mark split across chunks, or a body that is only the start of one', async () => {
     const app = await lbApp();
-    const json = Buffer.from(JSON.stringify(body([plain({})])), 'utf8');
+    const json = Buffer.from(JSON.stringify(body([plainRecord({})])), 'utf8');
     const bodies = [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json]), Buffer.from([0xef, 0xbb]), Buffer.from([0xef]), Buffer.from([0xef, 0xbb, 0xbf])];
     const cutsOf = [[], [1], [2], [3], [1, 2], [1, 3], [2, 3], [1, 2, 3]];
     for (const bytes of bodies) {
@@ -215,7 +213,7 @@ describe('a client that leaves halfway', () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : 0;
-    const payload = Buffer.from(JSON.stringify(body(Array.from({ length: 8 }, (_, i) => plain({ documento: pdf(200_000, { tag: `h${i}` }) })))));
+    const payload = Buffer.from(JSON.stringify(body(Array.from({ length: 8 }, (_, i) => plainRecord({ documento: pdf(200_000, { tag: `h${i}` }) })))));
     await new Promise<void>((resolve) => {
       const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: URL, headers: { 'content-type': 'application/json', 'content-length': payload.length } });
       req.on('error', () => resolve());
@@ -241,7 +239,7 @@ describe('stored files', () => {
   const file = pdfBytes(5000, { tag: 'kept' });
   const name = `${createHash('sha256').update(file).digest('hex')}-${file.length}.pdf`;
   const registerKept = (app: FastifyInstance, path = URL) =>
-    app.inject({ method: 'POST', url: path, payload: body([plain({ documento: file.toString('base64') })]) });
+    app.inject({ method: 'POST', url: path, payload: body([plainRecord({ documento: file.toString('base64') })]) });
 
   it('survive a restart on the same database file, byte for byte', async () => {
     const db = join(tempDir(), 'sandbox.db');

@@ -11,18 +11,14 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BATCH_BYTES, documentWriter, INLINE_BYTES, WRITER_LINGER_MS } from '../../src/store/document-writer.js';
 import { IncomingFile } from '../../src/store/documents.js';
-import { tempFolder } from '../helpers.js';
-import { body, documentCount, type ErrorBody, lbApp, pdf, pdfBytes, record, registrationCount, URL } from './helpers.js';
+import { tempFolder, until } from '../helpers.js';
+import { body, documentCount, type ErrorBody, lbApp, pdf, pdfBytes, plainRecord, registrationCount, URL } from './helpers.js';
 
-const plain = (documento: string) => record({ assinantes: [], assinaturas: [], documentos_adicionais: [], documento });
+const plain = (documento: string) => plainRecord({ documento });
 const registered = async (app: FastifyInstance, files: Buffer[]) => {
   const res = await app.inject({ method: 'POST', url: URL, payload: body(files.map((f) => plain(f.toString('base64')))) });
   expect(res.statusCode).toBe(201);
   return (res.json() as { registros: Array<{ codigo_identificador: string }> }).registros.map((r) => r.codigo_identificador);
-};
-const until = async (what: string, ok: () => boolean) => {
-  for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
-  if (!ok()) throw new Error(`gave up waiting: ${what}`);
 };
 
 afterEach(() => {

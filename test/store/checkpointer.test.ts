@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkpoints, FALLBACK_AUTOCHECKPOINT_PAGES } from '../../src/store/checkpointer.js';
 import { openDatabase } from '../../src/store/db.js';
 import { Store } from '../../src/store/index.js';
+import { until } from '../helpers.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -18,14 +19,6 @@ function tempDir(): string {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
-  for (let waited = 0; waited < ms; waited += 25) {
-    if (check()) return;
-    await sleep(25);
-  }
-  throw new Error(`still not ${what} after ${ms} ms`);
-}
 
 /** The operating system's threads of this process (Linux): what a thread per database would show. */
 const threads = () => readdirSync('/proc/self/task').length;
