@@ -1,7 +1,8 @@
 // The registration body read as a stream (about 1 GB at its largest: 50 PDFs of 15 MB as base64):
-// every documento and conteudo is decoded as it arrives, checked (rules 5, 4 and 3 as soon as each
-// can be decided) and written to an incoming file, which computes its SHA-256 (on the document
-// writer's thread for files over 256 KiB: store/document-writer.ts); the rest of the body
+// every documento and conteudo is decoded as it arrives, its size checked (rule 5) and its bytes given
+// to an incoming file, which checks rules 4 and 3 (each as soon as it can be decided), computes the
+// SHA-256 and writes it (on the document writer's thread for files over 256 KiB:
+// store/document-writer.ts, so the event loop only reads and decodes); the rest of the body
 // is kept and parsed like any other body, so the schema, the rules and their pointers are today's.
 // What is in memory at any time: the fields besides the files, a chunk of the request, and up to a
 // few MiB of decoded bytes per file waiting to be written (the request pauses until they are).
@@ -9,7 +10,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Base64Stream } from '../domain/base64.js';
 import { encodedTwiceHint, sentAs, sentAsHint } from '../domain/sent-as.js';
-import { MAX_FILE_BYTES, PdfFileCheck, type PdfRule } from '../domain/pdf.js';
+import { MAX_FILE_BYTES, type PdfRule } from '../domain/pdf.js';
 import { pointer, SandboxError } from '../http/errors.js';
 import { bodyTooLargeMessage } from '../http/interface-plugin.js';
 import { parseJsonText } from '../http/json.js';
@@ -41,12 +42,15 @@ const MAX_BACKLOG = 4 * 1024 * 1024;
 /** Characters of the text and decoded bytes kept to say what a refused file was sent as (domain/sent-as.ts). */
 const HEAD_KEPT = 1100;
 
-/** One documento or conteudo: base64 -> rules 3-5, SHA-256 and an incoming file, as it arrives. */
+/**
+ * One documento or conteudo: base64 -> its size (rule 5) and an incoming file, as it arrives. The file
+ * checks rules 4 and 3 and computes the SHA-256 on the thread that writes it (store/documents.ts).
+ */
 class FileReceiver implements StringSink {
   private readonly base64 = new Base64Stream((bytes) => this.decoded(bytes));
-  private readonly check = new PdfFileCheck(MAX_FILE_BYTES);
+  private size = 0;
   private file: IncomingFile | undefined;
-  private storing = true;
+  private storing: boolean;
   /** The first characters of the text and the first decoded bytes: what a refusal says the file was sent as. */
   private headText = '';
   private headBytes: Buffer[] = [];
@@ -54,7 +58,9 @@ class FileReceiver implements StringSink {
   result: FileResult | undefined;
   finished: Promise<void> = Promise.resolve();
 
-  constructor(private readonly upload: Upload) {}
+  constructor(private readonly upload: Upload) {
+    this.storing = !upload.refusing;
+  }
 
   get backlog(): number {
     return this.file?.backlog ?? 0;
@@ -88,27 +94,33 @@ class FileReceiver implements StringSink {
       this.headBytes.push(Buffer.from(bytes.subarray(0, HEAD_KEPT - this.headLength)));
       this.headLength += Math.min(bytes.length, HEAD_KEPT - this.headLength);
     }
-    this.check.push(bytes);
-    if (this.check.failed) {
-      // Rule 5 or 4 broken: the answer only needs the exact size or the first bad character now.
+    this.size += bytes.length;
+    if (this.size > MAX_FILE_BYTES) {
+      // Rule 5 broken: the answer only needs the exact size, or the first bad character, now.
       this.base64.countOnly();
       this.stopStoring();
       return;
     }
-    if (!this.storing) return;
-    if (this.upload.refusing) return this.stopStoring();
-    this.file ??= this.upload.documents.incoming();
+    if (this.upload.refusing) this.stopStoring();
+    this.file ??= this.incoming();
     this.file.write(bytes);
+    // Rule 4 broken (no header): the verdict is known; the rest is only counted.
+    if (this.file.failedEarly) {
+      this.base64.countOnly();
+      this.stopStoring();
+    }
   }
 
-  /** No more of this file is kept: the request will be refused, or the file itself broke a rule. */
+  private incoming(): IncomingFile {
+    return this.upload.documents.incoming({ check: MAX_FILE_BYTES, store: this.storing });
+  }
+
+  /** No more of this file is written (it is still checked): the request will be refused. */
   stopStoring(): void {
     if (!this.storing) return;
     this.storing = false;
-    const file = this.file;
-    this.file = undefined;
+    this.file?.stopStoring();
     if (this.result?.ok) this.result = { ...this.result, file: undefined };
-    if (file) this.upload.later(this.finished.catch(() => undefined).then(() => file.abandon()));
   }
 
   end(): void {
@@ -127,25 +139,19 @@ class FileReceiver implements StringSink {
       );
       return;
     }
-    const verdict = this.check.result();
-    if (!verdict.ok) {
-      const twice = verdict.rule === 'pdf-only' ? encodedTwiceHint(Buffer.concat(this.headBytes)) : undefined;
-      const hint = twice === undefined ? '' : `; ${twice}`;
-      this.refuse(PDF_OUTCOME[verdict.rule], `rule ${RULE_NUMBER[verdict.rule]} (${verdict.rule}): ${verdict.reason}${hint}`);
-      return;
-    }
-    if (!this.storing || this.upload.refusing) {
-      // Checked for the report; nothing of it will be stored.
-      this.stopStoring();
-      this.result = { ok: true, sha256: '', size, file: undefined };
-      return;
-    }
-    const file = this.file ?? this.upload.documents.incoming();
-    this.file = file;
-    this.result = { ok: true, sha256: '', size, file };
-    // The digest comes from the writer once the file is closed (store/document-writer.ts).
-    this.finished = file.finish().then((sha256) => {
-      if (this.result?.ok && this.result.file === file) this.result = { ...this.result, sha256 };
+    if (this.upload.refusing) this.stopStoring();
+    const file = (this.file ??= this.incoming());
+    // The verdict and the digest come from the thread that checked and wrote it (store/documents.ts).
+    this.finished = file.finish().then(({ sha256, verdict }) => {
+      if (verdict !== undefined && !verdict.ok) {
+        const twice = verdict.rule === 'pdf-only' ? encodedTwiceHint(Buffer.concat(this.headBytes)) : undefined;
+        const hint = twice === undefined ? '' : `; ${twice}`;
+        this.refuse(PDF_OUTCOME[verdict.rule], `rule ${RULE_NUMBER[verdict.rule]} (${verdict.rule}): ${verdict.reason}${hint}`);
+        return;
+      }
+      // Checked for the report only when nothing of the request will be stored.
+      const stored = this.storing && sha256 !== undefined && !this.upload.refusing;
+      this.result = { ok: true, sha256: stored ? sha256 : '', size, file: stored ? file : undefined };
     });
     // Awaited by settle() once the whole body is read; a write failing before that is reported
     // there (or by drained()), never as a rejection nobody handles while the body streams in.
@@ -173,7 +179,6 @@ class FileReceiver implements StringSink {
 export class Upload {
   private readonly receivers = new Map<string, FileReceiver>();
   private readonly all: FileReceiver[] = [];
-  private readonly pending: Array<Promise<unknown>> = [];
   /** A file broke a rule (or rule 6 will refuse the body, or a write failed): nothing more is written. */
   refusing = false;
   /** The first write that failed: the answer names it. */
@@ -201,10 +206,6 @@ export class Upload {
     for (const r of this.all) r.stopStoring();
   }
 
-  later(work: Promise<unknown>): void {
-    this.pending.push(work.catch(() => undefined));
-  }
-
   /** The result of the file at `path` (a JSON pointer), once the body was read. */
   file(path: string): FileResult | undefined {
     return this.receivers.get(path)?.result;
@@ -230,14 +231,14 @@ export class Upload {
 
   /** Every file written and closed (or abandoned); throws why one could not be written. */
   async settle(): Promise<void> {
-    await Promise.all([...this.all.map((r) => r.finished), ...this.pending]).catch((err: unknown) => this.failed(err));
+    await Promise.all(this.all.map((r) => r.finished)).catch((err: unknown) => this.failed(err));
     if (this.failure !== undefined) throw this.failure;
   }
 
   /** Removes every incoming file that did not become a stored file. */
   async discard(): Promise<void> {
     this.refusing = true;
-    await Promise.all([...this.all.map((r) => r.discard()), ...this.pending]);
+    await Promise.all(this.all.map((r) => r.discard()));
   }
 }
 

@@ -1,108 +1,103 @@
-// Loan-bond files written, and their SHA-256 computed, on a worker thread. A registration streams in
-// up to 750 MB of documents, read on the event loop (scanned, decoded, checked: upload.ts). Hashing
-// them there as well (SHA-256 runs at about 1.5 GB/s with the CPU's SHA extensions, 36 ms for the
-// 50 MiB of the 50 x 1 MiB bench row) and handing each write to libuv's thread pool kept the event
-// loop busy the whole request while the other core sat mostly idle: the benchmark's client used about
-// 15 ms of CPU per 67 MB request. One worker thread for the whole process hashes and writes the files
-// instead, each in the order its bytes were decoded. The event loop copies a file's decoded bytes into
-// a batch of BATCH_BYTES and transfers it to the worker (no second copy), which writes it, hashes it
-// and transfers it back to be filled again (a pool of POOL_BUFFERS: no garbage per batch). What is
-// waiting for the worker counts as the file's backlog, which the reader's back-pressure bounds.
+// Loan-bond files checked, hashed and written on a worker thread. A registration streams in up to
+// 750 MB of documents, read on the event loop (scanned and decoded: loanbond/upload.ts). Checking
+// them there as well (the PDF structure reader of rules 3-4, about 0.35 s for 50 files of 15 MB),
+// hashing them (SHA-256 runs at about 1.5 GB/s with the CPU's SHA extensions, 36 ms for the 50 MiB
+// of the 50 x 1 MiB bench row) and handing each write to libuv's thread pool kept the event loop busy
+// the whole request while the other core sat mostly idle: the benchmark's client used about 15 ms of
+// CPU per 67 MB request. One worker thread for the whole process (document-worker.ts) checks, hashes
+// and writes the files instead, each in the order its bytes were decoded. The event loop copies a
+// file's decoded bytes into a batch of BATCH_BYTES and transfers it to the worker (no second copy),
+// which checks, hashes and writes it and transfers it back to be filled again (a pool of
+// POOL_BUFFERS: no garbage per batch). What is waiting for the worker counts as the file's backlog,
+// which the reader's back-pressure bounds. The verdict comes back with the file's last batch; a
+// verdict known before (no header) comes back with the batch that decided it.
 //
-// A file of at most INLINE_BYTES, whole in its first batch, is hashed and written on the main thread
-// (IncomingFile in documents.ts): starting the thread (about 40 ms) would cost a small registration
-// more than hashing it. The thread starts with the first larger file, outlives its last file by
-// WRITER_LINGER_MS and never keeps the process alive. Should it end under a file (it has no reason
-// to), that file fails with the cause, its request is refused as a fault of the sandbox, and the next
-// file starts another thread. Tests make its writes fail as the file system would (failWrites).
+// A file of at most INLINE_BYTES, whole in its first batch, is checked, hashed and written on the main
+// thread (IncomingFile in documents.ts): starting the thread (40-60 ms) would cost a small
+// registration more than that work. The thread starts with the first larger file, outlives its last
+// file by WRITER_LINGER_MS and never keeps the process alive. Should it end under a file (it has no
+// reason to), that file fails with the cause, its request is refused as a fault of the sandbox, and
+// the next file starts another thread. Tests make its writes fail as the file system would (failWrites).
+import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import type { PdfCheck } from '../domain/pdf.js';
+import { type Fault, injectedFault } from './write-fault.js';
 
 /** How long the worker thread outlives the last open file (a burst of registrations reuses it). */
 export const WRITER_LINGER_MS = 30_000;
 
 /** Bytes sent to the worker at once: few messages, and a bounded amount of memory per file. */
 export const BATCH_BYTES = 1024 * 1024;
-/** A file at most this big, whole in its first batch, is hashed and written on the main thread (documents.ts). */
+/** A file at most this big, whole in its first batch, is checked, hashed and written on the main thread (documents.ts). */
 export const INLINE_BYTES = 256 * 1024;
 /** Buffers kept for reuse once written (more are made when needed, and left to the collector). */
 const POOL_BUFFERS = 16;
 
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const { openSync, writeSync, closeSync, unlinkSync } = require('node:fs');
-const { createHash } = require('node:crypto');
-const files = new Map();
-const fault = (e) => ({ message: String(e && e.message), code: e && e.code, syscall: e && e.syscall });
-function opened(m) {
-  let f = files.get(m.id);
-  if (f) return f;
-  f = { fd: -1, hash: createHash('sha256'), error: undefined };
-  files.set(m.id, f);
-  try { f.fd = openSync(m.path, 'wx'); } catch (e) { f.error = fault(e); }
-  return f;
-}
-function close(f) {
-  if (f.fd < 0) return undefined;
-  const fd = f.fd;
-  f.fd = -1;
-  try { closeSync(fd); } catch (e) { return fault(e); }
-  return undefined;
-}
-function finish(m, f) {
-  files.delete(m.id);
-  const error = f.error || close(f);
-  return error ? { finished: true, error } : { finished: true, sha256: f.hash.digest('hex') };
-}
-parentPort.on('message', (m) => {
-  if (m.op === 'write') {
-    const f = opened(m);
-    const bytes = new Uint8Array(m.buffer, 0, m.length);
-    if (f.error === undefined) {
-      try {
-        if (m.fail) throw Object.assign(new Error(m.fail + ': injected, write'), { code: m.fail, syscall: 'write' });
-        f.hash.update(bytes);
-        for (let at = 0; at < bytes.length; ) at += writeSync(f.fd, bytes, at, bytes.length - at);
-      } catch (e) { f.error = fault(e); }
-    }
-    // The buffer goes back to the main thread, which fills it again; a file's last batch closes it.
-    const answer = { op: 'written', id: m.id, bytes: m.length, buffer: m.buffer, error: f.error };
-    parentPort.postMessage(m.last ? { ...answer, ...finish(m, f) } : answer, [m.buffer]);
-  } else if (m.op === 'finish') {
-    parentPort.postMessage({ op: 'written', id: m.id, bytes: 0, ...finish(m, opened(m)) });
-  } else if (m.op === 'abandon') {
-    const f = files.get(m.file);
-    files.delete(m.file);
-    if (f) close(f);
-    try { unlinkSync(m.path); } catch (e) { /* never made, or gone already */ }
-    parentPort.postMessage({ op: 'abandoned', id: m.id });
+/**
+ * The worker's module: beside this one when compiled (dist/store/, the library), under store/ beside
+ * the one-file server (dist/server.js). Run from the sources (the tests), this module is TypeScript
+ * Node cannot start as a thread: the compiled one in dist/, which the tests build first
+ * (test/global-setup.ts), is taken.
+ */
+function workerModule(): URL {
+  const candidates = ['./document-worker.js', './store/document-worker.js', '../../dist/store/document-worker.js'];
+  for (const c of candidates) {
+    const url = new URL(c, import.meta.url);
+    if (existsSync(url)) return url;
   }
-});
-`;
-
-/** A file system error as the worker saw it. */
-interface Fault {
-  message: string;
-  code?: string;
-  syscall?: string;
+  throw new Error(`the document writer's module was not found beside ${import.meta.url} (npm run build makes it)`);
 }
 
-type Answer =
-  | { op: 'written'; id: number; bytes: number; buffer?: ArrayBuffer; error?: Fault; finished?: true; sha256?: string }
+/**
+ * What the worker is told about a file with each message: where it goes, whether it is still to be
+ * stored (once not, the worker closes and removes what it wrote, and only checks the rest), and
+ * whether its bytes are checked as a PDF (rules 3-5: domain/pdf.ts) and up to what size.
+ */
+interface FileFacts {
+  id: number;
+  path: string;
+  store: boolean;
+  check: number | undefined;
+}
+
+/** Messages to the worker (document-worker.ts). */
+export type Order =
+  | (FileFacts & { op: 'write'; buffer: ArrayBuffer; length: number; last: boolean; fail: string | undefined })
+  | (FileFacts & { op: 'finish' })
+  | { op: 'abandon'; id: number; file: number; path: string };
+
+/** Messages from the worker. */
+export type Answer =
+  | {
+      op: 'written';
+      id: number;
+      bytes: number;
+      buffer?: ArrayBuffer;
+      error?: Fault;
+      /** The check found the file broke a rule before its end (no header, too large): say so, send no more of it. */
+      failed?: boolean;
+      finished?: true;
+      sha256?: string;
+      verdict?: PdfCheck;
+    }
   | { op: 'abandoned'; id: number };
 
 /** What a file hears from the worker. */
 export interface WriterClient {
-  /** `bytes` more of the file are written, or could not be (`error`: nothing more of it is). */
-  written(bytes: number, error: Error | undefined): void;
-  /** The file is closed: its SHA-256, or why it could not be written whole. */
-  finished(sha256: string | undefined, error: Error | undefined): void;
+  /** `bytes` more of the file are written (and checked), or could not be (`error`: nothing more of it is). */
+  written(bytes: number, error: Error | undefined, failed: boolean): void;
+  /**
+   * The file is closed: its SHA-256 (when it was stored) and its check's verdict (when it was
+   * checked), or why it could not be written whole.
+   */
+  finished(end: { sha256?: string | undefined; verdict?: PdfCheck | undefined }, error: Error | undefined): void;
   /** The worker ended before it answered (`cause`). */
   ended(cause: Error): void;
 }
 
-/** The failure `failWrites` asks for, as the file system gives it (the worker's source builds the same). */
+/** The failure `failWrites` asks for, as the file system gives it (the worker builds the same). */
 export function injectedWriteFault(code: string): Error {
-  return asError({ message: `${code}: injected, write`, code, syscall: 'write' });
+  return asError(injectedFault(code));
 }
 
 /** The error a fault stands for: its message and code, as the main thread's own fs calls give them. */
@@ -150,14 +145,14 @@ class DocumentWriter {
    * Sends the first `length` bytes of `buffer` (from buffer()) to be written: it is the worker's now.
    * `last`: the file's last bytes, the worker closes it after them (the client hears finished()).
    */
-  write(id: number, path: string, buffer: Uint8Array<ArrayBuffer>, length: number, last: boolean): void {
-    const message = { op: 'write', id, path, buffer: buffer.buffer, length, last, fail: this.failWrites };
+  write(file: FileFacts, buffer: Uint8Array<ArrayBuffer>, length: number, last: boolean): void {
+    const message: Order = { op: 'write', ...file, buffer: buffer.buffer, length, last, fail: this.failWrites };
     this.thread().postMessage(message, [buffer.buffer]);
   }
 
-  /** Closes the file once what was sent is written (made empty if nothing was); the client hears finished(). */
-  finish(id: number, path: string): void {
-    this.thread().postMessage({ op: 'finish', id, path });
+  /** Closes the file once what was sent is written (made empty if nothing was and it is stored); the client hears finished(). */
+  finish(file: FileFacts): void {
+    this.post({ op: 'finish', ...file });
   }
 
   /**
@@ -172,7 +167,7 @@ class DocumentWriter {
         finished: () => resolve(true),
         ended: () => resolve(false),
       });
-      this.thread().postMessage({ op: 'abandon', id: answer, file: id, path });
+      this.post({ op: 'abandon', id: answer, file: id, path });
     });
   }
 
@@ -186,13 +181,17 @@ class DocumentWriter {
     await this.worker?.terminate();
   }
 
+  private post(order: Order): void {
+    this.thread().postMessage(order);
+  }
+
   private thread(): Worker {
     if (this.linger) {
       clearTimeout(this.linger);
       this.linger = undefined;
     }
     if (this.worker) return this.worker;
-    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    const worker = new Worker(workerModule());
     this.threadsStarted++;
     // Never what keeps the process alive: a request in flight does that.
     worker.unref();
@@ -217,14 +216,14 @@ class DocumentWriter {
     const client = this.clients.get(m.id);
     if (m.op === 'abandoned') {
       this.clients.delete(m.id);
-      client?.finished(undefined, undefined);
+      client?.finished({}, undefined);
     } else {
       if (m.buffer && this.free.length < POOL_BUFFERS) this.free.push(m.buffer);
       const error = m.error && asError(m.error);
-      client?.written(m.bytes, error);
+      client?.written(m.bytes, error, m.failed === true);
       if (m.finished) {
         this.clients.delete(m.id);
-        client?.finished(m.sha256, error);
+        client?.finished({ sha256: m.sha256, verdict: m.verdict }, error);
       }
     }
     if (this.clients.size === 0) this.lingerIfIdle();

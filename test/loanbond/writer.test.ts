@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { checkPdf, MAX_FILE_BYTES } from '../../src/domain/pdf.js';
 import { BATCH_BYTES, documentWriter, INLINE_BYTES, WRITER_LINGER_MS } from '../../src/store/document-writer.js';
-import { IncomingFile } from '../../src/store/documents.js';
+import { type FileEnd, IncomingFile } from '../../src/store/documents.js';
 import { tempFolder, until } from '../helpers.js';
 import { body, documentCount, type ErrorBody, lbApp, pdf, pdfBytes, plainRecord, registrationCount, URL } from './helpers.js';
 
@@ -75,10 +76,10 @@ describe('the document writer', () => {
     const first = pdfBytes(INLINE_BYTES + 1000, { tag: 'first' });
     const a = new IncomingFile(join(folder, 'a'));
     a.write(first);
-    expect(await a.finish()).toBe(createHash('sha256').update(first).digest('hex'));
+    expect((await a.finish()).sha256).toBe(createHash('sha256').update(first).digest('hex'));
     const started = documentWriter.threadsStarted;
     const second = pdfBytes(INLINE_BYTES + 1000, { tag: 'second' });
-    const digest = await new Promise<Promise<string>>((resolve) =>
+    const end = await new Promise<Promise<FileEnd>>((resolve) =>
       setTimeout(() => {
         expect(documentWriter.running).toBe(false);
         const b = new IncomingFile(join(folder, 'b'));
@@ -86,7 +87,7 @@ describe('the document writer', () => {
         resolve(b.finish());
       }, 5),
     );
-    expect(digest).toBe(createHash('sha256').update(second).digest('hex'));
+    expect(end.sha256).toBe(createHash('sha256').update(second).digest('hex'));
     expect(documentWriter.threadsStarted).toBe(started + 1);
     expect(readFileSync(join(folder, 'b')).equals(second)).toBe(true);
   });
@@ -118,5 +119,51 @@ describe('the document writer', () => {
     await registered(app, [pdfBytes(INLINE_BYTES * 2, { tag: 'after' })]);
     expect(await documentCount(app)).toBe(1);
     await app.close();
+  });
+
+  describe('checks rules 4 and 3 of a file it writes, with the verdict the main thread gives a small one', () => {
+    const size = 2 * BATCH_BYTES + 777;
+    const lateHeader = Buffer.concat([Buffer.alloc(2000, 0x20), pdfBytes(size - 2000, { tag: 'late' })]);
+    // Bytes before its header and no %%EOF in its last 1024 bytes: another file with a PDF inside.
+    const inside = Buffer.concat([Buffer.from('JUNKJUNK\n'), pdfBytes(size - 9, { tag: 'inside' })]);
+    inside.write('%%EOX', size - 6, 'latin1');
+    it.each([
+      ['encrypted (rule 3)', pdfBytes(size, { trailer: '/Encrypt 5 0 R', tag: 'locked' })],
+      ['not a PDF at all (rule 4)', Buffer.alloc(size, 0x20)],
+      ['a header past the first 1024 bytes (rule 4)', lateHeader],
+      ['a PDF inside another file (rule 4)', inside],
+    ])('%s', async (_name, file) => {
+      const verdict = checkPdf(file, MAX_FILE_BYTES);
+      if (verdict.ok) throw new Error('the test file should break a rule');
+      const db = join(tempFolder('lb-writer-'), 'sandbox.db');
+      const app = await lbApp({ db });
+      await documentWriter.terminate();
+      const started = documentWriter.threadsStarted;
+      const res = await app.inject({ method: 'POST', url: URL, payload: body([plain(pdf(900, { tag: 'fine' })), plain(file.toString('base64'))]) });
+      expect(res.statusCode).toBe(400);
+      const number = { 'not-encrypted': 3, 'pdf-only': 4, 'max-size': 5 }[verdict.rule];
+      expect((res.json() as ErrorBody).details).toEqual([{ path: '/registros/1/documento', message: `rule ${number} (${verdict.rule}): ${verdict.reason}` }]);
+      // The worker thread read it: the small file alone would not have started one.
+      expect(documentWriter.threadsStarted).toBe(started + 1);
+      expect(await registrationCount(app)).toBe(0);
+      expect(readdirSync(`${db}-documents`)).toEqual([]);
+      await app.close();
+    });
+
+    it('still checks every file once nothing of the request will be stored, and names each problem', async () => {
+      const db = join(tempFolder('lb-writer-'), 'sandbox.db');
+      const app = await lbApp({ db });
+      const locked = pdfBytes(size, { trailer: '/Encrypt 5 0 R', tag: 'second' });
+      // The first file is refused at once: the second, larger one is only checked, never written.
+      const files = [Buffer.from('PK\u0003\u0004 a zip').toString('base64'), locked.toString('base64'), pdf(size, { tag: 'fine' })];
+      const res = await app.inject({ method: 'POST', url: URL, payload: body(files.map(plain)) });
+      expect(res.statusCode).toBe(400);
+      const details = (res.json() as ErrorBody).details;
+      expect(details.map((d) => d.path)).toEqual(['/registros/0/documento', '/registros/1/documento']);
+      expect(details[1]?.message).toMatch(/^rule 3 \(not-encrypted\)/);
+      expect(await documentCount(app)).toBe(0);
+      expect(existsSync(`${db}-documents`) ? readdirSync(`${db}-documents`) : []).toEqual([]);
+      await app.close();
+    });
   });
 });
