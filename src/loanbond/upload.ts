@@ -90,6 +90,8 @@ class FileReceiver implements StringSink {
   }
 
   private decoded(bytes: Buffer): void {
+    // Bytes the reader still hands over once the request was let go (the client left): nothing of them is kept.
+    if (this.upload.discarded) return;
     if (this.headLength < HEAD_KEPT) {
       this.headBytes.push(Buffer.from(bytes.subarray(0, HEAD_KEPT - this.headLength)));
       this.headLength += Math.min(bytes.length, HEAD_KEPT - this.headLength);
@@ -124,6 +126,7 @@ class FileReceiver implements StringSink {
   }
 
   end(): void {
+    if (this.upload.discarded) return;
     const decoded = this.base64.end();
     if (!decoded.ok) {
       const kind = sentAs(this.headText);
@@ -181,6 +184,8 @@ export class Upload {
   private readonly all: FileReceiver[] = [];
   /** A file broke a rule (or rule 6 will refuse the body, or a write failed): nothing more is written. */
   refusing = false;
+  /** The request was let go (answered, or its client left): no file is started or finished any more. */
+  discarded = false;
   /** The first write that failed: the answer names it. */
   private failure: unknown;
 
@@ -238,6 +243,7 @@ export class Upload {
   /** Removes every incoming file that did not become a stored file. */
   async discard(): Promise<void> {
     this.refusing = true;
+    this.discarded = true;
     await Promise.all(this.all.map((r) => r.discard()));
   }
 }

@@ -5,6 +5,7 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -118,6 +119,40 @@ describe('the document writer', () => {
     expect(existsSync(folder) ? readdirSync(folder) : []).toEqual([]);
     await registered(app, [pdfBytes(INLINE_BYTES * 2, { tag: 'after' })]);
     expect(await documentCount(app)).toBe(1);
+    await app.close();
+  });
+
+  it('a client leaving halfway leaves no file with the thread: it ends once idle', async () => {
+    // The first file is refused at once, so the next ones are only checked by the thread; the client
+    // then leaves. A file the thread still had would keep it running.
+    const db = join(tempFolder('lb-writer-'), 'sandbox.db');
+    const app = await lbApp({ db });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    await documentWriter.terminate();
+    const started = documentWriter.threadsStarted;
+    documentWriter.lingerMs = 20;
+    const records = [plain(Buffer.from('not a PDF').toString('base64')), ...Array.from({ length: 6 }, (_, i) => plain(pdf(3_000_000, { tag: `c${i}` })))];
+    const payload = Buffer.from(JSON.stringify(body(records)));
+    // In twentieths with pauses: the refusal of the first file is known before the next ones start.
+    // The client leaves after nine, in the middle of the third large file (about 2.8 of its 4 MB of
+    // base64 sent), of which the thread has two batches.
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: URL, headers: { 'content-type': 'application/json', 'content-length': payload.length } });
+    req.on('error', () => undefined);
+    try {
+      for (let part = 1; part <= 9; part++) {
+        const piece = payload.subarray(Math.floor((payload.length * (part - 1)) / 20), Math.floor((payload.length * part) / 20));
+        await new Promise<void>((resolve) => req.write(piece, () => resolve()));
+        await new Promise((r) => setTimeout(r, 60));
+      }
+    } finally {
+      req.destroy();
+    }
+    expect(documentWriter.threadsStarted).toBeGreaterThan(started);
+    await until('the thread ended', () => !documentWriter.running);
+    expect(existsSync(`${db}-documents`) ? readdirSync(`${db}-documents`) : []).toEqual([]);
+    expect(await registrationCount(app)).toBe(0);
     await app.close();
   });
 
