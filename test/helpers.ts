@@ -100,3 +100,11 @@ export async function until(what: string, check: () => boolean, ms = 10_000): Pr
   }
   throw new Error(`still not ${what} after ${ms} ms`);
 }
+
+/** Starts `app` on a free port of 127.0.0.1 (real sockets, not inject); answers the port. */
+export async function listenOnFreePort(app: FastifyInstance): Promise<number> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('the app listens on no TCP port');
+  return address.port;
+}

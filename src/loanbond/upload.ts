@@ -50,6 +50,7 @@ class FileReceiver implements StringSink {
   private readonly base64 = new Base64Stream((bytes) => this.decoded(bytes));
   private size = 0;
   private file: IncomingFile | undefined;
+  /** False once the upload refuses (Upload.refuse stops every receiver; a later one starts stopped). */
   private storing: boolean;
   /** The first characters of the text and the first decoded bytes: what a refusal says the file was sent as. */
   private headText = '';
@@ -103,7 +104,6 @@ class FileReceiver implements StringSink {
       this.stopStoring();
       return;
     }
-    if (this.upload.refusing) this.stopStoring();
     this.file ??= this.incoming();
     this.file.write(bytes);
     // Rule 4 broken (no header): the verdict is known; the rest is only counted.
@@ -142,7 +142,6 @@ class FileReceiver implements StringSink {
       );
       return;
     }
-    if (this.upload.refusing) this.stopStoring();
     const file = (this.file ??= this.incoming());
     // The verdict and the digest come from the thread that checked and wrote it (store/documents.ts).
     this.finished = file.finish().then(({ sha256, verdict }) => {
@@ -153,7 +152,7 @@ class FileReceiver implements StringSink {
         return;
       }
       // Checked for the report only when nothing of the request will be stored.
-      const stored = this.storing && sha256 !== undefined && !this.upload.refusing;
+      const stored = this.storing && sha256 !== undefined;
       this.result = { ok: true, sha256: stored ? sha256 : '', size, file: stored ? file : undefined };
     });
     // Awaited by settle() once the whole body is read; a write failing before that is reported

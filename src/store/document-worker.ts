@@ -113,7 +113,7 @@ function answer(m: Order): void {
   if (m.op === 'write') {
     const f = fileOf(m);
     const bytes = new Uint8Array(m.buffer, 0, m.length);
-    if (f.check !== undefined && f.check.failed === undefined) f.check.push(bytes);
+    f.check?.push(bytes);
     write(f, bytes, m.fail);
     // The buffer goes back to the main thread, which fills it again; a file's last batch closes it.
     const written: Answer = { op: 'written', id: m.id, bytes: m.length, buffer: m.buffer, error: f.error, failed: f.check?.failed !== undefined };

@@ -53,7 +53,7 @@ function workerModule(): URL {
  * stored (once not, the worker closes and removes what it wrote, and only checks the rest), and
  * whether its bytes are checked as a PDF (rules 3-5: domain/pdf.ts) and up to what size.
  */
-interface FileFacts {
+export interface FileFacts {
   id: number;
   path: string;
   store: boolean;
@@ -74,13 +74,19 @@ export type Answer =
       bytes: number;
       buffer?: ArrayBuffer;
       error?: Fault;
-      /** The check found the file broke a rule before its end (no header, too large): say so, send no more of it. */
+      /** The check found the file broke a rule before its end (no header): send no more of it. */
       failed?: boolean;
       finished?: true;
       sha256?: string;
       verdict?: PdfCheck;
     }
   | { op: 'abandoned'; id: number };
+
+/** How a file ended: its SHA-256 if it was stored, its check's verdict if it was checked. */
+export interface FileEnd {
+  sha256?: string | undefined;
+  verdict?: PdfCheck | undefined;
+}
 
 /** What a file hears from the worker. */
 export interface WriterClient {
@@ -90,7 +96,7 @@ export interface WriterClient {
    * The file is closed: its SHA-256 (when it was stored) and its check's verdict (when it was
    * checked), or why it could not be written whole.
    */
-  finished(end: { sha256?: string | undefined; verdict?: PdfCheck | undefined }, error: Error | undefined): void;
+  finished(end: FileEnd, error: Error | undefined): void;
   /** The worker ended before it answered (`cause`). */
   ended(cause: Error): void;
 }

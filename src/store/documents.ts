@@ -11,9 +11,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, st
 import { unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkPdf, type PdfCheck } from '../domain/pdf.js';
+import { checkPdf } from '../domain/pdf.js';
 import { type Db, holdFileLock, isInMemoryPath } from './db.js';
-import { documentWriter, INLINE_BYTES, injectedWriteFault, type WriterClient } from './document-writer.js';
+import { documentWriter, type FileEnd, type FileFacts, INLINE_BYTES, injectedWriteFault, type WriterClient } from './document-writer.js';
 
 export interface DocumentKey {
   sha256: string;
@@ -109,12 +109,6 @@ function processAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-/** How an incoming file ended: its SHA-256 if it was stored, its check's verdict if it was checked. */
-export interface FileEnd {
-  sha256: string | undefined;
-  verdict: PdfCheck | undefined;
 }
 
 export interface IncomingOptions {
@@ -241,12 +235,12 @@ export class IncomingFile implements WriterClient {
     }
   }
 
-  finished(end: { sha256?: string | undefined; verdict?: PdfCheck | undefined }, error: Error | undefined): void {
+  finished(end: FileEnd, error: Error | undefined): void {
     this.closedByWriter = true;
     const f = this.finishing;
     this.finishing = undefined;
     if (error !== undefined) this.error ??= error;
-    if (this.error === undefined && (end.sha256 !== undefined || !this.storing)) f?.resolve({ sha256: end.sha256, verdict: end.verdict });
+    if (this.error === undefined && (end.sha256 !== undefined || !this.storing)) f?.resolve(end);
     else f?.reject(this.error ?? new Error('the document writer gave no digest'));
   }
 
@@ -289,7 +283,7 @@ export class IncomingFile implements WriterClient {
   }
 
   /** What each message to the writer says of the file. */
-  private facts(): { id: number; path: string; store: boolean; check: number | undefined } {
+  private facts(): FileFacts {
     return { id: this.writerId(), path: this.path, store: this.storing, check: this.check };
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BASE_FIXTURES, DEMO_FIXTURES, detailPaths, testApp } from '../helpers.js';
+import { BASE_FIXTURES, DEMO_FIXTURES, detailPaths, listenOnFreePort, testApp } from '../helpers.js';
 
 type App = Awaited<ReturnType<typeof testApp>>;
 
@@ -331,9 +331,7 @@ describe('the OpenAPI document', () => {
 describe('a real port', () => {
   it('serves the health check over HTTP', async () => {
     const app = await testApp();
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
+    const port = await listenOnFreePort(app);
     const res = await fetch(`http://127.0.0.1:${port}/_sandbox/health`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'ok' });

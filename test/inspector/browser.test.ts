@@ -13,7 +13,7 @@ import { runDemo, type DemoResult } from '../../scripts/demo.js';
 import { buildApp } from '../../src/app.js';
 import { OUTCOMES } from '../../src/interfaces.js';
 import { Receiver } from '../events/receiver.js';
-import { DEMO_FIXTURES } from '../helpers.js';
+import { DEMO_FIXTURES, listenOnFreePort } from '../helpers.js';
 
 const WAIT = { timeout: 15_000 };
 const BK = '/api/bookkeeping/integration/v1/11222333000181/trade-receivable-certificates';
@@ -32,9 +32,7 @@ describe('the inspector page in chromium', () => {
     const browser = await findChromium();
     // Not testApp: its apps close after each test, and this one serves the whole file.
     app = await buildApp({ db: ':memory:', logger: false, fixtures: DEMO_FIXTURES });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    base = `http://127.0.0.1:${await listenOnFreePort(app)}`;
     const printed: string[] = [];
     demo = await runDemo({ url: base, print: (line) => printed.push(line) });
     expect(printed.join('\n')).toContain(`${base}/_sandbox/ui`);
@@ -215,9 +213,7 @@ describe('the inspector page in chromium', () => {
     const guarded = await buildApp({ db: ':memory:', logger: false, fixtures: DEMO_FIXTURES, adminToken: 'adm-1' });
     const tab = await context.newPage();
     try {
-      await guarded.listen({ port: 0, host: '127.0.0.1' });
-      const address = guarded.server.address();
-      await tab.goto(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/_sandbox/ui`);
+      await tab.goto(`http://127.0.0.1:${await listenOnFreePort(guarded)}/_sandbox/ui`);
       await tab.waitForSelector('#token-form:not([hidden])', WAIT);
       expect(await tab.locator('tr[data-uid]').count()).toBe(0);
       await tab.fill('#token-input', 'adm-1');

@@ -1,5 +1,6 @@
 // Loan-bond test plumbing: PDFs of a chosen size, records, callers lacking each product.
 import { Buffer } from 'node:buffer';
+import { existsSync, readdirSync } from 'node:fs';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { FixtureDocument } from '../../src/interfaces.js';
 import { BASE_FIXTURES, testApp } from '../helpers.js';
@@ -149,4 +150,9 @@ export async function registrationCount(app: FastifyInstance): Promise<number> {
 export async function documentCount(app: FastifyInstance): Promise<number> {
   const res = await app.inject({ url: '/_sandbox/loanbond/documents' });
   return (res.json() as { count: number }).count;
+}
+
+/** The stored and incoming files of a documents folder (none when it was never made). */
+export function filesIn(dir: string | undefined): string[] {
+  return dir !== undefined && existsSync(dir) ? readdirSync(dir) : [];
 }

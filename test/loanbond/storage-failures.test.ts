@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { workspaceDbPath } from '../../src/control/workspace-routes.js';
 import { documentWriter } from '../../src/store/document-writer.js';
 import { tempFolder } from '../helpers.js';
-import { body, documentCount, type ErrorBody, lbApp, pdf, plainRecord, registrationCount, URL } from './helpers.js';
+import { body, documentCount, type ErrorBody, filesIn, lbApp, pdf, plainRecord, registrationCount, URL } from './helpers.js';
 
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);
@@ -24,7 +24,6 @@ afterEach(() => {
   documentWriter.failWrites = undefined;
 });
 const tempDir = () => tempFolder('lb-fail-');
-const filesIn = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 const plain = (documento: string) => plainRecord({ documento });
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 

@@ -3,7 +3,7 @@
 // restarts, snapshots, resets and workspaces.
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -14,8 +14,8 @@ import { workspaceDbPath } from '../../src/control/workspace-routes.js';
 import { MAX_FILE_BYTES } from '../../src/domain/pdf.js';
 import { migrations } from '../../src/store/migrations.js';
 import { buildPdf, onePage, STANDARD_SECURITY_HANDLER } from '../domain/pdf-builder.js';
-import { tempFolder } from '../helpers.js';
-import { body, documentCount, type ErrorBody, lbApp, pdf, pdfBytes, plainRecord, registrationCount, URL } from './helpers.js';
+import { listenOnFreePort, tempFolder } from '../helpers.js';
+import { body, documentCount, type ErrorBody, filesIn, lbApp, pdf, pdfBytes, plainRecord, registrationCount, URL } from './helpers.js';
 
 const tempDir = () => tempFolder('lb-stream-');
 
@@ -46,10 +46,6 @@ async function* paced(pieces: Buffer[]): AsyncGenerator<Buffer> {
   }
 }
 
-/** The stored files and incoming files of a state's documents folder. */
-function filesIn(dir: string | undefined): string[] {
-  return dir !== undefined && existsSync(dir) ? readdirSync(dir) : [];
-}
 
 function documentsFolder(app: FastifyInstance): string | undefined {
   return app.runtime.store.documents.location;
@@ -210,9 +206,7 @@ describe('a client that leaves halfway', () => {
   it('leaves no file and no row behind', async () => {
     const db = join(tempDir(), 'sandbox.db');
     const app = await lbApp({ db });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
+    const port = await listenOnFreePort(app);
     const payload = Buffer.from(JSON.stringify(body(Array.from({ length: 8 }, (_, i) => plainRecord({ documento: pdf(200_000, { tag: `h${i}` }) })))));
     await new Promise<void>((resolve) => {
       const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: URL, headers: { 'content-type': 'application/json', 'content-length': payload.length } });

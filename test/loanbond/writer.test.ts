@@ -4,17 +4,17 @@
 // large file, ends once idle, and its death under a request refuses that request and nothing else.
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkPdf, MAX_FILE_BYTES } from '../../src/domain/pdf.js';
-import { BATCH_BYTES, documentWriter, INLINE_BYTES, WRITER_LINGER_MS } from '../../src/store/document-writer.js';
-import { type FileEnd, IncomingFile } from '../../src/store/documents.js';
-import { tempFolder, until } from '../helpers.js';
-import { body, documentCount, type ErrorBody, lbApp, pdf, pdfBytes, plainRecord, registrationCount, URL } from './helpers.js';
+import { BATCH_BYTES, documentWriter, type FileEnd, INLINE_BYTES, WRITER_LINGER_MS } from '../../src/store/document-writer.js';
+import { IncomingFile } from '../../src/store/documents.js';
+import { listenOnFreePort, tempFolder, until } from '../helpers.js';
+import { body, documentCount, type ErrorBody, filesIn, lbApp, pdf, pdfBytes, plainRecord, registrationCount, URL } from './helpers.js';
 
 const plain = (documento: string) => plainRecord({ documento });
 const registered = async (app: FastifyInstance, files: Buffer[]) => {
@@ -116,7 +116,7 @@ describe('the document writer', () => {
     expect(await registrationCount(app)).toBe(0);
     expect(await documentCount(app)).toBe(0);
     const folder = `${db}-documents`;
-    expect(existsSync(folder) ? readdirSync(folder) : []).toEqual([]);
+    expect(filesIn(folder)).toEqual([]);
     await registered(app, [pdfBytes(INLINE_BYTES * 2, { tag: 'after' })]);
     expect(await documentCount(app)).toBe(1);
     await app.close();
@@ -127,9 +127,7 @@ describe('the document writer', () => {
     // then leaves. A file the thread still had would keep it running.
     const db = join(tempFolder('lb-writer-'), 'sandbox.db');
     const app = await lbApp({ db });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
+    const port = await listenOnFreePort(app);
     await documentWriter.terminate();
     const started = documentWriter.threadsStarted;
     documentWriter.lingerMs = 20;
@@ -151,7 +149,7 @@ describe('the document writer', () => {
     }
     expect(documentWriter.threadsStarted).toBeGreaterThan(started);
     await until('the thread ended', () => !documentWriter.running);
-    expect(existsSync(`${db}-documents`) ? readdirSync(`${db}-documents`) : []).toEqual([]);
+    expect(filesIn(`${db}-documents`)).toEqual([]);
     expect(await registrationCount(app)).toBe(0);
     await app.close();
   });
@@ -181,7 +179,7 @@ describe('the document writer', () => {
       // The worker thread read it: the small file alone would not have started one.
       expect(documentWriter.threadsStarted).toBe(started + 1);
       expect(await registrationCount(app)).toBe(0);
-      expect(readdirSync(`${db}-documents`)).toEqual([]);
+      expect(filesIn(`${db}-documents`)).toEqual([]);
       await app.close();
     });
 
@@ -197,7 +195,7 @@ describe('the document writer', () => {
       expect(details.map((d) => d.path)).toEqual(['/registros/0/documento', '/registros/1/documento']);
       expect(details[1]?.message).toMatch(/^rule 3 \(not-encrypted\)/);
       expect(await documentCount(app)).toBe(0);
-      expect(existsSync(`${db}-documents`) ? readdirSync(`${db}-documents`) : []).toEqual([]);
+      expect(filesIn(`${db}-documents`)).toEqual([]);
       await app.close();
     });
   });

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { LINES_PER_TURN, scanLines, scanLinesInTurns } from '../../src/receivables/cnab-scan.js';
 import { FILE_PART_BYTES } from '../../src/store/receivables.js';
-import { BASE_FIXTURES, testApp } from '../helpers.js';
+import { BASE_FIXTURES, listenOnFreePort, testApp } from '../helpers.js';
 import { REGISTER } from '../registry/helpers.js';
 import { bigCnab444, cnabBytes } from './helpers.js';
 
@@ -183,9 +183,7 @@ describe('a large file, checked and stored in turns of the event loop', () => {
 describe('a client that leaves halfway', () => {
   it('stores nothing, and the sandbox goes on answering', async () => {
     const app = await testApp({ fixtures: BASE_FIXTURES });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
+    const port = await listenOnFreePort(app);
     const payload = Buffer.from(bodyText(largeFile(2).toString('base64')));
     await new Promise<void>((resolve) => {
       const req = httpRequest({

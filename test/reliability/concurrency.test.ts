@@ -2,7 +2,7 @@
 // batches, CNAB imports and loan-bond registrations. Totals add up exactly; no key is handed out twice.
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { testApp } from '../helpers.js';
+import { listenOnFreePort, testApp } from '../helpers.js';
 import {
   BK_TENANT,
   BK_TOKEN,
@@ -37,10 +37,7 @@ async function pool<T>(limit: number, tasks: Array<() => Promise<T>>): Promise<T
 async function listening(): Promise<{ app: FastifyInstance; base: string }> {
   const app = await testApp({ fixtures: RELIABILITY_FIXTURES });
   app.runtime.clock.set(PINNED_NOW, true);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return { app, base: `http://127.0.0.1:${address.port}` };
+  return { app, base: `http://127.0.0.1:${await listenOnFreePort(app)}` };
 }
 
 const json = (token?: string): Record<string, string> => ({
