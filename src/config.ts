@@ -69,6 +69,8 @@ export interface Config {
   journalSize: number;
   /** Client coverage: answers carry Sandbox-Outcome and are counted (GET /_sandbox/coverage). */
   coverage: boolean;
+  /** Loan-bond files past their first MiB are written around the page cache (O_DIRECT), where the file system takes it. */
+  directWrites: boolean;
   /** Workspaces allowed besides `default`. */
   maxWorkspaces: number;
   /** In-memory workspaces unused this long are removed; 0: never. */
@@ -119,6 +121,8 @@ Usage: tradebill-sandbox [options]   (npx tradebill-sandbox, npm start -- [optio
                                                   env SANDBOX_JOURNAL_SIZE default ${DEFAULTS.journalSize}
   --no-coverage         answers carry no Sandbox-Outcome header and no coverage is counted
                                                   env SANDBOX_COVERAGE=false default on
+  --no-direct-writes    loan-bond files are written whole through the page cache (a slow disk)
+                                                  env SANDBOX_DIRECT_WRITES=false default on: past 1 MiB, around it
   --max-workspaces <n>  workspaces (/ws/{name}/...) allowed besides default
                                                   env SANDBOX_MAX_WORKSPACES default ${DEFAULTS.maxWorkspaces}
   --workspace-idle <t>  remove in-memory workspaces unused this long: 90s, 30m, 2h; 0 never
@@ -283,6 +287,11 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     coverage:
       values['no-coverage'] !== true &&
       (env.SANDBOX_COVERAGE === undefined || env.SANDBOX_COVERAGE === '' || parseBool('SANDBOX_COVERAGE', env.SANDBOX_COVERAGE)),
+    directWrites:
+      values['no-direct-writes'] !== true &&
+      (env.SANDBOX_DIRECT_WRITES === undefined ||
+        env.SANDBOX_DIRECT_WRITES === '' ||
+        parseBool('SANDBOX_DIRECT_WRITES', env.SANDBOX_DIRECT_WRITES)),
     maxWorkspaces,
     workspaceIdleMs: parseIdle(values['workspace-idle'] ?? env.SANDBOX_WORKSPACE_IDLE ?? formatIdle(DEFAULTS.workspaceIdleMs)),
     eventsSize: parseCount('SANDBOX_EVENTS_SIZE', values['events-size'] ?? env.SANDBOX_EVENTS_SIZE ?? String(DEFAULTS.eventsSize), 1, 1_000_000),
@@ -372,6 +381,7 @@ function parse(argv: readonly string[]) {
       'seed-secrets': { type: 'boolean' },
       'journal-size': { type: 'string' },
       'no-coverage': { type: 'boolean' },
+      'no-direct-writes': { type: 'boolean' },
       'max-workspaces': { type: 'string' },
       'workspace-idle': { type: 'string' },
       'events-size': { type: 'string' },

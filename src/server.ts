@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { buildApp } from './app.js';
 import { ConfigError, HELP, parseConfig } from './config.js';
 import { lockDatabaseFile } from './store/db.js';
+import { DIRECT_AFTER_BYTES, documentWriter } from './store/document-writer.js';
 
 function prettyAvailable(): boolean {
   try {
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
     return;
   }
 
+  documentWriter.directAfter = config.directWrites ? DIRECT_AFTER_BYTES : undefined;
   // Before anything of the database is read: a second process on the same file refuses to start.
   lockDatabaseFile(config.db);
   const app = await buildApp({

@@ -30,6 +30,13 @@ export const WRITER_LINGER_MS = 30_000;
 export const BATCH_BYTES = 1024 * 1024;
 /** A file at most this big, whole in its first batch, is checked, hashed and written on the main thread (documents.ts). */
 export const INLINE_BYTES = 256 * 1024;
+/**
+ * Past this many bytes (a file's first batch) a file is written around the page cache (O_DIRECT) where
+ * the file system takes it (document-worker.ts says why). Up to it, through the cache: a small file's
+ * pages come from memory just freed, and its write returns without waiting for the disk; written
+ * directly, the bench's 50 x 1 MiB registration took 240-250 ms against 185-190 (docs/benchmarks.md).
+ */
+export const DIRECT_AFTER_BYTES = BATCH_BYTES;
 /** Buffers kept for reuse once written (more are made when needed, and left to the collector). */
 const POOL_BUFFERS = 16;
 
@@ -62,7 +69,7 @@ export interface FileFacts {
 
 /** Messages to the worker (document-worker.ts). */
 export type Order =
-  | (FileFacts & { op: 'write'; buffer: ArrayBuffer; length: number; last: boolean; fail: string | undefined })
+  | (FileFacts & { op: 'write'; buffer: ArrayBuffer; length: number; last: boolean; fail: string | undefined; directAfter: number | undefined })
   | (FileFacts & { op: 'finish' })
   | { op: 'abandon'; id: number; file: number; path: string };
 
@@ -130,6 +137,8 @@ class DocumentWriter {
   failWrites: string | undefined;
   /** How long the thread outlives its last file (tests shorten it). */
   lingerMs = WRITER_LINGER_MS;
+  /** Past this many bytes a file is written around the page cache (DIRECT_AFTER_BYTES); undefined: never (--no-direct-writes). */
+  directAfter: number | undefined = DIRECT_AFTER_BYTES;
 
   register(client: WriterClient): number {
     const id = this.nextId++;
@@ -152,7 +161,7 @@ class DocumentWriter {
    * `last`: the file's last bytes, the worker closes it after them (the client hears finished()).
    */
   write(file: FileFacts, buffer: Uint8Array<ArrayBuffer>, length: number, last: boolean): void {
-    const message: Order = { op: 'write', ...file, buffer: buffer.buffer, length, last, fail: this.failWrites };
+    const message: Order = { op: 'write', ...file, buffer: buffer.buffer, length, last, fail: this.failWrites, directAfter: this.directAfter };
     this.thread().postMessage(message, [buffer.buffer]);
   }
 

@@ -38,7 +38,9 @@ function changedBy(argv: string[], env: NodeJS.ProcessEnv = {}): Array<keyof Con
 
 describe('docs/configuration.md', () => {
   const table = rows();
-  const switches = new Set(['--strict', '--seed-secrets', '--no-coverage']);
+  const switches = new Set(['--strict', '--seed-secrets', '--no-coverage', '--no-direct-writes']);
+  /** Switches that turn off what is on by default. */
+  const offSwitch = (flag: string) => flag.startsWith('--no-');
   /** A value each flag that takes one accepts and that differs from every default. */
   const SAMPLE: Record<string, string> = {
     '--host': '0.0.0.0',
@@ -83,7 +85,7 @@ describe('docs/configuration.md', () => {
   it("sets, by each row's variable, the same setting as by its flag", () => {
     for (const row of table.filter((r) => r.env && r.flag)) {
       const { env = '', flag = '' } = row;
-      const value = switches.has(flag) ? (flag === '--no-coverage' ? 'false' : 'true') : (SAMPLE[flag] ?? '');
+      const value = switches.has(flag) ? (offSwitch(flag) ? 'false' : 'true') : (SAMPLE[flag] ?? '');
       const byFlag = changedBy(switches.has(flag) ? [flag] : [flag, value]);
       expect(byFlag, flag).toHaveLength(1);
       expect(changedBy([], { [env]: value }), `${env} and ${flag}`).toEqual(byFlag);
@@ -95,7 +97,7 @@ describe('docs/configuration.md', () => {
       const flag = row.flag ?? '';
       if (switches.has(flag)) {
         // A switch is off unless given: `--no-coverage` turns coverage, which is on, off.
-        expect(row.defaultCell, flag).toMatch(flag === '--no-coverage' ? /^on\b/ : /^off\b/);
+        expect(row.defaultCell, flag).toMatch(offSwitch(flag) ? /^on\b/ : /^off\b/);
         continue;
       }
       const [key] = changedBy([flag, SAMPLE[flag] ?? '']);

@@ -1,0 +1,105 @@
+// Loan-bond files written around the page cache (src/store/document-worker.ts): past
+// documentWriter.directAfter bytes, a file is written with O_DIRECT where the file system takes it,
+// whole blocks from an aligned buffer, the rest carried to the next batch, the last block padded and
+// the file cut to its size. The stored file must be the document byte for byte wherever the switch,
+// the blocks and the batches fall; and the kernel, not the sandbox, says how the file is open: its
+// descriptor's flags in /proc/self/fdinfo (the worker's descriptors are the process's).
+import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { constants, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BATCH_BYTES, DIRECT_AFTER_BYTES, documentWriter, INLINE_BYTES } from '../../src/store/document-writer.js';
+import { IncomingFile } from '../../src/store/documents.js';
+import { tempFolder, until } from '../helpers.js';
+
+const O_DIRECT = (constants as { O_DIRECT?: number }).O_DIRECT;
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+/** `size` bytes no two files share (xorshift from the seed): a misplaced block shows. */
+function bytesOf(size: number, seed: number): Buffer {
+  const out = Buffer.alloc(size);
+  let x = seed | 1;
+  for (let i = 0; i < size; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
+/** The flags of the process's descriptor open on `path` (octal in fdinfo), or undefined if none is. */
+function openFlags(path: string): number | undefined {
+  for (const fd of readdirSync('/proc/self/fd')) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue;
+    }
+    if (target !== path) continue;
+    const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1];
+    if (flags !== undefined) return Number.parseInt(flags, 8);
+  }
+  return undefined;
+}
+
+afterEach(() => {
+  documentWriter.directAfter = DIRECT_AFTER_BYTES;
+});
+
+describe('files written around the page cache', () => {
+  it('stores each file byte for byte wherever the switch, the blocks and the batches fall', async () => {
+    const folder = realpathSync(tempFolder('direct-writes-'));
+    const sizes = [INLINE_BYTES + 1, BATCH_BYTES, BATCH_BYTES + 1, 2 * BATCH_BYTES + 4095, 3 * BATCH_BYTES + 4096, 5 * BATCH_BYTES - 1];
+    // From the first byte, past a block and a byte, in the middle of the second batch, the default (the first batch).
+    const switches = [0, 4097, BATCH_BYTES + 100, DIRECT_AFTER_BYTES];
+    let n = 0;
+    for (const directAfter of switches) {
+      documentWriter.directAfter = directAfter;
+      for (const size of sizes) {
+        for (const piece of [65_536, 70_001]) {
+          const bytes = bytesOf(size, ++n);
+          const path = join(folder, `f${n}`);
+          const file = new IncomingFile(path);
+          for (let at = 0; at < size; at += piece) file.write(bytes.subarray(at, at + piece));
+          const end = await file.finish();
+          const label = `${size} bytes in pieces of ${piece}, direct after ${directAfter}`;
+          expect(end.sha256, label).toBe(sha256(bytes));
+          const stored = readFileSync(path);
+          expect(stored.length, label).toBe(size);
+          expect(stored.equals(bytes), label).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('opens the file with O_DIRECT once past the switch, and never when it is off or not reached', async () => {
+    const folder = realpathSync(tempFolder('direct-writes-'));
+    // Three whole batches sent, the file still open: how is it open now?
+    const flagsAfterThreeBatches = async (directAfter: number | undefined, name: string) => {
+      documentWriter.directAfter = directAfter;
+      const path = join(folder, name);
+      const bytes = bytesOf(3 * BATCH_BYTES + 17, name.length);
+      const file = new IncomingFile(path);
+      file.write(bytes.subarray(0, 3 * BATCH_BYTES));
+      await until('the three batches written', () => file.backlog === 0);
+      const flags = openFlags(path);
+      file.write(bytes.subarray(3 * BATCH_BYTES));
+      expect((await file.finish()).sha256).toBe(sha256(bytes));
+      expect(readFileSync(path).equals(bytes)).toBe(true);
+      expect(flags, `${name}: the file is open while it is written`).toBeDefined();
+      return (flags ?? 0) & (O_DIRECT ?? 0);
+    };
+    // Linux has O_DIRECT (CI's machines); elsewhere every file goes through the cache.
+    expect(process.platform !== 'linux' || O_DIRECT !== undefined).toBe(true);
+    const on = O_DIRECT ?? 0;
+    expect(await flagsAfterThreeBatches(0, 'from-the-start')).toBe(on);
+    expect(await flagsAfterThreeBatches(4097, 'after-a-block-and-a-byte')).toBe(on);
+    expect(await flagsAfterThreeBatches(BATCH_BYTES + 100, 'in-the-second-batch')).toBe(on);
+    expect(await flagsAfterThreeBatches(DIRECT_AFTER_BYTES, 'the-default')).toBe(on);
+    expect(await flagsAfterThreeBatches(4 * BATCH_BYTES, 'not-reached')).toBe(0);
+    expect(await flagsAfterThreeBatches(undefined, 'turned-off')).toBe(0);
+  });
+});
