@@ -19,7 +19,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { closeSync, constants, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { PdfFileCheck } from '../domain/pdf.js';
-import type { Answer, Order } from './document-writer.js';
+import type { Answer, Order, RefuseDirect } from './document-writer.js';
 import { type Fault, faultOf, injectedFault } from './write-fault.js';
 
 interface OpenFile {
@@ -30,6 +30,9 @@ interface OpenFile {
   direct: boolean;
   /** Past this many bytes it goes direct (undefined: never, or it went already). */
   directAfter: number | undefined;
+  /** Tests: direct writes refused (documentWriter.refuseDirect), and how many were made. */
+  refuseDirect: RefuseDirect;
+  directWrites: number;
   /** Bytes on disk: where the next write goes. */
   size: number;
   /** The bytes after the last whole block, waiting for the next batch (direct only). */
@@ -55,6 +58,8 @@ function fileOf(m: FileOrder): OpenFile {
       fd: -1,
       direct: false,
       directAfter: m.op === 'write' && DIRECT !== undefined ? m.directAfter : undefined,
+      refuseDirect: m.op === 'write' ? m.refuseDirect : undefined,
+      directWrites: 0,
       size: 0,
       carry: undefined,
       carried: 0,
@@ -98,12 +103,18 @@ function open(f: OpenFile): void {
   }
 }
 
+/** The refusal documentWriter.refuseDirect asks for (tests), as the file system gives it. */
+function refused(syscall: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`EINVAL: invalid argument, ${syscall} (injected)`), { code: 'EINVAL', syscall });
+}
+
 /** From here on the file is written directly, if the file system takes it (else through the cache, as so far). */
 function goDirect(f: OpenFile): void {
   f.directAfter = undefined;
   if (DIRECT === undefined) return;
   let fd: number;
   try {
+    if (f.refuseDirect === 'open') throw refused('open');
     fd = openSync(f.path, constants.O_WRONLY | DIRECT);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EINVAL') return;
@@ -134,6 +145,7 @@ function writeStaged(f: OpenFile, length: number): number {
   let at = 0;
   try {
     while (at < length) {
+      if (typeof f.refuseDirect === 'number' && f.directWrites++ >= f.refuseDirect) throw refused('write');
       const n = writeSync(f.fd, buffer, at, length - at, f.size);
       at += n;
       f.size += n;

@@ -67,9 +67,15 @@ export interface FileFacts {
   check: number | undefined;
 }
 
+/**
+ * Tests only: the file system refuses direct writes (EINVAL) when opening a file for them ('open'),
+ * or each direct write after the first n of a file (n), as one whose blocks the sandbox misjudged would.
+ */
+export type RefuseDirect = 'open' | number | undefined;
+
 /** Messages to the worker (document-worker.ts). */
 export type Order =
-  | (FileFacts & { op: 'write'; buffer: ArrayBuffer; length: number; last: boolean; fail: string | undefined; directAfter: number | undefined })
+  | (FileFacts & { op: 'write'; buffer: ArrayBuffer; length: number; last: boolean; fail: string | undefined; directAfter: number | undefined; refuseDirect: RefuseDirect })
   | (FileFacts & { op: 'finish' })
   | { op: 'abandon'; id: number; file: number; path: string };
 
@@ -139,6 +145,8 @@ class DocumentWriter {
   lingerMs = WRITER_LINGER_MS;
   /** Past this many bytes a file is written around the page cache (DIRECT_AFTER_BYTES); undefined: never (--no-direct-writes). */
   directAfter: number | undefined = DIRECT_AFTER_BYTES;
+  /** Tests only: direct writes refused as a file system would (RefuseDirect). */
+  refuseDirect: RefuseDirect;
 
   register(client: WriterClient): number {
     const id = this.nextId++;
@@ -161,7 +169,7 @@ class DocumentWriter {
    * `last`: the file's last bytes, the worker closes it after them (the client hears finished()).
    */
   write(file: FileFacts, buffer: Uint8Array<ArrayBuffer>, length: number, last: boolean): void {
-    const message: Order = { op: 'write', ...file, buffer: buffer.buffer, length, last, fail: this.failWrites, directAfter: this.directAfter };
+    const message: Order = { op: 'write', ...file, buffer: buffer.buffer, length, last, fail: this.failWrites, directAfter: this.directAfter, refuseDirect: this.refuseDirect };
     this.thread().postMessage(message, [buffer.buffer]);
   }
 

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { constants, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BATCH_BYTES, DIRECT_AFTER_BYTES, documentWriter, INLINE_BYTES } from '../../src/store/document-writer.js';
+import { BATCH_BYTES, DIRECT_AFTER_BYTES, documentWriter, INLINE_BYTES, type RefuseDirect } from '../../src/store/document-writer.js';
 import { IncomingFile } from '../../src/store/documents.js';
 import { tempFolder, until } from '../helpers.js';
 
@@ -47,6 +47,7 @@ function openFlags(path: string): number | undefined {
 
 afterEach(() => {
   documentWriter.directAfter = DIRECT_AFTER_BYTES;
+  documentWriter.refuseDirect = undefined;
 });
 
 describe('files written around the page cache', () => {
@@ -77,29 +78,49 @@ describe('files written around the page cache', () => {
 
   it('opens the file with O_DIRECT once past the switch, and never when it is off or not reached', async () => {
     const folder = realpathSync(tempFolder('direct-writes-'));
-    // Three whole batches sent, the file still open: how is it open now?
-    const flagsAfterThreeBatches = async (directAfter: number | undefined, name: string) => {
-      documentWriter.directAfter = directAfter;
-      const path = join(folder, name);
-      const bytes = bytesOf(3 * BATCH_BYTES + 17, name.length);
-      const file = new IncomingFile(path);
-      file.write(bytes.subarray(0, 3 * BATCH_BYTES));
-      await until('the three batches written', () => file.backlog === 0);
-      const flags = openFlags(path);
-      file.write(bytes.subarray(3 * BATCH_BYTES));
-      expect((await file.finish()).sha256).toBe(sha256(bytes));
-      expect(readFileSync(path).equals(bytes)).toBe(true);
-      expect(flags, `${name}: the file is open while it is written`).toBeDefined();
-      return (flags ?? 0) & (O_DIRECT ?? 0);
-    };
     // Linux has O_DIRECT (CI's machines); elsewhere every file goes through the cache.
     expect(process.platform !== 'linux' || O_DIRECT !== undefined).toBe(true);
     const on = O_DIRECT ?? 0;
-    expect(await flagsAfterThreeBatches(0, 'from-the-start')).toBe(on);
-    expect(await flagsAfterThreeBatches(4097, 'after-a-block-and-a-byte')).toBe(on);
-    expect(await flagsAfterThreeBatches(BATCH_BYTES + 100, 'in-the-second-batch')).toBe(on);
-    expect(await flagsAfterThreeBatches(DIRECT_AFTER_BYTES, 'the-default')).toBe(on);
-    expect(await flagsAfterThreeBatches(4 * BATCH_BYTES, 'not-reached')).toBe(0);
-    expect(await flagsAfterThreeBatches(undefined, 'turned-off')).toBe(0);
+    expect(await flagsAfterThreeBatches(folder, 'from-the-start', 0)).toBe(on);
+    expect(await flagsAfterThreeBatches(folder, 'after-a-block-and-a-byte', 4097)).toBe(on);
+    expect(await flagsAfterThreeBatches(folder, 'in-the-second-batch', BATCH_BYTES + 100)).toBe(on);
+    expect(await flagsAfterThreeBatches(folder, 'the-default', DIRECT_AFTER_BYTES)).toBe(on);
+    expect(await flagsAfterThreeBatches(folder, 'not-reached', 4 * BATCH_BYTES)).toBe(0);
+    expect(await flagsAfterThreeBatches(folder, 'turned-off', undefined)).toBe(0);
+  });
+
+  it('goes on through the cache, byte for byte, when the file system refuses direct writes: at the switch, in the middle, at the last block', async () => {
+    const folder = realpathSync(tempFolder('direct-writes-'));
+    const on = O_DIRECT ?? 0;
+    // Opening for direct writes refused: from the start, and past a block and a byte.
+    expect(await flagsAfterThreeBatches(folder, 'open-refused', 0, 'open')).toBe(0);
+    expect(await flagsAfterThreeBatches(folder, 'open-refused-later', 4097, 'open')).toBe(0);
+    // The first direct write refused; the second (the third batch, the switch in the second).
+    expect(await flagsAfterThreeBatches(folder, 'first-refused', 0, 0)).toBe(0);
+    expect(await flagsAfterThreeBatches(folder, 'second-refused', BATCH_BYTES + 100, 1)).toBe(0);
+    // Three batches written directly, the padded last block refused once the file ends.
+    expect(await flagsAfterThreeBatches(folder, 'last-block-refused', 0, 3)).toBe(on);
   });
 });
+
+/**
+ * Writes a file of three batches and 17 bytes, and says how it is open (its O_DIRECT bit) once three
+ * whole batches are written and before its end; then checks it is stored byte for byte.
+ */
+async function flagsAfterThreeBatches(folder: string, name: string, directAfter: number | undefined, refuse?: RefuseDirect): Promise<number> {
+  documentWriter.directAfter = directAfter;
+  documentWriter.refuseDirect = refuse;
+  const path = join(folder, name);
+  const bytes = bytesOf(3 * BATCH_BYTES + 17, name.length);
+  const file = new IncomingFile(path);
+  file.write(bytes.subarray(0, 3 * BATCH_BYTES));
+  await until('the three batches written', () => file.backlog === 0);
+  const flags = openFlags(path);
+  file.write(bytes.subarray(3 * BATCH_BYTES));
+  expect((await file.finish()).sha256, name).toBe(sha256(bytes));
+  const stored = readFileSync(path);
+  expect(stored.length, name).toBe(bytes.length);
+  expect(stored.equals(bytes), name).toBe(true);
+  expect(flags, `${name}: the file is open while it is written`).toBeDefined();
+  return (flags ?? 0) & (O_DIRECT ?? 0);
+}
