@@ -207,6 +207,11 @@ function parseBool(name: string, text: string | undefined): boolean {
   throw new ConfigError(`${name} must be true or false, got "${text}"`);
 }
 
+/** A setting on by default: off with its --no- flag, or its variable set false (unset or empty: on). */
+function onUnless(noFlag: boolean | undefined, name: string, text: string | undefined): boolean {
+  return noFlag !== true && (text === undefined || text === '' || parseBool(name, text));
+}
+
 /** Parses flags (which win) and environment; returns 'help' when --help was asked. */
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config | 'help' {
   let values: ReturnType<typeof parse>['values'];
@@ -284,14 +289,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     seedSecrets:
       values['seed-secrets'] === true || parseBool('SANDBOX_SEED_SECRETS', env.SANDBOX_SEED_SECRETS),
     journalSize,
-    coverage:
-      values['no-coverage'] !== true &&
-      (env.SANDBOX_COVERAGE === undefined || env.SANDBOX_COVERAGE === '' || parseBool('SANDBOX_COVERAGE', env.SANDBOX_COVERAGE)),
-    directWrites:
-      values['no-direct-writes'] !== true &&
-      (env.SANDBOX_DIRECT_WRITES === undefined ||
-        env.SANDBOX_DIRECT_WRITES === '' ||
-        parseBool('SANDBOX_DIRECT_WRITES', env.SANDBOX_DIRECT_WRITES)),
+    coverage: onUnless(values['no-coverage'], 'SANDBOX_COVERAGE', env.SANDBOX_COVERAGE),
+    directWrites: onUnless(values['no-direct-writes'], 'SANDBOX_DIRECT_WRITES', env.SANDBOX_DIRECT_WRITES),
     maxWorkspaces,
     workspaceIdleMs: parseIdle(values['workspace-idle'] ?? env.SANDBOX_WORKSPACE_IDLE ?? formatIdle(DEFAULTS.workspaceIdleMs)),
     eventsSize: parseCount('SANDBOX_EVENTS_SIZE', values['events-size'] ?? env.SANDBOX_EVENTS_SIZE ?? String(DEFAULTS.eventsSize), 1, 1_000_000),
