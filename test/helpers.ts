@@ -1,4 +1,5 @@
 // Shared test plumbing: an app per test on :memory:, and a log capture.
+import { Buffer } from 'node:buffer';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,4 +108,17 @@ export async function listenOnFreePort(app: FastifyInstance): Promise<number> {
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('the app listens on no TCP port');
   return address.port;
+}
+
+/** `size` bytes of xorshift32 noise from `seed` (not 0): no two seeds alike, so a misplaced block shows. */
+export function noise(size: number, seed = 0x9e3779b9): Buffer {
+  const out = Buffer.alloc(size);
+  let x = seed;
+  for (let i = 0; i < size; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
 }

@@ -80,16 +80,15 @@ declare const WebAssembly: { Memory: new (descriptor: { initial: number }) => { 
 
 /** O_DIRECT, where the system has it (Linux). */
 const DIRECT: number | undefined = (constants as { O_DIRECT?: number }).O_DIRECT;
-/** What a direct write's position, length and memory are multiples of (a page: any block size up to it). */
+/** What a direct write's position, length and memory are multiples of: a page, which every block size up to 4 KiB divides. */
 const ALIGN = 4096;
-/** The aligned buffer's size: a batch (BATCH_BYTES in document-writer.ts, 1 MiB) and a carried block, in 64 KiB pages. */
-const STAGING_BYTES = 17 * 65536;
-/** Where each batch is copied to be written directly, aligned to a page. */
+/** Where each batch (with the block carried before it) is copied to be written directly, aligned to a page. */
 let staging: Uint8Array | undefined;
 
-function stagingBuffer(): Uint8Array {
+/** The aligned buffer, at least `size` bytes (a batch, BATCH_BYTES in document-writer.ts, and a block: made once). */
+function stagingBuffer(size: number): Uint8Array {
   // A WebAssembly memory is whole 64 KiB pages mapped for it, so its first byte is page-aligned.
-  staging ??= new Uint8Array(new WebAssembly.Memory({ initial: STAGING_BYTES / 65536 }).buffer);
+  if (staging === undefined || staging.length < size) staging = new Uint8Array(new WebAssembly.Memory({ initial: Math.ceil(size / 65536) }).buffer);
   return staging;
 }
 
@@ -136,17 +135,17 @@ function writeAt(f: OpenFile, bytes: Uint8Array, from: number, to: number): void
 }
 
 /**
- * Writes the first `length` bytes of the staging buffer (whole blocks) directly; if the file system
- * refuses the direct write (EINVAL: a block size above ALIGN, say), the file is opened again through
- * the page cache and goes on that way. Returns how many of them were written directly.
+ * Writes the staging buffer's first `blocks` bytes (whole blocks) directly. If the file system refuses
+ * (EINVAL: a block size above ALIGN, say), the file is opened again through the page cache and goes on
+ * that way, starting with the staged bytes not yet written, up to `data`.
  */
-function writeStaged(f: OpenFile, length: number): number {
-  const buffer = stagingBuffer();
+function writeStaged(f: OpenFile, blocks: number, data: number): void {
+  const buffer = stagingBuffer(data);
   let at = 0;
   try {
-    while (at < length) {
+    while (at < blocks) {
       if (typeof f.refuseDirect === 'number' && f.directWrites++ >= f.refuseDirect) throw refused('write');
-      const n = writeSync(f.fd, buffer, at, length - at, f.size);
+      const n = writeSync(f.fd, buffer, at, blocks - at, f.size);
       at += n;
       f.size += n;
     }
@@ -156,50 +155,38 @@ function writeStaged(f: OpenFile, length: number): number {
     f.fd = -1;
     f.direct = false;
     f.fd = openSync(f.path, 'r+');
+    writeAt(f, buffer, at, data);
   }
-  return at;
 }
 
 /** A batch written directly: whole blocks now, the rest carried to the next batch (or the file's end). */
 function writeDirect(f: OpenFile, bytes: Uint8Array): void {
-  const buffer = stagingBuffer();
-  let from = 0;
-  while (from < bytes.length) {
-    if (f.carried > 0 && f.carry !== undefined) buffer.set(f.carry.subarray(0, f.carried));
-    const take = Math.min(bytes.length - from, buffer.length - f.carried);
-    buffer.set(bytes.subarray(from, from + take), f.carried);
-    from += take;
-    const filled = f.carried + take;
-    const whole = filled - (filled % ALIGN);
-    f.carried = 0;
-    const done = writeStaged(f, whole);
-    if (!f.direct) {
-      // Opened again through the cache: what is left of the staged bytes, then the rest of the batch.
-      writeAt(f, buffer, done, filled);
-      writeAt(f, bytes, from, bytes.length);
-      return;
-    }
-    f.carry ??= new Uint8Array(ALIGN);
-    f.carry.set(buffer.subarray(whole, filled));
-    f.carried = filled - whole;
-  }
+  const filled = f.carried + bytes.length;
+  const buffer = stagingBuffer(filled);
+  if (f.carried > 0 && f.carry !== undefined) buffer.set(f.carry.subarray(0, f.carried));
+  buffer.set(bytes, f.carried);
+  const whole = filled - (filled % ALIGN);
+  f.carried = 0;
+  writeStaged(f, whole, filled);
+  // Opened again through the cache: every staged byte went that way.
+  if (!f.direct) return;
+  f.carry ??= new Uint8Array(ALIGN);
+  f.carry.set(buffer.subarray(whole, filled));
+  f.carried = filled - whole;
 }
 
 /** The file's last bytes, carried: a block padded with zeros, and the file cut to its size. */
 function writeCarried(f: OpenFile): void {
   if (f.carried === 0 || f.carry === undefined) return;
-  const buffer = stagingBuffer();
-  const carried = f.carried;
-  buffer.set(f.carry.subarray(0, carried));
-  buffer.fill(0, carried, ALIGN);
+  const buffer = stagingBuffer(ALIGN);
+  const end = f.size + f.carried;
+  buffer.set(f.carry.subarray(0, f.carried));
+  buffer.fill(0, f.carried, ALIGN);
+  writeStaged(f, ALIGN, f.carried);
   f.carried = 0;
-  const done = writeStaged(f, ALIGN);
-  if (!f.direct) {
-    writeAt(f, buffer, done, carried);
-    return;
-  }
-  f.size -= ALIGN - carried;
-  ftruncateSync(f.fd, f.size);
+  if (f.size === end) return;
+  f.size = end;
+  ftruncateSync(f.fd, end);
 }
 
 function close(f: OpenFile): Fault | undefined {

@@ -6,21 +6,9 @@ import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkPdf, isEncryptedPdf, MAX_FILE_BYTES, PdfFileCheck, PdfStructure } from '../../src/domain/pdf.js';
+import { noise } from '../helpers.js';
 
 const HANDLER = `<< /Filter /Standard /V 1 /R 2 /O <${'4f'.repeat(32)}> /U <${'55'.repeat(32)}> /P -4 >>`;
-
-/** `size` bytes of xorshift32 noise. */
-function noise(size: number, seed = 0x9e3779b9): Buffer {
-  const out = Buffer.alloc(size);
-  let x = seed;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
 
 interface StreamFile {
   /** The stream dictionary's /Length entry, from the data's true length and the file's offsets (`trailerEncrypt`: where /Encrypt, or /Root in a plain file, starts). */

@@ -4,30 +4,16 @@
 // the file cut to its size. The stored file must be the document byte for byte wherever the switch,
 // the blocks and the batches fall; and the kernel, not the sandbox, says how the file is open: its
 // descriptor's flags in /proc/self/fdinfo (the worker's descriptors are the process's).
-import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { closeSync, constants, openSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BATCH_BYTES, DIRECT_AFTER_BYTES, documentWriter, INLINE_BYTES, type RefuseDirect } from '../../src/store/document-writer.js';
 import { IncomingFile } from '../../src/store/documents.js';
-import { tempFolder, until } from '../helpers.js';
+import { noise, tempFolder, until } from '../helpers.js';
 
 const O_DIRECT = (constants as { O_DIRECT?: number }).O_DIRECT;
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-
-/** `size` bytes no two files share (xorshift from the seed): a misplaced block shows. */
-function bytesOf(size: number, seed: number): Buffer {
-  const out = Buffer.alloc(size);
-  let x = seed | 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
 
 /** The flags of the process's descriptor open on `path` (octal in fdinfo), or undefined if none is. */
 function openFlags(path: string): number | undefined {
@@ -76,7 +62,7 @@ describe('files written around the page cache', () => {
       documentWriter.directAfter = directAfter;
       for (const size of sizes) {
         for (const piece of [65_536, 70_001]) {
-          const bytes = bytesOf(size, ++n);
+          const bytes = noise(size, ++n);
           const path = join(folder, `f${n}`);
           const file = new IncomingFile(path);
           for (let at = 0; at < size; at += piece) file.write(bytes.subarray(at, at + piece));
@@ -126,7 +112,7 @@ async function flagsAfterThreeBatches(folder: string, name: string, directAfter:
   documentWriter.directAfter = directAfter;
   documentWriter.refuseDirect = refuse;
   const path = join(folder, name);
-  const bytes = bytesOf(3 * BATCH_BYTES + 17, name.length);
+  const bytes = noise(3 * BATCH_BYTES + 17, name.length);
   const file = new IncomingFile(path);
   file.write(bytes.subarray(0, 3 * BATCH_BYTES));
   await until('the three batches written', () => file.backlog === 0);
