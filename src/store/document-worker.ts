@@ -82,13 +82,16 @@ declare const WebAssembly: { Memory: new (descriptor: { initial: number }) => { 
 const DIRECT: number | undefined = (constants as { O_DIRECT?: number }).O_DIRECT;
 /** What a direct write's position, length and memory are multiples of: a page, which every block size up to 4 KiB divides. */
 const ALIGN = 4096;
+/** The aligned buffer's usual size: a batch (BATCH_BYTES in document-writer.ts, 1 MiB) and a carried block, in 64 KiB pages. */
+const STAGING_BYTES = 17 * 65536;
 /** Where each batch (with the block carried before it) is copied to be written directly, aligned to a page. */
 let staging: Uint8Array | undefined;
 
-/** The aligned buffer, at least `size` bytes (a batch, BATCH_BYTES in document-writer.ts, and a block: made once). */
+/** The aligned buffer, at least `size` bytes: made once per thread, as a batch and a block always fit it. */
 function stagingBuffer(size: number): Uint8Array {
   // A WebAssembly memory is whole 64 KiB pages mapped for it, so its first byte is page-aligned.
-  if (staging === undefined || staging.length < size) staging = new Uint8Array(new WebAssembly.Memory({ initial: Math.ceil(size / 65536) }).buffer);
+  if (staging === undefined || staging.length < size)
+    staging = new Uint8Array(new WebAssembly.Memory({ initial: Math.ceil(Math.max(size, STAGING_BYTES) / 65536) }).buffer);
   return staging;
 }
 
