@@ -2,6 +2,7 @@
 // arrive (PdfFileCheck) so that a 15 MB file is never held whole; checkPdf applies the same to a buffer.
 
 import { Buffer } from 'node:buffer';
+import { KindStack } from './kind-stack.js';
 import { plural } from './plural.js';
 
 /**
@@ -207,6 +208,14 @@ function indexOfKeyword(b: Buffer, keyword: Buffer, from: number): number {
   return -1;
 }
 const EMPTY = Buffer.alloc(0);
+/**
+ * Containers read with their details (keys, values, /Length, /Encrypt): the outermost ones. Only a
+ * container outside every other (an object's value, the trailer's dictionary) is ever judged, and of
+ * those inside it only the kind counts (a closer must match; a dictionary or an array is its
+ * parent's value); past this depth a container is kept as its kind alone (domain/kind-stack.ts), so
+ * that memory does not grow with the nesting a file asks for.
+ */
+const FRAMES_KEPT = 8;
 /** Readers run one inside the other for streams whose /Length may be wrong (each is a few hundred bytes). */
 const MAX_SHADOW_DEPTH = 4;
 /** Keyword readers a string or stream being skipped keeps at once (the oldest is judged as it stands). */
@@ -304,6 +313,8 @@ export class PdfStructure {
   private literalDepth = 0;
   private escaped = false;
   private stack: Frame[] = [];
+  /** The kinds (true: a dictionary) of the containers open inside the FRAMES_KEPT outermost ones. */
+  private deep = new KindStack();
   private trailerNext = false;
   /** The top-level dictionary just closed: its stream follows if the next token is `stream`. */
   private streamOwner: Frame | null = null;
@@ -747,6 +758,11 @@ export class PdfStructure {
     const depth = this.stack.length;
     if (depth === 0) this.topLevel('container', '');
     this.streamOwner = null;
+    if (depth >= FRAMES_KEPT) {
+      this.deep.push(dict);
+      this.trailerNext = false;
+      return;
+    }
     this.stack.push({
       dict,
       top: dict && depth === 0,
@@ -764,6 +780,21 @@ export class PdfStructure {
   }
 
   private close(dict: boolean): void {
+    const deep = this.deep.peek();
+    if (deep !== undefined) {
+      // A container inside the kept ones: nothing of it is judged, and its parent is not outside
+      // every container either; only its kind and, when it is the outermost of them, its parent's value.
+      if (deep !== dict) {
+        this.scalar('keyword', 'null');
+        return;
+      }
+      this.deep.pop();
+      this.lastInts = [undefined, undefined];
+      this.streamOwner = null;
+      const parent = this.stack[this.stack.length - 1];
+      if (this.deep.length === 0 && parent?.dict && parent.expect === Expect.Value) this.valueDone(parent, dict ? 'dict' : 'array');
+      return;
+    }
     const open = this.stack[this.stack.length - 1];
     // Outside every container a closer is ignored; inside one it does not match, it is a bad token
     // (qpdf reads it as null), and the container stays open.
@@ -785,6 +816,7 @@ export class PdfStructure {
 
   /** Closes every container still open, each judged as it stands (as at the end of the input). */
   private unwind(): void {
+    this.deep.clear();
     while (this.stack.length > 0) {
       const f = this.stack.pop() as Frame;
       if (f.dict && f.expect === Expect.Value && f.key === 'Encrypt') f.encrypt = true;
@@ -844,6 +876,8 @@ export class PdfStructure {
     else if (ints[1] !== undefined) this.lastInts = [undefined, undefined];
     const owner = this.streamOwner;
     this.streamOwner = null;
+    // Inside a container kept as its kind alone: nothing of it is read.
+    if (this.deep.length > 0) return;
     const f = this.stack[this.stack.length - 1];
     if (!f) {
       if (this.role === 'keyword' && !(kind === 'keyword' && text === 'trailer' && !this.trailerNext)) {

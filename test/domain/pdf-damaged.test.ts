@@ -160,6 +160,48 @@ describe('rule 3 on damaged syntax: what comes before the trailer cannot hide it
   });
 });
 
+describe('rule 3 on containers nested deeper than the reader keeps the details of (src/domain/kind-stack.ts)', () => {
+  const deep = (n: number, open: string, close: string, inner = '') => `${open.repeat(n)}${inner}${close.repeat(n)}`;
+
+  it('the trailer\'s /Encrypt after a value nested 1 000 deep counts; one inside it does not', () => {
+    const got = {
+      'arrays before /Encrypt': verdicts(pdfOf([...CATALOG, SECURITY], ` /X ${deep(1000, '[', ']')} /Encrypt 9 0 R`)),
+      'dictionaries before /Encrypt': verdicts(pdfOf([...CATALOG, SECURITY], ` /X ${deep(1000, '<< /K ', ' >>', '1')} /Encrypt 9 0 R`)),
+      'both, interleaved': verdicts(pdfOf([...CATALOG, SECURITY], ` /X ${deep(500, '[<< /K ', ' >>]', '(s)')} /Encrypt 9 0 R`)),
+      '/Encrypt deep inside a value': verdicts(pdfOf([...CATALOG, SECURITY], ` /X ${deep(1000, '<< /Encrypt 9 0 R /K ', ' >>', '1')}`)),
+      'the same value, /Encrypt after it': verdicts(pdfOf([...CATALOG, SECURITY], ` /X ${deep(1000, '<< /Encrypt 9 0 R /K ', ' >>', '1')} /Encrypt 9 0 R`)),
+    };
+    expect(got).toEqual({
+      'arrays before /Encrypt': 'encrypted',
+      'dictionaries before /Encrypt': 'encrypted',
+      'both, interleaved': 'encrypted',
+      '/Encrypt deep inside a value': 'plain',
+      'the same value, /Encrypt after it': 'encrypted',
+    });
+  });
+
+  it('deep down, a closer that does not match is a stray token, as it is near the top', () => {
+    // 1 000 arrays with a stray ">>" inside the innermost: the arrays still close with their own "]".
+    const stray = verdicts(pdfOf([...CATALOG, SECURITY], ` /X ${deep(1000, '[', ']', '>>')} /Encrypt 9 0 R`));
+    // One "]" short: the last array is still open when /Encrypt comes, so it is no key of the trailer.
+    const short = verdicts(pdfOf([...CATALOG, SECURITY], ` /X ${'['.repeat(1000)}${']'.repeat(999)} /Encrypt 9 0 R`));
+    // A ">>" where the 1 000th "]" should be: a stray token; the same as one short.
+    const mismatched = verdicts(pdfOf([...CATALOG, SECURITY], ` /X ${'['.repeat(1000)}${']'.repeat(999)}>> /Encrypt 9 0 R`));
+    // A stray ">>" deep down closes nothing: the outermost array is still open at /Encrypt, which is
+    // then an element of it (counted as a closer, it would make /Encrypt the trailer's).
+    const deepStray = verdicts(pdfOf([...CATALOG, SECURITY], ` /X ${'['.repeat(1000)}>>${']'.repeat(999)} /Encrypt 9 0 R ]`));
+    expect({ stray, short, mismatched, deepStray }).toEqual({ stray: 'encrypted', short: 'plain', mismatched: 'plain', deepStray: 'plain' });
+  });
+
+  it('an object nested 100 000 deep and left open is closed by endobj, and the trailer is read', () => {
+    const open = `3 0 obj\n${'<< /A ['.repeat(100_000)}\nendobj\n`;
+    expect([verdicts(pdfOf([...CATALOG, open, SECURITY], ' /Encrypt 9 0 R')), verdicts(pdfOf([...CATALOG, open, SECURITY], ''))]).toEqual([
+      'encrypted',
+      'plain',
+    ]);
+  });
+});
+
 describe('the streamed reader and the whole-buffer reader agree on damaged syntax (fast-check)', () => {
   // Fragments of PDF syntax, the broken ones included; a file is a sequence of them, read whole and
   // cut at arbitrary points.
