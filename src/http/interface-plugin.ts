@@ -209,6 +209,7 @@ const everyRoute = assumed(
   'strict-fields',
   'duplicate-keys',
   'malformed-body',
+  'body-depth',
   'malformed-http',
   'repeated-headers',
   'body-limit',

@@ -11,6 +11,7 @@
 // with Buffer.indexOf (native) up to its closing quote or next escape.
 import { Buffer, isUtf8 } from 'node:buffer';
 import { firstInvalidUtf8, sequenceLength, Utf8Check } from '../domain/utf8.js';
+import { MAX_JSON_DEPTH } from '../domain/json-depth.js';
 
 /** Where a problem is: byte offset from 0; line and column from 1, the column in characters. */
 export interface JsonPosition {
@@ -19,7 +20,7 @@ export interface JsonPosition {
   column: number;
 }
 
-export type JsonProblemKind = 'syntax' | 'utf8' | 'kept-limit';
+export type JsonProblemKind = 'syntax' | 'depth' | 'utf8' | 'kept-limit';
 
 export class JsonReadError extends Error {
   constructor(
@@ -28,6 +29,8 @@ export class JsonReadError extends Error {
     readonly at: JsonPosition,
     /** A `utf8` problem's bytes from the first that starts no UTF-8 character (up to 4, as far as read). */
     readonly bytes?: Uint8Array,
+    /** A `depth` problem's place: the path of the array or object that opens the level too deep. */
+    readonly path?: readonly PathSegment[],
   ) {
     super(`${what} at byte offset ${at.offset} (line ${at.line}, column ${at.column})`);
     this.name = 'JsonReadError';
@@ -58,6 +61,14 @@ export interface JsonStreamOptions {
    * body is checked as UTF-8 after a problem of syntax, as a body read whole is checked first.
    */
   utf8Checked?: boolean;
+}
+
+/**
+ * The opener that goes one level past MAX_JSON_DEPTH (domain/json-depth.ts): a `depth` problem,
+ * judged in order with those of syntax (the first of either is the answer).
+ */
+export function tooDeep(open: '[' | '{'): string {
+  return `this "${open}" opens a level deeper than ${MAX_JSON_DEPTH}: the most this sandbox reads is ${MAX_JSON_DEPTH} arrays and objects nested in one another`;
 }
 
 const enum S {
@@ -519,6 +530,13 @@ export class JsonStreamReader {
   }
 
   private value(b: Buffer, i: number, c: number): void {
+    // An object or array per level is kept: past the limit a body would cost memory (and, read whole,
+    // JSON.parse seconds) in proportion to the nesting it asks for.
+    if ((c === 0x7b || c === 0x5b) && this.stack.length >= MAX_JSON_DEPTH) {
+      const offset = this.base + i;
+      const at = { offset, line: this.line, column: offset - this.lineStart - this.lineExtra + 1 };
+      throw new JsonReadError('depth', tooDeep(c === 0x7b ? '{' : '['), at, undefined, this.path());
+    }
     if (c === 0x7b) {
       this.stack.push({ object: true, segment: '' });
       this.state = S.KeyOrObjectEnd;

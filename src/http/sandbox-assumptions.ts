@@ -28,6 +28,15 @@ export const assumptions = [
     reason: '400 is the documented validation status of every interface; one answer for one body, whichever route reads it and however it is cut, or a client fixing its encoder chases the sandbox instead',
   },
   {
+    id: 'body-depth',
+    interface: 'sandbox',
+    topic: 'How deep a request body may nest arrays and objects is not shown',
+    decision:
+      'at most 64 levels, the body itself the first ({"a":[1]} is 2 deep): an array or object that opens a 65th level is a 400 naming its JSON pointer, its byte offset, line and column and the limit, judged in order with the problems of JSON syntax (the first of either is the answer; before both, as for malformed-body, a byte-order mark and any byte that is not UTF-8); a body read as a stream (the loan-bond registration, the receivables submission) is refused at that byte, whatever pieces it arrives in; the control plane\'s bodies too, so a mapping nesting deeper is refused by its pointer (the same limit stubs read mappings and client bodies by)',
+    reason:
+      "no documented request nests deeper than 5 levels; RFC 8259, section 9, lets a reader limit the nesting it accepts, and 64 is the default limit of .NET's System.Text.Json; read without a limit, 20 MB of \"[\" held the sandbox's event loop for 4 s and 450 MB of memory (every other client waiting), a body of the default limit several times that",
+  },
+  {
     id: 'malformed-http',
     interface: 'sandbox',
     topic: 'Answers to requests malformed at the HTTP level, and to a GET that carries a body, are not shown',

@@ -2,6 +2,7 @@ import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { locateJsonProblem, malformedBodyError, parseJsonDocument } from '../../src/http/json.js';
+import { MAX_JSON_DEPTH } from '../../src/domain/json-depth.js';
 import { JsonReadError, JsonStreamReader, type PathSegment, type StringSink } from '../../src/http/json-stream.js';
 
 /** Reads `bytes` cut at `cuts`; returns the kept text, or the problem. */
@@ -259,5 +260,66 @@ describe('JsonStreamReader against JSON.parse', () => {
     );
     // A problem before the limit is the answer.
     expect(read(Buffer.from(`{x${'a'.repeat(200)}`), [150], () => undefined, 100).problem?.kind).toBe('syntax');
+  });
+});
+
+describe('nesting past MAX_JSON_DEPTH (assumption body-depth)', () => {
+  /** A value nesting `kinds.length` arrays ("a") and objects ("o", each with the key k<level>), 7 inside; its text, the 65th opener's offset and path. */
+  function nestedText(kinds: string[]): { text: string; offset: number | undefined; path: PathSegment[] } {
+    let text = '';
+    let offset: number | undefined;
+    const path: PathSegment[] = [];
+    for (const [level, kind] of kinds.entries()) {
+      if (level === MAX_JSON_DEPTH) offset = Buffer.byteLength(text);
+      text += kind === 'a' ? '[' : `{"k${level}":`;
+      if (level < MAX_JSON_DEPTH) path.push(kind === 'a' ? 0 : `k${level}`);
+    }
+    text += '7';
+    for (const kind of [...kinds].reverse()) text += kind === 'a' ? ']' : '}';
+    return { text, offset, path };
+  }
+
+  it('reads 64 levels and refuses the 65th at its opener, by its byte offset and path, wherever the bytes are cut (fast-check)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('a', 'o'), { minLength: MAX_JSON_DEPTH - 1, maxLength: MAX_JSON_DEPTH + 40 }),
+        fc.array(fc.nat(900), { maxLength: 6 }),
+        (kinds, cuts) => {
+          const { text, offset, path } = nestedText(kinds);
+          const out = read(Buffer.from(text), cuts);
+          if (kinds.length <= MAX_JSON_DEPTH) {
+            expect(out.problem).toBeUndefined();
+            expect(JSON.parse(out.kept ?? '')).toEqual(JSON.parse(text));
+          } else {
+            expect(out.problem?.kind).toBe('depth');
+            expect(out.problem?.at.offset).toBe(offset);
+            expect(out.problem?.path).toEqual(path);
+          }
+        },
+      ),
+    );
+  });
+
+  it('answers whichever comes first, the level too deep or a problem of syntax; a byte that is not UTF-8 anywhere before both', () => {
+    const deep = '['.repeat(MAX_JSON_DEPTH + 1);
+    expect(read(Buffer.from(`{"a":,${deep}`)).problem?.kind).toBe('syntax');
+    const first = read(Buffer.from(`{"a":${deep}1,,}`)).problem;
+    expect([first?.kind, first?.at.offset]).toEqual(['depth', 5 + MAX_JSON_DEPTH - 1]);
+    const utf8 = read(Buffer.concat([Buffer.from(`{"a":${deep}`), Buffer.from([0xff]), Buffer.from('"}')]), [7]).problem;
+    expect(utf8?.kind).toBe('utf8');
+  });
+
+  it('refuses 20 MB of "[" at the 65th, read whole (before JSON.parse) as streamed, with the 400 every route gives', () => {
+    const bytes = Buffer.alloc(20_000_000, '[');
+    const streamed = read(bytes, [65_536, 1_000_000]).problem;
+    expect(streamed?.kind).toBe('depth');
+    const whole = locateJsonProblem(bytes.toString('latin1'));
+    expect(whole?.at.offset).toBe(MAX_JSON_DEPTH);
+    const answer = malformedBodyError(whole as JsonReadError);
+    const path = '/0'.repeat(MAX_JSON_DEPTH);
+    expect([answer.status, answer.details]).toEqual([400, [{ path, message: answer.message.slice(path.length + 2) }]]);
+    expect(answer.message).toBe(
+      `${'/0'.repeat(MAX_JSON_DEPTH)}: this "[" opens a level deeper than ${MAX_JSON_DEPTH}: the most this sandbox reads is ${MAX_JSON_DEPTH} arrays and objects nested in one another (at byte offset ${MAX_JSON_DEPTH} (line 1, column ${MAX_JSON_DEPTH + 1}))`,
+    );
   });
 });
