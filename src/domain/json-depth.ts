@@ -9,6 +9,7 @@
 export const MAX_JSON_DEPTH = 64;
 
 const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
 /** Whether `text` holds at most `limit` "[" and "{" in all, strings included. */
 function openersAtMost(text: string, limit: number): boolean {
@@ -18,7 +19,6 @@ function openersAtMost(text: string, limit: number): boolean {
   }
   return true;
 }
-const BACKSLASH = 0x5c;
 
 /**
  * Whether JSON `text` nests arrays and objects more than `limit` deep. Linear, allocating nothing:

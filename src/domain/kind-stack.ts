@@ -1,10 +1,10 @@
-// A stack of one-bit kinds (a dictionary or an array, an object or an array): the containers a
-// reader keeps no more than the kind of. A reader of untrusted text that keeps an object per open
-// container spends memory in proportion to the nesting the text asks for: 15 MB of "[" made the PDF
-// reader of rule 3 keep 15 million frames (about 1.9 GB; three such files at once ended the process),
-// and the JSON reader of a body did the same with its fields. Past the few levels whose details they
-// read, both keep only the kind of each container here, one bit each: a closer must still match its
-// opener.
+// A stack of one-bit kinds (a dictionary or an array): the containers a reader keeps no more than
+// the kind of. A reader of untrusted text that keeps an object per open container spends memory in
+// proportion to the nesting the text asks for: 15 MB of "[" made the PDF reader of rule 3 keep 15
+// million frames (about 1.9 GB; three such files at once ended the process). Past the few levels
+// whose details it reads (domain/pdf.ts), it keeps only the kind of each container here, one bit
+// each: a closer must still match its opener. (The JSON reader of a body needs no such stack: it
+// refuses a body past MAX_JSON_DEPTH levels, domain/json-depth.ts.)
 
 export class KindStack {
   private bits = new Uint8Array(64);

@@ -67,7 +67,7 @@ export interface JsonStreamOptions {
  * The opener that goes one level past MAX_JSON_DEPTH (domain/json-depth.ts): a `depth` problem,
  * judged in order with those of syntax (the first of either is the answer).
  */
-export function tooDeep(open: '[' | '{'): string {
+function tooDeep(open: '[' | '{'): string {
   return `this "${open}" opens a level deeper than ${MAX_JSON_DEPTH}: the most this sandbox reads is ${MAX_JSON_DEPTH} arrays and objects nested in one another`;
 }
 
@@ -337,8 +337,8 @@ export class JsonStreamReader {
     throw this.failure as JsonReadError;
   }
 
-  private fail(kind: JsonProblemKind, what: string, offset: number, bytes?: Uint8Array): never {
-    throw new JsonReadError(kind, what, { offset, line: this.line, column: offset - this.lineStart - this.lineExtra + 1 }, bytes);
+  private fail(kind: JsonProblemKind, what: string, offset: number, bytes?: Uint8Array, path?: PathSegment[]): never {
+    throw new JsonReadError(kind, what, { offset, line: this.line, column: offset - this.lineStart - this.lineExtra + 1 }, bytes, path);
   }
 
   private unexpected(b: Buffer, i: number, expected: string): never {
@@ -532,11 +532,8 @@ export class JsonStreamReader {
   private value(b: Buffer, i: number, c: number): void {
     // An object or array per level is kept: past the limit a body would cost memory (and, read whole,
     // JSON.parse seconds) in proportion to the nesting it asks for.
-    if ((c === 0x7b || c === 0x5b) && this.stack.length >= MAX_JSON_DEPTH) {
-      const offset = this.base + i;
-      const at = { offset, line: this.line, column: offset - this.lineStart - this.lineExtra + 1 };
-      throw new JsonReadError('depth', tooDeep(c === 0x7b ? '{' : '['), at, undefined, this.path());
-    }
+    if ((c === 0x7b || c === 0x5b) && this.stack.length >= MAX_JSON_DEPTH)
+      this.fail('depth', tooDeep(c === 0x7b ? '{' : '['), this.base + i, undefined, this.path());
     if (c === 0x7b) {
       this.stack.push({ object: true, segment: '' });
       this.state = S.KeyOrObjectEnd;
