@@ -5,7 +5,7 @@
 import { Buffer, isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sameDecimal, significantDigits } from '../domain/decimal.js';
-import { jsonTextDeeperThan } from '../domain/json-depth.js';
+import { MAX_JSON_DEPTH } from '../domain/json-depth.js';
 import { DecimalText } from '../domain/money.js';
 import { firstInvalidUtf8, LATIN1_HINT, utf8Fault } from '../domain/utf8.js';
 import { pointer, SandboxError, validationError } from './errors.js';
@@ -118,10 +118,13 @@ export function parseJsonText(
   done: (err: Error | null, value?: unknown) => void,
   options: JsonTextOptions = {},
 ): void {
-  // A text nested past the limit is refused before JSON.parse reads it: parsed, 20 MB of "[" held the
-  // event loop for 4 s and took 450 MB. Its first problem is the answer, the level too deep or an
-  // error of syntax before it (the stream reader judges both in order).
-  if (jsonTextDeeperThan(text)) {
+  // The text's one scan (duplicate keys, numbers) runs before JSON.parse, so that a text nested past
+  // the limit is refused before JSON.parse reads it: parsed, 20 MB of "[" held the event loop for 4 s
+  // and took 450 MB. Its first problem is the answer, the level too deep or an error of syntax before
+  // it (the stream reader judges both in order). Undefined: the scan met what no JSON holds (a key's
+  // bad escape), so JSON.parse refuses the text below.
+  const scan = scanBeforeParse(text);
+  if (scan?.deep) {
     const problem = locateJsonProblem(text);
     if (problem) return done(malformedBodyError(problem));
   }
@@ -131,15 +134,24 @@ export function parseJsonText(
       const problem = locateJsonProblem(text);
       return done(problem ? malformedBodyError(problem) : forbiddenKeyError());
     }
-    const scan = scanJson(text);
-    if (scan.duplicate !== undefined) return done(duplicateKeyError(scan.duplicate));
+    const scanned = scan ?? scanJson(text);
+    if (scanned.duplicate !== undefined) return done(duplicateKeyError(scanned.duplicate));
     if (mayHoldLoneSurrogate(text) || (options.streamed?.loneSurrogates.length ?? 0) > 0) {
       const lone = loneSurrogateError(text, options);
       if (lone) return done(lone);
     }
-    if (scan.inexact.length > 0) recordExactNumbers(value, scan.inexact);
+    if (scanned.inexact.length > 0) recordExactNumbers(value, scanned.inexact);
     done(null, value);
   });
+}
+
+/** scanJson within MAX_JSON_DEPTH of a text JSON.parse has not read yet; undefined if the scan throws on it (it is then no JSON). */
+function scanBeforeParse(text: string): JsonScan | undefined {
+  try {
+    return scanJson(text, undefined, MAX_JSON_DEPTH);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -252,6 +264,8 @@ export interface InexactNumber {
 }
 
 export interface JsonScan {
+  /** The text opens an array or object deeper than the depth asked for: nothing after it was scanned. */
+  deep?: true;
   /** The JSON pointer of the first key that appears twice in one object. */
   duplicate?: string;
   /**
@@ -293,7 +307,7 @@ function mayBeRespelled(text: string, i: number, j: number, dot: boolean): boole
  * at closely only when it is longer than 15 characters, has an exponent (the only ways out of a
  * double's range) or may be spelt otherwise than the double writes it (mayBeRespelled).
  */
-export function scanJson(text: string, at?: readonly number[]): JsonScan {
+export function scanJson(text: string, at?: readonly number[], maxDepth = Number.POSITIVE_INFINITY): JsonScan {
   const stack: Frame[] = [];
   const inexact: InexactNumber[] = [];
   const marks: string[] = [];
@@ -349,6 +363,7 @@ export function scanJson(text: string, at?: readonly number[]): JsonScan {
       i = j;
       continue;
     }
+    if ((c === 0x7b || c === 0x5b) && stack.length >= maxDepth) return { deep: true, inexact, marks };
     if (c === 0x7b /* { */) stack.push({ object: true, keys: new Set(), segment: '', expectKey: true });
     else if (c === 0x5b /* [ */) stack.push({ object: false, keys: new Set(), segment: 0, expectKey: false });
     else if (c === 0x7d /* } */ || c === 0x5d /* ] */) stack.pop();
